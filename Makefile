@@ -1,0 +1,42 @@
+# The two commands of the README:
+#   make run   install what is missing, build, run the main job on built-in defaults
+#   make test  install what is missing, build, run every test (ctest: lit + gtest)
+# Everything builds in build/ with Ninja, clang-19 + lld-19 and ccache.
+
+BUILD_DIR ?= build
+BUILD_TYPE ?= Release
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all run test install configure build clean format
+
+all: build
+
+install:
+	@./scripts/install-deps.sh
+
+$(BUILD_DIR)/build.ninja:
+	@$(MAKE) --no-print-directory install
+	cmake -S . -B $(BUILD_DIR) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+	  -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld-19 -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=lld-19 \
+	  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-19/build/utils/lit/lit.py \
+	  -DPython3_EXECUTABLE=/usr/bin/python3 $(CMAKE_FLAGS)
+
+configure: $(BUILD_DIR)/build.ninja
+
+build: install configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+run: build
+	@SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(BUILD_DIR)/bin/snapflow info --model deepseek-r1 --chip sn40l-16 --context 131072 --batch 8 --kv snapstream:ratio=4
+
+test: build
+	cd $(BUILD_DIR) && SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 ctest --output-on-failure -j $(JOBS)
+
+format:
+	git ls-files '*.cpp' '*.h' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD_DIR)

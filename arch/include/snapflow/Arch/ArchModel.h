@@ -1,0 +1,142 @@
+//===- ArchModel.h - The one description of the chip ----------------------===//
+//
+// ArchModel is the single C++ model of an SN40L-like chip that both the compiler
+// (tiling, memory planning) and the simulator (component parameters) read. It is
+// built from a versioned YAML file in which every key carries its unit and every
+// value carries its source ("published: ...", "inferred: ...", "test: ...").
+// Every parameter is declared once in a table (ArchModel.cpp) with its unit, rule
+// and description; the loader, `snapflow list` and docs/ArchConfig.md follow it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_ARCH_ARCHMODEL_H
+#define SNAPFLOW_ARCH_ARCHMODEL_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace snapflow {
+namespace arch {
+
+/// The memory tiers of a socket, fastest first.
+enum class MemoryTier { SRAM, HBM, DDR };
+constexpr MemoryTier kAllTiers[] = {MemoryTier::SRAM, MemoryTier::HBM,
+                                    MemoryTier::DDR};
+/// Lower-case tier name as used in keys and reports ("sram", "hbm", "ddr").
+llvm::StringRef tierName(MemoryTier tier);
+
+/// How sockets are wired to each other.
+enum class Topology { Ring, FullyConnected, Switch };
+llvm::StringRef topologyName(Topology topology);
+
+/// Algorithm used for all-reduce / all-gather / all-to-all across sockets.
+enum class CollectiveAlgorithm { Ring, Tree, OneShot };
+llvm::StringRef collectiveAlgorithmName(CollectiveAlgorithm algorithm);
+
+/// Parameters of one socket (one SN40L RDU: two dies, PCUs, PMUs, HBM, DDR).
+struct SocketParams {
+  double clockHz = 0;
+  int64_t pcuCount = 0;
+  int64_t pcuSystolicFlopsPerCycle = 0;
+  int64_t pcuSimdFlopsPerCycle = 0;
+  int64_t pcuPipelineFillCycles = 0;
+  int64_t pmuCount = 0;
+  int64_t sramBytesPerPmu = 0;
+  int64_t pmuBanks = 0;
+  int64_t pmuBytesPerCycle = 0;
+  int64_t agcuCount = 0;
+  int64_t agcuBytesPerCycle = 0;
+  int64_t nocStreamBytesPerCycle = 0;
+  int64_t nocHopLatencyCycles = 0;
+  int64_t meshRows = 0;
+  int64_t meshCols = 0;
+  int64_t reconfigCycles = 0;
+  int64_t hbmBytes = 0;
+  double hbmBytesPerS = 0;
+  int64_t hbmLatencyCycles = 0;
+  int64_t hbmChannels = 0;
+  int64_t ddrBytes = 0;
+  double ddrBytesPerS = 0;
+  int64_t ddrLatencyCycles = 0;
+  int64_t ddrChannels = 0;
+};
+
+/// Parameters of the multi-socket system and its peer network.
+struct SystemParams {
+  int64_t sockets = 0;
+  Topology topology = Topology::Ring;
+  int64_t linksPerSocket = 0;
+  double linkBytesPerS = 0;
+  double linkLatencyNs = 0;
+  CollectiveAlgorithm collectiveAlgorithm = CollectiveAlgorithm::Ring;
+  double collectiveLaunchNs = 0;
+};
+
+/// One declared parameter of the chip file: where it lives, its unit and its rule.
+struct ArchParamInfo {
+  const char *section; ///< "socket" or "system"
+  const char *key;     ///< snake_case key with the unit in its name
+  const char *unit;    ///< unit, for docs and listings
+  const char *rule;    ///< validity rule in words ("> 0", ">= 0", "one of ...")
+  const char *description;
+};
+
+/// The chip model. Immutable once loaded.
+class ArchModel {
+public:
+  /// The schema version this build reads (`snapflow_arch_version`).
+  static constexpr int64_t kSchemaVersion = 1;
+
+  /// Parses chip YAML text. `bufferName` is used in file:line:col diagnostics.
+  static llvm::Expected<ArchModel> parse(llvm::StringRef yamlText,
+                                         llvm::StringRef bufferName);
+  /// Reads and parses a chip file from disk.
+  static llvm::Expected<ArchModel> loadFile(llvm::StringRef path);
+  /// Resolves a built-in chip name (e.g. "sn40l-16") or else a path to a file.
+  static llvm::Expected<ArchModel> load(llvm::StringRef nameOrPath);
+  /// Names of the chips built into this binary (from arch/chips/*.yaml).
+  static std::vector<std::string> builtinNames();
+  /// Every parameter the schema declares, in file order.
+  static llvm::ArrayRef<ArchParamInfo> paramInfos();
+
+  const std::string &getName() const { return name; }
+  const std::string &getDescription() const { return description; }
+  /// Where the chip came from: a file path or "<builtin>/name.yaml".
+  const std::string &getOrigin() const { return origin; }
+  const SocketParams &socket() const { return socketParams; }
+  const SystemParams &system() const { return systemParams; }
+  /// The source text of a parameter ("published: ..."), keyed "socket.clock_hz".
+  llvm::StringRef getSource(llvm::StringRef dottedKey) const;
+
+  // Derived quantities, so no caller repeats the arithmetic.
+  int64_t numSockets() const { return systemParams.sockets; }
+  /// Bytes of a tier on one socket.
+  int64_t tierBytesPerSocket(MemoryTier tier) const;
+  /// Sustained bandwidth of a tier on one socket (SRAM: all PMUs reading).
+  double tierBytesPerS(MemoryTier tier) const;
+  /// Peak BF16 FLOP/s of one socket in systolic mode.
+  double peakSystolicFlopsPerS() const;
+  /// Peak FLOP/s of one socket in SIMD mode.
+  double peakSimdFlopsPerS() const;
+  /// Seconds per cycle of the socket clock.
+  double secondsPerCycle() const { return 1.0 / socketParams.clockHz; }
+
+private:
+  std::string name, description, origin;
+  SocketParams socketParams;
+  SystemParams systemParams;
+  std::map<std::string, std::string> sources;
+
+  friend class ArchModelParser;
+};
+
+} // namespace arch
+} // namespace snapflow
+
+#endif // SNAPFLOW_ARCH_ARCHMODEL_H

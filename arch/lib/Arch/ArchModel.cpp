@@ -1,0 +1,549 @@
+//===- ArchModel.cpp - Chip description loader ----------------------------===//
+//
+// Reads a chip YAML file into an ArchModel. Every parameter is declared once in
+// kParams below; the loader requires each declared key exactly once, rejects
+// unknown keys, checks each value against its rule and requires a source string
+// on every value. Diagnostics use LLVM's SourceMgr, so they read
+// `file:line:col: error: ...` with the offending line and a caret.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Arch/ArchModel.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/YAMLParser.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace snapflow::arch;
+using llvm::StringRef;
+
+namespace {
+
+/// The built-in chip files, embedded at build time from arch/chips/*.yaml.
+struct EmbeddedFile {
+  const char *name;
+  const char *contents;
+};
+const EmbeddedFile kBuiltinChips[] = {
+#include "BuiltinChips.inc"
+};
+
+enum class Kind { Int, Real, Enum };
+
+/// One schema entry: the public info plus where the value goes.
+struct ParamDecl {
+  ArchParamInfo info;
+  Kind kind;
+  bool allowZero; // latencies may be zero; sizes, counts and rates may not
+  int64_t SocketParams::*socketInt = nullptr;
+  double SocketParams::*socketReal = nullptr;
+  int64_t SystemParams::*systemInt = nullptr;
+  double SystemParams::*systemReal = nullptr;
+};
+
+ParamDecl sockInt(const char *key, const char *unit, const char *desc,
+                  int64_t SocketParams::*field, bool allowZero = false) {
+  ParamDecl d{{"socket", key, unit, allowZero ? ">= 0" : "> 0", desc},
+              Kind::Int, allowZero};
+  d.socketInt = field;
+  return d;
+}
+ParamDecl sockReal(const char *key, const char *unit, const char *desc,
+                   double SocketParams::*field) {
+  ParamDecl d{{"socket", key, unit, "> 0", desc}, Kind::Real, false};
+  d.socketReal = field;
+  return d;
+}
+ParamDecl sysInt(const char *key, const char *unit, const char *desc,
+                 int64_t SystemParams::*field) {
+  ParamDecl d{{"system", key, unit, "> 0", desc}, Kind::Int, false};
+  d.systemInt = field;
+  return d;
+}
+ParamDecl sysReal(const char *key, const char *unit, const char *desc,
+                  double SystemParams::*field, bool allowZero = false) {
+  ParamDecl d{{"system", key, unit, allowZero ? ">= 0" : "> 0", desc},
+              Kind::Real, allowZero};
+  d.systemReal = field;
+  return d;
+}
+ParamDecl sysEnum(const char *key, const char *rule, const char *desc) {
+  return ParamDecl{{"system", key, "-", rule, desc}, Kind::Enum, false};
+}
+
+using SP = SocketParams;
+using YP = SystemParams;
+const std::vector<ParamDecl> &params() {
+  static const std::vector<ParamDecl> decls = {
+      sockReal("clock_hz", "Hz", "PCU/PMU clock", &SP::clockHz),
+      sockInt("pcu_count", "PCUs", "pattern compute units per socket",
+              &SP::pcuCount),
+      sockInt("pcu_systolic_flops_per_cycle", "FLOP/cycle",
+              "BF16 FLOPs per PCU per cycle in systolic (GEMM) mode",
+              &SP::pcuSystolicFlopsPerCycle),
+      sockInt("pcu_simd_flops_per_cycle", "FLOP/cycle",
+              "operations per PCU per cycle in SIMD mode (elementwise, "
+              "softmax, norms)",
+              &SP::pcuSimdFlopsPerCycle),
+      sockInt("pcu_pipeline_fill_cycles", "cycles",
+              "cycles to fill a PCU's stage pipeline", &SP::pcuPipelineFillCycles,
+              /*allowZero=*/true),
+      sockInt("pmu_count", "PMUs", "pattern memory units per socket",
+              &SP::pmuCount),
+      sockInt("sram_bytes_per_pmu", "bytes", "scratchpad bytes per PMU",
+              &SP::sramBytesPerPmu),
+      sockInt("pmu_banks", "banks", "banks per PMU", &SP::pmuBanks),
+      sockInt("pmu_bytes_per_cycle", "bytes/cycle",
+              "read bytes per cycle of one PMU", &SP::pmuBytesPerCycle),
+      sockInt("agcu_count", "AGCUs",
+              "address generation and coalescing units (portals to HBM, DDR)",
+              &SP::agcuCount),
+      sockInt("agcu_bytes_per_cycle", "bytes/cycle",
+              "bytes per cycle one AGCU moves", &SP::agcuBytesPerCycle),
+      sockInt("noc_stream_bytes_per_cycle", "bytes/cycle",
+              "bytes per cycle one on-chip stream carries",
+              &SP::nocStreamBytesPerCycle),
+      sockInt("noc_hop_latency_cycles", "cycles",
+              "cycles per switch hop on the mesh", &SP::nocHopLatencyCycles,
+              /*allowZero=*/true),
+      sockInt("mesh_rows", "switches", "switch mesh rows", &SP::meshRows),
+      sockInt("mesh_cols", "switches", "switch mesh columns", &SP::meshCols),
+      sockInt("reconfig_cycles", "cycles",
+              "cycles to load a new section (chip configuration)",
+              &SP::reconfigCycles, /*allowZero=*/true),
+      sockInt("hbm_bytes", "bytes", "HBM capacity per socket", &SP::hbmBytes),
+      sockReal("hbm_bytes_per_s", "bytes/s", "HBM bandwidth per socket",
+               &SP::hbmBytesPerS),
+      sockInt("hbm_latency_cycles", "cycles", "HBM access latency",
+              &SP::hbmLatencyCycles, /*allowZero=*/true),
+      sockInt("hbm_channels", "channels", "independent HBM channels",
+              &SP::hbmChannels),
+      sockInt("ddr_bytes", "bytes", "DDR capacity per socket", &SP::ddrBytes),
+      sockReal("ddr_bytes_per_s", "bytes/s", "DDR bandwidth per socket",
+               &SP::ddrBytesPerS),
+      sockInt("ddr_latency_cycles", "cycles", "DDR access latency",
+              &SP::ddrLatencyCycles, /*allowZero=*/true),
+      sockInt("ddr_channels", "channels", "independent DDR channels",
+              &SP::ddrChannels),
+      sysInt("sockets", "sockets", "sockets in the system", &YP::sockets),
+      sysEnum("topology", "ring | fully_connected | switch",
+              "how sockets are wired"),
+      sysInt("links_per_socket", "links", "peer links leaving each socket",
+             &YP::linksPerSocket),
+      sysReal("link_bytes_per_s", "bytes/s",
+              "bandwidth of one peer link, one direction",
+              &YP::linkBytesPerS),
+      sysReal("link_latency_ns", "ns", "latency of one hop over a peer link",
+              &YP::linkLatencyNs, /*allowZero=*/true),
+      sysEnum("collective_algorithm", "ring | tree | one_shot",
+              "default algorithm for all-reduce, all-gather, all-to-all"),
+      sysReal("collective_launch_ns", "ns",
+              "fixed synchronisation cost per collective call",
+              &YP::collectiveLaunchNs, /*allowZero=*/true),
+  };
+  return decls;
+}
+
+} // namespace
+
+namespace snapflow {
+namespace arch {
+
+/// Walks the YAML document and fills an ArchModel, collecting every error.
+class ArchModelParser {
+public:
+  ArchModelParser(StringRef text, StringRef bufferName) {
+    sm.setDiagHandler(
+        [](const llvm::SMDiagnostic &diag, void *ctx) {
+          auto *self = static_cast<ArchModelParser *>(ctx);
+          llvm::raw_string_ostream os(self->errors);
+          diag.print(/*ProgName=*/nullptr, os, /*ShowColors=*/false);
+          ++self->numErrors;
+        },
+        this);
+    stream = std::make_unique<llvm::yaml::Stream>(
+        llvm::MemoryBufferRef(text, bufferName), sm, /*ShowColors=*/false);
+    model.origin = bufferName.str();
+  }
+
+  llvm::Expected<ArchModel> run() {
+    auto docIt = stream->begin();
+    if (docIt == stream->end() || !docIt->getRoot()) {
+      return fail("empty chip file");
+    }
+    llvm::yaml::Node *root = docIt->getRoot();
+    if (numErrors)
+      return fail();
+    auto *top = llvm::dyn_cast<llvm::yaml::MappingNode>(root);
+    if (!top) {
+      error(root, "chip file must be a mapping with keys snapflow_arch_version, "
+                  "name, description, socket, system");
+      return fail();
+    }
+    parseTop(top);
+    if (numErrors)
+      return fail();
+    return std::move(model);
+  }
+
+private:
+  llvm::Error fail(StringRef extra = {}) {
+    std::string msg = errors;
+    if (!extra.empty())
+      msg += model.origin + ": error: " + extra.str() + "\n";
+    while (!msg.empty() && msg.back() == '\n')
+      msg.pop_back();
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+  }
+
+  void error(llvm::yaml::Node *node, const llvm::Twine &msg) {
+    stream->printError(node, msg);
+  }
+
+  bool scalarText(llvm::yaml::Node *node, std::string &out, StringRef what) {
+    auto *scalar = llvm::dyn_cast_or_null<llvm::yaml::ScalarNode>(node);
+    if (!scalar) {
+      error(node, "'" + what + "' must be a scalar");
+      return false;
+    }
+    llvm::SmallString<64> storage;
+    out = scalar->getValue(storage).str();
+    return true;
+  }
+
+  void parseTop(llvm::yaml::MappingNode *top) {
+    llvm::StringSet<> seen;
+    llvm::yaml::MappingNode *socket = nullptr, *system = nullptr;
+    bool sawVersion = false, sawName = false, sawDescription = false;
+    for (auto &kv : *top) {
+      std::string key;
+      if (!scalarText(kv.getKey(), key, "key"))
+        continue;
+      if (!seen.insert(key).second) {
+        error(kv.getKey(), "duplicate key '" + key + "'");
+        continue;
+      }
+      llvm::yaml::Node *value = kv.getValue();
+      if (key == "snapflow_arch_version") {
+        sawVersion = true;
+        std::string text;
+        int64_t version;
+        if (scalarText(value, text, key) &&
+            (StringRef(text).getAsInteger(10, version) ||
+             version != ArchModel::kSchemaVersion))
+          error(value, "unsupported snapflow_arch_version '" + text +
+                           "'; this build reads version " +
+                           llvm::Twine(ArchModel::kSchemaVersion));
+      } else if (key == "name") {
+        sawName = scalarText(value, model.name, key);
+        if (sawName && model.name.empty())
+          error(value, "'name' must not be empty");
+      } else if (key == "description") {
+        sawDescription = scalarText(value, model.description, key);
+      } else if (key == "socket" || key == "system") {
+        auto *map = llvm::dyn_cast_or_null<llvm::yaml::MappingNode>(value);
+        if (!map) {
+          error(value, "'" + key + "' must be a mapping");
+          continue;
+        }
+        (key == "socket" ? socket : system) = map;
+      } else {
+        error(kv.getKey(),
+              "unknown key '" + key +
+                  "'; expected snapflow_arch_version, name, description, "
+                  "socket, system");
+      }
+    }
+    if (!sawVersion)
+      error(top, "missing key 'snapflow_arch_version'");
+    if (!sawName)
+      error(top, "missing key 'name'");
+    if (!sawDescription)
+      error(top, "missing key 'description'");
+    if (!socket)
+      error(top, "missing key 'socket'");
+    if (!system)
+      error(top, "missing key 'system'");
+    if (socket)
+      parseSection(socket, "socket");
+    if (system)
+      parseSection(system, "system");
+  }
+
+  void parseSection(llvm::yaml::MappingNode *map, StringRef section) {
+    llvm::StringSet<> seen;
+    for (auto &kv : *map) {
+      std::string key;
+      if (!scalarText(kv.getKey(), key, "key"))
+        continue;
+      const ParamDecl *decl = nullptr;
+      for (const ParamDecl &d : params())
+        if (section == d.info.section && key == d.info.key)
+          decl = &d;
+      if (!decl) {
+        error(kv.getKey(), "unknown key '" + key + "' in '" + section + "'");
+        continue;
+      }
+      if (!seen.insert(key).second) {
+        error(kv.getKey(), "duplicate key '" + key + "'");
+        continue;
+      }
+      parseParam(*decl, kv.getValue());
+    }
+    for (const ParamDecl &d : params())
+      if (section == d.info.section && !seen.contains(d.info.key))
+        error(map, "missing key '" + llvm::Twine(d.info.key) + "' in '" +
+                       section + "' (" + d.info.description + ", " +
+                       d.info.unit + ")");
+  }
+
+  void parseParam(const ParamDecl &decl, llvm::yaml::Node *node) {
+    std::string dotted = std::string(decl.info.section) + "." + decl.info.key;
+    auto *map = llvm::dyn_cast_or_null<llvm::yaml::MappingNode>(node);
+    if (!map) {
+      error(node, "'" + dotted +
+                      "' must be a mapping {value: ..., source: \"published: "
+                      "...\" | \"inferred: ...\" | \"test: ...\"}");
+      return;
+    }
+    llvm::yaml::Node *valueNode = nullptr;
+    bool sawSource = false;
+    for (auto &kv : *map) {
+      std::string key;
+      if (!scalarText(kv.getKey(), key, "key"))
+        continue;
+      if (key == "value") {
+        valueNode = kv.getValue();
+      } else if (key == "source") {
+        std::string source;
+        if (!scalarText(kv.getValue(), source, dotted + ".source"))
+          continue;
+        sawSource = true;
+        StringRef s(source);
+        if (!s.starts_with("published:") && !s.starts_with("inferred:") &&
+            !s.starts_with("test:"))
+          error(kv.getValue(), "source of '" + dotted +
+                                   "' must start with 'published:', "
+                                   "'inferred:' or 'test:'");
+        model.sources[dotted] = source;
+      } else {
+        error(kv.getKey(), "unknown key '" + key + "' in '" + dotted +
+                               "'; expected 'value' and 'source'");
+      }
+    }
+    if (!sawSource)
+      error(node, "missing key 'source' in '" + dotted + "'");
+    if (!valueNode) {
+      error(node, "missing key 'value' in '" + dotted + "'");
+      return;
+    }
+    std::string text;
+    if (!scalarText(valueNode, text, dotted + ".value"))
+      return;
+    StringRef t = StringRef(text).trim();
+
+    if (decl.kind == Kind::Enum) {
+      parseEnum(decl, valueNode, t);
+      return;
+    }
+    double real = 0;
+    int64_t integer = 0;
+    if (decl.kind == Kind::Int) {
+      if (t.getAsInteger(10, integer)) {
+        // Accept 6.4e10-style spellings when they denote an exact integer.
+        if (t.getAsDouble(real) || real != std::floor(real) ||
+            std::fabs(real) > 9.0e18) {
+          error(valueNode, "'" + dotted + "' must be an integer (" +
+                               decl.info.unit + "), got '" + t + "'");
+          return;
+        }
+        integer = static_cast<int64_t>(real);
+      }
+      real = static_cast<double>(integer);
+    } else if (t.getAsDouble(real) || !std::isfinite(real)) {
+      error(valueNode, "'" + dotted + "' must be a number (" + decl.info.unit +
+                           "), got '" + t + "'");
+      return;
+    }
+    if (real < 0 || (real == 0 && !decl.allowZero)) {
+      error(valueNode, "'" + dotted + "' must be " + decl.info.rule +
+                           ", got '" + t + "'");
+      return;
+    }
+    if (decl.socketInt)
+      model.socketParams.*decl.socketInt = integer;
+    else if (decl.socketReal)
+      model.socketParams.*decl.socketReal = real;
+    else if (decl.systemInt)
+      model.systemParams.*decl.systemInt = integer;
+    else if (decl.systemReal)
+      model.systemParams.*decl.systemReal = real;
+  }
+
+  void parseEnum(const ParamDecl &decl, llvm::yaml::Node *node, StringRef t) {
+    StringRef key = decl.info.key;
+    if (key == "topology") {
+      if (t == "ring")
+        model.systemParams.topology = Topology::Ring;
+      else if (t == "fully_connected")
+        model.systemParams.topology = Topology::FullyConnected;
+      else if (t == "switch")
+        model.systemParams.topology = Topology::Switch;
+      else
+        error(node, "'system.topology' must be one of ring, fully_connected, "
+                    "switch; got '" +
+                        t + "'");
+    } else if (key == "collective_algorithm") {
+      if (t == "ring")
+        model.systemParams.collectiveAlgorithm = CollectiveAlgorithm::Ring;
+      else if (t == "tree")
+        model.systemParams.collectiveAlgorithm = CollectiveAlgorithm::Tree;
+      else if (t == "one_shot")
+        model.systemParams.collectiveAlgorithm = CollectiveAlgorithm::OneShot;
+      else
+        error(node, "'system.collective_algorithm' must be one of ring, tree, "
+                    "one_shot; got '" +
+                        t + "'");
+    }
+  }
+
+  llvm::SourceMgr sm;
+  std::unique_ptr<llvm::yaml::Stream> stream;
+  std::string errors;
+  unsigned numErrors = 0;
+  ArchModel model;
+};
+
+StringRef tierName(MemoryTier tier) {
+  switch (tier) {
+  case MemoryTier::SRAM:
+    return "sram";
+  case MemoryTier::HBM:
+    return "hbm";
+  case MemoryTier::DDR:
+    return "ddr";
+  }
+  llvm_unreachable("unknown memory tier");
+}
+
+StringRef topologyName(Topology topology) {
+  switch (topology) {
+  case Topology::Ring:
+    return "ring";
+  case Topology::FullyConnected:
+    return "fully_connected";
+  case Topology::Switch:
+    return "switch";
+  }
+  llvm_unreachable("unknown topology");
+}
+
+StringRef collectiveAlgorithmName(CollectiveAlgorithm algorithm) {
+  switch (algorithm) {
+  case CollectiveAlgorithm::Ring:
+    return "ring";
+  case CollectiveAlgorithm::Tree:
+    return "tree";
+  case CollectiveAlgorithm::OneShot:
+    return "one_shot";
+  }
+  llvm_unreachable("unknown collective algorithm");
+}
+
+llvm::Expected<ArchModel> ArchModel::parse(StringRef yamlText,
+                                           StringRef bufferName) {
+  return ArchModelParser(yamlText, bufferName).run();
+}
+
+llvm::Expected<ArchModel> ArchModel::loadFile(StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return llvm::createStringError(buffer.getError(),
+                                   "cannot read chip file '" + path +
+                                       "': " + buffer.getError().message());
+  return parse((*buffer)->getBuffer(), path);
+}
+
+llvm::Expected<ArchModel> ArchModel::load(StringRef nameOrPath) {
+  for (const EmbeddedFile &f : kBuiltinChips)
+    if (nameOrPath == f.name)
+      return parse(f.contents, "<builtin>/" + std::string(f.name) + ".yaml");
+  if (nameOrPath.ends_with(".yaml") || nameOrPath.ends_with(".yml") ||
+      nameOrPath.contains('/'))
+    return loadFile(nameOrPath);
+  std::string known;
+  for (const EmbeddedFile &f : kBuiltinChips)
+    known += (known.empty() ? "" : ", ") + std::string(f.name);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "unknown chip '" + nameOrPath +
+                                     "'; built-in chips are " + known +
+                                     ", or give a path to a .yaml file");
+}
+
+std::vector<std::string> ArchModel::builtinNames() {
+  std::vector<std::string> names;
+  for (const EmbeddedFile &f : kBuiltinChips)
+    names.push_back(f.name);
+  return names;
+}
+
+llvm::ArrayRef<ArchParamInfo> ArchModel::paramInfos() {
+  static const std::vector<ArchParamInfo> infos = [] {
+    std::vector<ArchParamInfo> v;
+    for (const ParamDecl &d : params())
+      v.push_back(d.info);
+    return v;
+  }();
+  return infos;
+}
+
+StringRef ArchModel::getSource(StringRef dottedKey) const {
+  auto it = sources.find(dottedKey.str());
+  return it == sources.end() ? StringRef() : StringRef(it->second);
+}
+
+int64_t ArchModel::tierBytesPerSocket(MemoryTier tier) const {
+  switch (tier) {
+  case MemoryTier::SRAM:
+    return socketParams.pmuCount * socketParams.sramBytesPerPmu;
+  case MemoryTier::HBM:
+    return socketParams.hbmBytes;
+  case MemoryTier::DDR:
+    return socketParams.ddrBytes;
+  }
+  llvm_unreachable("unknown memory tier");
+}
+
+double ArchModel::tierBytesPerS(MemoryTier tier) const {
+  switch (tier) {
+  case MemoryTier::SRAM:
+    return static_cast<double>(socketParams.pmuCount) *
+           static_cast<double>(socketParams.pmuBytesPerCycle) *
+           socketParams.clockHz;
+  case MemoryTier::HBM:
+    return socketParams.hbmBytesPerS;
+  case MemoryTier::DDR:
+    return socketParams.ddrBytesPerS;
+  }
+  llvm_unreachable("unknown memory tier");
+}
+
+double ArchModel::peakSystolicFlopsPerS() const {
+  return static_cast<double>(socketParams.pcuCount) *
+         static_cast<double>(socketParams.pcuSystolicFlopsPerCycle) *
+         socketParams.clockHz;
+}
+
+double ArchModel::peakSimdFlopsPerS() const {
+  return static_cast<double>(socketParams.pcuCount) *
+         static_cast<double>(socketParams.pcuSimdFlopsPerCycle) *
+         socketParams.clockHz;
+}
+
+} // namespace arch
+} // namespace snapflow

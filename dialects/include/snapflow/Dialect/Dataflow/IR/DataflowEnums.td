@@ -1,0 +1,28 @@
+//===- DataflowEnums.td - df enums -------------------------------*- tablegen -*-===//
+
+#ifndef SNAPFLOW_DIALECT_DATAFLOW_DATAFLOWENUMS
+#define SNAPFLOW_DIALECT_DATAFLOW_DATAFLOWENUMS
+
+include "snapflow/Dialect/Dataflow/IR/DataflowDialect.td"
+include "mlir/IR/EnumAttr.td"
+
+def DF_Tier : I32EnumAttr<"Tier", "memory tier", [
+  I32EnumAttrCase<"sram", 0>, I32EnumAttrCase<"hbm", 1>, I32EnumAttrCase<"ddr", 2>]> {
+  let cppNamespace = "::snapflow::df";
+}
+
+def DF_StageKind : I32EnumAttr<"StageKind", "what a stage computes", [
+  I32EnumAttrCase<"gemm", 0>, I32EnumAttrCase<"elementwise", 1>,
+  I32EnumAttrCase<"reduce", 2>, I32EnumAttrCase<"softmax", 3>,
+  I32EnumAttrCase<"norm", 4>, I32EnumAttrCase<"topk", 5>,
+  I32EnumAttrCase<"gather", 6>]> {
+  let cppNamespace = "::snapflow::df";
+}
+
+def DF_CollectiveKind : I32EnumAttr<"CollectiveKind", "cross-socket collective", [
+  I32EnumAttrCase<"all_reduce", 0>, I32EnumAttrCase<"all_gather", 1>,
+  I32EnumAttrCase<"all_to_all", 2>]> {
+  let cppNamespace = "::snapflow::df";
+}
+
+#endif // SNAPFLOW_DIALECT_DATAFLOW_DATAFLOWENUMS

@@ -1,0 +1,172 @@
+//===- DataflowOps.td - Dataflow program ops --------------------*- tablegen -*-===//
+
+#ifndef SNAPFLOW_DIALECT_DATAFLOW_DATAFLOWOPS
+#define SNAPFLOW_DIALECT_DATAFLOW_DATAFLOWOPS
+
+include "snapflow/Dialect/SnapflowBase.td"
+include "snapflow/Dialect/Dataflow/IR/DataflowDialect.td"
+include "snapflow/Dialect/Dataflow/IR/DataflowTypes.td"
+include "snapflow/Dialect/Dataflow/IR/DataflowEnums.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class DF_Op<string mnemonic, list<Trait> traits = []>
+    : Op<DF_Dialect, mnemonic, traits>;
+
+def DF_ProgramOp : DF_Op<"program", [SymbolTable, Symbol, NoTerminator,
+    SingleBlock, IsolatedFromAbove]> {
+  let summary = "a compiled dataflow program for one inference phase";
+  let description = [{
+    Holds tensor declarations and sections; sections run in order. `chip` names
+    the chip file the program was mapped for, `tp` the sockets it spans.
+
+    Example:
+    ```mlir
+    df.program @decode attributes {chip = "sn40l-16", tp = 16 : i64} {
+      df.tensor @wq : tensor<4096x4096xbf16> in hbm
+      df.section @layer repeat 32 {
+        %t = df.load @wq tiles 16 : !df.stream<tensor<1024x1024xbf16>, 2>
+        df.stage gemm (%t) {pcus = 8 : i64, flops_per_tile = 2097152 : i64, tiles = 16 : i64} : (!df.stream<tensor<1024x1024xbf16>, 2>) -> ()
+      }
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$chip, SF_I64Attr:$tp);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+def DF_TensorOp : DF_Op<"tensor", [Symbol, HasParent<"ProgramOp">]> {
+  let summary = "declare a tensor the program keeps in a memory tier";
+  let description = [{
+    A weight, KV-cache region or spilled activation of type `type` placed in
+    `tier` by memory planning. Loads and stores refer to it by symbol.
+
+    Example:
+    ```mlir
+    df.tensor @wq : tensor<4096x4096xbf16> in hbm
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<AnyRankedTensor>:$type,
+                       DF_Tier:$tier);
+  let assemblyFormat = "$sym_name `:` $type `in` $tier attr-dict";
+}
+
+def DF_SectionOp : DF_Op<"section", [Symbol, HasParent<"ProgramOp">, NoTerminator,
+    SingleBlock, DeclareOpInterfaceMethods<RegionKindInterface>]> {
+  let summary = "one chip configuration, run `repeat` times (kernel looping)";
+  let description = [{
+    The body is a graph: stages, buffers, loads, stores and collectives that run
+    concurrently, connected by streams. `repeat` > 1 runs the configured section
+    again without reconfiguring (kernel looping).
+
+    Example:
+    ```mlir
+    df.section @layers repeat 32 {
+      %a = df.load @x tiles 4 : !df.stream<tensor<64x64xbf16>, 2>
+      df.store %a to @y : !df.stream<tensor<64x64xbf16>, 2>
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       DefaultValuedAttr<SF_I64Attr, "1">:$repeat);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name (`repeat` $repeat^)? attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+def DF_LoadOp : DF_Op<"load", [HasParent<"SectionOp">]> {
+  let summary = "stream a declared tensor from its tier into the chip, tile by tile";
+  let description = [{
+    An AGCU/DMA reads `tiles` tiles of the tensor `@src` from HBM or DDR (its
+    declared tier) and pushes them into the result stream. The tile's element
+    type must be the tensor's; `tiles` times the tile size may not exceed it.
+
+    Example:
+    ```mlir
+    %s = df.load @wq tiles 16 : !df.stream<tensor<1024x1024xbf16>, 2>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$src, SF_I64Attr:$tiles);
+  let results = (outs DF_StreamType:$result);
+  let assemblyFormat = "$src `tiles` $tiles attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def DF_StoreOp : DF_Op<"store", [HasParent<"SectionOp">]> {
+  let summary = "drain a stream into a declared tensor in its tier";
+  let description = [{
+    Example:
+    ```mlir
+    df.store %s to @kv : !df.stream<tensor<1x1024xbf16>, 2>
+    ```
+  }];
+  let arguments = (ins DF_StreamType:$input, FlatSymbolRefAttr:$dst);
+  let assemblyFormat = "$input `to` $dst attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def DF_StageOp : DF_Op<"stage", [HasParent<"SectionOp">]> {
+  let summary = "a pipeline stage on a group of PCUs";
+  let description = [{
+    Consumes one tile from every input stream per step, computes for
+    `flops_per_tile` FLOPs on `pcus` PCUs (systolic mode for `gemm`, SIMD
+    otherwise) and pushes one tile to every output stream, `tiles` times.
+
+    Example:
+    ```mlir
+    %o = df.stage gemm (%a, %b) {pcus = 8 : i64, flops_per_tile = 262144 : i64, tiles = 64 : i64} : (!df.stream<tensor<64x64xbf16>, 2>, !df.stream<tensor<64x64xbf16>, 2>) -> !df.stream<tensor<64x64xbf16>, 2>
+    ```
+  }];
+  let arguments = (ins DF_StageKind:$kind, Variadic<DF_StreamType>:$inputs,
+                       SF_I64Attr:$pcus, SF_I64Attr:$flops_per_tile, SF_I64Attr:$tiles);
+  let results = (outs Variadic<DF_StreamType>:$outputs);
+  let assemblyFormat = [{
+    $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)
+  }];
+  let hasVerifier = 1;
+}
+
+def DF_BufferOp : DF_Op<"buffer", [HasParent<"SectionOp">]> {
+  let summary = "a PMU buffer staging tiles between a producer and its consumers";
+  let description = [{
+    Holds up to `bytes` on `pmus` PMUs with `banks` banks each; with
+    `double_buffered` a producer fills one half while consumers drain the other.
+    The output stream carries the same tiles as the input.
+
+    Example:
+    ```mlir
+    %b = df.buffer %s {pmus = 2 : i64, bytes = 262144 : i64, banks = 16 : i64} : !df.stream<tensor<64x64xbf16>, 2> -> !df.stream<tensor<64x64xbf16>, 8>
+    ```
+  }];
+  let arguments = (ins DF_StreamType:$input, SF_I64Attr:$pmus, SF_I64Attr:$bytes,
+                       SF_I64Attr:$banks, UnitAttr:$double_buffered);
+  let results = (outs DF_StreamType:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def DF_CollectiveOp : DF_Op<"collective", [HasParent<"SectionOp">]> {
+  let summary = "a collective across the `group_size` sockets of the TP group";
+  let description = [{
+    Applies `kind` tile by tile over the peer links: all-reduce keeps the tile
+    type; all-gather multiplies the tile's leading dimension by `group_size`;
+    all-to-all keeps it.
+
+    Example:
+    ```mlir
+    %r = df.collective all_reduce %s {group_size = 16 : i64} : !df.stream<tensor<8x7168xbf16>, 2> -> !df.stream<tensor<8x7168xbf16>, 2>
+    ```
+  }];
+  let arguments = (ins DF_CollectiveKind:$kind, DF_StreamType:$input,
+                       SF_I64Attr:$group_size);
+  let results = (outs DF_StreamType:$result);
+  let assemblyFormat = [{
+    $kind $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // SNAPFLOW_DIALECT_DATAFLOW_DATAFLOWOPS

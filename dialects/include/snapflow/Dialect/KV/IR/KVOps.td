@@ -1,0 +1,150 @@
+//===- KVOps.td - KV-cache ops ----------------------------------*- tablegen -*-===//
+
+#ifndef SNAPFLOW_DIALECT_KV_KVOPS
+#define SNAPFLOW_DIALECT_KV_KVOPS
+
+include "snapflow/Dialect/SnapflowBase.td"
+include "snapflow/Dialect/KV/IR/KVDialect.td"
+include "snapflow/Dialect/KV/IR/KVAttrs.td"
+include "snapflow/Dialect/KV/IR/KVTypes.td"
+include "snapflow/Interfaces/CostInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+class KV_Op<string mnemonic, list<Trait> traits = []>
+    : Op<KV_Dialect, mnemonic,
+         !listconcat(traits, [Pure, DeclareOpInterfaceMethods<CostOpInterface>])>;
+
+def KV_AppendOp : KV_Op<"append", [AllTypesMatch<["cache", "result"]>]> {
+  let summary = "write the new tokens' K/V (or latent) at the ring slot of one layer";
+  let description = [{
+    Decode-time write of T new tokens into layer `layer` of the cache. Under a
+    full cache the tokens go after the context; under a compressing policy they
+    overwrite the oldest entries of the recent ring, so the slot count never
+    changes. Operands are `(k, v)` for `!kv.cache` (each `tensor<B x T x
+    kv_heads*head_dim>`) and `(latent)` for `!kv.latent_cache` (`tensor<B x T x
+    latent_dim+rope_dim>`).
+
+    Example:
+    ```mlir
+    %c1 = kv.append %c0[3], %k, %v : !kv.cache<layers = 32, batch = 1, slots = 4096, kv_heads = 8, head_dim = 128, dtype = bf16, policy = #kv.full>, tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>
+    ```
+  }];
+  let arguments = (ins KV_AnyCache:$cache, Variadic<AnyRankedTensor>:$values,
+                       SF_I64Attr:$layer);
+  let results = (outs KV_AnyCache:$result);
+  let assemblyFormat = [{
+    $cache `[` $layer `]` `,` $values attr-dict `:` type($cache) `,` type($values)
+  }];
+  let hasVerifier = 1;
+}
+
+def KV_ReadOp : KV_Op<"read"> {
+  let summary = "read every slot of one layer of the cache";
+  let description = [{
+    Returns the cached keys and values (or latents) of layer `layer` for all
+    `slots` positions: `(k, v)` of `tensor<B x slots x kv_heads*head_dim>` for
+    `!kv.cache`, `(latent)` of `tensor<B x slots x latent_dim+rope_dim>` for
+    `!kv.latent_cache`.
+
+    Example:
+    ```mlir
+    %k, %v = kv.read %c[0] : !kv.cache<layers = 2, batch = 1, slots = 16, kv_heads = 2, head_dim = 4, dtype = bf16, policy = #kv.full> -> tensor<1x16x8xbf16>, tensor<1x16x8xbf16>
+    ```
+  }];
+  let arguments = (ins KV_AnyCache:$cache, SF_I64Attr:$layer);
+  let results = (outs Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = [{
+    $cache `[` $layer `]` attr-dict `:` type($cache) `->` type($values)
+  }];
+  let hasVerifier = 1;
+}
+
+def KV_ScoreOp : KV_Op<"score"> {
+  let summary = "SnapKV scores: observation-window attention summed per KV-head group";
+  let description = [{
+    The last `obs_window` queries of the prompt attend (softmax in f32, causal
+    inside the window) over all L prompt keys; the probabilities are summed over
+    the window queries and over the query heads of each of `num_groups` KV-head
+    groups. Queries are `tensor<B x obs_window x num_heads*key_dim>`, keys
+    `tensor<B x L x num_groups*key_dim>` and the result `tensor<B x num_groups x L
+    x f32>`. For MLA, `num_groups = 1` and keys are the cached latents with the
+    absorbed queries (`key_dim = latent_dim + rope_dim`).
+
+    Example:
+    ```mlir
+    %s = kv.score %q, %k {num_heads = 32, num_groups = 8, obs_window = 32} : tensor<1x32x4096xbf16>, tensor<1x8192x1024xbf16> -> tensor<1x8x8192xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$queries, AnyRankedTensor:$keys,
+                       SF_I64Attr:$num_heads, SF_I64Attr:$num_groups, SF_I64Attr:$obs_window);
+  let results = (outs AnyRankedTensor:$scores);
+  let assemblyFormat = [{
+    $queries `,` $keys attr-dict `:` type($queries) `,` type($keys) `->` type($scores)
+  }];
+  let hasVerifier = 1;
+}
+
+def KV_PoolOp : KV_Op<"pool", [SameOperandsAndResultType]> {
+  let summary = "1-D pooling of selection scores along the token axis";
+  let description = [{
+    Max or average pooling of width `kernel` (odd, same padding) along the last
+    axis of a `tensor<B x G x L x f32>` score tensor, so selected tokens come with
+    their neighbours (SnapKV's clustering step).
+
+    Example:
+    ```mlir
+    %p = kv.pool %s {kernel = 7, kind = #kv<pool max>} : tensor<1x8x8192xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$scores, SF_I64Attr:$kernel, KV_PoolKindAttr:$kind);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$scores attr-dict `:` type($scores)";
+  let hasVerifier = 1;
+}
+
+def KV_TopKOp : KV_Op<"topk"> {
+  let summary = "indices of the k best-scored prompt tokens per group";
+  let description = [{
+    Selects, per batch entry and KV-head group, the `k` highest pooled scores
+    among prompt positions `[sinks, L - recent)`; sinks and the recent tokens are
+    kept unconditionally by `kv.gather_store`, so `sinks + k + recent` is the
+    cache budget and may not exceed the prompt length L. Returns
+    `tensor<B x G x k x i32>` positions.
+
+    Example:
+    ```mlir
+    %i = kv.topk %p {k = 4092, sinks = 4, recent = 4096} : tensor<1x8x16384xf32> -> tensor<1x8x4092xi32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$scores, SF_I64Attr:$k, SF_I64Attr:$sinks,
+                       SF_I64Attr:$recent);
+  let results = (outs AnyRankedTensor:$indices);
+  let assemblyFormat = "$scores attr-dict `:` type($scores) `->` type($indices)";
+  let hasVerifier = 1;
+}
+
+def KV_GatherStoreOp : KV_Op<"gather_store", [AllTypesMatch<["cache", "result"]>]> {
+  let summary = "fill one layer of a compressed cache with sinks, selected and recent tokens";
+  let description = [{
+    End-of-prefill write of layer `layer`: the first `sinks` prompt tokens, the
+    tokens at `indices` (per KV-head group) and the last `recent` prompt tokens
+    are copied from the prompt's K/V (or latents) into the cache's `budget`
+    slots. `sinks` and `recent` come from the cache's policy.
+
+    Example:
+    ```mlir
+    %c1 = kv.gather_store %c0[0], %i, %k, %v : !kv.cache<layers = 32, batch = 1, slots = 8192, kv_heads = 8, head_dim = 128, dtype = bf16, policy = #kv.snapstream<budget = 8192, sinks = 4, recent = 4096, obs_window = 32, kernel = 7, pool = max>>, tensor<1x8x4092xi32>, tensor<1x16384x1024xbf16>, tensor<1x16384x1024xbf16>
+    ```
+  }];
+  let arguments = (ins KV_AnyCache:$cache, AnyRankedTensor:$indices,
+                       Variadic<AnyRankedTensor>:$values, SF_I64Attr:$layer);
+  let results = (outs KV_AnyCache:$result);
+  let assemblyFormat = [{
+    $cache `[` $layer `]` `,` $indices `,` $values attr-dict `:` type($cache) `,`
+    type($indices) `,` type($values)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // SNAPFLOW_DIALECT_KV_KVOPS

@@ -1,0 +1,59 @@
+//===- KVTypes.td - KV-cache types ------------------------------*- tablegen -*-===//
+
+#ifndef SNAPFLOW_DIALECT_KV_KVTYPES
+#define SNAPFLOW_DIALECT_KV_KVTYPES
+
+include "snapflow/Dialect/KV/IR/KVDialect.td"
+include "snapflow/Dialect/KV/IR/KVInterfaces.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def KV_CacheType : TypeDef<KV_Dialect, "Cache",
+    [KVCacheTypeInterface]> {
+  let mnemonic = "cache";
+  let summary = "grouped-query attention KV cache with a static slot count";
+  let description = [{
+    Keys and values for `layers` decoder layers and `batch` sequences, each with
+    `slots` token slots of `kv_heads` x `head_dim` elements (K and V each).
+    Under a compressing policy `slots` equals the policy's budget.
+
+    Example: `!kv.cache<layers = 32, batch = 8, slots = 4096, kv_heads = 8, head_dim = 128, dtype = bf16, policy = #kv.full>`
+  }];
+  let parameters = (ins "int64_t":$layers, "int64_t":$batch, "int64_t":$slots,
+                        "int64_t":$kv_heads, "int64_t":$head_dim,
+                        "::mlir::Type":$dtype,
+                        "::snapflow::kv::KVPolicyAttrInterface":$policy);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Elements per token per layer.
+    int64_t getValuesPerToken() const;
+  }];
+}
+
+def KV_LatentCacheType : TypeDef<KV_Dialect, "LatentCache",
+    [KVCacheTypeInterface]> {
+  let mnemonic = "latent_cache";
+  let summary = "multi-head latent attention cache (DeepSeek MLA)";
+  let description = [{
+    One compressed latent of `latent_dim` elements plus a rotary key of
+    `rope_dim` elements per token and layer, shared by every attention head
+    (so tensor parallelism cannot split it by heads).
+
+    Example: `!kv.latent_cache<layers = 61, batch = 8, slots = 131072, latent_dim = 512, rope_dim = 64, dtype = bf16, policy = #kv.full>`
+  }];
+  let parameters = (ins "int64_t":$layers, "int64_t":$batch, "int64_t":$slots,
+                        "int64_t":$latent_dim, "int64_t":$rope_dim,
+                        "::mlir::Type":$dtype,
+                        "::snapflow::kv::KVPolicyAttrInterface":$policy);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Elements per token per layer.
+    int64_t getValuesPerToken() const;
+  }];
+}
+
+def KV_AnyCache : Type<Or<[KV_CacheType.predicate, KV_LatentCacheType.predicate]>,
+                       "KV cache", "::snapflow::kv::KVCacheTypeInterface">;
+
+#endif // SNAPFLOW_DIALECT_KV_KVTYPES

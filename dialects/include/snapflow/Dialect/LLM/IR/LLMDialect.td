@@ -1,0 +1,30 @@
+//===- LLMDialect.td - Model-level inference ops ----------------*- tablegen -*-===//
+//
+// The llm dialect describes one inference phase (prefill or decode) of a
+// transformer at the granularity of its layers' building blocks, on statically
+// shaped tensors. Weights are symbolic (`llm.param`): there is no data, only
+// shapes and element types, which set FLOPs and bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_DIALECT_LLM_LLMDIALECT
+#define SNAPFLOW_DIALECT_LLM_LLMDIALECT
+
+include "mlir/IR/OpBase.td"
+
+def LLM_Dialect : Dialect {
+  let name = "llm";
+  let summary = "transformer inference graphs (Llama, DeepSeek) on static shapes";
+  let description = [{
+    One `func.func` per phase: `@prefill` processes a batch of B prompts of L
+    tokens; `@decode` produces one token for each of B sequences that already
+    hold C tokens of context. Every op reports its FLOPs and bytes through
+    `CostOpInterface`. After tensor parallelism, `llm.all_reduce`,
+    `llm.all_gather` and `llm.all_to_all` carry data between sockets.
+  }];
+  let cppNamespace = "::snapflow::llm";
+  let dependentDialects = ["::snapflow::kv::KVDialect"];
+  let useDefaultAttributePrinterParser = 1;
+}
+
+#endif // SNAPFLOW_DIALECT_LLM_LLMDIALECT

@@ -1,0 +1,365 @@
+//===- LLMOps.td - Model-level inference ops --------------------*- tablegen -*-===//
+
+#ifndef SNAPFLOW_DIALECT_LLM_LLMOPS
+#define SNAPFLOW_DIALECT_LLM_LLMOPS
+
+include "snapflow/Dialect/SnapflowBase.td"
+include "snapflow/Dialect/LLM/IR/LLMDialect.td"
+include "snapflow/Dialect/KV/IR/KVTypes.td"
+include "snapflow/Interfaces/CostInterface.td"
+include "snapflow/Dialect/LLM/IR/LLMEnums.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+class LLM_Op<string mnemonic, list<Trait> traits = []>
+    : Op<LLM_Dialect, mnemonic,
+         !listconcat(traits, [Pure, DeclareOpInterfaceMethods<CostOpInterface>])>;
+
+def LLM_Activation : RankedTensorOf<[BF16, F16, F32, F8E4M3FN, F8E5M2]>;
+def LLM_Weight : RankedTensorOf<[BF16, F16, F32, F8E4M3FN, F8E5M2]>;
+
+/// Collectives also report the bytes they send over peer links.
+class LLM_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : Op<LLM_Dialect, mnemonic,
+         !listconcat(traits, [Pure, DeclareOpInterfaceMethods<CostOpInterface, ["getLinkBytes"]>])>;
+
+//===----------------------------------------------------------------------===//
+// Weights and embeddings
+//===----------------------------------------------------------------------===//
+
+def LLM_ParamOp : LLM_Op<"param"> {
+  let summary = "a symbolic weight tensor (shape and dtype only, no data)";
+  let description = [{
+    Names one weight of the model, with the Hugging Face parameter name after
+    the `@`. Reading it is charged to the op that consumes it.
+
+    Example:
+    ```mlir
+    %wq = llm.param @model.layers.0.self_attn.q_proj : tensor<4096x4096xbf16>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$name);
+  let results = (outs LLM_Weight:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def LLM_EmbedOp : LLM_Op<"embed"> {
+  let summary = "look up token embeddings";
+  let description = [{
+    Gathers one row of the `vocab x hidden` table per token of a `B x T` token
+    tensor. Only the rows looked up are read.
+
+    Example:
+    ```mlir
+    %h = llm.embed %tokens, %table : tensor<1x1xi32>, tensor<128256x4096xbf16> -> tensor<1x1x4096xbf16>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I32, I64]>:$tokens, LLM_Weight:$table);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = [{
+    $tokens `,` $table attr-dict `:` type($tokens) `,` type($table) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise and normalisation
+//===----------------------------------------------------------------------===//
+
+def LLM_RMSNormOp : LLM_Op<"rms_norm", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "RMS normalisation over the last axis, scaled by a weight";
+  let description = [{
+    `y = x / sqrt(mean(x^2) + eps) * w` along the last axis of `x`; `w` has that
+    axis's length.
+
+    Example:
+    ```mlir
+    %y = llm.rms_norm %x, %w {eps = 1.0e-05 : f64} : tensor<1x1x4096xbf16>, tensor<4096xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$input, LLM_Weight:$weight, F64Attr:$eps);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $weight attr-dict `:` type($input) `,` type($weight)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$weight, "double":$eps), [{
+      build($_builder, $_state, input.getType(), input, weight, $_builder.getF64FloatAttr(eps));
+    }]>
+  ];
+}
+
+def LLM_AddOp : LLM_Op<"add", [SameOperandsAndResultType]> {
+  let summary = "elementwise sum (residual connection)";
+  let description = [{
+    Example:
+    ```mlir
+    %y = llm.add %a, %b : tensor<1x1x4096xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$lhs, LLM_Activation:$rhs);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def LLM_RopeOp : LLM_Op<"rope", [SameOperandsAndResultType]> {
+  let summary = "rotary position embedding on the first `rotary_dim` of each head";
+  let description = [{
+    Rotates pairs of the first `rotary_dim` elements of each of `num_heads`
+    heads of `head_dim` elements by position-dependent angles (base `theta`).
+    The input is `tensor<B x T x num_heads*head_dim>`.
+
+    Example:
+    ```mlir
+    %q2 = llm.rope %q {num_heads = 32, head_dim = 128, rotary_dim = 128, theta = 5.0e+05 : f64} : tensor<1x1x4096xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$input, SF_I64Attr:$num_heads, SF_I64Attr:$head_dim,
+                       SF_I64Attr:$rotary_dim, F64Attr:$theta);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix products and blocks
+//===----------------------------------------------------------------------===//
+
+def LLM_LinearOp : LLM_Op<"linear"> {
+  let summary = "dense projection y = x W^T";
+  let description = [{
+    `x` is `tensor<B x T x K>`, the weight `tensor<N x K>` (Hugging Face's
+    out x in layout), the result `tensor<B x T x N>`.
+
+    Example:
+    ```mlir
+    %q = llm.linear %x, %wq : tensor<1x1x4096xbf16>, tensor<4096x4096xbf16> -> tensor<1x1x4096xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$input, LLM_Weight:$weight);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $weight attr-dict `:` type($input) `,` type($weight) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def LLM_MLPOp : LLM_Op<"mlp", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "SwiGLU feed-forward block: down(silu(gate(x)) * up(x))";
+  let description = [{
+    `gate` and `up` are `tensor<I x H>`, `down` is `tensor<H x I>`.
+
+    Example:
+    ```mlir
+    %y = llm.mlp %x, %g, %u, %d : tensor<1x1x4096xbf16>, tensor<14336x4096xbf16>, tensor<14336x4096xbf16>, tensor<4096x14336xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$input, LLM_Weight:$gate, LLM_Weight:$up,
+                       LLM_Weight:$down);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $gate `,` $up `,` $down attr-dict `:` type($input) `,` type($gate)
+    `,` type($up) `,` type($down)
+  }];
+  let hasVerifier = 1;
+}
+
+def LLM_MoEOp : LLM_Op<"moe", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "mixture of experts: routed SwiGLU experts (top-k) plus shared experts";
+  let description = [{
+    A router (`tensor<E x H>`) scores `num_experts` experts per token and each
+    token runs `top_k` of them; routed expert weights are stacked
+    (`gate`/`up`: `tensor<E x I x H>`, `down`: `tensor<E x H x I>`). Optional
+    shared experts (fused into one SwiGLU of width `S*I`) run for every token.
+
+    Routing statistics set the bytes read: a step touches
+    `expected_active_experts` distinct experts. When the attribute is absent,
+    routing is taken as uniform and independent per token, so N tokens touch
+    `E * (1 - (1 - top_k/E)^N)` experts in expectation.
+
+    Example:
+    ```mlir
+    %y = llm.moe %x, %r, %g, %u, %d shared %sg, %su, %sd {num_experts = 64, top_k = 6} : tensor<1x1x2048xbf16>, tensor<64x2048xbf16>, tensor<64x1408x2048xbf16>, tensor<64x1408x2048xbf16>, tensor<64x2048x1408xbf16>, tensor<2816x2048xbf16>, tensor<2816x2048xbf16>, tensor<2048x2816xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$input, LLM_Weight:$router,
+                       LLM_Weight:$gate, LLM_Weight:$up, LLM_Weight:$down,
+                       Variadic<LLM_Weight>:$shared,
+                       SF_I64Attr:$num_experts, SF_I64Attr:$top_k,
+                       OptionalAttr<F64Attr>:$expected_active_experts);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $router `,` $gate `,` $up `,` $down (`shared` $shared^)? attr-dict
+    `:` type($input) `,` type($router) `,` type($gate) `,` type($up) `,`
+    type($down) (`,` type($shared)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Distinct routed experts one execution touches (attribute or uniform model).
+    double getActiveExperts();
+  }];
+}
+
+def LLM_AttentionOp : LLM_Op<"attention", [AllTypesMatch<["cache", "new_cache"]>]> {
+  let summary = "grouped-query attention over a KV cache";
+  let description = [{
+    Writes the T new tokens' keys and values into layer `layer` of the cache and
+    attends each of `num_heads` query heads over the cache (`num_kv_heads` KV
+    heads, each shared by `num_heads / num_kv_heads` query heads). In `prefill`
+    attention is causal over the T prompt tokens; in `decode` each new token
+    attends over all `slots` of the cache. Queries are
+    `tensor<B x T x num_heads*head_dim>`, keys and values
+    `tensor<B x T x num_kv_heads*head_dim>`.
+
+    Example:
+    ```mlir
+    %o, %c1 = llm.attention %q, %k, %v, %c0 {layer = 0, num_heads = 32, num_kv_heads = 8, head_dim = 128, phase = #llm<phase decode>} : tensor<1x1x4096xbf16>, tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>, !kv.cache<layers = 32, batch = 1, slots = 4096, kv_heads = 8, head_dim = 128, dtype = bf16, policy = #kv.full> -> tensor<1x1x4096xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$query, LLM_Activation:$key,
+                       LLM_Activation:$value, KV_CacheType:$cache,
+                       SF_I64Attr:$layer, SF_I64Attr:$num_heads, SF_I64Attr:$num_kv_heads,
+                       SF_I64Attr:$head_dim, LLM_PhaseAttr:$phase);
+  let results = (outs LLM_Activation:$result, KV_CacheType:$new_cache);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $cache attr-dict `:` type($query) `,`
+    type($key) `,` type($value) `,` type($cache) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def LLM_MLAAttentionOp : LLM_Op<"mla_attention", [AllTypesMatch<["cache", "new_cache"]>]> {
+  let summary = "DeepSeek multi-head latent attention over a latent cache";
+  let description = [{
+    Writes the new tokens' compressed latents (`tensor<B x T x kv_lora_rank +
+    qk_rope_head_dim>`, after the KV down-projection, its norm and rotary
+    embedding) into layer `layer` of the latent cache, then attends. Queries are
+    `tensor<B x T x num_heads*(qk_nope_head_dim + qk_rope_head_dim)>`;
+    `kv_up` is the KV up-projection `tensor<num_heads*(qk_nope_head_dim +
+    v_head_dim) x kv_lora_rank>`. Decode uses the absorbed form (the up-projection
+    folded into the query and output, attention in latent space); prefill
+    decompresses the prompt's keys and values and attends causally. The result
+    is `tensor<B x T x num_heads*v_head_dim>` (before the output projection).
+
+    Example:
+    ```mlir
+    %o, %c1 = llm.mla_attention %q, %kv, %wkvb, %c0 {layer = 0, num_heads = 16, qk_nope_head_dim = 128, qk_rope_head_dim = 64, v_head_dim = 128, kv_lora_rank = 512, phase = #llm<phase decode>} : tensor<1x1x3072xbf16>, tensor<1x1x576xbf16>, tensor<4096x512xbf16>, !kv.latent_cache<layers = 27, batch = 1, slots = 4096, latent_dim = 512, rope_dim = 64, dtype = bf16, policy = #kv.full> -> tensor<1x1x2048xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$query, LLM_Activation:$latent,
+                       LLM_Weight:$kv_up, KV_LatentCacheType:$cache,
+                       SF_I64Attr:$layer, SF_I64Attr:$num_heads,
+                       SF_I64Attr:$qk_nope_head_dim, SF_I64Attr:$qk_rope_head_dim,
+                       SF_I64Attr:$v_head_dim, SF_I64Attr:$kv_lora_rank,
+                       LLM_PhaseAttr:$phase);
+  let results = (outs LLM_Activation:$result, KV_LatentCacheType:$new_cache);
+  let assemblyFormat = [{
+    $query `,` $latent `,` $kv_up `,` $cache attr-dict `:` type($query) `,`
+    type($latent) `,` type($kv_up) `,` type($cache) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def LLM_LMHeadOp : LLM_Op<"lm_head"> {
+  let summary = "project hidden states to vocabulary logits";
+  let description = [{
+    `tensor<B x T x H>` times the `tensor<V x H>` output embedding. With
+    `last_token_only` (prefill) only the last position of each sequence is
+    projected and the result is `tensor<B x 1 x V>`.
+
+    Example:
+    ```mlir
+    %logits = llm.lm_head %h, %w : tensor<1x1x4096xbf16>, tensor<128256x4096xbf16> -> tensor<1x1x128256xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$input, LLM_Weight:$weight,
+                       UnitAttr:$last_token_only);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $weight attr-dict `:` type($input) `,` type($weight) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def LLM_MTPOp : LLM_Op<"mtp"> {
+  let summary = "DeepSeek multi-token-prediction combine: eh_proj(concat(norm h, norm e))";
+  let description = [{
+    Entry of MTP module `depth` (1-based): combines the previous depth's hidden
+    state with the embedding of the next token through the `tensor<H x 2H>`
+    projection. The module's transformer block and the shared output head follow
+    as ordinary llm ops. Speculative decoding uses the module to draft tokens.
+
+    Example:
+    ```mlir
+    %m = llm.mtp %h, %e, %w {depth = 1} : tensor<1x1x7168xbf16>, tensor<1x1x7168xbf16>, tensor<7168x14336xbf16> -> tensor<1x1x7168xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$hidden, LLM_Activation:$embedded,
+                       LLM_Weight:$eh_proj, SF_I64Attr:$depth);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = [{
+    $hidden `,` $embedded `,` $eh_proj attr-dict `:` type($hidden) `,`
+    type($embedded) `,` type($eh_proj) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives (after tensor parallelism)
+//===----------------------------------------------------------------------===//
+
+def LLM_AllReduceOp : LLM_CollectiveOp<"all_reduce", [SameOperandsAndResultType]> {
+  let summary = "reduce a tensor across the `group_size` sockets of a TP group";
+  let description = [{
+    Every socket contributes a tensor of the same shape and receives the
+    elementwise `kind` reduction.
+
+    Example:
+    ```mlir
+    %y = llm.all_reduce %x {group_size = 16, kind = #llm<reduce sum>} : tensor<8x1x7168xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$input, SF_I64Attr:$group_size,
+                       LLM_ReduceKindAttr:$kind);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def LLM_AllGatherOp : LLM_CollectiveOp<"all_gather"> {
+  let summary = "concatenate each socket's shard along `dim`";
+  let description = [{
+    The result's `dim` is `group_size` times the input's.
+
+    Example:
+    ```mlir
+    %y = llm.all_gather %x {group_size = 16, dim = 2} : tensor<8x1x8080xbf16> -> tensor<8x1x129280xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$input, SF_I64Attr:$group_size, SF_I64Attr:$dim);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def LLM_AllToAllOp : LLM_CollectiveOp<"all_to_all", [SameOperandsAndResultType]> {
+  let summary = "exchange equal parts of a tensor among `group_size` sockets";
+  let description = [{
+    Each socket sends the i-th of `group_size` equal parts of its tensor to
+    socket i (expert-parallel token dispatch and combine).
+
+    Example:
+    ```mlir
+    %y = llm.all_to_all %x {group_size = 16} : tensor<64x1x7168xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$input, SF_I64Attr:$group_size);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+#endif // SNAPFLOW_DIALECT_LLM_LLMOPS

@@ -1,0 +1,477 @@
+//===- KVDialect.cpp - kv dialect: caches, policies and ops ---------------===//
+//
+// Verifiers and costs of the kv dialect. A cache's slot count is static; under
+// a compressing policy it equals the policy's budget, and the ops that fill it
+// (append at decode, gather_store at the end of prefill) check that the tokens
+// they write fit the regions the policy defines.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Dialect/KV/IR/KVOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace snapflow;
+using namespace snapflow::kv;
+
+#include "snapflow/Dialect/KV/IR/KVDialect.cpp.inc"
+#include "snapflow/Dialect/KV/IR/KVEnums.cpp.inc"
+#include "snapflow/Dialect/KV/IR/KVAttrInterfaces.cpp.inc"
+#include "snapflow/Dialect/KV/IR/KVTypeInterfaces.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "snapflow/Dialect/KV/IR/KVAttrs.cpp.inc"
+#define GET_TYPEDEF_CLASSES
+#include "snapflow/Dialect/KV/IR/KVTypes.cpp.inc"
+#define GET_OP_CLASSES
+#include "snapflow/Dialect/KV/IR/KVOps.cpp.inc"
+
+void KVDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "snapflow/Dialect/KV/IR/KVAttrs.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "snapflow/Dialect/KV/IR/KVTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "snapflow/Dialect/KV/IR/KVOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Policies
+//===----------------------------------------------------------------------===//
+
+int64_t FullPolicyAttr::getSlotsFor(int64_t contextTokens) const {
+  return contextTokens;
+}
+bool FullPolicyAttr::isCompressing() const { return false; }
+int64_t FullPolicyAttr::getSinkTokens() const { return 0; }
+int64_t FullPolicyAttr::getRecentTokens() const { return 0; }
+
+LogicalResult
+StreamingPolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            int64_t sinks, int64_t window) {
+  if (sinks < 0)
+    return emitError() << "streaming sinks must be >= 0, got " << sinks;
+  if (window <= 0)
+    return emitError() << "streaming window must be > 0, got " << window;
+  return success();
+}
+int64_t StreamingPolicyAttr::getSlotsFor(int64_t) const {
+  return getSinks() + getWindow();
+}
+bool StreamingPolicyAttr::isCompressing() const { return true; }
+int64_t StreamingPolicyAttr::getSinkTokens() const { return getSinks(); }
+int64_t StreamingPolicyAttr::getRecentTokens() const { return getWindow(); }
+
+/// Checks shared by the SnapKV-style pooling parameters.
+static LogicalResult
+verifySelection(function_ref<InFlightDiagnostic()> emitError, StringRef policy,
+                int64_t budget, int64_t obsWindow, int64_t kernel) {
+  if (budget <= 0)
+    return emitError() << policy << " budget must be > 0, got " << budget;
+  if (obsWindow <= 0)
+    return emitError() << policy << " obs_window must be > 0, got "
+                       << obsWindow;
+  if (kernel <= 0 || kernel % 2 == 0)
+    return emitError() << policy
+                       << " pooling kernel must be a positive odd number, got "
+                       << kernel;
+  return success();
+}
+
+LogicalResult
+SnapKVPolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         int64_t budget, int64_t obsWindow, int64_t kernel,
+                         PoolKind) {
+  if (failed(verifySelection(emitError, "snapkv", budget, obsWindow, kernel)))
+    return failure();
+  if (obsWindow >= budget)
+    return emitError() << "snapkv obs_window (" << obsWindow
+                       << ") must be smaller than the budget (" << budget
+                       << ")";
+  return success();
+}
+int64_t SnapKVPolicyAttr::getSlotsFor(int64_t) const { return getBudget(); }
+bool SnapKVPolicyAttr::isCompressing() const { return true; }
+int64_t SnapKVPolicyAttr::getSinkTokens() const { return 0; }
+int64_t SnapKVPolicyAttr::getRecentTokens() const { return getObsWindow(); }
+
+LogicalResult
+SnapStreamPolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                             int64_t budget, int64_t sinks, int64_t recent,
+                             int64_t obsWindow, int64_t kernel, PoolKind) {
+  if (failed(
+          verifySelection(emitError, "snapstream", budget, obsWindow, kernel)))
+    return failure();
+  if (sinks < 0)
+    return emitError() << "snapstream sinks must be >= 0, got " << sinks;
+  if (recent <= 0)
+    return emitError() << "snapstream recent must be > 0, got " << recent;
+  if (sinks + recent > budget)
+    return emitError() << "snapstream sinks + recent (" << sinks << " + "
+                       << recent << ") exceeds the budget (" << budget << ")";
+  if (obsWindow > recent)
+    return emitError() << "snapstream obs_window (" << obsWindow
+                       << ") must not exceed recent (" << recent
+                       << "): the observation window is part of the recent "
+                          "tokens";
+  return success();
+}
+int64_t SnapStreamPolicyAttr::getSlotsFor(int64_t) const { return getBudget(); }
+bool SnapStreamPolicyAttr::isCompressing() const { return true; }
+int64_t SnapStreamPolicyAttr::getSinkTokens() const { return getSinks(); }
+int64_t SnapStreamPolicyAttr::getRecentTokens() const { return getRecent(); }
+
+//===----------------------------------------------------------------------===//
+// Cache types
+//===----------------------------------------------------------------------===//
+
+static LogicalResult
+verifyCacheCommon(function_ref<InFlightDiagnostic()> emitError, int64_t layers,
+                  int64_t batch, int64_t slots, Type dtype,
+                  KVPolicyAttrInterface policy) {
+  if (layers <= 0 || batch <= 0 || slots <= 0)
+    return emitError() << "cache layers, batch and slots must be > 0, got "
+                       << layers << ", " << batch << ", " << slots;
+  if (!dtype || !dtype.isIntOrFloat())
+    return emitError() << "cache dtype must be an integer or float type";
+  if (!policy)
+    return emitError() << "cache policy must be a kv policy attribute";
+  if (policy.isCompressing() && policy.getSlotsFor(slots) != slots)
+    return emitError() << "cache has " << slots
+                       << " slots but its policy keeps "
+                       << policy.getSlotsFor(slots)
+                       << " tokens per sequence; a compressed cache has "
+                          "exactly the policy's budget";
+  return success();
+}
+
+LogicalResult CacheType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                int64_t layers, int64_t batch, int64_t slots,
+                                int64_t kvHeads, int64_t headDim, Type dtype,
+                                KVPolicyAttrInterface policy) {
+  if (kvHeads <= 0 || headDim <= 0)
+    return emitError() << "cache kv_heads and head_dim must be > 0, got "
+                       << kvHeads << ", " << headDim;
+  return verifyCacheCommon(emitError, layers, batch, slots, dtype, policy);
+}
+int64_t CacheType::getValuesPerToken() const {
+  return 2 * getKvHeads() * getHeadDim();
+}
+
+LogicalResult
+LatentCacheType::verify(function_ref<InFlightDiagnostic()> emitError,
+                        int64_t layers, int64_t batch, int64_t slots,
+                        int64_t latentDim, int64_t ropeDim, Type dtype,
+                        KVPolicyAttrInterface policy) {
+  if (latentDim <= 0 || ropeDim < 0)
+    return emitError() << "latent cache latent_dim must be > 0 and rope_dim "
+                          ">= 0, got "
+                       << latentDim << ", " << ropeDim;
+  return verifyCacheCommon(emitError, layers, batch, slots, dtype, policy);
+}
+int64_t LatentCacheType::getValuesPerToken() const {
+  return getLatentDim() + getRopeDim();
+}
+
+//===----------------------------------------------------------------------===//
+// Op helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Width of one per-token tensor stored in the cache, and how many there are:
+/// (k, v) of kv_heads*head_dim for GQA, (latent) of latent+rope for MLA.
+struct CacheLayout {
+  int64_t numValues;
+  int64_t width;
+};
+} // namespace
+
+static CacheLayout getLayout(KVCacheTypeInterface cache) {
+  if (auto gqa = dyn_cast<CacheType>(cache))
+    return {2, gqa.getKvHeads() * gqa.getHeadDim()};
+  auto mla = cast<LatentCacheType>(cache);
+  return {1, mla.getLatentDim() + mla.getRopeDim()};
+}
+
+/// Checks that `values` are the per-token tensors of `cache`: the right number,
+/// each `tensor<batch x tokens x width x dtype>` with the same token count.
+/// Returns the token count, or -1 after emitting an error.
+static int64_t verifyCacheValues(Operation *op, KVCacheTypeInterface cache,
+                                 TypeRange values, StringRef what) {
+  CacheLayout layout = getLayout(cache);
+  if (static_cast<int64_t>(values.size()) != layout.numValues) {
+    op->emitOpError() << "expects " << layout.numValues << " " << what
+                      << " tensor(s) for " << cache << ", got "
+                      << values.size();
+    return -1;
+  }
+  int64_t tokens = -1;
+  for (Type t : values) {
+    auto tensor = cast<RankedTensorType>(t);
+    if (tensor.getRank() != 3 || !tensor.hasStaticShape()) {
+      op->emitOpError() << what << " must be tensor<batch x tokens x "
+                        << layout.width << ">, got " << t;
+      return -1;
+    }
+    if (tensor.getDimSize(0) != cache.getBatch() ||
+        tensor.getDimSize(2) != layout.width) {
+      op->emitOpError() << what << " " << t << " does not match the cache: "
+                        << "expected batch " << cache.getBatch()
+                        << " and width " << layout.width;
+      return -1;
+    }
+    if (tensor.getElementType() != cache.getDtype()) {
+      op->emitOpError() << what << " element type " << tensor.getElementType()
+                        << " does not match the cache dtype "
+                        << cache.getDtype();
+      return -1;
+    }
+    if (tokens >= 0 && tensor.getDimSize(1) != tokens) {
+      op->emitOpError() << what << " tensors disagree on the token count";
+      return -1;
+    }
+    tokens = tensor.getDimSize(1);
+  }
+  return tokens;
+}
+
+static LogicalResult verifyLayer(Operation *op, KVCacheTypeInterface cache,
+                                 int64_t layer) {
+  if (layer < 0 || layer >= cache.getLayers())
+    return op->emitOpError() << "layer " << layer
+                             << " is out of range for a cache of "
+                             << cache.getLayers() << " layers";
+  return success();
+}
+
+static int64_t product(ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// AppendOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AppendOp::verify() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  if (failed(verifyLayer(*this, cache, getLayer())))
+    return failure();
+  int64_t tokens =
+      verifyCacheValues(*this, cache, getValues().getTypes(), "appended");
+  if (tokens < 0)
+    return failure();
+  KVPolicyAttrInterface policy = cache.getPolicy();
+  int64_t room =
+      policy.isCompressing() ? policy.getRecentTokens() : cache.getSlots();
+  if (tokens > room)
+    return emitOpError() << "appends " << tokens << " tokens but the "
+                         << (policy.isCompressing() ? "recent ring" : "cache")
+                         << " holds only " << room;
+  return success();
+}
+int64_t AppendOp::getFlops() { return 0; }
+int64_t AppendOp::getBytesRead() { return getTotalBytes(getValues()); }
+int64_t AppendOp::getBytesWritten() { return getTotalBytes(getValues()); }
+
+//===----------------------------------------------------------------------===//
+// ReadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReadOp::verify() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  if (failed(verifyLayer(*this, cache, getLayer())))
+    return failure();
+  int64_t tokens =
+      verifyCacheValues(*this, cache, getValues().getTypes(), "result");
+  if (tokens < 0)
+    return failure();
+  if (tokens != cache.getSlots())
+    return emitOpError() << "reads " << tokens << " tokens but the cache has "
+                         << cache.getSlots() << " slots";
+  return success();
+}
+int64_t ReadOp::getFlops() { return 0; }
+int64_t ReadOp::getBytesRead() { return getTotalBytes(getValues()); }
+int64_t ReadOp::getBytesWritten() { return 0; }
+
+//===----------------------------------------------------------------------===//
+// ScoreOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScoreOp::verify() {
+  auto q = cast<RankedTensorType>(getQueries().getType());
+  auto k = cast<RankedTensorType>(getKeys().getType());
+  auto s = cast<RankedTensorType>(getScores().getType());
+  int64_t heads = getNumHeads(), groups = getNumGroups();
+  if (q.getRank() != 3 || k.getRank() != 3 || s.getRank() != 3)
+    return emitOpError("queries, keys and scores must have rank 3");
+  if (heads <= 0 || groups <= 0 || heads % groups != 0)
+    return emitOpError() << "num_heads (" << heads
+                         << ") must be a positive multiple of num_groups ("
+                         << groups << ")";
+  if (q.getDimSize(2) % heads != 0)
+    return emitOpError() << "query width " << q.getDimSize(2)
+                         << " is not divisible by num_heads " << heads;
+  int64_t keyDim = q.getDimSize(2) / heads;
+  if (k.getDimSize(2) != groups * keyDim)
+    return emitOpError() << "key width " << k.getDimSize(2)
+                         << " must be num_groups x key_dim = " << groups
+                         << " x " << keyDim;
+  if (q.getDimSize(1) != getObsWindow())
+    return emitOpError() << "expects " << getObsWindow()
+                         << " observation-window queries, got "
+                         << q.getDimSize(1);
+  if (k.getDimSize(1) < getObsWindow())
+    return emitOpError() << "prompt of " << k.getDimSize(1)
+                         << " tokens is shorter than the observation window ("
+                         << getObsWindow() << ")";
+  if (q.getDimSize(0) != k.getDimSize(0) ||
+      s.getShape() != ArrayRef<int64_t>{q.getDimSize(0), groups, k.getDimSize(1)})
+    return emitOpError() << "scores must be tensor<" << q.getDimSize(0) << "x"
+                         << groups << "x" << k.getDimSize(1) << "xf32>";
+  if (!s.getElementType().isF32())
+    return emitOpError("scores must be f32");
+  return success();
+}
+int64_t ScoreOp::getFlops() {
+  auto q = cast<RankedTensorType>(getQueries().getType());
+  auto k = cast<RankedTensorType>(getKeys().getType());
+  int64_t b = q.getDimSize(0), w = q.getDimSize(1), l = k.getDimSize(1);
+  int64_t keyDim = q.getDimSize(2) / getNumHeads();
+  int64_t pairs = b * getNumHeads() * w * l;
+  // QK^T (2 per MAC), softmax (max, sub, exp, sum, div: 5) and the sum over
+  // window queries and heads (1).
+  return pairs * (2 * keyDim + 6);
+}
+int64_t ScoreOp::getBytesRead() {
+  return getTensorBytes(getQueries().getType()) +
+         getTensorBytes(getKeys().getType());
+}
+int64_t ScoreOp::getBytesWritten() {
+  return getTensorBytes(getScores().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// PoolOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PoolOp::verify() {
+  auto s = cast<RankedTensorType>(getScores().getType());
+  if (s.getRank() != 3 || !s.getElementType().isF32())
+    return emitOpError("scores must be tensor<B x G x L x f32>");
+  if (getKernel() <= 0 || getKernel() % 2 == 0)
+    return emitOpError() << "kernel must be a positive odd number, got "
+                         << getKernel();
+  if (getKernel() > s.getDimSize(2))
+    return emitOpError() << "kernel " << getKernel() << " is wider than the "
+                         << s.getDimSize(2) << " scored tokens";
+  return success();
+}
+int64_t PoolOp::getFlops() {
+  return getKernel() *
+         product(cast<RankedTensorType>(getScores().getType()).getShape());
+}
+int64_t PoolOp::getBytesRead() { return getTensorBytes(getScores().getType()); }
+int64_t PoolOp::getBytesWritten() {
+  return getTensorBytes(getResult().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// TopKOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TopKOp::verify() {
+  auto s = cast<RankedTensorType>(getScores().getType());
+  auto idx = cast<RankedTensorType>(getIndices().getType());
+  if (s.getRank() != 3 || !s.getElementType().isF32())
+    return emitOpError("scores must be tensor<B x G x L x f32>");
+  int64_t k = getK(), sinks = getSinks(), recent = getRecent();
+  if (k <= 0 || sinks < 0 || recent < 0)
+    return emitOpError() << "k must be > 0 and sinks, recent >= 0";
+  int64_t prompt = s.getDimSize(2);
+  if (sinks + k + recent > prompt)
+    return emitOpError() << "budget sinks + k + recent = " << sinks << " + "
+                         << k << " + " << recent << " = "
+                         << sinks + k + recent << " exceeds the context of "
+                         << prompt << " prompt tokens";
+  if (idx.getRank() != 3 || !idx.getElementType().isSignlessInteger(32) ||
+      idx.getDimSize(0) != s.getDimSize(0) ||
+      idx.getDimSize(1) != s.getDimSize(1) || idx.getDimSize(2) != k)
+    return emitOpError() << "indices must be tensor<" << s.getDimSize(0) << "x"
+                         << s.getDimSize(1) << "x" << k << "xi32>";
+  return success();
+}
+int64_t TopKOp::getFlops() {
+  auto s = cast<RankedTensorType>(getScores().getType());
+  // A heap selection: about log2(k) comparisons per scored token.
+  int64_t logK = static_cast<int64_t>(std::ceil(std::log2(getK() + 1.0)));
+  return product(s.getShape()) * logK;
+}
+int64_t TopKOp::getBytesRead() { return getTensorBytes(getScores().getType()); }
+int64_t TopKOp::getBytesWritten() {
+  return getTensorBytes(getIndices().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// GatherStoreOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherStoreOp::verify() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  if (failed(verifyLayer(*this, cache, getLayer())))
+    return failure();
+  KVPolicyAttrInterface policy = cache.getPolicy();
+  if (!policy.isCompressing())
+    return emitOpError() << "needs a compressing cache policy, got "
+                         << policy;
+  int64_t tokens =
+      verifyCacheValues(*this, cache, getValues().getTypes(), "prompt");
+  if (tokens < 0)
+    return failure();
+  if (tokens < cache.getSlots())
+    return emitOpError() << "budget of " << cache.getSlots()
+                         << " slots exceeds the context of " << tokens
+                         << " prompt tokens; no selection is needed";
+  auto idx = cast<RankedTensorType>(getIndices().getType());
+  int64_t groups = isa<CacheType>(cache)
+                       ? cast<CacheType>(cache).getKvHeads()
+                       : 1;
+  if (idx.getRank() != 3 || !idx.getElementType().isSignlessInteger(32) ||
+      idx.getDimSize(0) != cache.getBatch() || idx.getDimSize(1) != groups)
+    return emitOpError() << "indices must be tensor<" << cache.getBatch()
+                         << "x" << groups << "xKxi32> (one selection per "
+                         << (groups == 1 ? "layer" : "KV-head group") << ")";
+  int64_t kept = policy.getSinkTokens() + idx.getDimSize(2) +
+                 policy.getRecentTokens();
+  if (kept != cache.getSlots())
+    return emitOpError() << "sinks + selected + recent = " << kept
+                         << " tokens but the cache has " << cache.getSlots()
+                         << " slots";
+  return success();
+}
+int64_t GatherStoreOp::getFlops() { return 0; }
+int64_t GatherStoreOp::getBytesRead() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  return cache.getBatch() * cache.getSlots() *
+             cache.getBytesPerTokenPerLayer() +
+         getTensorBytes(getIndices().getType());
+}
+int64_t GatherStoreOp::getBytesWritten() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  return cache.getBatch() * cache.getSlots() *
+         cache.getBytesPerTokenPerLayer();
+}

@@ -1,0 +1,628 @@
+//===- LLMDialect.cpp - llm dialect: verifiers and costs ------------------===//
+//
+// Shape rules and the FLOPs/bytes model of every llm op. Conventions (also in
+// docs/Dialects/LLM.md): a multiply-accumulate is 2 FLOPs; softmax is 5 FLOPs
+// per score; SiLU-and-gate is 5 FLOPs per intermediate element; weights are
+// read once per execution; intermediates inside a block (attention scores, the
+// MLP's hidden activation) stay on chip and cost no memory traffic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Dialect/LLM/IR/LLMOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace snapflow;
+using namespace snapflow::llm;
+
+#include "snapflow/Dialect/LLM/IR/LLMDialect.cpp.inc"
+#include "snapflow/Dialect/LLM/IR/LLMEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "snapflow/Dialect/LLM/IR/LLMAttrs.cpp.inc"
+#define GET_OP_CLASSES
+#include "snapflow/Dialect/LLM/IR/LLMOps.cpp.inc"
+
+void LLMDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "snapflow/Dialect/LLM/IR/LLMAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "snapflow/Dialect/LLM/IR/LLMOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+static int64_t numElements(Value v) { return tensorOf(v).getNumElements(); }
+
+static int64_t lastDim(Value v) {
+  RankedTensorType t = tensorOf(v);
+  return t.getRank() == 0 ? 1 : t.getDimSize(t.getRank() - 1);
+}
+
+/// Rows of an activation: every dimension but the last (B*T).
+static int64_t rows(Value v) { return numElements(v) / std::max<int64_t>(1, lastDim(v)); }
+
+static LogicalResult verifyStatic(Operation *op) {
+  for (Type t : op->getOperandTypes())
+    if (auto s = dyn_cast<ShapedType>(t); s && !s.hasStaticShape())
+      return op->emitOpError() << "operand type " << t
+                               << " must have a static shape";
+  for (Type t : op->getResultTypes())
+    if (auto s = dyn_cast<ShapedType>(t); s && !s.hasStaticShape())
+      return op->emitOpError() << "result type " << t
+                               << " must have a static shape";
+  return success();
+}
+
+/// Checks `type` is `tensor<batch x tokens x width>`.
+static LogicalResult expectBTW(Operation *op, StringRef what, Value v,
+                               int64_t batch, int64_t tokens, int64_t width) {
+  RankedTensorType t = tensorOf(v);
+  if (t.getRank() != 3 || t.getDimSize(0) != batch ||
+      t.getDimSize(1) != tokens || t.getDimSize(2) != width)
+    return op->emitOpError() << what << " must be tensor<" << batch << "x"
+                             << tokens << "x" << width << "x...>, got "
+                             << v.getType();
+  return success();
+}
+
+static LogicalResult expectShape(Operation *op, StringRef what, Value v,
+                                 ArrayRef<int64_t> shape) {
+  if (tensorOf(v).getShape() != shape) {
+    std::string dims;
+    for (int64_t d : shape)
+      dims += std::to_string(d) + "x";
+    return op->emitOpError() << what << " must be tensor<" << dims
+                             << "...>, got " << v.getType();
+  }
+  return success();
+}
+
+static LogicalResult verifyLayerIndex(Operation *op, int64_t layer,
+                                      int64_t layers) {
+  if (layer < 0 || layer >= layers)
+    return op->emitOpError() << "layer " << layer
+                             << " is out of range for a cache of " << layers
+                             << " layers";
+  return success();
+}
+
+/// Causal (query, key) pairs of a prompt of `t` tokens.
+static int64_t causalPairs(int64_t t) { return t * (t + 1) / 2; }
+
+//===----------------------------------------------------------------------===//
+// ParamOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ParamOp::verify() {
+  if (getName().empty())
+    return emitOpError("needs a non-empty parameter name");
+  return verifyStatic(*this);
+}
+int64_t ParamOp::getFlops() { return 0; }
+int64_t ParamOp::getBytesRead() { return 0; }
+int64_t ParamOp::getBytesWritten() { return 0; }
+
+//===----------------------------------------------------------------------===//
+// EmbedOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbedOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  RankedTensorType tokens = tensorOf(getTokens()), table = tensorOf(getTable());
+  if (tokens.getRank() != 2)
+    return emitOpError() << "tokens must be tensor<batch x tokens>, got "
+                         << tokens;
+  if (table.getRank() != 2)
+    return emitOpError() << "table must be tensor<vocab x hidden>, got "
+                         << table;
+  return expectBTW(*this, "result", getResult(), tokens.getDimSize(0),
+                   tokens.getDimSize(1), table.getDimSize(1));
+}
+int64_t EmbedOp::getFlops() { return 0; }
+int64_t EmbedOp::getBytesRead() {
+  return numElements(getTokens()) * lastDim(getTable()) *
+             getElementBytes(tensorOf(getTable()).getElementType()) +
+         getTensorBytes(getTokens().getType());
+}
+int64_t EmbedOp::getBytesWritten() {
+  return getTensorBytes(getResult().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// RMSNormOp, AddOp, RopeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RMSNormOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  if (tensorOf(getWeight()).getRank() != 1 ||
+      lastDim(getWeight()) != lastDim(getInput()))
+    return emitOpError() << "weight must be tensor<" << lastDim(getInput())
+                         << "x...>, got " << getWeight().getType();
+  if (getResult().getType() != getInput().getType())
+    return emitOpError("result type must equal the input type");
+  if (getEps().convertToDouble() <= 0)
+    return emitOpError("eps must be > 0");
+  return success();
+}
+int64_t RMSNormOp::getFlops() { return 4 * numElements(getInput()); }
+int64_t RMSNormOp::getBytesRead() {
+  return getTensorBytes(getInput().getType()) +
+         getTensorBytes(getWeight().getType());
+}
+int64_t RMSNormOp::getBytesWritten() {
+  return getTensorBytes(getResult().getType());
+}
+
+int64_t AddOp::getFlops() { return numElements(getResult()); }
+int64_t AddOp::getBytesRead() { return 2 * getTensorBytes(getResult().getType()); }
+int64_t AddOp::getBytesWritten() {
+  return getTensorBytes(getResult().getType());
+}
+
+LogicalResult RopeOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  int64_t heads = getNumHeads(), headDim = getHeadDim(), rot = getRotaryDim();
+  if (heads <= 0 || headDim <= 0)
+    return emitOpError("num_heads and head_dim must be > 0");
+  if (lastDim(getInput()) != heads * headDim)
+    return emitOpError() << "input width " << lastDim(getInput())
+                         << " must be num_heads x head_dim = " << heads << " x "
+                         << headDim;
+  if (rot <= 0 || rot > headDim || rot % 2 != 0)
+    return emitOpError() << "rotary_dim " << rot
+                         << " must be even and in (0, head_dim = " << headDim
+                         << "]";
+  return success();
+}
+int64_t RopeOp::getFlops() {
+  // Each rotated pair: 4 multiplies and 2 adds, i.e. 3 FLOPs per element.
+  return 3 * rows(getInput()) * getNumHeads() * getRotaryDim();
+}
+int64_t RopeOp::getBytesRead() { return getTensorBytes(getInput().getType()); }
+int64_t RopeOp::getBytesWritten() {
+  return getTensorBytes(getResult().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// LinearOp, MLPOp, MoEOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LinearOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  RankedTensorType w = tensorOf(getWeight());
+  if (w.getRank() != 2)
+    return emitOpError() << "weight must be tensor<out x in>, got " << w;
+  if (w.getDimSize(1) != lastDim(getInput()))
+    return emitOpError() << "weight " << w << " does not take inputs of width "
+                         << lastDim(getInput());
+  RankedTensorType in = tensorOf(getInput()), out = tensorOf(getResult());
+  if (out.getRank() != in.getRank() ||
+      out.getShape().drop_back() != in.getShape().drop_back() ||
+      lastDim(getResult()) != w.getDimSize(0))
+    return emitOpError() << "result must be the input shape with width "
+                         << w.getDimSize(0) << ", got " << out;
+  return success();
+}
+int64_t LinearOp::getFlops() {
+  return 2 * rows(getInput()) * lastDim(getInput()) * lastDim(getResult());
+}
+int64_t LinearOp::getBytesRead() {
+  return getTensorBytes(getInput().getType()) +
+         getTensorBytes(getWeight().getType());
+}
+int64_t LinearOp::getBytesWritten() {
+  return getTensorBytes(getResult().getType());
+}
+
+LogicalResult MLPOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  int64_t h = lastDim(getInput());
+  RankedTensorType g = tensorOf(getGate());
+  if (g.getRank() != 2 || g.getDimSize(1) != h)
+    return emitOpError() << "gate must be tensor<I x " << h << ">, got " << g;
+  int64_t i = g.getDimSize(0);
+  if (failed(expectShape(*this, "up", getUp(), {i, h})) ||
+      failed(expectShape(*this, "down", getDown(), {h, i})))
+    return failure();
+  if (getResult().getType() != getInput().getType())
+    return emitOpError("result type must equal the input type");
+  return success();
+}
+int64_t MLPOp::getFlops() {
+  int64_t m = rows(getInput()), h = lastDim(getInput()),
+          i = tensorOf(getGate()).getDimSize(0);
+  return m * (6 * h * i + 5 * i);
+}
+int64_t MLPOp::getBytesRead() {
+  return getTensorBytes(getInput().getType()) +
+         getTotalBytes(ValueRange{getGate(), getUp(), getDown()});
+}
+int64_t MLPOp::getBytesWritten() {
+  return getTensorBytes(getResult().getType());
+}
+
+LogicalResult MoEOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  int64_t h = lastDim(getInput()), e = getNumExperts(), k = getTopK();
+  if (e <= 0)
+    return emitOpError("num_experts must be > 0");
+  if (k <= 0 || k > e)
+    return emitOpError() << "top_k (" << k << ") must be in [1, num_experts = "
+                         << e << "]";
+  if (failed(expectShape(*this, "router", getRouter(), {e, h})))
+    return failure();
+  RankedTensorType g = tensorOf(getGate());
+  if (g.getRank() != 3 || g.getDimSize(0) != e || g.getDimSize(2) != h)
+    return emitOpError() << "gate must be tensor<" << e << " x I x " << h
+                         << ">, got " << g;
+  int64_t i = g.getDimSize(1);
+  if (failed(expectShape(*this, "up", getUp(), {e, i, h})) ||
+      failed(expectShape(*this, "down", getDown(), {e, h, i})))
+    return failure();
+  if (!getShared().empty()) {
+    if (getShared().size() != 3)
+      return emitOpError() << "shared experts take 3 weights (gate, up, "
+                              "down), got "
+                           << getShared().size();
+    RankedTensorType sg = tensorOf(getShared()[0]);
+    if (sg.getRank() != 2 || sg.getDimSize(1) != h)
+      return emitOpError() << "shared gate must be tensor<S x " << h
+                           << ">, got " << sg;
+    int64_t s = sg.getDimSize(0);
+    if (failed(expectShape(*this, "shared up", getShared()[1], {s, h})) ||
+        failed(expectShape(*this, "shared down", getShared()[2], {h, s})))
+      return failure();
+  }
+  if (FloatAttr active = getExpectedActiveExpertsAttr())
+    if (active.getValueAsDouble() <= 0 ||
+        active.getValueAsDouble() > static_cast<double>(e))
+      return emitOpError() << "expected_active_experts must be in (0, "
+                           << e << "]";
+  if (getResult().getType() != getInput().getType())
+    return emitOpError("result type must equal the input type");
+  return success();
+}
+double MoEOp::getActiveExperts() {
+  if (FloatAttr active = getExpectedActiveExpertsAttr())
+    return active.getValueAsDouble();
+  double e = static_cast<double>(getNumExperts());
+  double p = static_cast<double>(getTopK()) / e;
+  return e * (1.0 - std::pow(1.0 - p, static_cast<double>(rows(getInput()))));
+}
+int64_t MoEOp::getFlops() {
+  int64_t m = rows(getInput()), h = lastDim(getInput());
+  int64_t i = tensorOf(getGate()).getDimSize(1);
+  int64_t flops = 2 * m * h * getNumExperts() + // router
+                  m * getTopK() * (6 * h * i + 5 * i);
+  if (!getShared().empty()) {
+    int64_t s = tensorOf(getShared()[0]).getDimSize(0);
+    flops += m * (6 * h * s + 5 * s);
+  }
+  return flops;
+}
+int64_t MoEOp::getBytesRead() {
+  double experts =
+      static_cast<double>(getTotalBytes(ValueRange{getGate(), getUp(), getDown()}));
+  int64_t touched = static_cast<int64_t>(
+      std::llround(experts * getActiveExperts() / getNumExperts()));
+  return getTensorBytes(getInput().getType()) +
+         getTensorBytes(getRouter().getType()) + touched +
+         getTotalBytes(getShared());
+}
+int64_t MoEOp::getBytesWritten() {
+  return getTensorBytes(getResult().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  int64_t hq = getNumHeads(), hkv = getNumKvHeads(), d = getHeadDim();
+  if (hq <= 0 || hkv <= 0 || d <= 0)
+    return emitOpError("num_heads, num_kv_heads and head_dim must be > 0");
+  if (hq % hkv != 0)
+    return emitOpError() << "num_heads (" << hq
+                         << ") is not a multiple of num_kv_heads (" << hkv
+                         << ")";
+  auto cache = cast<kv::CacheType>(getCache().getType());
+  if (cache.getKvHeads() != hkv)
+    return emitOpError() << "GQA group mismatch: the cache holds "
+                         << cache.getKvHeads() << " KV heads but the op has "
+                         << hkv;
+  if (cache.getHeadDim() != d)
+    return emitOpError() << "cache head_dim " << cache.getHeadDim()
+                         << " does not match head_dim " << d;
+  if (failed(verifyLayerIndex(*this, getLayer(), cache.getLayers())))
+    return failure();
+  RankedTensorType q = tensorOf(getQuery());
+  if (q.getRank() != 3)
+    return emitOpError() << "query must be tensor<B x T x " << hq * d
+                         << ">, got " << q;
+  int64_t b = q.getDimSize(0), t = q.getDimSize(1);
+  if (b != cache.getBatch())
+    return emitOpError() << "batch " << b << " does not match the cache batch "
+                         << cache.getBatch();
+  if (failed(expectBTW(*this, "query", getQuery(), b, t, hq * d)) ||
+      failed(expectBTW(*this, "key", getKey(), b, t, hkv * d)) ||
+      failed(expectBTW(*this, "value", getValue(), b, t, hkv * d)))
+    return failure();
+  if (getResult().getType() != getQuery().getType())
+    return emitOpError("result type must equal the query type");
+  if (getNewCache().getType() != cache)
+    return emitOpError("the updated cache must have the cache's type");
+  bool compressing = cache.getPolicy().isCompressing();
+  if (getPhase() == Phase::decode && t > cache.getSlots())
+    return emitOpError() << "decodes " << t << " tokens but the cache has "
+                         << cache.getSlots() << " slots";
+  if (getPhase() == Phase::prefill && !compressing && t > cache.getSlots())
+    return emitOpError() << "prefill of " << t
+                         << " tokens does not fit a full cache of "
+                         << cache.getSlots() << " slots";
+  return success();
+}
+int64_t AttentionOp::getFlops() {
+  RankedTensorType q = tensorOf(getQuery());
+  int64_t b = q.getDimSize(0), t = q.getDimSize(1);
+  int64_t pairs = getPhase() == Phase::prefill
+                      ? causalPairs(t)
+                      : t * cast<kv::CacheType>(getCache().getType()).getSlots();
+  // QK^T and PV (2 x 2 FLOPs per MAC) plus softmax per score.
+  return b * getNumHeads() * pairs * (4 * getHeadDim() + 5);
+}
+int64_t AttentionOp::getBytesRead() {
+  int64_t bytes = getTotalBytes(ValueRange{getQuery(), getKey(), getValue()});
+  if (getPhase() == Phase::decode) {
+    auto cache = cast<kv::CacheType>(getCache().getType());
+    bytes += cache.getBatch() * cache.getSlots() *
+             cast<kv::KVCacheTypeInterface>(cache).getBytesPerTokenPerLayer();
+  }
+  return bytes;
+}
+int64_t AttentionOp::getBytesWritten() {
+  int64_t bytes = getTensorBytes(getResult().getType());
+  auto cache = cast<kv::CacheType>(getCache().getType());
+  // New tokens go to the cache, except in a compressed prefill where
+  // kv.gather_store writes the selected tokens instead.
+  if (getPhase() == Phase::decode || !cache.getPolicy().isCompressing())
+    bytes += getTotalBytes(ValueRange{getKey(), getValue()});
+  return bytes;
+}
+
+//===----------------------------------------------------------------------===//
+// MLAAttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MLAAttentionOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  int64_t h = getNumHeads(), nope = getQkNopeHeadDim(),
+          rope = getQkRopeHeadDim(), v = getVHeadDim(), r = getKvLoraRank();
+  if (h <= 0 || nope <= 0 || rope < 0 || v <= 0 || r <= 0)
+    return emitOpError("head counts and dimensions must be > 0");
+  auto cache = cast<kv::LatentCacheType>(getCache().getType());
+  if (cache.getLatentDim() != r || cache.getRopeDim() != rope)
+    return emitOpError() << "latent cache (latent_dim " << cache.getLatentDim()
+                         << ", rope_dim " << cache.getRopeDim()
+                         << ") does not match kv_lora_rank " << r
+                         << " and qk_rope_head_dim " << rope;
+  if (failed(verifyLayerIndex(*this, getLayer(), cache.getLayers())))
+    return failure();
+  RankedTensorType q = tensorOf(getQuery());
+  if (q.getRank() != 3)
+    return emitOpError() << "query must be tensor<B x T x " << h * (nope + rope)
+                         << ">, got " << q;
+  int64_t b = q.getDimSize(0), t = q.getDimSize(1);
+  if (b != cache.getBatch())
+    return emitOpError() << "batch " << b << " does not match the cache batch "
+                         << cache.getBatch();
+  if (failed(expectBTW(*this, "query", getQuery(), b, t, h * (nope + rope))) ||
+      failed(expectBTW(*this, "latent", getLatent(), b, t, r + rope)) ||
+      failed(expectShape(*this, "kv_up", getKvUp(), {h * (nope + v), r})) ||
+      failed(expectBTW(*this, "result", getResult(), b, t, h * v)))
+    return failure();
+  if (getNewCache().getType() != cache)
+    return emitOpError("the updated cache must have the cache's type");
+  if (getPhase() == Phase::decode && t > cache.getSlots())
+    return emitOpError() << "decodes " << t << " tokens but the cache has "
+                         << cache.getSlots() << " slots";
+  if (getPhase() == Phase::prefill && !cache.getPolicy().isCompressing() &&
+      t > cache.getSlots())
+    return emitOpError() << "prefill of " << t
+                         << " tokens does not fit a full cache of "
+                         << cache.getSlots() << " slots";
+  return success();
+}
+int64_t MLAAttentionOp::getFlops() {
+  RankedTensorType q = tensorOf(getQuery());
+  int64_t b = q.getDimSize(0), t = q.getDimSize(1);
+  int64_t h = getNumHeads(), nope = getQkNopeHeadDim(),
+          rope = getQkRopeHeadDim(), v = getVHeadDim(), r = getKvLoraRank();
+  if (getPhase() == Phase::decode) {
+    // Absorbed: q_nope -> latent space, scores and PV against the latent
+    // cache, latent -> v_head output.
+    int64_t s = cast<kv::LatentCacheType>(getCache().getType()).getSlots();
+    int64_t perQuery = 2 * h * nope * r + 2 * h * s * (r + rope) +
+                       2 * h * s * r + 2 * h * r * v + 5 * h * s;
+    return b * t * perQuery;
+  }
+  // Prefill: decompress the prompt's K and V, then causal attention.
+  int64_t pairs = causalPairs(t);
+  return b * (2 * t * r * h * (nope + v) + 2 * h * pairs * (nope + rope) +
+              2 * h * pairs * v + 5 * h * pairs);
+}
+int64_t MLAAttentionOp::getBytesRead() {
+  int64_t bytes =
+      getTotalBytes(ValueRange{getQuery(), getLatent(), getKvUp()});
+  if (getPhase() == Phase::decode) {
+    auto cache = cast<kv::LatentCacheType>(getCache().getType());
+    bytes += cache.getBatch() * cache.getSlots() *
+             cast<kv::KVCacheTypeInterface>(cache).getBytesPerTokenPerLayer();
+  }
+  return bytes;
+}
+int64_t MLAAttentionOp::getBytesWritten() {
+  int64_t bytes = getTensorBytes(getResult().getType());
+  auto cache = cast<kv::LatentCacheType>(getCache().getType());
+  if (getPhase() == Phase::decode || !cache.getPolicy().isCompressing())
+    bytes += getTensorBytes(getLatent().getType());
+  return bytes;
+}
+
+//===----------------------------------------------------------------------===//
+// LMHeadOp, MTPOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LMHeadOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  RankedTensorType in = tensorOf(getInput()), w = tensorOf(getWeight());
+  if (in.getRank() != 3)
+    return emitOpError() << "input must be tensor<B x T x H>, got " << in;
+  if (w.getRank() != 2 || w.getDimSize(1) != in.getDimSize(2))
+    return emitOpError() << "weight must be tensor<V x " << in.getDimSize(2)
+                         << ">, got " << w;
+  int64_t t = getLastTokenOnly() ? 1 : in.getDimSize(1);
+  return expectBTW(*this, "result", getResult(), in.getDimSize(0), t,
+                   w.getDimSize(0));
+}
+int64_t LMHeadOp::getFlops() {
+  return 2 * rows(getResult()) * lastDim(getInput()) * lastDim(getResult());
+}
+int64_t LMHeadOp::getBytesRead() {
+  return getTensorBytes(getWeight().getType()) +
+         rows(getResult()) * lastDim(getInput()) *
+             getElementBytes(tensorOf(getInput()).getElementType());
+}
+int64_t LMHeadOp::getBytesWritten() {
+  return getTensorBytes(getResult().getType());
+}
+
+LogicalResult MTPOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  if (getDepth() < 1)
+    return emitOpError("depth must be >= 1");
+  if (getHidden().getType() != getEmbedded().getType() ||
+      getResult().getType() != getHidden().getType())
+    return emitOpError("hidden, embedded and result must have one type");
+  int64_t h = lastDim(getHidden());
+  return expectShape(*this, "eh_proj", getEhProj(), {h, 2 * h});
+}
+int64_t MTPOp::getFlops() {
+  int64_t m = rows(getHidden()), h = lastDim(getHidden());
+  return 2 * m * 2 * h * h + 2 * 4 * m * h; // projection + two RMS norms
+}
+int64_t MTPOp::getBytesRead() {
+  return getTotalBytes(ValueRange{getHidden(), getEmbedded(), getEhProj()});
+}
+int64_t MTPOp::getBytesWritten() {
+  return getTensorBytes(getResult().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyGroup(Operation *op, int64_t group) {
+  if (group < 1)
+    return op->emitOpError() << "group_size must be >= 1, got " << group;
+  return success();
+}
+
+/// The share of a tensor each socket must send in a bandwidth-optimal
+/// collective over `group` sockets: (group - 1) / group of it.
+static int64_t sentShare(int64_t bytes, int64_t group) {
+  return bytes * (group - 1) / group;
+}
+
+LogicalResult AllReduceOp::verify() {
+  return failed(verifyStatic(*this)) ? failure()
+                                     : verifyGroup(*this, getGroupSize());
+}
+int64_t AllReduceOp::getFlops() {
+  return numElements(getInput()) * (getGroupSize() - 1) / getGroupSize();
+}
+int64_t AllReduceOp::getBytesRead() {
+  return getTensorBytes(getInput().getType());
+}
+int64_t AllReduceOp::getBytesWritten() {
+  return getTensorBytes(getResult().getType());
+}
+int64_t AllReduceOp::getLinkBytes() {
+  // Reduce-scatter then all-gather.
+  return 2 * sentShare(getTensorBytes(getInput().getType()), getGroupSize());
+}
+
+LogicalResult AllGatherOp::verify() {
+  if (failed(verifyStatic(*this)) ||
+      failed(verifyGroup(*this, getGroupSize())))
+    return failure();
+  RankedTensorType in = tensorOf(getInput()), out = tensorOf(getResult());
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= in.getRank())
+    return emitOpError() << "dim " << dim << " is out of range for " << in;
+  SmallVector<int64_t> expected(in.getShape());
+  expected[dim] *= getGroupSize();
+  if (out.getShape() != ArrayRef<int64_t>(expected) ||
+      out.getElementType() != in.getElementType())
+    return emitOpError() << "result must be the input with dim " << dim
+                         << " multiplied by group_size " << getGroupSize()
+                         << ", got " << out;
+  return success();
+}
+int64_t AllGatherOp::getFlops() { return 0; }
+int64_t AllGatherOp::getBytesRead() {
+  return getTensorBytes(getInput().getType());
+}
+int64_t AllGatherOp::getBytesWritten() {
+  return getTensorBytes(getResult().getType());
+}
+int64_t AllGatherOp::getLinkBytes() {
+  return sentShare(getTensorBytes(getResult().getType()), getGroupSize());
+}
+
+LogicalResult AllToAllOp::verify() {
+  if (failed(verifyStatic(*this)) ||
+      failed(verifyGroup(*this, getGroupSize())))
+    return failure();
+  RankedTensorType in = tensorOf(getInput());
+  if (in.getRank() < 1 || in.getDimSize(0) % getGroupSize() != 0)
+    return emitOpError() << "leading dimension of " << in
+                         << " must split into group_size " << getGroupSize()
+                         << " equal parts";
+  return success();
+}
+int64_t AllToAllOp::getFlops() { return 0; }
+int64_t AllToAllOp::getBytesRead() {
+  return getTensorBytes(getInput().getType());
+}
+int64_t AllToAllOp::getBytesWritten() {
+  return getTensorBytes(getResult().getType());
+}
+int64_t AllToAllOp::getLinkBytes() {
+  return sentShare(getTensorBytes(getInput().getType()), getGroupSize());
+}
