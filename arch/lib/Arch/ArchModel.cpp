@@ -169,9 +169,19 @@ public:
     stream = std::make_unique<llvm::yaml::Stream>(
         llvm::MemoryBufferRef(text, bufferName), sm, /*ShowColors=*/false);
     model.origin = bufferName.str();
+    this->text = text;
   }
 
   llvm::Expected<ArchModel> run() {
+    // A syntax error anywhere is reported alone, not followed by every key the
+    // truncated document then seems to miss.
+    {
+      llvm::yaml::Stream probe(llvm::MemoryBufferRef(text, model.origin), sm,
+                               /*ShowColors=*/false);
+      probe.skip();
+      if (numErrors)
+        return fail();
+    }
     auto docIt = stream->begin();
     if (docIt == stream->end() || !docIt->getRoot()) {
       return fail("empty chip file");
@@ -252,6 +262,8 @@ private:
           continue;
         }
         (key == "socket" ? socket : system) = map;
+        // The YAML stream is read once, in order: parse children now.
+        parseSection(map, key);
       } else {
         error(kv.getKey(),
               "unknown key '" + key +
@@ -269,10 +281,6 @@ private:
       error(top, "missing key 'socket'");
     if (!system)
       error(top, "missing key 'system'");
-    if (socket)
-      parseSection(socket, "socket");
-    if (system)
-      parseSection(system, "system");
   }
 
   void parseSection(llvm::yaml::MappingNode *map, StringRef section) {
@@ -312,6 +320,8 @@ private:
       return;
     }
     llvm::yaml::Node *valueNode = nullptr;
+    std::string text;
+    bool haveText = false;
     bool sawSource = false;
     for (auto &kv : *map) {
       std::string key;
@@ -319,6 +329,7 @@ private:
         continue;
       if (key == "value") {
         valueNode = kv.getValue();
+        haveText = scalarText(valueNode, text, dotted + ".value");
       } else if (key == "source") {
         std::string source;
         if (!scalarText(kv.getValue(), source, dotted + ".source"))
@@ -342,8 +353,7 @@ private:
       error(node, "missing key 'value' in '" + dotted + "'");
       return;
     }
-    std::string text;
-    if (!scalarText(valueNode, text, dotted + ".value"))
+    if (!haveText)
       return;
     StringRef t = StringRef(text).trim();
 
@@ -413,6 +423,7 @@ private:
   }
 
   llvm::SourceMgr sm;
+  StringRef text;
   std::unique_ptr<llvm::yaml::Stream> stream;
   std::string errors;
   unsigned numErrors = 0;

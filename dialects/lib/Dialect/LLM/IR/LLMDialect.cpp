@@ -442,6 +442,7 @@ LogicalResult MLAAttentionOp::verify() {
   if (failed(expectBTW(*this, "query", getQuery(), b, t, h * (nope + rope))) ||
       failed(expectBTW(*this, "latent", getLatent(), b, t, r + rope)) ||
       failed(expectShape(*this, "kv_up", getKvUp(), {h * (nope + v), r})) ||
+      failed(expectShape(*this, "latent_norm", getLatentNorm(), {r})) ||
       failed(expectBTW(*this, "result", getResult(), b, t, h * v)))
     return failure();
   if (getNewCache().getType() != cache)
@@ -461,22 +462,24 @@ int64_t MLAAttentionOp::getFlops() {
   int64_t b = q.getDimSize(0), t = q.getDimSize(1);
   int64_t h = getNumHeads(), nope = getQkNopeHeadDim(),
           rope = getQkRopeHeadDim(), v = getVHeadDim(), r = getKvLoraRank();
+  // Norm of the new latents and rotation of their rotary part.
+  int64_t prep = b * t * (4 * r + 3 * rope);
   if (getPhase() == Phase::decode) {
     // Absorbed: q_nope -> latent space, scores and PV against the latent
     // cache, latent -> v_head output.
     int64_t s = cast<kv::LatentCacheType>(getCache().getType()).getSlots();
     int64_t perQuery = 2 * h * nope * r + 2 * h * s * (r + rope) +
                        2 * h * s * r + 2 * h * r * v + 5 * h * s;
-    return b * t * perQuery;
+    return prep + b * t * perQuery;
   }
   // Prefill: decompress the prompt's K and V, then causal attention.
   int64_t pairs = causalPairs(t);
-  return b * (2 * t * r * h * (nope + v) + 2 * h * pairs * (nope + rope) +
+  return prep + b * (2 * t * r * h * (nope + v) + 2 * h * pairs * (nope + rope) +
               2 * h * pairs * v + 5 * h * pairs);
 }
 int64_t MLAAttentionOp::getBytesRead() {
   int64_t bytes =
-      getTotalBytes(ValueRange{getQuery(), getLatent(), getKvUp()});
+      getTotalBytes(ValueRange{getQuery(), getLatent(), getKvUp(), getLatentNorm()});
   if (getPhase() == Phase::decode) {
     auto cache = cast<kv::LatentCacheType>(getCache().getType());
     bytes += cache.getBatch() * cache.getSlots() *

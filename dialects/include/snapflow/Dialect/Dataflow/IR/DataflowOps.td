@@ -91,7 +91,7 @@ def DF_LoadOp : DF_Op<"load", [HasParent<"SectionOp">]> {
   }];
   let arguments = (ins FlatSymbolRefAttr:$src, SF_I64Attr:$tiles);
   let results = (outs DF_StreamType:$result);
-  let assemblyFormat = "$src `tiles` $tiles attr-dict `:` type($result)";
+  let assemblyFormat = "$src `tiles` $tiles attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
 }
 
@@ -104,7 +104,7 @@ def DF_StoreOp : DF_Op<"store", [HasParent<"SectionOp">]> {
     ```
   }];
   let arguments = (ins DF_StreamType:$input, FlatSymbolRefAttr:$dst);
-  let assemblyFormat = "$input `to` $dst attr-dict `:` type($input)";
+  let assemblyFormat = "$input `to` $dst attr-dict `:` qualified(type($input))";
   let hasVerifier = 1;
 }
 
@@ -144,7 +144,7 @@ def DF_BufferOp : DF_Op<"buffer", [HasParent<"SectionOp">]> {
   let arguments = (ins DF_StreamType:$input, SF_I64Attr:$pmus, SF_I64Attr:$bytes,
                        SF_I64Attr:$banks, UnitAttr:$double_buffered);
   let results = (outs DF_StreamType:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
   let hasVerifier = 1;
 }
 
@@ -164,7 +164,7 @@ def DF_CollectiveOp : DF_Op<"collective", [HasParent<"SectionOp">]> {
                        SF_I64Attr:$group_size);
   let results = (outs DF_StreamType:$result);
   let assemblyFormat = [{
-    $kind $input attr-dict `:` type($input) `->` type($result)
+    $kind $input attr-dict `:` qualified(type($input)) `->` qualified(type($result))
   }];
   let hasVerifier = 1;
 }

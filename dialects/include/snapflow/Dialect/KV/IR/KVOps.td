@@ -34,7 +34,7 @@ def KV_AppendOp : KV_Op<"append", [AllTypesMatch<["cache", "result"]>]> {
                        SF_I64Attr:$layer);
   let results = (outs KV_AnyCache:$result);
   let assemblyFormat = [{
-    $cache `[` $layer `]` `,` $values attr-dict `:` type($cache) `,` type($values)
+    $cache `[` $layer `]` `,` $values attr-dict `:` qualified(type($cache)) `,` type($values)
   }];
   let hasVerifier = 1;
 }
@@ -55,7 +55,7 @@ def KV_ReadOp : KV_Op<"read"> {
   let arguments = (ins KV_AnyCache:$cache, SF_I64Attr:$layer);
   let results = (outs Variadic<AnyRankedTensor>:$values);
   let assemblyFormat = [{
-    $cache `[` $layer `]` attr-dict `:` type($cache) `->` type($values)
+    $cache `[` $layer `]` attr-dict `:` qualified(type($cache)) `->` type($values)
   }];
   let hasVerifier = 1;
 }
@@ -141,7 +141,7 @@ def KV_GatherStoreOp : KV_Op<"gather_store", [AllTypesMatch<["cache", "result"]>
                        Variadic<AnyRankedTensor>:$values, SF_I64Attr:$layer);
   let results = (outs KV_AnyCache:$result);
   let assemblyFormat = [{
-    $cache `[` $layer `]` `,` $indices `,` $values attr-dict `:` type($cache) `,`
+    $cache `[` $layer `]` `,` $indices `,` $values attr-dict `:` qualified(type($cache)) `,`
     type($indices) `,` type($values)
   }];
   let hasVerifier = 1;

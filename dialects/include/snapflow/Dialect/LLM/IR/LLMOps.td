@@ -106,10 +106,11 @@ def LLM_AddOp : LLM_Op<"add", [SameOperandsAndResultType]> {
 }
 
 def LLM_RopeOp : LLM_Op<"rope", [SameOperandsAndResultType]> {
-  let summary = "rotary position embedding on the first `rotary_dim` of each head";
+  let summary = "rotary position embedding on `rotary_dim` elements of each head";
   let description = [{
-    Rotates pairs of the first `rotary_dim` elements of each of `num_heads`
-    heads of `head_dim` elements by position-dependent angles (base `theta`).
+    Rotates pairs of `rotary_dim` elements of each of `num_heads` heads of
+    `head_dim` elements by position-dependent angles (base `theta`): all of a
+    Llama head, the trailing `qk_rope_head_dim` of a DeepSeek MLA query head.
     The input is `tensor<B x T x num_heads*head_dim>`.
 
     Example:
@@ -226,7 +227,7 @@ def LLM_AttentionOp : LLM_Op<"attention", [AllTypesMatch<["cache", "new_cache"]>
   let results = (outs LLM_Activation:$result, KV_CacheType:$new_cache);
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $cache attr-dict `:` type($query) `,`
-    type($key) `,` type($value) `,` type($cache) `->` type($result)
+    type($key) `,` type($value) `,` qualified(type($cache)) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -234,9 +235,10 @@ def LLM_AttentionOp : LLM_Op<"attention", [AllTypesMatch<["cache", "new_cache"]>
 def LLM_MLAAttentionOp : LLM_Op<"mla_attention", [AllTypesMatch<["cache", "new_cache"]>]> {
   let summary = "DeepSeek multi-head latent attention over a latent cache";
   let description = [{
-    Writes the new tokens' compressed latents (`tensor<B x T x kv_lora_rank +
-    qk_rope_head_dim>`, after the KV down-projection, its norm and rotary
-    embedding) into layer `layer` of the latent cache, then attends. Queries are
+    Normalises (weight `latent_norm`, `tensor<kv_lora_rank>`) the latent part
+    and rotates the rotary part of the new tokens' compressed KV (`tensor<B x T
+    x kv_lora_rank + qk_rope_head_dim>`, the output of the KV down-projection),
+    writes them into layer `layer` of the latent cache, then attends. Queries are
     `tensor<B x T x num_heads*(qk_nope_head_dim + qk_rope_head_dim)>`;
     `kv_up` is the KV up-projection `tensor<num_heads*(qk_nope_head_dim +
     v_head_dim) x kv_lora_rank>`. Decode uses the absorbed form (the up-projection
@@ -246,19 +248,21 @@ def LLM_MLAAttentionOp : LLM_Op<"mla_attention", [AllTypesMatch<["cache", "new_c
 
     Example:
     ```mlir
-    %o, %c1 = llm.mla_attention %q, %kv, %wkvb, %c0 {layer = 0, num_heads = 16, qk_nope_head_dim = 128, qk_rope_head_dim = 64, v_head_dim = 128, kv_lora_rank = 512, phase = #llm<phase decode>} : tensor<1x1x3072xbf16>, tensor<1x1x576xbf16>, tensor<4096x512xbf16>, !kv.latent_cache<layers = 27, batch = 1, slots = 4096, latent_dim = 512, rope_dim = 64, dtype = bf16, policy = #kv.full> -> tensor<1x1x2048xbf16>
+    %o, %c1 = llm.mla_attention %q, %kv, %wkvb, %wn, %c0 {layer = 0, num_heads = 16, qk_nope_head_dim = 128, qk_rope_head_dim = 64, v_head_dim = 128, kv_lora_rank = 512, phase = #llm<phase decode>} : tensor<1x1x3072xbf16>, tensor<1x1x576xbf16>, tensor<4096x512xbf16>, tensor<512xbf16>, !kv.latent_cache<layers = 27, batch = 1, slots = 4096, latent_dim = 512, rope_dim = 64, dtype = bf16, policy = #kv.full> -> tensor<1x1x2048xbf16>
     ```
   }];
   let arguments = (ins LLM_Activation:$query, LLM_Activation:$latent,
-                       LLM_Weight:$kv_up, KV_LatentCacheType:$cache,
+                       LLM_Weight:$kv_up, LLM_Weight:$latent_norm,
+                       KV_LatentCacheType:$cache,
                        SF_I64Attr:$layer, SF_I64Attr:$num_heads,
                        SF_I64Attr:$qk_nope_head_dim, SF_I64Attr:$qk_rope_head_dim,
                        SF_I64Attr:$v_head_dim, SF_I64Attr:$kv_lora_rank,
                        LLM_PhaseAttr:$phase);
   let results = (outs LLM_Activation:$result, KV_LatentCacheType:$new_cache);
   let assemblyFormat = [{
-    $query `,` $latent `,` $kv_up `,` $cache attr-dict `:` type($query) `,`
-    type($latent) `,` type($kv_up) `,` type($cache) `->` type($result)
+    $query `,` $latent `,` $kv_up `,` $latent_norm `,` $cache attr-dict `:`
+    type($query) `,` type($latent) `,` type($kv_up) `,` type($latent_norm) `,`
+    qualified(type($cache)) `->` type($result)
   }];
   let hasVerifier = 1;
 }

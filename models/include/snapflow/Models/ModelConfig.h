@@ -1,0 +1,85 @@
+//===- ModelConfig.h - Hugging Face config.json reader ---------*- C++ -*-===//
+//
+// Reads a Hugging Face `config.json` of model_type llama, deepseek_v2 or
+// deepseek_v3 into the few numbers the builder needs. MLIR-free. A missing or
+// wrongly typed field is an error naming the file and the field.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_MODELS_MODELCONFIG_H
+#define SNAPFLOW_MODELS_MODELCONFIG_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace snapflow {
+namespace models {
+
+enum class Architecture { Llama, DeepSeekV2, DeepSeekV3 };
+
+/// Element type of weights as stored.
+enum class WeightDtype { BF16, FP8 };
+llvm::StringRef weightDtypeName(WeightDtype dtype);
+
+/// The model numbers snapflow uses, named after the config.json fields.
+struct ModelConfig {
+  std::string name;   ///< built-in name or the file's path
+  std::string origin; ///< file path, or "<builtin>/name.json"
+  std::string modelType;
+  Architecture arch = Architecture::Llama;
+
+  int64_t hiddenSize = 0;
+  int64_t intermediateSize = 0;
+  int64_t numLayers = 0;
+  int64_t numHeads = 0;
+  int64_t numKvHeads = 0; ///< GQA only
+  int64_t headDim = 0;    ///< GQA only
+  int64_t vocabSize = 0;
+  bool tieWordEmbeddings = false;
+  double rmsNormEps = 1e-6;
+  double ropeTheta = 10000.0;
+  int64_t maxPositionEmbeddings = 0;
+  WeightDtype weightDtype = WeightDtype::BF16;
+
+  // Multi-head latent attention (DeepSeek).
+  int64_t qLoraRank = 0; ///< 0: queries are projected directly
+  int64_t kvLoraRank = 0;
+  int64_t qkNopeHeadDim = 0;
+  int64_t qkRopeHeadDim = 0;
+  int64_t vHeadDim = 0;
+
+  // Mixture of experts (DeepSeek).
+  int64_t numRoutedExperts = 0;
+  int64_t numSharedExperts = 0;
+  int64_t numExpertsPerToken = 0;
+  int64_t moeIntermediateSize = 0;
+  int64_t firstKDenseReplace = 0;
+  int64_t moeLayerFreq = 1;
+  int64_t numMtpLayers = 0; ///< num_nextn_predict_layers
+
+  bool isMLA() const { return arch != Architecture::Llama; }
+  /// Whether decoder layer `i` (0-based) uses a mixture of experts.
+  bool isMoELayer(int64_t i) const {
+    return numRoutedExperts > 0 && i >= firstKDenseReplace &&
+           i % moeLayerFreq == 0;
+  }
+
+  /// Parses config.json text; `origin` names the file in errors.
+  static llvm::Expected<ModelConfig> parse(llvm::StringRef json,
+                                           llvm::StringRef origin);
+  /// Reads a config.json from disk.
+  static llvm::Expected<ModelConfig> loadFile(llvm::StringRef path);
+  /// A built-in model name (e.g. "llama-3.1-8b") or a path to a config.json.
+  static llvm::Expected<ModelConfig> load(llvm::StringRef nameOrPath);
+  /// Names of the built-in models (models/configs/*.json).
+  static std::vector<std::string> builtinNames();
+};
+
+} // namespace models
+} // namespace snapflow
+
+#endif // SNAPFLOW_MODELS_MODELCONFIG_H

@@ -1,0 +1,235 @@
+//===- ModelBuilder.cpp - config.json -> llm IR ----------------------------===//
+//
+// Weights are `llm.param`s named as in the Hugging Face checkpoint (routed
+// experts stacked along a leading expert axis: `...mlp.experts.gate_proj.weight`
+// is `tensor<E x I x H>`). Projection weights take the checkpoint dtype (fp8
+// for DeepSeek-V3/R1); embeddings, norms, the router and the output head stay
+// bf16, as in the published checkpoints. Activations and caches are bf16.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Models/ModelBuilder.h"
+
+#include "snapflow/Dialect/KV/IR/KVOps.h"
+#include "snapflow/Dialect/LLM/IR/LLMOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+
+using namespace mlir;
+using namespace snapflow;
+using namespace snapflow::models;
+
+namespace {
+
+/// Emits one phase function layer by layer.
+class PhaseBuilder {
+public:
+  PhaseBuilder(OpBuilder &b, const ModelConfig &c, const BuildOptions &o,
+               llm::Phase phase)
+      : b(b), c(c), phase(phase), loc(b.getUnknownLoc()),
+        bf16(b.getBF16Type()),
+        projType(o.weightsDtype.value_or(c.weightDtype) == WeightDtype::FP8
+                     ? Type(b.getFloat8E4M3FNType())
+                     : Type(b.getBF16Type())),
+        batch(o.batch),
+        tokens(phase == llm::Phase::prefill ? o.promptTokens : 1),
+        slots(phase == llm::Phase::prefill ? o.promptTokens
+                                           : o.contextTokens) {}
+
+  func::FuncOp build(StringRef name) {
+    Type cacheType = makeCacheType();
+    auto tokensType = RankedTensorType::get({batch, tokens}, b.getI32Type());
+    int64_t outTokens = phase == llm::Phase::prefill ? 1 : tokens;
+    auto logitsType = act(outTokens, c.vocabSize);
+    auto fn = b.create<func::FuncOp>(
+        loc, name,
+        b.getFunctionType({tokensType, cacheType}, {logitsType, cacheType}));
+    fn->setAttr("llm.phase", llm::PhaseAttr::get(b.getContext(), phase));
+    fn->setAttr("llm.batch", b.getI64IntegerAttr(batch));
+    fn->setAttr(phase == llm::Phase::prefill ? "llm.prompt_tokens"
+                                             : "llm.context_tokens",
+                b.getI64IntegerAttr(slots));
+    Block *entry = fn.addEntryBlock();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(entry);
+
+    Value embedTable =
+        param("model.embed_tokens.weight", {c.vocabSize, c.hiddenSize}, bf16);
+    Value h = b.create<llm::EmbedOp>(loc, act(tokens, c.hiddenSize),
+                                     entry->getArgument(0), embedTable);
+    cache = entry->getArgument(1);
+    for (int64_t i = 0; i < c.numLayers; ++i)
+      h = layer(i, h);
+    h = norm("model.norm.weight", h);
+    Value head = c.tieWordEmbeddings
+                     ? embedTable
+                     : param("lm_head.weight", {c.vocabSize, c.hiddenSize}, bf16);
+    auto lmHead = b.create<llm::LMHeadOp>(loc, logitsType, h, head,
+                                          phase == llm::Phase::prefill);
+    b.create<func::ReturnOp>(loc, ValueRange{lmHead, cache});
+    return fn;
+  }
+
+private:
+  RankedTensorType act(int64_t t, int64_t width) {
+    return RankedTensorType::get({batch, t, width}, bf16);
+  }
+
+  Value param(const std::string &name, ArrayRef<int64_t> shape, Type type) {
+    return b.create<llm::ParamOp>(loc, RankedTensorType::get(shape, type),
+                                  SymbolRefAttr::get(b.getContext(), name));
+  }
+
+  Value norm(const std::string &name, Value x) {
+    int64_t width = cast<RankedTensorType>(x.getType()).getShape().back();
+    return b.create<llm::RMSNormOp>(loc, x, param(name, {width}, bf16),
+                                    c.rmsNormEps);
+  }
+
+  Value linear(const std::string &name, Value x, int64_t out) {
+    int64_t in = cast<RankedTensorType>(x.getType()).getShape().back();
+    return b.create<llm::LinearOp>(loc, act(tokens, out), x,
+                                   param(name, {out, in}, projType));
+  }
+
+  Value rope(Value x, int64_t heads, int64_t headDim, int64_t rotary) {
+    return b.create<llm::RopeOp>(loc, x.getType(), x, heads, headDim, rotary,
+                                 llvm::APFloat(c.ropeTheta));
+  }
+
+  Type makeCacheType() {
+    auto policy = cast<kv::KVPolicyAttrInterface>(
+        kv::FullPolicyAttr::get(b.getContext()));
+    if (c.isMLA())
+      return kv::LatentCacheType::get(b.getContext(), c.numLayers, batch, slots,
+                                      c.kvLoraRank, c.qkRopeHeadDim, bf16,
+                                      policy);
+    return kv::CacheType::get(b.getContext(), c.numLayers, batch, slots,
+                              c.numKvHeads, c.headDim, bf16, policy);
+  }
+
+  Value layer(int64_t i, Value h) {
+    std::string p = "model.layers." + std::to_string(i) + ".";
+    Value x = norm(p + "input_layernorm.weight", h);
+    Value attn = c.isMLA() ? mla(i, p + "self_attn.", x) : gqa(i, p + "self_attn.", x);
+    h = b.create<llm::AddOp>(loc, h, attn);
+    x = norm(p + "post_attention_layernorm.weight", h);
+    Value ffn = c.isMoELayer(i) ? moe(p + "mlp.", x) : mlp(p + "mlp.", x);
+    return b.create<llm::AddOp>(loc, h, ffn);
+  }
+
+  Value gqa(int64_t i, const std::string &p, Value x) {
+    int64_t hq = c.numHeads, hkv = c.numKvHeads, d = c.headDim;
+    Value q = rope(linear(p + "q_proj.weight", x, hq * d), hq, d, d);
+    Value k = rope(linear(p + "k_proj.weight", x, hkv * d), hkv, d, d);
+    Value v = linear(p + "v_proj.weight", x, hkv * d);
+    auto attn = b.create<llm::AttentionOp>(
+        loc, q.getType(), cache.getType(), q, k, v, cache, i, hq, hkv, d,
+        phase);
+    cache = attn.getNewCache();
+    return linear(p + "o_proj.weight", attn.getResult(), c.hiddenSize);
+  }
+
+  Value mla(int64_t i, const std::string &p, Value x) {
+    int64_t h = c.numHeads, nope = c.qkNopeHeadDim, rot = c.qkRopeHeadDim,
+            v = c.vHeadDim, r = c.kvLoraRank;
+    Value q;
+    if (c.qLoraRank > 0) {
+      Value cq = linear(p + "q_a_proj.weight", x, c.qLoraRank);
+      cq = norm(p + "q_a_layernorm.weight", cq);
+      q = linear(p + "q_b_proj.weight", cq, h * (nope + rot));
+    } else {
+      q = linear(p + "q_proj.weight", x, h * (nope + rot));
+    }
+    q = rope(q, h, nope + rot, rot);
+    Value latent = linear(p + "kv_a_proj_with_mqa.weight", x, r + rot);
+    Value kvUp = param(p + "kv_b_proj.weight", {h * (nope + v), r}, projType);
+    Value latentNorm = param(p + "kv_a_layernorm.weight", {r}, bf16);
+    auto attn = b.create<llm::MLAAttentionOp>(
+        loc, act(tokens, h * v), cache.getType(), q, latent, kvUp, latentNorm,
+        cache, i, h, nope, rot, v, r,
+        phase);
+    cache = attn.getNewCache();
+    return linear(p + "o_proj.weight", attn.getResult(), c.hiddenSize);
+  }
+
+  Value mlp(const std::string &p, Value x) {
+    int64_t hs = c.hiddenSize, is = c.intermediateSize;
+    return b.create<llm::MLPOp>(loc, x.getType(), x,
+                                param(p + "gate_proj.weight", {is, hs}, projType),
+                                param(p + "up_proj.weight", {is, hs}, projType),
+                                param(p + "down_proj.weight", {hs, is}, projType));
+  }
+
+  Value moe(const std::string &p, Value x) {
+    int64_t hs = c.hiddenSize, e = c.numRoutedExperts,
+            im = c.moeIntermediateSize;
+    Value router = param(p + "gate.weight", {e, hs}, bf16);
+    Value gate = param(p + "experts.gate_proj.weight", {e, im, hs}, projType);
+    Value up = param(p + "experts.up_proj.weight", {e, im, hs}, projType);
+    Value down = param(p + "experts.down_proj.weight", {e, hs, im}, projType);
+    SmallVector<Value, 3> shared;
+    if (c.numSharedExperts > 0) {
+      int64_t s = c.numSharedExperts * im;
+      shared = {param(p + "shared_experts.gate_proj.weight", {s, hs}, projType),
+                param(p + "shared_experts.up_proj.weight", {s, hs}, projType),
+                param(p + "shared_experts.down_proj.weight", {hs, s}, projType)};
+    }
+    return b.create<llm::MoEOp>(loc, x.getType(), x, router, gate, up, down,
+                                shared, e, c.numExpertsPerToken,
+                                /*expected_active_experts=*/FloatAttr());
+  }
+
+  OpBuilder &b;
+  const ModelConfig &c;
+  llm::Phase phase;
+  Location loc;
+  Type bf16, projType;
+  int64_t batch, tokens, slots;
+  Value cache;
+};
+
+llvm::Error optionError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+} // namespace
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+snapflow::models::buildModel(MLIRContext &context, const ModelConfig &config,
+                             const BuildOptions &options) {
+  context.loadDialect<func::FuncDialect, llm::LLMDialect, kv::KVDialect>();
+  if (options.batch <= 0)
+    return optionError("batch must be > 0, got " +
+                       llvm::Twine(options.batch));
+  if (options.buildPrefill && options.promptTokens <= 0)
+    return optionError("prompt length must be > 0 tokens, got " +
+                       llvm::Twine(options.promptTokens));
+  if (options.buildDecode && options.contextTokens <= 0)
+    return optionError("context must be > 0 tokens, got " +
+                       llvm::Twine(options.contextTokens));
+  int64_t longest = std::max(options.buildPrefill ? options.promptTokens : 0,
+                             options.buildDecode ? options.contextTokens : 0);
+  if (longest > config.maxPositionEmbeddings)
+    return optionError("context of " + llvm::Twine(longest) +
+                       " tokens exceeds the model's max_position_embeddings (" +
+                       llvm::Twine(config.maxPositionEmbeddings) + ") in " +
+                       config.origin);
+
+  OpBuilder b(&context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
+  module->setSymName("model");
+  (*module)->setAttr("llm.model", b.getStringAttr(config.name));
+  (*module)->setAttr("llm.model_type", b.getStringAttr(config.modelType));
+  b.setInsertionPointToEnd(module->getBody());
+  if (options.buildPrefill)
+    PhaseBuilder(b, config, options, llm::Phase::prefill).build("prefill");
+  if (options.buildDecode)
+    PhaseBuilder(b, config, options, llm::Phase::decode).build("decode");
+  if (failed(verify(*module)))
+    return optionError("internal error: the IR built for " + config.name +
+                       " does not verify");
+  return std::move(module);
+}

@@ -1,0 +1,228 @@
+//===- Info.cpp - snapflow list, info and import --------------------------===//
+//
+// The commands that need a model and a chip but no pass pipeline: what is
+// built in, what a model costs in parameters and KV bytes and whether it fits
+// a chip's tiers, and the llm IR the model builder emits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "snapflow/Analysis/MemoryFootprint.h"
+#include "snapflow/Analysis/ModelStats.h"
+#include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Dialect/KV/PolicySpec.h"
+#include "snapflow/Models/ModelBuilder.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace snapflow;
+using namespace snapflow::tools;
+using llvm::Error;
+using llvm::formatv;
+
+namespace {
+
+Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+/// "1.50 TiB", "64.00 GiB", "520.0 MB": binary units, as capacities are sized.
+std::string humanBytes(double bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  return u == 0 ? formatv("{0} B", static_cast<int64_t>(bytes)).str()
+                : formatv("{0:f2} {1}", bytes, units[u]).str();
+}
+
+/// Model, chip and KV policy resolved from the options, plus the model's IR.
+struct Workload {
+  models::ModelConfig config;
+  arch::ArchModel chip;
+  kv::PolicySpec policySpec;
+  kv::ResolvedPolicy policy;
+  int64_t tp = 0;
+  std::optional<models::WeightDtype> weightsDtype;
+};
+
+llvm::Expected<Workload> resolveWorkload(const WorkloadOptions &o,
+                                         bool needChip) {
+  Workload w;
+  auto config = models::ModelConfig::load(o.model);
+  if (!config)
+    return config.takeError();
+  w.config = std::move(*config);
+  if (o.batch <= 0)
+    return makeError(formatv("--batch must be > 0, got {0}", o.batch));
+  if (o.context <= 0)
+    return makeError(formatv("--context must be > 0, got {0}", o.context));
+  if (!o.weightsDtype.empty()) {
+    if (o.weightsDtype == "bf16")
+      w.weightsDtype = models::WeightDtype::BF16;
+    else if (o.weightsDtype == "fp8")
+      w.weightsDtype = models::WeightDtype::FP8;
+    else
+      return makeError("--weights-dtype must be bf16 or fp8, got '" +
+                       o.weightsDtype + "'");
+  }
+  if (!needChip)
+    return w;
+  auto chip = arch::ArchModel::load(o.chip);
+  if (!chip)
+    return chip.takeError();
+  w.chip = std::move(*chip);
+  auto spec = kv::PolicySpec::parse(o.kv);
+  if (!spec)
+    return spec.takeError();
+  w.policySpec = *spec;
+  auto policy = kv::resolve(*spec, o.context);
+  if (!policy)
+    return makeError("--kv " + o.kv + ": " + llvm::toString(policy.takeError()));
+  w.policy = *policy;
+  w.tp = o.tp == 0 ? w.chip.numSockets() : o.tp;
+  if (w.tp < 1 || w.tp > w.chip.numSockets())
+    return makeError(formatv("--tp {0} is not possible on {1}, which has {2} "
+                             "socket(s)",
+                             w.tp, w.chip.getName(), w.chip.numSockets()));
+  return w;
+}
+
+} // namespace
+
+Error snapflow::tools::runList(llvm::raw_ostream &os) {
+  os << "Models (--model NAME, or a path to a Hugging Face config.json):\n";
+  for (const std::string &name : models::ModelConfig::builtinNames()) {
+    auto c = models::ModelConfig::load(name);
+    if (!c)
+      return c.takeError();
+    os << formatv("  {0,-18} {1,-12} {2} layers, hidden {3}, {4}\n", name,
+                  c->modelType, c->numLayers, c->hiddenSize,
+                  c->isMLA() ? formatv("MLA, {0} routed experts (top {1})",
+                                       c->numRoutedExperts,
+                                       c->numExpertsPerToken)
+                                   .str()
+                             : formatv("GQA {0}/{1} heads", c->numHeads,
+                                       c->numKvHeads)
+                                   .str());
+  }
+  os << "\nChips (--chip NAME, or a path to a chip YAML file):\n";
+  for (const std::string &name : arch::ArchModel::builtinNames()) {
+    auto chip = arch::ArchModel::load(name);
+    if (!chip)
+      return chip.takeError();
+    os << formatv("  {0,-18} {1} socket(s); {2}\n", name, chip->numSockets(),
+                  chip->getDescription());
+  }
+  os << "\nKV policies (--kv POLICY[:key=value,...]):\n"
+     << kv::describePolicies();
+  return Error::success();
+}
+
+Error snapflow::tools::runInfo(const WorkloadOptions &o, bool json,
+                               llvm::raw_ostream &os) {
+  auto w = resolveWorkload(o, /*needChip=*/true);
+  if (!w)
+    return w.takeError();
+
+  mlir::MLIRContext context;
+  models::BuildOptions build;
+  build.batch = o.batch;
+  build.contextTokens = o.context;
+  build.buildPrefill = false;
+  build.weightsDtype = w->weightsDtype;
+  auto module = models::buildModel(context, w->config, build);
+  if (!module)
+    return module.takeError();
+  auto decode = (*module)->lookupSymbol<mlir::func::FuncOp>("decode");
+  ModelStats stats = computeModelStats(decode);
+
+  int64_t kvBytes = stats.kvBytesPerToken * w->policy.slots * o.batch;
+  int64_t kvHeads = w->config.isMLA() ? 0 : w->config.numKvHeads;
+  SocketFootprint f = estimateSocketFootprint(w->chip, w->tp, stats.weightBytes,
+                                              kvBytes, kvHeads);
+
+  if (json) {
+    llvm::json::Object fits;
+    for (arch::MemoryTier tier : arch::kAllTiers)
+      fits[arch::tierName(tier)] = f.fits(tier);
+    llvm::json::Object root{
+        {"layers", stats.layers},
+        {"params_total", stats.paramsTotal},
+        {"params_active", stats.paramsActive},
+        {"kv_bytes_per_token", stats.kvBytesPerToken},
+        {"kv_bytes", kvBytes},
+        {"fits", std::move(fits)},
+    };
+    os << formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+    return Error::success();
+  }
+
+  const models::ModelConfig &c = w->config;
+  os << formatv("{0} ({1}) on {2}, tensor parallel {3} of {4} socket(s)\n",
+                c.name, c.modelType, w->chip.getName(), w->tp,
+                w->chip.numSockets());
+  os << formatv("  layers         {0} ({1} dense, {2} MoE), {3}\n",
+                stats.layers, stats.layers - stats.moeLayers, stats.moeLayers,
+                c.isMLA() ? formatv("MLA latent {0}+{1}", c.kvLoraRank,
+                                    c.qkRopeHeadDim)
+                                .str()
+                          : formatv("GQA {0} heads / {1} KV heads",
+                                    c.numHeads, c.numKvHeads)
+                                .str());
+  os << formatv("  parameters     {0:f2} B total, {1:f2} B active per token\n",
+                stats.paramsTotal / 1e9, stats.paramsActive / 1e9);
+  os << formatv("  weights        {0} ({1} projections)\n",
+                humanBytes(stats.weightBytes),
+                models::weightDtypeName(
+                    w->weightsDtype.value_or(c.weightDtype)));
+  os << formatv("  KV cache       {0} B per token; --kv {1}: {2} slots per "
+                "sequence\n",
+                stats.kvBytesPerToken, w->policySpec.str(), w->policy.slots);
+  os << formatv("                 context {0} x batch {1}: {2} in all\n",
+                o.context, o.batch, humanBytes(kvBytes));
+  os << formatv("\n  per socket     weights {0} + KV {1} = {2}  (weights split "
+                "{3} ways; KV {4})\n",
+                humanBytes(f.weightBytes), humanBytes(f.kvBytes),
+                humanBytes(f.needBytes()), f.tp,
+                f.kvShards == 1 && f.tp > 1
+                    ? std::string("replicated on every socket")
+                    : formatv("split {0} ways", f.kvShards).str());
+  for (arch::MemoryTier tier : arch::kAllTiers)
+    os << formatv("  {0,-4}  capacity {1,12}   {2}\n", arch::tierName(tier),
+                  humanBytes(f.capacityBytes[static_cast<int>(tier)]),
+                  f.fits(tier) ? "fits" : "does not fit");
+  return Error::success();
+}
+
+Error snapflow::tools::runImport(const WorkloadOptions &o,
+                                 int64_t promptTokens,
+                                 const std::string &outputPath) {
+  auto w = resolveWorkload(o, /*needChip=*/false);
+  if (!w)
+    return w.takeError();
+  mlir::MLIRContext context;
+  models::BuildOptions build;
+  build.batch = o.batch;
+  build.contextTokens = o.context;
+  build.promptTokens = promptTokens;
+  build.weightsDtype = w->weightsDtype;
+  auto module = models::buildModel(context, w->config, build);
+  if (!module)
+    return module.takeError();
+  std::string error;
+  auto out = mlir::openOutputFile(outputPath, &error);
+  if (!out)
+    return makeError(error);
+  (*module)->print(out->os());
+  out->keep();
+  return Error::success();
+}

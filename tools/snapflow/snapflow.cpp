@@ -1,0 +1,146 @@
+//===- snapflow.cpp - The snapflow command line ---------------------------===//
+//
+// `snapflow <command> [options]`. Each command declares its options with
+// llvm::cl in its own option category, so `snapflow <command> --help` lists
+// exactly those. An unknown flag or a malformed value is an error (exit 1).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+
+using namespace llvm;
+using namespace snapflow::tools;
+
+namespace {
+
+cl::OptionCategory workloadCat("Workload options");
+cl::OptionCategory outputCat("Output options");
+
+cl::SubCommand listCmd("list", "List built-in models, chips and KV policies");
+cl::SubCommand infoCmd(
+    "info", "Parameters, KV-cache bytes and whether weights + KV fit each "
+            "memory tier of a chip");
+cl::SubCommand importCmd(
+    "import", "Print the llm IR of a model: @prefill and @decode functions");
+cl::SubCommand compileCmd("compile", "Compile a model to a df program "
+                                     "(not yet available)");
+cl::SubCommand simulateCmd("simulate", "Simulate a df program (not yet "
+                                       "available)");
+cl::SubCommand runCmd("run", "Compile and simulate (not yet available)");
+cl::SubCommand sweepCmd("sweep", "Sweep a grid of configurations (not yet "
+                                 "available)");
+cl::SubCommand traceCmd("trace", "Summarise a memory trace (not yet "
+                                 "available)");
+
+// Workload options, shared by info and import.
+cl::opt<std::string> modelOpt("model",
+                              cl::desc("Built-in model name or path to a "
+                                       "Hugging Face config.json"),
+                              cl::value_desc("name|path"),
+                              cl::init("deepseek-r1"), cl::cat(workloadCat),
+                              cl::sub(infoCmd), cl::sub(importCmd));
+cl::opt<std::string> chipOpt("chip",
+                             cl::desc("Built-in chip name or path to a chip "
+                                      "YAML file"),
+                             cl::value_desc("name|path"), cl::init("sn40l-16"),
+                             cl::cat(workloadCat), cl::sub(infoCmd));
+cl::opt<int64_t> contextOpt("context",
+                            cl::desc("Tokens in context per sequence (decode)"),
+                            cl::value_desc("N"), cl::init(131072),
+                            cl::cat(workloadCat), cl::sub(infoCmd),
+                            cl::sub(importCmd));
+cl::opt<int64_t> promptOpt("prompt",
+                           cl::desc("Prompt tokens per sequence (prefill)"),
+                           cl::value_desc("L"), cl::init(4096),
+                           cl::cat(workloadCat), cl::sub(importCmd));
+cl::opt<int64_t> batchOpt("batch", cl::desc("Sequences per batch"),
+                          cl::value_desc("B"), cl::init(8),
+                          cl::cat(workloadCat), cl::sub(infoCmd),
+                          cl::sub(importCmd));
+cl::opt<std::string>
+    kvOpt("kv",
+          cl::desc("KV-cache policy, e.g. full, snapstream:ratio=4, "
+                   "snapstream:budget=32768,sinks=4,recent=4096 "
+                   "(see `snapflow list`)"),
+          cl::value_desc("policy"), cl::init("snapstream:ratio=4"),
+          cl::cat(workloadCat), cl::sub(infoCmd));
+cl::opt<int64_t> tpOpt("tp",
+                       cl::desc("Tensor-parallel sockets (default: all "
+                                "sockets of the chip)"),
+                       cl::value_desc("N"), cl::init(0), cl::cat(workloadCat),
+                       cl::sub(infoCmd));
+cl::opt<std::string>
+    weightsDtypeOpt("weights-dtype",
+                    cl::desc("Dtype of projection weights: bf16 or fp8 "
+                             "(default: the checkpoint's)"),
+                    cl::value_desc("bf16|fp8"), cl::init(""),
+                    cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(importCmd));
+
+cl::opt<bool> jsonOpt("json", cl::desc("Print JSON instead of a summary"),
+                      cl::cat(outputCat), cl::sub(infoCmd));
+cl::opt<std::string> outputOpt("o", cl::desc("Output file ('-' for stdout)"),
+                               cl::value_desc("file"), cl::init("-"),
+                               cl::cat(outputCat), cl::sub(importCmd));
+
+int fail(Error err) {
+  handleAllErrors(std::move(err), [](const ErrorInfoBase &e) {
+    WithColor::error(errs(), "snapflow") << e.message() << "\n";
+  });
+  return 1;
+}
+
+WorkloadOptions workload() {
+  return {modelOpt, chipOpt, contextOpt, batchOpt, kvOpt, tpOpt,
+          weightsDtypeOpt};
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  for (cl::SubCommand *sub :
+       {&cl::SubCommand::getTopLevel(), &listCmd, &infoCmd, &importCmd,
+        &compileCmd, &simulateCmd, &runCmd, &sweepCmd, &traceCmd})
+    cl::HideUnrelatedOptions({&workloadCat, &outputCat}, *sub);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "snapflow: compile LLM inference graphs with KV-cache compression to "
+      "dataflow programs and simulate them on an SN40L-like chip\n\n"
+      "  snapflow list\n"
+      "  snapflow info --model deepseek-r1 --chip sn40l-16 --context 131072 "
+      "--batch 8 --kv snapstream:ratio=4 [--json]\n"
+      "  snapflow import --model llama-3.1-8b --batch 1 --context 4096 "
+      "[-o model.mlir]\n\n"
+      "Run `snapflow <command> --help` for a command's options.\n");
+
+  if (listCmd) {
+    if (Error e = runList(outs()))
+      return fail(std::move(e));
+    return 0;
+  }
+  if (infoCmd) {
+    if (Error e = runInfo(workload(), jsonOpt, outs()))
+      return fail(std::move(e));
+    return 0;
+  }
+  if (importCmd) {
+    if (Error e = runImport(workload(), promptOpt, outputOpt))
+      return fail(std::move(e));
+    return 0;
+  }
+  for (cl::SubCommand *sub :
+       {&compileCmd, &simulateCmd, &runCmd, &sweepCmd, &traceCmd})
+    if (*sub)
+      return fail(createStringError(inconvertibleErrorCode(),
+                                    "'snapflow " + sub->getName() +
+                                        "' is not yet available in this "
+                                        "version"));
+  errs() << "snapflow: no command given; run `snapflow --help`\n";
+  return 1;
+}
