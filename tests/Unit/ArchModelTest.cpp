@@ -1,0 +1,179 @@
+//===- ArchModelTest.cpp - Chip YAML loader accepts and rejects ----------===//
+
+#include "snapflow/Arch/ArchModel.h"
+
+#include "gtest/gtest.h"
+
+#include <fstream>
+#include <sstream>
+
+using namespace snapflow::arch;
+
+namespace {
+
+std::string readChip(const std::string &name) {
+  std::ifstream in(std::string(SNAPFLOW_SOURCE_DIR) + "/arch/chips/" + name +
+                   ".yaml");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Replaces the first occurrence of `from` in `text` with `to`.
+std::string edit(std::string text, const std::string &from,
+                 const std::string &to) {
+  size_t pos = text.find(from);
+  EXPECT_NE(pos, std::string::npos) << "test edit target not found: " << from;
+  if (pos != std::string::npos)
+    text.replace(pos, from.size(), to);
+  return text;
+}
+
+/// Parses `text` and returns the error message ("" when it parsed).
+std::string errorOf(const std::string &text) {
+  auto model = ArchModel::parse(text, "chip.yaml");
+  if (model)
+    return "";
+  return llvm::toString(model.takeError());
+}
+
+} // namespace
+
+// Every built-in chip loads and has the numbers its file states.
+TEST(ArchModel, BuiltinsLoad) {
+  for (const std::string &name : ArchModel::builtinNames()) {
+    auto model = ArchModel::load(name);
+    ASSERT_TRUE(static_cast<bool>(model)) << llvm::toString(model.takeError());
+    EXPECT_EQ(model->getName(), name);
+  }
+  EXPECT_GE(ArchModel::builtinNames().size(), 3u);
+}
+
+// sn40l: 1040 PCUs x 384 FLOP/cycle x 1.6 GHz = 638.976 TFLOP/s (published
+// 638), 1040 PMUs x 500000 B = 520 MB SRAM, 64 GiB HBM at 1.6 TB/s.
+TEST(ArchModel, SN40LDerivedQuantities) {
+  auto m = ArchModel::load("sn40l");
+  ASSERT_TRUE(static_cast<bool>(m)) << llvm::toString(m.takeError());
+  EXPECT_DOUBLE_EQ(m->peakSystolicFlopsPerS(), 1040.0 * 384 * 1.6e9);
+  EXPECT_EQ(m->tierBytesPerSocket(MemoryTier::SRAM), 1040LL * 500000);
+  EXPECT_EQ(m->tierBytesPerSocket(MemoryTier::HBM), 64LL << 30);
+  EXPECT_DOUBLE_EQ(m->tierBytesPerS(MemoryTier::HBM), 1.6e12);
+  EXPECT_EQ(m->numSockets(), 1);
+  EXPECT_TRUE(m->getSource("socket.pcu_count").starts_with("published:"));
+  auto node = ArchModel::load("sn40l-16");
+  ASSERT_TRUE(static_cast<bool>(node));
+  EXPECT_EQ(node->numSockets(), 16);
+}
+
+// A chip file on disk loads by path, and its origin names the file.
+TEST(ArchModel, LoadsFromPath) {
+  std::string path = std::string(SNAPFLOW_SOURCE_DIR) + "/arch/chips/tiny.yaml";
+  auto m = ArchModel::load(path);
+  ASSERT_TRUE(static_cast<bool>(m)) << llvm::toString(m.takeError());
+  EXPECT_EQ(m->getOrigin(), path);
+  EXPECT_EQ(m->socket().pcuCount, 4);
+}
+
+// An unknown name is refused with the list of built-ins.
+TEST(ArchModel, UnknownNameListsBuiltins) {
+  auto m = ArchModel::load("sn50");
+  ASSERT_FALSE(static_cast<bool>(m));
+  std::string msg = llvm::toString(m.takeError());
+  EXPECT_NE(msg.find("unknown chip 'sn50'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("sn40l-16"), std::string::npos) << msg;
+}
+
+// A missing file is an error naming the path.
+TEST(ArchModel, MissingFile) {
+  auto m = ArchModel::load("/nonexistent/chip.yaml");
+  ASSERT_FALSE(static_cast<bool>(m));
+  EXPECT_NE(llvm::toString(m.takeError()).find("/nonexistent/chip.yaml"),
+            std::string::npos);
+}
+
+// An unknown key is reported at its line and column.
+TEST(ArchModel, RejectsUnknownKey) {
+  std::string text = edit(readChip("tiny"), "  pcu_count:", "  pcu_cnt:");
+  std::string msg = errorOf(text);
+  EXPECT_NE(msg.find("unknown key 'pcu_cnt' in 'socket'"), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("chip.yaml:"), std::string::npos) << msg;
+  // The renamed key is now also missing.
+  EXPECT_NE(msg.find("missing key 'pcu_count'"), std::string::npos) << msg;
+}
+
+// A zero size and a negative size are refused with the rule.
+TEST(ArchModel, RejectsZeroAndNegativeSizes) {
+  std::string base = readChip("tiny");
+  size_t at = base.find("hbm_bytes:");
+  ASSERT_NE(at, std::string::npos);
+  size_t valueAt = base.find("value:", at);
+  size_t eol = base.find('\n', valueAt);
+  std::string zero = base.substr(0, valueAt) + "value: 0" + base.substr(eol);
+  std::string neg = base.substr(0, valueAt) + "value: -5" + base.substr(eol);
+  EXPECT_NE(errorOf(zero).find("'socket.hbm_bytes' must be > 0, got '0'"),
+            std::string::npos)
+      << errorOf(zero);
+  EXPECT_NE(errorOf(neg).find("'socket.hbm_bytes' must be > 0, got '-5'"),
+            std::string::npos)
+      << errorOf(neg);
+}
+
+// An integer key with a fractional value is refused; 6.4e10 spellings of
+// integers are accepted.
+TEST(ArchModel, IntegerKeys) {
+  std::string base = readChip("tiny");
+  size_t at = base.find("pcu_count:");
+  size_t valueAt = base.find("value:", at);
+  size_t eol = base.find('\n', valueAt);
+  std::string frac = base.substr(0, valueAt) + "value: 4.5" + base.substr(eol);
+  EXPECT_NE(errorOf(frac).find("'socket.pcu_count' must be an integer"),
+            std::string::npos)
+      << errorOf(frac);
+  std::string sci = base.substr(0, valueAt) + "value: 4e0" + base.substr(eol);
+  EXPECT_EQ(errorOf(sci), "");
+}
+
+// Every value carries a source that says published, inferred or test.
+TEST(ArchModel, RequiresSource) {
+  std::string base = readChip("tiny");
+  size_t at = base.find("pcu_count:");
+  size_t srcAt = base.find("source:", at);
+  size_t eol = base.find('\n', srcAt);
+  std::string bad = base.substr(0, srcAt) + "source: \"guess\"" + base.substr(eol);
+  EXPECT_NE(errorOf(bad).find("must start with 'published:'"),
+            std::string::npos)
+      << errorOf(bad);
+  std::string missing = base.substr(0, srcAt) + "sauce: \"test: x\"" +
+                        base.substr(eol);
+  EXPECT_NE(errorOf(missing).find("missing key 'source' in 'socket.pcu_count'"),
+            std::string::npos)
+      << errorOf(missing);
+}
+
+// A wrong schema version and a bad enum value are refused.
+TEST(ArchModel, VersionAndEnums) {
+  std::string base = readChip("tiny");
+  EXPECT_NE(errorOf(edit(base, "snapflow_arch_version: 1",
+                         "snapflow_arch_version: 2"))
+                .find("unsupported snapflow_arch_version '2'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(edit(base, "value: ring", "value: torus"))
+                .find("must be one of ring, fully_connected, switch"),
+            std::string::npos);
+}
+
+// A YAML syntax error is reported alone, at its line.
+TEST(ArchModel, SyntaxErrorAlone) {
+  std::string msg = errorOf("snapflow_arch_version: 1\nname: [oops\n");
+  EXPECT_NE(msg.find("chip.yaml:"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("missing key"), std::string::npos) << msg;
+}
+
+// Missing top-level sections are each named.
+TEST(ArchModel, MissingSections) {
+  std::string msg = errorOf("snapflow_arch_version: 1\nname: x\n");
+  EXPECT_NE(msg.find("missing key 'description'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("missing key 'socket'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("missing key 'system'"), std::string::npos) << msg;
+}

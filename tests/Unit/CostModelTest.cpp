@@ -1,0 +1,202 @@
+//===- CostModelTest.cpp - FLOPs, bytes and parameters from llm IR -------===//
+//
+// The expected numbers are derived by hand in the comments from the model
+// shapes (FACTS.md), never copied from the program's output.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Analysis/ModelStats.h"
+#include "snapflow/Dialect/KV/IR/KVOps.h"
+#include "snapflow/Dialect/LLM/IR/LLMOps.h"
+#include "snapflow/Models/ModelBuilder.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace snapflow;
+
+namespace {
+
+ModelStats statsOf(MLIRContext &ctx, const std::string &model,
+                   const models::BuildOptions &options,
+                   const std::string &phase = "decode") {
+  auto config = models::ModelConfig::load(model);
+  EXPECT_TRUE(static_cast<bool>(config));
+  auto module = models::buildModel(ctx, *config, options);
+  EXPECT_TRUE(static_cast<bool>(module));
+  return computeModelStats((*module)->lookupSymbol<func::FuncOp>(phase));
+}
+
+models::BuildOptions decodeAt(int64_t batch, int64_t context) {
+  models::BuildOptions o;
+  o.batch = batch;
+  o.contextTokens = context;
+  o.buildPrefill = false;
+  return o;
+}
+
+} // namespace
+
+// Llama-3.1-8B parameters: embed 128256 x 4096 = 525,336,576 (x2, untied
+// lm_head); per layer q,o 4096^2 = 16,777,216 each, k,v 1024 x 4096 =
+// 4,194,304 each, MLP 3 x 4096 x 14336 = 176,160,768, norms 2 x 4096:
+// 218,112,000 per layer x 32 = 6,979,584,000; final norm 4096.
+// Total 8,030,261,248 (8.03B, FACTS.md).
+TEST(CostModel, Llama8BParameters) {
+  MLIRContext ctx;
+  ModelStats s = statsOf(ctx, "llama-3.1-8b", decodeAt(1, 4096));
+  EXPECT_EQ(s.paramsTotal, 8030261248LL);
+  EXPECT_EQ(s.paramsActive, s.paramsTotal);
+  EXPECT_EQ(s.layers, 32);
+  // KV per token: 2 (K, V) x 8 heads x 128 x 2 B x 32 layers = 131,072 B.
+  EXPECT_EQ(s.kvBytesPerToken, 131072);
+}
+
+// Llama-3.1-8B decode, batch 1, context 4096 (the Kernel Looping paper's
+// point: ~20 GFLOPs, ~15.4 GB read, KV 0.5 GB per token).
+// FLOPs per layer: linear q,o 2 x 4096^2 = 33,554,432 each, k,v 2 x 4096 x
+// 1024 = 8,388,608 each; attention 32 heads x 4096 slots x (4 x 128 + 5) =
+// 67,764,224; MLP 6 x 4096 x 14336 + 5 x 14336 = 352,393,216; two norms
+// 4 x 4096 each = 32,768; rope 3 x 128 x (32 + 8) = 15,360; two adds 8,192.
+// = 504,099,840 x 32 = 16,131,194,880; final norm 16,384; lm_head 2 x 4096 x
+// 128256 = 1,050,673,152. Total 17,181,884,416 (17.2 GFLOPs: the paper's
+// "about 20" also counts work we keep on chip; see docs/Validation.md).
+TEST(CostModel, Llama8BDecodeFlops) {
+  MLIRContext ctx;
+  ModelStats s = statsOf(ctx, "llama-3.1-8b", decodeAt(1, 4096));
+  EXPECT_EQ(s.flops, 17181884416LL);
+}
+
+// Bytes read: every weight but the embedding table, in bf16:
+// (8,030,261,248 - 525,336,576) x 2 = 15,009,849,344; the KV cache
+// 4096 slots x 131,072 B = 536,870,912 (0.5 GiB); one embedding row 8,192 B
+// and 4 B of token id; activations per layer (bf16, 4096-wide rows of 8,192 B
+// unless said): norm inputs 2 x 8,192, q/k/v/o inputs 4 x 8,192, rope q
+// 8,192 + k 2,048, attention q 8,192 + k,v 2 x 2,048, MLP input 8,192, two adds
+// 2 x 16,384 = 112,640 x 32 = 3,604,480; final norm and lm_head inputs
+// 2 x 8,192. Total 15,550,349,316 B (15.55 GB vs ~15.4 GB published, 1%).
+TEST(CostModel, Llama8BDecodeBytes) {
+  MLIRContext ctx;
+  ModelStats s = statsOf(ctx, "llama-3.1-8b", decodeAt(1, 4096));
+  const int64_t weights = (8030261248LL - 525336576LL) * 2;
+  const int64_t kv = 4096LL * 131072;
+  const int64_t activations = 112640LL * 32 + 2 * 8192 + 8192 + 4;
+  EXPECT_EQ(kv, 536870912LL);
+  EXPECT_EQ(s.bytesRead, weights + kv + activations);
+  EXPECT_EQ(s.bytesRead, 15550349316LL);
+}
+
+// DeepSeek-R1 (V3 architecture). Per layer: MLA q_a 7168 x 1536, q_a norm
+// 1536, q_b 1536 x 128 x 192, kv_a 7168 x 576, kv_a norm 512, kv_b 512 x
+// 128 x 256, o 128 x 128 x 7168: 187,107,328; two norms 14,336. Dense FFN
+// 3 x 7168 x 18432 = 396,361,728 (3 layers). MoE: router 256 x 7168 =
+// 1,835,008, 256 routed experts of 3 x 7168 x 2048 = 44,040,192, one shared
+// of the same size (58 layers). Embeddings and lm_head 129280 x 7168 =
+// 926,679,040 each, final norm 7168. Total 671,026,404,352 (671B published;
+// the 58 x 256 router biases are not modelled). Active: 248 of 256 routed
+// experts idle per token, 58 x 248 x 44,040,192 = 633,474,121,728 fewer:
+// 37,552,282,624 (~37B published).
+TEST(CostModel, DeepSeekR1Parameters) {
+  MLIRContext ctx;
+  ModelStats s = statsOf(ctx, "deepseek-r1", decodeAt(1, 4096));
+  EXPECT_EQ(s.paramsTotal, 671026404352LL);
+  EXPECT_EQ(s.paramsActive, 37552282624LL);
+  EXPECT_EQ(s.layers, 61);
+  EXPECT_EQ(s.moeLayers, 58);
+  // MLA cache: (512 + 64) x 2 B x 61 layers = 70,272 B per token.
+  EXPECT_EQ(s.kvBytesPerToken, 70272);
+}
+
+// DeepSeek-R1 weights in fp8 except embeddings, lm_head, norms and routers:
+// bf16 parameters = 2 x 926,679,040 + 7168 + 61 x (1536 + 512 + 14336) +
+// 58 x 1,835,008 = 1,853,358,080 + 7,168 + 999,424 + 106,430,464 =
+// 1,960,795,136; the other 669,065,609,216 are fp8.
+// Bytes = 2 x 1,960,795,136 + 669,065,609,216 = 672,987,199,488.
+TEST(CostModel, DeepSeekR1WeightBytes) {
+  MLIRContext ctx;
+  ModelStats s = statsOf(ctx, "deepseek-r1", decodeAt(1, 4096));
+  EXPECT_EQ(s.weightBytes, 672987199488LL);
+}
+
+namespace {
+/// Parses `ir` (one func.func) and returns the cost of the first op named
+/// `opName` in it.
+struct OpCost {
+  int64_t flops, read, written, link;
+};
+OpCost costOf(const std::string &ir, llvm::StringRef opName) {
+  MLIRContext ctx;
+  ctx.loadDialect<func::FuncDialect, llm::LLMDialect, kv::KVDialect>();
+  OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(ir, &ctx);
+  EXPECT_TRUE(m) << "test IR does not parse";
+  OpCost c{-1, -1, -1, -1};
+  m->walk([&](CostOpInterface op) {
+    if (op->getName().getStringRef() == opName && c.flops < 0)
+      c = {op.getFlops(), op.getBytesRead(), op.getBytesWritten(),
+           op.getLinkBytes()};
+  });
+  return c;
+}
+} // namespace
+
+// A linear of 2 x 3 rows by 8 -> 16 (bf16): 2 x 6 x 8 x 16 = 1536 FLOPs;
+// reads 6 x 8 x 2 = 96 B of input and 16 x 8 x 2 = 256 B of weight; writes
+// 6 x 16 x 2 = 192 B.
+TEST(CostModel, LinearOp) {
+  OpCost c = costOf(R"(
+    func.func @f(%x: tensor<2x3x8xbf16>, %w: tensor<16x8xbf16>) -> tensor<2x3x16xbf16> {
+      %y = llm.linear %x, %w : tensor<2x3x8xbf16>, tensor<16x8xbf16> -> tensor<2x3x16xbf16>
+      return %y : tensor<2x3x16xbf16>
+    })",
+                    "llm.linear");
+  EXPECT_EQ(c.flops, 1536);
+  EXPECT_EQ(c.read, 96 + 256);
+  EXPECT_EQ(c.written, 192);
+}
+
+// MoE with E = 4 experts, top 2, over N = 1 token: the uniform model touches
+// E (1 - (1 - 2/4)^1) = 2 experts, so half of the routed weights are read.
+// Routed weights: 3 x 4 x 8 x 16 x 2 B = 3072 B -> 1536 B; router 4 x 16 x 2
+// = 128 B; input 32 B. FLOPs: router 2 x 16 x 4 = 128, experts 2 x (6 x 16 x
+// 8 + 5 x 8) = 1616.
+TEST(CostModel, MoEExpectedExperts) {
+  OpCost c = costOf(R"(
+    func.func @f(%x: tensor<1x1x16xbf16>, %r: tensor<4x16xbf16>, %g: tensor<4x8x16xbf16>,
+                 %u: tensor<4x8x16xbf16>, %d: tensor<4x16x8xbf16>) -> tensor<1x1x16xbf16> {
+      %y = llm.moe %x, %r, %g, %u, %d {num_experts = 4, top_k = 2} : tensor<1x1x16xbf16>, tensor<4x16xbf16>, tensor<4x8x16xbf16>, tensor<4x8x16xbf16>, tensor<4x16x8xbf16>
+      return %y : tensor<1x1x16xbf16>
+    })",
+                    "llm.moe");
+  EXPECT_EQ(c.flops, 128 + 1616);
+  EXPECT_EQ(c.read, 32 + 128 + 1536);
+}
+
+// A ring all-reduce over 4 sockets of a 1 KiB tensor sends 2 x 3/4 x 1024 =
+// 1536 B per socket.
+TEST(CostModel, AllReduceLinkBytes) {
+  OpCost c = costOf(R"(
+    func.func @f(%x: tensor<1x1x512xbf16>) -> tensor<1x1x512xbf16> {
+      %y = llm.all_reduce %x {group_size = 4, kind = #llm<reduce sum>} : tensor<1x1x512xbf16>
+      return %y : tensor<1x1x512xbf16>
+    })",
+                    "llm.all_reduce");
+  EXPECT_EQ(c.link, 1536);
+}
+
+// kv.score over B = 1, W = 2 window queries, H = 4 heads in G = 2 groups,
+// L = 8 keys of dim 4: 1 x 4 x 2 x 8 = 64 (query, key) pairs, each 2 x 4 + 6
+// = 14 FLOPs: 896.
+TEST(CostModel, ScoreOp) {
+  OpCost c = costOf(R"(
+    func.func @f(%q: tensor<1x2x16xbf16>, %k: tensor<1x8x8xbf16>) -> tensor<1x2x8xf32> {
+      %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 2} : tensor<1x2x16xbf16>, tensor<1x8x8xbf16> -> tensor<1x2x8xf32>
+      return %s : tensor<1x2x8xf32>
+    })",
+                    "kv.score");
+  EXPECT_EQ(c.flops, 896);
+  EXPECT_EQ(c.written, 1 * 2 * 8 * 4);
+}

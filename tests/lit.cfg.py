@@ -1,0 +1,22 @@
+# lit configuration for snapflow's FileCheck tests.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "snapflow"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.snapflow_obj_root, "tests")
+
+# FileCheck, not, count and split-file live with LLVM 19's tools; our tools
+# first so they win over anything else on PATH.
+llvm_config.with_system_environment(["HOME", "TMPDIR"])
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.snapflow_tools_dir, append_path=True)
+llvm_config.with_environment("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1")
+config.substitutions.append(("%src_root", config.snapflow_src_root))
+config.substitutions.append(("%chips", os.path.join(config.snapflow_src_root, "arch", "chips")))
+config.substitutions.append(("%models", os.path.join(config.snapflow_src_root, "models", "configs")))
