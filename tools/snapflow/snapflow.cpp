@@ -41,25 +41,25 @@ cl::SubCommand traceCmd("trace", "Summarise a memory trace (not yet "
 // Workload options, shared by info and import.
 cl::opt<std::string> modelOpt("model",
                               cl::desc("Built-in model name or path to a "
-                                       "Hugging Face config.json"),
+                                       "Hugging Face config.json (default: deepseek-r1)"),
                               cl::value_desc("name|path"),
                               cl::init("deepseek-r1"), cl::cat(workloadCat),
                               cl::sub(infoCmd), cl::sub(importCmd));
 cl::opt<std::string> chipOpt("chip",
                              cl::desc("Built-in chip name or path to a chip "
-                                      "YAML file"),
+                                      "YAML file (default: sn40l-16)"),
                              cl::value_desc("name|path"), cl::init("sn40l-16"),
                              cl::cat(workloadCat), cl::sub(infoCmd));
 cl::opt<int64_t> contextOpt("context",
-                            cl::desc("Tokens in context per sequence (decode)"),
+                            cl::desc("Tokens in context per sequence, for decode (default: 131072)"),
                             cl::value_desc("N"), cl::init(131072),
                             cl::cat(workloadCat), cl::sub(infoCmd),
                             cl::sub(importCmd));
 cl::opt<int64_t> promptOpt("prompt",
-                           cl::desc("Prompt tokens per sequence (prefill)"),
+                           cl::desc("Prompt tokens per sequence, for prefill (default: 4096)"),
                            cl::value_desc("L"), cl::init(4096),
                            cl::cat(workloadCat), cl::sub(importCmd));
-cl::opt<int64_t> batchOpt("batch", cl::desc("Sequences per batch"),
+cl::opt<int64_t> batchOpt("batch", cl::desc("Sequences per batch (default: 8)"),
                           cl::value_desc("B"), cl::init(8),
                           cl::cat(workloadCat), cl::sub(infoCmd),
                           cl::sub(importCmd));
@@ -67,7 +67,7 @@ cl::opt<std::string>
     kvOpt("kv",
           cl::desc("KV-cache policy, e.g. full, snapstream:ratio=4, "
                    "snapstream:budget=32768,sinks=4,recent=4096 "
-                   "(see `snapflow list`)"),
+                   "(see `snapflow list`; default: snapstream:ratio=4)"),
           cl::value_desc("policy"), cl::init("snapstream:ratio=4"),
           cl::cat(workloadCat), cl::sub(infoCmd));
 cl::opt<int64_t> tpOpt("tp",
@@ -90,7 +90,12 @@ cl::opt<std::string> outputOpt("o", cl::desc("Output file ('-' for stdout)"),
 
 int fail(Error err) {
   handleAllErrors(std::move(err), [](const ErrorInfoBase &e) {
-    WithColor::error(errs(), "snapflow") << e.message() << "\n";
+    std::string msg = e.message();
+    // Located diagnostics (file:line:col: error: ...) already say what they are.
+    if (StringRef(msg).contains(": error: "))
+      errs() << msg << "\n";
+    else
+      WithColor::error(errs(), "snapflow") << msg << "\n";
   });
   return 1;
 }
