@@ -30,7 +30,7 @@ build: install configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 run: build
-	@SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(BUILD_DIR)/bin/snapflow info --model deepseek-r1 --chip sn40l-16 --context 131072 --batch 8 --kv snapstream:ratio=4
+	@$(BUILD_DIR)/bin/snapflow info
 
 test: build
 	cd $(BUILD_DIR) && SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 ctest --output-on-failure -j $(JOBS)

@@ -167,39 +167,49 @@ Error snapflow::tools::runInfo(const WorkloadOptions &o, bool json,
   }
 
   const models::ModelConfig &c = w->config;
-  os << formatv("{0} ({1}) on {2}, tensor parallel {3} of {4} socket(s)\n",
+  os << formatv("{0} ({1}) on {2}, tensor parallel over {3} of {4} socket(s)\n",
                 c.name, c.modelType, w->chip.getName(), w->tp,
                 w->chip.numSockets());
-  os << formatv("  layers         {0} ({1} dense, {2} MoE), {3}\n",
-                stats.layers, stats.layers - stats.moeLayers, stats.moeLayers,
-                c.isMLA() ? formatv("MLA latent {0}+{1}", c.kvLoraRank,
+  os << formatv("  layers       {0} ({1} dense + {2} MoE), {3}\n", stats.layers,
+                stats.layers - stats.moeLayers, stats.moeLayers,
+                c.isMLA() ? formatv("MLA latent {0} + rope {1}", c.kvLoraRank,
                                     c.qkRopeHeadDim)
                                 .str()
                           : formatv("GQA {0} heads / {1} KV heads",
                                     c.numHeads, c.numKvHeads)
                                 .str());
-  os << formatv("  parameters     {0:f2} B total, {1:f2} B active per token\n",
+  os << formatv("  parameters   {0:f2} B total, {1:f2} B active per token\n",
                 stats.paramsTotal / 1e9, stats.paramsActive / 1e9);
-  os << formatv("  weights        {0} ({1} projections)\n",
+  os << formatv("  weights      {0} (projections in {1})\n",
                 humanBytes(stats.weightBytes),
                 models::weightDtypeName(
                     w->weightsDtype.value_or(c.weightDtype)));
-  os << formatv("  KV cache       {0} B per token; --kv {1}: {2} slots per "
-                "sequence\n",
-                stats.kvBytesPerToken, w->policySpec.str(), w->policy.slots);
-  os << formatv("                 context {0} x batch {1}: {2} in all\n",
-                o.context, o.batch, humanBytes(kvBytes));
-  os << formatv("\n  per socket     weights {0} + KV {1} = {2}  (weights split "
-                "{3} ways; KV {4})\n",
-                humanBytes(f.weightBytes), humanBytes(f.kvBytes),
-                humanBytes(f.needBytes()), f.tp,
-                f.kvShards == 1 && f.tp > 1
-                    ? std::string("replicated on every socket")
-                    : formatv("split {0} ways", f.kvShards).str());
+  os << formatv("  KV cache     {0} B per token of one sequence\n",
+                stats.kvBytesPerToken);
+  os << formatv("               {0} keeps {1} of {2} tokens per sequence "
+                "({3:f1}x less than full)\n",
+                w->policySpec.str(), w->policy.slots, o.context,
+                static_cast<double>(o.context) / w->policy.slots);
+  os << formatv("               batch {0}: {1} in all\n", o.batch,
+                humanBytes(kvBytes));
+  std::string kvPlacement =
+      f.tp == 1 ? std::string("one socket")
+      : f.kvShards == 1
+          ? std::string(c.isMLA() ? "MLA latent cache replicated on every "
+                                    "socket"
+                                  : "replicated on every socket")
+          : formatv("split {0} ways by KV head{1}", f.kvShards,
+                    f.kvShards < f.tp ? ", then replicated" : "")
+                .str();
+  os << formatv("\n  per socket   weights {0} (split {1} way(s)) + KV {2} ({3})\n",
+                humanBytes(f.weightBytes), f.tp, humanBytes(f.kvBytes),
+                kvPlacement);
+  os << formatv("  {0,-6} {1,12} {2,12}  {3}\n", "tier", "capacity", "need",
+                "fits");
   for (arch::MemoryTier tier : arch::kAllTiers)
-    os << formatv("  {0,-4}  capacity {1,12}   {2}\n", arch::tierName(tier),
+    os << formatv("  {0,-6} {1,12} {2,12}  {3}\n", arch::tierName(tier),
                   humanBytes(f.capacityBytes[static_cast<int>(tier)]),
-                  f.fits(tier) ? "fits" : "does not fit");
+                  humanBytes(f.needBytes()), f.fits(tier) ? "yes" : "no");
   return Error::success();
 }
 
