@@ -13,6 +13,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLParser.h"
 #include "llvm/Support/raw_ostream.h"
@@ -157,7 +158,11 @@ namespace arch {
 /// Walks the YAML document and fills an ArchModel, collecting every error.
 class ArchModelParser {
 public:
-  ArchModelParser(StringRef text, StringRef bufferName) {
+  /// `expectedName`, when set, is the file's base name, which `name` must equal
+  /// so reports and file names agree.
+  ArchModelParser(StringRef text, StringRef bufferName,
+                  StringRef expectedName = {})
+      : expectedName(expectedName) {
     sm.setDiagHandler(
         [](const llvm::SMDiagnostic &diag, void *ctx) {
           auto *self = static_cast<ArchModelParser *>(ctx);
@@ -253,6 +258,11 @@ private:
         sawName = scalarText(value, model.name, key);
         if (sawName && model.name.empty())
           error(value, "'name' must not be empty");
+        else if (sawName && !expectedName.empty() &&
+                 model.name != expectedName)
+          error(value, "name '" + model.name +
+                           "' does not match the file name; set name: " +
+                           expectedName);
       } else if (key == "description") {
         sawDescription = scalarText(value, model.description, key);
       } else if (key == "socket" || key == "system") {
@@ -423,6 +433,7 @@ private:
   }
 
   llvm::SourceMgr sm;
+  StringRef expectedName;
   StringRef text;
   std::unique_ptr<llvm::yaml::Stream> stream;
   std::string errors;
@@ -477,13 +488,17 @@ llvm::Expected<ArchModel> ArchModel::loadFile(StringRef path) {
     return llvm::createStringError(buffer.getError(),
                                    "cannot read chip file '" + path +
                                        "': " + buffer.getError().message());
-  return parse((*buffer)->getBuffer(), path);
+  std::string stem = llvm::sys::path::stem(path).str();
+  return ArchModelParser((*buffer)->getBuffer(), path, stem).run();
 }
 
 llvm::Expected<ArchModel> ArchModel::load(StringRef nameOrPath) {
   for (const EmbeddedFile &f : kBuiltinChips)
     if (nameOrPath == f.name)
-      return parse(f.contents, "<builtin>/" + std::string(f.name) + ".yaml");
+      return ArchModelParser(f.contents,
+                             "<builtin>/" + std::string(f.name) + ".yaml",
+                             f.name)
+          .run();
   if (nameOrPath.ends_with(".yaml") || nameOrPath.ends_with(".yml") ||
       nameOrPath.contains('/'))
     return loadFile(nameOrPath);
