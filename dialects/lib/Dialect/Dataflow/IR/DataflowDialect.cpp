@@ -43,6 +43,9 @@ LogicalResult StreamType::verify(function_ref<InFlightDiagnostic()> emitError,
                                  RankedTensorType tile, int64_t depth) {
   if (!tile.hasStaticShape())
     return emitError() << "stream tile " << tile << " must have a static shape";
+  if (!tile.getElementType().isIntOrFloat())
+    return emitError() << "stream tile " << tile
+                       << " must have an integer or float element type";
   if (depth < 1)
     return emitError() << "stream depth must be >= 1, got " << depth;
   return success();
@@ -166,10 +169,12 @@ LogicalResult BufferOp::verify() {
                          << in.getTile();
   if (getPmus() < 1 || getBanks() < 1)
     return emitOpError("pmus and banks must be >= 1");
-  int64_t need = out.getTileBytes() * out.getDepth();
+  // A double-buffered buffer holds two halves of `depth` tiles each.
+  int64_t halves = getDoubleBuffered() ? 2 : 1;
+  int64_t need = out.getTileBytes() * out.getDepth() * halves;
   if (getBytes() < need)
     return emitOpError() << "holds " << getBytes() << " bytes but "
-                         << out.getDepth() << " tiles of "
+                         << halves * out.getDepth() << " tiles of "
                          << out.getTileBytes() << " bytes need " << need;
   return verifyConsumed(*this);
 }
@@ -181,6 +186,12 @@ LogicalResult BufferOp::verify() {
 LogicalResult CollectiveOp::verify() {
   if (getGroupSize() < 2)
     return emitOpError() << "group_size must be >= 2, got " << getGroupSize();
+  auto program = (*this)->getParentOfType<ProgramOp>();
+  if (program && (getGroupSize() > program.getTp() ||
+                  program.getTp() % getGroupSize() != 0))
+    return emitOpError() << "group_size " << getGroupSize()
+                         << " does not divide the program's tp "
+                         << program.getTp();
   RankedTensorType in = getInput().getType().getTile();
   RankedTensorType out = getResult().getType().getTile();
   RankedTensorType expected = in;
@@ -192,8 +203,9 @@ LogicalResult CollectiveOp::verify() {
     expected = RankedTensorType::get(shape, in.getElementType());
   }
   if (out != expected)
-    return emitOpError() << "stream tile type " << out
-                         << " does not match its producer's tile type " << in
-                         << " (expected " << expected << ")";
+    return emitOpError() << "result tile type " << out << " is not the "
+                         << stringifyCollectiveKind(getKind())
+                         << " of its producer's tile type " << in
+                         << "; expected " << expected;
   return verifyConsumed(*this);
 }

@@ -339,8 +339,10 @@ LogicalResult ScoreOp::verify() {
     return emitOpError() << "prompt of " << k.getDimSize(1)
                          << " tokens is shorter than the observation window ("
                          << getObsWindow() << ")";
-  if (q.getDimSize(0) != k.getDimSize(0) ||
-      s.getShape() != ArrayRef<int64_t>{q.getDimSize(0), groups, k.getDimSize(1)})
+  if (q.getDimSize(0) != k.getDimSize(0))
+    return emitOpError() << "queries have batch " << q.getDimSize(0)
+                         << " but keys have batch " << k.getDimSize(0);
+  if (s.getShape() != ArrayRef<int64_t>{q.getDimSize(0), groups, k.getDimSize(1)})
     return emitOpError() << "scores must be tensor<" << q.getDimSize(0) << "x"
                          << groups << "x" << k.getDimSize(1) << "xf32>";
   if (!s.getElementType().isF32())

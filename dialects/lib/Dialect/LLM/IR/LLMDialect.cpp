@@ -75,7 +75,7 @@ static LogicalResult expectBTW(Operation *op, StringRef what, Value v,
   if (t.getRank() != 3 || t.getDimSize(0) != batch ||
       t.getDimSize(1) != tokens || t.getDimSize(2) != width)
     return op->emitOpError() << what << " must be tensor<" << batch << "x"
-                             << tokens << "x" << width << "x...>, got "
+                             << tokens << "x" << width << "xT>, got "
                              << v.getType();
   return success();
 }
@@ -87,7 +87,7 @@ static LogicalResult expectShape(Operation *op, StringRef what, Value v,
     for (int64_t d : shape)
       dims += std::to_string(d) + "x";
     return op->emitOpError() << what << " must be tensor<" << dims
-                             << "...>, got " << v.getType();
+                             << "T>, got " << v.getType();
   }
   return success();
 }
@@ -131,6 +131,11 @@ LogicalResult EmbedOp::verify() {
   if (table.getRank() != 2)
     return emitOpError() << "table must be tensor<vocab x hidden>, got "
                          << table;
+  if (tensorOf(getResult()).getElementType() != table.getElementType())
+    return emitOpError() << "result element type "
+                         << tensorOf(getResult()).getElementType()
+                         << " does not match the table's "
+                         << table.getElementType();
   return expectBTW(*this, "result", getResult(), tokens.getDimSize(0),
                    tokens.getDimSize(1), table.getDimSize(1));
 }
@@ -154,9 +159,7 @@ LogicalResult RMSNormOp::verify() {
   if (tensorOf(getWeight()).getRank() != 1 ||
       lastDim(getWeight()) != lastDim(getInput()))
     return emitOpError() << "weight must be tensor<" << lastDim(getInput())
-                         << "x...>, got " << getWeight().getType();
-  if (getResult().getType() != getInput().getType())
-    return emitOpError("result type must equal the input type");
+                         << "xT>, got " << getWeight().getType();
   if (getEps().convertToDouble() <= 0)
     return emitOpError("eps must be > 0");
   return success();
@@ -241,12 +244,8 @@ LogicalResult MLPOp::verify() {
   if (g.getRank() != 2 || g.getDimSize(1) != h)
     return emitOpError() << "gate must be tensor<I x " << h << ">, got " << g;
   int64_t i = g.getDimSize(0);
-  if (failed(expectShape(*this, "up", getUp(), {i, h})) ||
-      failed(expectShape(*this, "down", getDown(), {h, i})))
-    return failure();
-  if (getResult().getType() != getInput().getType())
-    return emitOpError("result type must equal the input type");
-  return success();
+  return failure(failed(expectShape(*this, "up", getUp(), {i, h})) ||
+                 failed(expectShape(*this, "down", getDown(), {h, i})));
 }
 int64_t MLPOp::getFlops() {
   int64_t m = rows(getInput()), h = lastDim(getInput()),
@@ -299,8 +298,6 @@ LogicalResult MoEOp::verify() {
         active.getValueAsDouble() > static_cast<double>(e))
       return emitOpError() << "expected_active_experts must be in (0, "
                            << e << "]";
-  if (getResult().getType() != getInput().getType())
-    return emitOpError("result type must equal the input type");
   return success();
 }
 double MoEOp::getActiveExperts() {
@@ -372,8 +369,12 @@ LogicalResult AttentionOp::verify() {
     return failure();
   if (getResult().getType() != getQuery().getType())
     return emitOpError("result type must equal the query type");
-  if (getNewCache().getType() != cache)
-    return emitOpError("the updated cache must have the cache's type");
+  for (Value kv : {getKey(), getValue()})
+    if (tensorOf(kv).getElementType() != cache.getDtype())
+      return emitOpError() << "key and value element type "
+                           << tensorOf(kv).getElementType()
+                           << " does not match the cache dtype "
+                           << cache.getDtype();
   bool compressing = cache.getPolicy().isCompressing();
   if (getPhase() == Phase::decode && t > cache.getSlots())
     return emitOpError() << "decodes " << t << " tokens but the cache has "
@@ -422,7 +423,8 @@ LogicalResult MLAAttentionOp::verify() {
   int64_t h = getNumHeads(), nope = getQkNopeHeadDim(),
           rope = getQkRopeHeadDim(), v = getVHeadDim(), r = getKvLoraRank();
   if (h <= 0 || nope <= 0 || rope < 0 || v <= 0 || r <= 0)
-    return emitOpError("head counts and dimensions must be > 0");
+    return emitOpError("num_heads, qk_nope_head_dim, v_head_dim and "
+                       "kv_lora_rank must be > 0 and qk_rope_head_dim >= 0");
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
   if (cache.getLatentDim() != r || cache.getRopeDim() != rope)
     return emitOpError() << "latent cache (latent_dim " << cache.getLatentDim()
@@ -445,8 +447,11 @@ LogicalResult MLAAttentionOp::verify() {
       failed(expectShape(*this, "latent_norm", getLatentNorm(), {r})) ||
       failed(expectBTW(*this, "result", getResult(), b, t, h * v)))
     return failure();
-  if (getNewCache().getType() != cache)
-    return emitOpError("the updated cache must have the cache's type");
+  if (tensorOf(getLatent()).getElementType() != cache.getDtype())
+    return emitOpError() << "latent element type "
+                         << tensorOf(getLatent()).getElementType()
+                         << " does not match the cache dtype "
+                         << cache.getDtype();
   if (getPhase() == Phase::decode && t > cache.getSlots())
     return emitOpError() << "decodes " << t << " tokens but the cache has "
                          << cache.getSlots() << " slots";
@@ -551,8 +556,8 @@ int64_t MTPOp::getBytesWritten() {
 //===----------------------------------------------------------------------===//
 
 static LogicalResult verifyGroup(Operation *op, int64_t group) {
-  if (group < 1)
-    return op->emitOpError() << "group_size must be >= 1, got " << group;
+  if (group < 2)
+    return op->emitOpError() << "group_size must be >= 2, got " << group;
   return success();
 }
 

@@ -82,7 +82,9 @@ def DF_LoadOp : DF_Op<"load", [HasParent<"SectionOp">]> {
   let description = [{
     An AGCU/DMA reads `tiles` tiles of the tensor `@src` from HBM or DDR (its
     declared tier) and pushes them into the result stream. The tile's element
-    type must be the tensor's; `tiles` times the tile size may not exceed it.
+    type and rank must be the tensor's and its shape must tile the tensor
+    evenly; `tiles` may exceed the tensor's tile count when the tensor is read
+    more than once (e.g. weights streamed again for each batch tile).
 
     Example:
     ```mlir
@@ -133,7 +135,8 @@ def DF_BufferOp : DF_Op<"buffer", [HasParent<"SectionOp">]> {
   let summary = "a PMU buffer staging tiles between a producer and its consumers";
   let description = [{
     Holds up to `bytes` on `pmus` PMUs with `banks` banks each; with
-    `double_buffered` a producer fills one half while consumers drain the other.
+    `double_buffered` a producer fills one half while consumers drain the other,
+    so `bytes` must hold two halves of `depth` output tiles each.
     The output stream carries the same tiles as the input.
 
     Example:

@@ -1,0 +1,308 @@
+// RUN: snapflow-opt %s -split-input-file -verify-diagnostics
+
+// Tests that a stream carries statically shaped tiles.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    // expected-error @+1 {{stream tile 'tensor<?x8xf32>' must have a static shape}}
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<?x8xf32>, 2>
+  }
+}
+
+// -----
+
+// Tests that a stream holds at least one tile in flight.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    // expected-error @+1 {{stream depth must be >= 1, got 0}}
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x8xf32>, 0>
+  }
+}
+
+// -----
+
+// Tests that a program spans at least one socket.
+// expected-error @+1 {{'df.program' op tp must be >= 1, got 0}}
+df.program @p attributes {chip = "sn40l-16", tp = 0 : i64} {
+}
+
+// -----
+
+// Tests that a program names the chip it was mapped for.
+// expected-error @+1 {{'df.program' op needs the name of the chip it was mapped for}}
+df.program @p attributes {chip = "", tp = 1 : i64} {
+}
+
+// -----
+
+// Tests that a program holds only tensor declarations and sections.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  // expected-error @+1 {{'func.func' op is not allowed directly in a df.program; only df.tensor and df.section are}}
+  func.func @f() {
+    return
+  }
+}
+
+// -----
+
+// Tests that a section runs at least once.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  // expected-error @+1 {{'df.section' op repeat must be >= 1, got 0}}
+  df.section @s repeat 0 {
+  }
+}
+
+// -----
+
+// Tests that df.load reads at least one tile.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.tensor @x : tensor<64x64xbf16> in hbm
+  df.section @s {
+    // expected-error @+1 {{'df.load' op tiles must be >= 1, got 0}}
+    %a = df.load @x tiles 0 : !df.stream<tensor<32x32xbf16>, 2>
+    df.store %a to @x : !df.stream<tensor<32x32xbf16>, 2>
+  }
+}
+
+// -----
+
+// Tests that df.load names a df.tensor, not another symbol of the program.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.tensor @x : tensor<64x64xbf16> in hbm
+  df.section @s {
+    // expected-error @+1 {{'df.load' op names @s, which is not a df.tensor of the program}}
+    %a = df.load @s tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
+    df.store %a to @x : !df.stream<tensor<32x32xbf16>, 2>
+  }
+}
+
+// -----
+
+// Tests that df.store names a declared tensor.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.tensor @x : tensor<64x64xbf16> in hbm
+  df.section @s {
+    %a = df.load @x tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
+    // expected-error @+1 {{'df.store' op names @y, which is not a df.tensor of the program}}
+    df.store %a to @y : !df.stream<tensor<32x32xbf16>, 2>
+  }
+}
+
+// -----
+
+// Tests that df.load's tiles have the tensor's element type.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.tensor @x : tensor<64x64xbf16> in hbm
+  df.section @s {
+    // expected-error @+1 {{'df.load' op stream tile element type 'f16' does not match tensor @x of type 'tensor<64x64xbf16>'}}
+    %a = df.load @x tiles 4 : !df.stream<tensor<32x32xf16>, 2>
+    df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 4} : (!df.stream<tensor<32x32xf16>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that df.load's tiles have the tensor's rank.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.tensor @x : tensor<64x64xbf16> in hbm
+  df.section @s {
+    // expected-error @+1 {{'df.load' op stream tile 'tensor<1024xbf16>' does not have the rank of tensor @x ('tensor<64x64xbf16>')}}
+    %a = df.load @x tiles 4 : !df.stream<tensor<1024xbf16>, 2>
+    df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 4} : (!df.stream<tensor<1024xbf16>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that df.load's tile divides every dimension of the tensor.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.tensor @x : tensor<64x64xbf16> in hbm
+  df.section @s {
+    // expected-error @+1 {{'df.load' op stream tile 'tensor<32x48xbf16>' does not tile tensor @x ('tensor<64x64xbf16>') evenly}}
+    %a = df.load @x tiles 2 : !df.stream<tensor<32x48xbf16>, 2>
+    df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 2} : (!df.stream<tensor<32x48xbf16>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that a stream produced by df.load has a consumer.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.tensor @x : tensor<64x64xbf16> in hbm
+  df.section @s {
+    // expected-error @+1 {{'df.load' op produces stream #0 that nothing consumes}}
+    %a = df.load @x tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
+  }
+}
+
+// -----
+
+// Tests that every stage runs on at least one PCU.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    // expected-error @+1 {{'df.stage' op has 0 PCUs; every stage needs at least one}}
+    %a = df.stage gemm () {pcus = 0, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x8xf32>, 2>
+    df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that a stage processes at least one tile.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    // expected-error @+1 {{'df.stage' op tiles must be >= 1, got 0}}
+    %a = df.stage softmax () {pcus = 1, flops_per_tile = 64, tiles = 0} : () -> !df.stream<tensor<8x8xf32>, 2>
+    df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that a stage does not report negative work.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    // expected-error @+1 {{'df.stage' op flops_per_tile must be >= 0}}
+    %a = df.stage norm () {pcus = 1, flops_per_tile = -1, tiles = 8} : () -> !df.stream<tensor<8x8xf32>, 2>
+    df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that a stage is connected to at least one stream.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    // expected-error @+1 {{'df.stage' op needs at least one input or output stream}}
+    df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> ()
+  }
+}
+
+// -----
+
+// Tests that every output stream of a stage has a consumer.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    // expected-error @+1 {{'df.stage' op produces stream #1 that nothing consumes}}
+    %a, %b = df.stage topk () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> (!df.stream<tensor<8x8xf32>, 2>, !df.stream<tensor<8x8xi32>, 2>)
+    df.stage gather (%a) {pcus = 1, flops_per_tile = 0, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that df.buffer passes its producer's tiles through unchanged.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<32x32xbf16>, 2>
+    // expected-error @+1 {{'df.buffer' op stream tile type 'tensor<32x16xbf16>' does not match its producer's tile type 'tensor<32x32xbf16>'}}
+    %b = df.buffer %a {pmus = 1, bytes = 8192, banks = 16} : !df.stream<tensor<32x32xbf16>, 2> -> !df.stream<tensor<32x16xbf16>, 2>
+    df.stage reduce (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<32x16xbf16>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that df.buffer uses at least one PMU and one bank.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<32x32xbf16>, 2>
+    // expected-error @+1 {{'df.buffer' op pmus and banks must be >= 1}}
+    %b = df.buffer %a {pmus = 0, bytes = 8192, banks = 16} : !df.stream<tensor<32x32xbf16>, 2> -> !df.stream<tensor<32x32xbf16>, 2>
+    df.stage reduce (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<32x32xbf16>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that df.buffer holds its output stream's depth of tiles.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<32x32xbf16>, 2>
+    // expected-error @+1 {{'df.buffer' op holds 4096 bytes but 4 tiles of 2048 bytes need 8192}}
+    %b = df.buffer %a {pmus = 1, bytes = 4096, banks = 16} : !df.stream<tensor<32x32xbf16>, 2> -> !df.stream<tensor<32x32xbf16>, 4>
+    df.stage reduce (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<32x32xbf16>, 4>) -> ()
+  }
+}
+
+// -----
+
+// Tests that a collective spans at least two sockets.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x64xbf16>, 2>
+    // expected-error @+1 {{'df.collective' op group_size must be >= 2, got 1}}
+    %b = df.collective all_reduce %a {group_size = 1} : !df.stream<tensor<8x64xbf16>, 2> -> !df.stream<tensor<8x64xbf16>, 2>
+    df.stage reduce (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x64xbf16>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that df.collective all_gather needs a leading dimension to gather along.
+df.program @p attributes {chip = "sn40l-16", tp = 4 : i64} {
+  df.section @s {
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 1, tiles = 8} : () -> !df.stream<tensor<bf16>, 2>
+    // expected-error @+1 {{'df.collective' op all_gather needs tiles of rank >= 1}}
+    %b = df.collective all_gather %a {group_size = 4} : !df.stream<tensor<bf16>, 2> -> !df.stream<tensor<bf16>, 2>
+    df.stage reduce (%b) {pcus = 1, flops_per_tile = 1, tiles = 8} : (!df.stream<tensor<bf16>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that df.collective all_reduce keeps its producer's tile type.
+df.program @p attributes {chip = "sn40l-16", tp = 4 : i64} {
+  df.section @s {
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x64xbf16>, 2>
+    // expected-error @+1 {{'df.collective' op result tile type 'tensor<8x64xf32>' is not the all_reduce of its producer's tile type 'tensor<8x64xbf16>'; expected 'tensor<8x64xbf16>'}}
+    %b = df.collective all_reduce %a {group_size = 4} : !df.stream<tensor<8x64xbf16>, 2> -> !df.stream<tensor<8x64xf32>, 2>
+    df.stage reduce (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x64xf32>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that df.collective all_gather multiplies the tile's leading dimension
+// by the group size.
+df.program @p attributes {chip = "sn40l-16", tp = 4 : i64} {
+  df.section @s {
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x64xbf16>, 2>
+    // expected-error @+1 {{'df.collective' op result tile type 'tensor<8x256xbf16>' is not the all_gather of its producer's tile type 'tensor<8x64xbf16>'; expected 'tensor<32x64xbf16>'}}
+    %b = df.collective all_gather %a {group_size = 4} : !df.stream<tensor<8x64xbf16>, 2> -> !df.stream<tensor<8x256xbf16>, 2>
+    df.stage reduce (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x256xbf16>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that a stream's tiles have an integer or float element type.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    // expected-error @+1 {{stream tile 'tensor<8x8xindex>' must have an integer or float element type}}
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x8xindex>, 2>
+  }
+}
+
+// -----
+
+// Tests that a double-buffered buffer holds two halves of `depth` tiles.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<32x32xbf16>, 2>
+    // expected-error @+1 {{'df.buffer' op holds 4096 bytes but 4 tiles of 2048 bytes need 8192}}
+    %b = df.buffer %a {pmus = 1, bytes = 4096, banks = 16, double_buffered} : !df.stream<tensor<32x32xbf16>, 2> -> !df.stream<tensor<32x32xbf16>, 2>
+    df.stage elementwise (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<32x32xbf16>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that a collective spans a group that divides the program's sockets.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x64xbf16>, 2>
+    // expected-error @+1 {{'df.collective' op group_size 16 does not divide the program's tp 1}}
+    %b = df.collective all_reduce %a {group_size = 16} : !df.stream<tensor<8x64xbf16>, 2> -> !df.stream<tensor<8x64xbf16>, 2>
+    df.stage elementwise (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x64xbf16>, 2>) -> ()
+  }
+}

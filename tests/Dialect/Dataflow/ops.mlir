@@ -1,0 +1,95 @@
+// RUN: snapflow-opt %s | snapflow-opt | FileCheck %s
+// RUN: snapflow-opt %s --mlir-print-op-generic | snapflow-opt | FileCheck %s
+
+// Tests that a program declares tensors in every memory tier.
+// CHECK-LABEL: df.program @tiers attributes {chip = "sn40l-16", tp = 1 : i64} {
+// CHECK-NEXT:    df.tensor @act : tensor<64x64xbf16> in sram
+// CHECK-NEXT:    df.tensor @weights : tensor<64x64xbf16> in hbm
+// CHECK-NEXT:    df.tensor @spill : tensor<256x64xf32> in ddr
+// CHECK-NEXT:  }
+df.program @tiers attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.tensor @act : tensor<64x64xbf16> in sram
+  df.tensor @weights : tensor<64x64xbf16> in hbm
+  df.tensor @spill : tensor<256x64xf32> in ddr
+}
+
+// Tests that a section loads tiles, computes with gemm, softmax, reduce,
+// elementwise and norm stages, buffers a stream and stores the result.
+// CHECK-LABEL: df.program @attention attributes {chip = "sn40l-16", tp = 1 : i64} {
+// CHECK:         df.section @layer {
+// CHECK-NEXT:      %[[X:.+]] = df.load @x tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      %[[W:.+]] = df.load @wq tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      %[[Q:.+]] = df.stage gemm(%[[X]], %[[W]]) {flops_per_tile = 65536 : i64, pcus = 4 : i64, tiles = 4 : i64} : (!df.stream<tensor<32x32xbf16>, 2>, !df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      %[[K:.+]] = df.load @k tiles 16 : !df.stream<tensor<32x32xbf16>, 1>
+// CHECK-NEXT:      %[[KB:.+]] = df.buffer %[[K]] {banks = 16 : i64, bytes = 8192 : i64, pmus = 2 : i64} : !df.stream<tensor<32x32xbf16>, 1> -> !df.stream<tensor<32x32xbf16>, 4>
+// CHECK-NEXT:      %[[S:.+]] = df.stage gemm(%[[Q]], %[[KB]]) {flops_per_tile = 65536 : i64, pcus = 8 : i64, tiles = 16 : i64} : (!df.stream<tensor<32x32xbf16>, 2>, !df.stream<tensor<32x32xbf16>, 4>) -> !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      %[[P:.+]] = df.stage softmax(%[[S]]) {flops_per_tile = 5120 : i64, pcus = 2 : i64, tiles = 16 : i64} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      %[[R:.+]] = df.stage reduce(%[[P]]) {flops_per_tile = 1024 : i64, pcus = 1 : i64, tiles = 16 : i64} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      %[[E:.+]] = df.stage elementwise(%[[R]]) {flops_per_tile = 1024 : i64, pcus = 1 : i64, tiles = 4 : i64} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      %[[N:.+]] = df.stage norm(%[[E]]) {flops_per_tile = 4096 : i64, pcus = 1 : i64, tiles = 4 : i64} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      df.store %[[N]] to @y : !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:    }
+df.program @attention attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.tensor @x : tensor<64x64xbf16> in sram
+  df.tensor @wq : tensor<64x64xbf16> in hbm
+  df.tensor @k : tensor<256x64xbf16> in ddr
+  df.tensor @y : tensor<64x64xbf16> in hbm
+  df.section @layer {
+    %x = df.load @x tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
+    %w = df.load @wq tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
+    %q = df.stage gemm (%x, %w) {pcus = 4, flops_per_tile = 65536, tiles = 4} : (!df.stream<tensor<32x32xbf16>, 2>, !df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+    %k = df.load @k tiles 16 : !df.stream<tensor<32x32xbf16>, 1>
+    %kb = df.buffer %k {pmus = 2, bytes = 8192, banks = 16} : !df.stream<tensor<32x32xbf16>, 1> -> !df.stream<tensor<32x32xbf16>, 4>
+    %s = df.stage gemm (%q, %kb) {pcus = 8, flops_per_tile = 65536, tiles = 16} : (!df.stream<tensor<32x32xbf16>, 2>, !df.stream<tensor<32x32xbf16>, 4>) -> !df.stream<tensor<32x32xbf16>, 2>
+    %p = df.stage softmax (%s) {pcus = 2, flops_per_tile = 5120, tiles = 16} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+    %r = df.stage reduce (%p) {pcus = 1, flops_per_tile = 1024, tiles = 16} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+    %e = df.stage elementwise (%r) {pcus = 1, flops_per_tile = 1024, tiles = 4} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+    %n = df.stage norm (%e) {pcus = 1, flops_per_tile = 4096, tiles = 4} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+    df.store %n to @y : !df.stream<tensor<32x32xbf16>, 2>
+  }
+}
+
+// Tests that a kernel-looped section selects with topk and gather stages,
+// double-buffers, and runs every collective kind.
+// CHECK-LABEL: df.program @moe attributes {chip = "sn40l-16", tp = 4 : i64} {
+// CHECK:         df.section @experts repeat 2 {
+// CHECK-NEXT:      %[[H:.+]] = df.load @h tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      %[[T:.+]] = df.stage topk(%[[H]]) {flops_per_tile = 1024 : i64, pcus = 1 : i64, tiles = 4 : i64} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      %[[G:.+]] = df.stage gather(%[[T]]) {flops_per_tile = 0 : i64, pcus = 1 : i64, tiles = 4 : i64} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      %[[B:.+]] = df.buffer %[[G]] {banks = 8 : i64, bytes = 16384 : i64, double_buffered, pmus = 4 : i64} : !df.stream<tensor<32x32xbf16>, 2> -> !df.stream<tensor<32x32xbf16>, 4>
+// CHECK-NEXT:      %[[AR:.+]] = df.collective all_reduce %[[B]] {group_size = 4 : i64} : !df.stream<tensor<32x32xbf16>, 4> -> !df.stream<tensor<32x32xbf16>, 4>
+// CHECK-NEXT:      %[[AA:.+]] = df.collective all_to_all %[[AR]] {group_size = 4 : i64} : !df.stream<tensor<32x32xbf16>, 4> -> !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      %[[AG:.+]] = df.collective all_gather %[[AA]] {group_size = 4 : i64} : !df.stream<tensor<32x32xbf16>, 2> -> !df.stream<tensor<128x32xbf16>, 2>
+// CHECK-NEXT:      df.store %[[AG]] to @out : !df.stream<tensor<128x32xbf16>, 2>
+// CHECK-NEXT:    }
+df.program @moe attributes {chip = "sn40l-16", tp = 4 : i64} {
+  df.tensor @h : tensor<64x64xbf16> in sram
+  df.tensor @out : tensor<128x64xbf16> in hbm
+  df.section @experts repeat 2 {
+    %h = df.load @h tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
+    %t = df.stage topk (%h) {pcus = 1, flops_per_tile = 1024, tiles = 4} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+    %g = df.stage gather (%t) {pcus = 1, flops_per_tile = 0, tiles = 4} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+    %b = df.buffer %g {pmus = 4, bytes = 16384, banks = 8, double_buffered} : !df.stream<tensor<32x32xbf16>, 2> -> !df.stream<tensor<32x32xbf16>, 4>
+    %ar = df.collective all_reduce %b {group_size = 4} : !df.stream<tensor<32x32xbf16>, 4> -> !df.stream<tensor<32x32xbf16>, 4>
+    %aa = df.collective all_to_all %ar {group_size = 4} : !df.stream<tensor<32x32xbf16>, 4> -> !df.stream<tensor<32x32xbf16>, 2>
+    %ag = df.collective all_gather %aa {group_size = 4} : !df.stream<tensor<32x32xbf16>, 2> -> !df.stream<tensor<128x32xbf16>, 2>
+    df.store %ag to @out : !df.stream<tensor<128x32xbf16>, 2>
+  }
+}
+
+// Tests that a section is a graph region: a stream may be used before its
+// producer and have several consumers, and stages may have only outputs or
+// only inputs.
+// CHECK-LABEL: df.program @graph attributes {chip = "sn40l-16", tp = 1 : i64} {
+// CHECK-NEXT:    df.section @cycle {
+// CHECK-NEXT:      %[[B:.+]] = df.stage elementwise(%[[A:.+]]) {flops_per_tile = 64 : i64, pcus = 1 : i64, tiles = 8 : i64} : (!df.stream<tensor<8x8xf32>, 2>) -> !df.stream<tensor<8x8xf32>, 2>
+// CHECK-NEXT:      %[[A]] = df.stage elementwise() {flops_per_tile = 64 : i64, pcus = 1 : i64, tiles = 8 : i64} : () -> !df.stream<tensor<8x8xf32>, 2>
+// CHECK-NEXT:      df.stage reduce(%[[B]], %[[A]]) {flops_per_tile = 64 : i64, pcus = 1 : i64, tiles = 8 : i64} : (!df.stream<tensor<8x8xf32>, 2>, !df.stream<tensor<8x8xf32>, 2>) -> (){{$}}
+// CHECK-NEXT:    }
+df.program @graph attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @cycle {
+    %b = df.stage elementwise (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> !df.stream<tensor<8x8xf32>, 2>
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x8xf32>, 2>
+    df.stage reduce (%b, %a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>, !df.stream<tensor<8x8xf32>, 2>) -> ()
+  }
+}

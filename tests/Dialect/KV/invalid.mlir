@@ -1,0 +1,454 @@
+// RUN: snapflow-opt %s -split-input-file -verify-diagnostics
+
+// Tests that a streaming policy keeps a non-negative number of sinks.
+func.func @streaming_sinks(
+  // expected-error @+2 {{streaming sinks must be >= 0, got -1}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 27, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.streaming<sinks = -1, window = 28>>) {
+  return
+}
+
+// -----
+
+// Tests that a streaming policy has a non-empty window.
+func.func @streaming_window(
+  // expected-error @+2 {{streaming window must be > 0, got 0}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 4, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.streaming<sinks = 4, window = 0>>) {
+  return
+}
+
+// -----
+
+// Tests that a snapkv policy has a positive budget.
+func.func @snapkv_budget(
+  // expected-error @+2 {{snapkv budget must be > 0, got 0}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapkv<budget = 0, obs_window = 8, kernel = 5, pool = max>>) {
+  return
+}
+
+// -----
+
+// Tests that a snapstream policy has a non-empty observation window.
+func.func @snapstream_obs_window(
+  // expected-error @+2 {{snapstream obs_window must be > 0, got 0}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 0, kernel = 3, pool = max>>) {
+  return
+}
+
+// -----
+
+// Tests that a snapkv policy pools with an odd kernel.
+func.func @snapkv_even_kernel(
+  // expected-error @+2 {{snapkv pooling kernel must be a positive odd number, got 4}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 4, pool = max>>) {
+  return
+}
+
+// -----
+
+// Tests that a snapkv observation window leaves room for selected tokens.
+func.func @snapkv_obs_window_budget(
+  // expected-error @+2 {{snapkv obs_window (32) must be smaller than the budget (32)}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 32, kernel = 5, pool = avg>>) {
+  return
+}
+
+// -----
+
+// Tests that a snapstream policy keeps a non-negative number of sinks.
+func.func @snapstream_sinks(
+  // expected-error @+2 {{snapstream sinks must be >= 0, got -4}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = -4, recent = 8, obs_window = 8, kernel = 3, pool = max>>) {
+  return
+}
+
+// -----
+
+// Tests that a snapstream policy has a non-empty recent ring.
+func.func @snapstream_recent(
+  // expected-error @+2 {{snapstream recent must be > 0, got 0}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 0, obs_window = 8, kernel = 3, pool = max>>) {
+  return
+}
+
+// -----
+
+// Tests that a snapstream policy's sinks and recent ring fit its budget.
+func.func @snapstream_sinks_recent_budget(
+  // expected-error @+2 {{snapstream sinks + recent (4 + 32) exceeds the budget (32)}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 32, obs_window = 8, kernel = 3, pool = max>>) {
+  return
+}
+
+// -----
+
+// Tests that a snapstream observation window lies inside the recent tokens.
+func.func @snapstream_obs_window_recent(
+  // expected-error @+2 {{snapstream obs_window (16) must not exceed recent (8): the observation window is part of the recent tokens}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 16, kernel = 3, pool = max>>) {
+  return
+}
+
+// -----
+
+// Tests that a cache has at least one layer, sequence and slot.
+func.func @cache_zero_layers(
+  // expected-error @+1 {{cache layers, batch and slots must be > 0, got 0, 1, 32}}
+  %c: !kv.cache<layers = 0, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>) {
+  return
+}
+
+// -----
+
+// Tests that a cache holds integer or float elements.
+func.func @cache_dtype(
+  // expected-error @+1 {{cache dtype must be an integer or float type}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = index, policy = #kv.full>) {
+  return
+}
+
+// -----
+
+// Tests that a cache's policy must be a kv policy attribute.
+func.func @cache_policy_kind(
+  // expected-error @+2 {{invalid kind of attribute specified}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #llm<phase decode>>) {
+  return
+}
+
+// -----
+
+// Tests that a compressed cache has exactly the policy's budget of slots.
+func.func @cache_slots_budget(
+  // expected-error @+1 {{cache has 64 slots but its policy keeps 32 tokens per sequence; a compressed cache has exactly the policy's budget}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>) {
+  return
+}
+
+// -----
+
+// Tests that a cache has at least one KV head.
+func.func @cache_kv_heads(
+  // expected-error @+1 {{cache kv_heads and head_dim must be > 0, got 0, 16}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 0, head_dim = 16, dtype = bf16, policy = #kv.full>) {
+  return
+}
+
+// -----
+
+// Tests that a latent cache has a non-empty latent and a non-negative rotary
+// part.
+func.func @latent_cache_dims(
+  // expected-error @+1 {{latent cache latent_dim must be > 0 and rope_dim >= 0, got 32, -8}}
+  %c: !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = -8, dtype = bf16, policy = #kv.full>) {
+  return
+}
+
+// -----
+
+// Tests that kv.append takes (k, v) for a GQA cache.
+func.func @append_gqa_count(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, %k: tensor<1x1x32xbf16>) {
+  // expected-error @+1 {{'kv.append' op expects 2 appended tensor(s) for '!kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>', got 1}}
+  %c1 = kv.append %c[0], %k : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, tensor<1x1x32xbf16>
+  return
+}
+
+// -----
+
+// Tests that kv.append takes (latent) alone for a latent cache.
+func.func @append_latent_count(%c: !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full>, %l: tensor<1x1x40xbf16>) {
+  // expected-error @+1 {{'kv.append' op expects 1 appended tensor(s) for '!kv.latent_cache<}}
+  %c1 = kv.append %c[0], %l, %l : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full>, tensor<1x1x40xbf16>, tensor<1x1x40xbf16>
+  return
+}
+
+// -----
+
+// Tests that kv.append writes batch x tokens x width tensors.
+func.func @append_rank(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, %k: tensor<1x32xbf16>, %v: tensor<1x32xbf16>) {
+  // expected-error @+1 {{'kv.append' op appended must be tensor<batch x tokens x 32>, got 'tensor<1x32xbf16>'}}
+  %c1 = kv.append %c[0], %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, tensor<1x32xbf16>, tensor<1x32xbf16>
+  return
+}
+
+// -----
+
+// Tests that kv.append's tensors are kv_heads x head_dim wide.
+func.func @append_width(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, %k: tensor<1x1x64xbf16>, %v: tensor<1x1x64xbf16>) {
+  // expected-error @+1 {{'kv.append' op appended 'tensor<1x1x64xbf16>' does not match the cache: expected batch 1 and width 32}}
+  %c1 = kv.append %c[0], %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, tensor<1x1x64xbf16>, tensor<1x1x64xbf16>
+  return
+}
+
+// -----
+
+// Tests that kv.append's element type is the cache's.
+func.func @append_dtype(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, %k: tensor<1x1x32xf16>, %v: tensor<1x1x32xf16>) {
+  // expected-error @+1 {{'kv.append' op appended element type 'f16' does not match the cache dtype 'bf16'}}
+  %c1 = kv.append %c[0], %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, tensor<1x1x32xf16>, tensor<1x1x32xf16>
+  return
+}
+
+// -----
+
+// Tests that kv.append's keys and values cover the same tokens.
+func.func @append_token_count(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, %k: tensor<1x1x32xbf16>, %v: tensor<1x2x32xbf16>) {
+  // expected-error @+1 {{'kv.append' op appended tensors disagree on the token count}}
+  %c1 = kv.append %c[0], %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, tensor<1x1x32xbf16>, tensor<1x2x32xbf16>
+  return
+}
+
+// -----
+
+// Tests that kv.append writes one of the cache's layers.
+func.func @append_layer(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, %k: tensor<1x1x32xbf16>, %v: tensor<1x1x32xbf16>) {
+  // expected-error @+1 {{'kv.append' op layer 2 is out of range for a cache of 2 layers}}
+  %c1 = kv.append %c[2], %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>
+  return
+}
+
+// -----
+
+// Tests that kv.append into a compressed cache fits the recent ring.
+func.func @append_ring_overflow(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, %k: tensor<1x16x32xbf16>, %v: tensor<1x16x32xbf16>) {
+  // expected-error @+1 {{'kv.append' op appends 16 tokens but the recent ring holds only 8}}
+  %c1 = kv.append %c[0], %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, tensor<1x16x32xbf16>, tensor<1x16x32xbf16>
+  return
+}
+
+// -----
+
+// Tests that kv.append into a full cache fits its slots.
+func.func @append_full_overflow(%c: !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full>, %l: tensor<1x64x40xbf16>) {
+  // expected-error @+1 {{'kv.append' op appends 64 tokens but the cache holds only 32}}
+  %c1 = kv.append %c[0], %l : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full>, tensor<1x64x40xbf16>
+  return
+}
+
+// -----
+
+// Tests that kv.read returns (latent) alone for a latent cache.
+func.func @read_latent_count(%c: !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full>) {
+  // expected-error @+1 {{'kv.read' op expects 1 result tensor(s) for '!kv.latent_cache<}}
+  %a, %b = kv.read %c[0] : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full> -> tensor<1x32x40xbf16>, tensor<1x32x40xbf16>
+  return
+}
+
+// -----
+
+// Tests that kv.read returns every slot of the layer.
+func.func @read_slots(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>) {
+  // expected-error @+1 {{'kv.read' op reads 16 tokens but the cache has 32 slots}}
+  %k, %v = kv.read %c[0] : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full> -> tensor<1x16x32xbf16>, tensor<1x16x32xbf16>
+  return
+}
+
+// -----
+
+// Tests that kv.score works on rank-3 tensors.
+func.func @score_rank(%q: tensor<8x64xbf16>, %k: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.score' op queries, keys and scores must have rank 3}}
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<8x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
+  return
+}
+
+// -----
+
+// Tests that kv.score's query heads split evenly over the KV-head groups.
+func.func @score_groups(%q: tensor<1x8x48xbf16>, %k: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.score' op num_heads (3) must be a positive multiple of num_groups (2)}}
+  %s = kv.score %q, %k {num_heads = 3, num_groups = 2, obs_window = 8} : tensor<1x8x48xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
+  return
+}
+
+// -----
+
+// Tests that kv.score's query width splits evenly over the heads.
+func.func @score_query_width(%q: tensor<1x8x66xbf16>, %k: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.score' op query width 66 is not divisible by num_heads 4}}
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x8x66xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
+  return
+}
+
+// -----
+
+// Tests that kv.score's keys are num_groups x key_dim wide.
+func.func @score_key_width(%q: tensor<1x8x64xbf16>, %k: tensor<1x64x64xbf16>) {
+  // expected-error @+1 {{'kv.score' op key width 64 must be num_groups x key_dim = 2 x 16}}
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x8x64xbf16>, tensor<1x64x64xbf16> -> tensor<1x2x64xf32>
+  return
+}
+
+// -----
+
+// Tests that kv.score takes one query per observation-window position.
+func.func @score_window_queries(%q: tensor<1x4x64xbf16>, %k: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.score' op expects 8 observation-window queries, got 4}}
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x4x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
+  return
+}
+
+// -----
+
+// Tests that kv.score's prompt is at least as long as the observation window.
+func.func @score_short_prompt(%q: tensor<1x8x64xbf16>, %k: tensor<1x4x32xbf16>) {
+  // expected-error @+1 {{'kv.score' op prompt of 4 tokens is shorter than the observation window (8)}}
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x8x64xbf16>, tensor<1x4x32xbf16> -> tensor<1x2x4xf32>
+  return
+}
+
+// -----
+
+// Tests that kv.score returns one score per batch entry, group and prompt token.
+func.func @score_shape(%q: tensor<1x8x64xbf16>, %k: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.score' op scores must be tensor<1x2x64xf32>}}
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x8x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// Tests that kv.score returns f32 scores.
+func.func @score_f32(%q: tensor<1x8x64xbf16>, %k: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.score' op scores must be f32}}
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x8x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xbf16>
+  return
+}
+
+// -----
+
+// Tests that kv.pool pools f32 scores.
+func.func @pool_scores(%s: tensor<1x2x64xf16>) {
+  // expected-error @+1 {{'kv.pool' op scores must be tensor<B x G x L x f32>}}
+  %p = kv.pool %s {kernel = 3, kind = #kv<pool max>} : tensor<1x2x64xf16>
+  return
+}
+
+// -----
+
+// Tests that kv.pool's kernel is odd, so the padding is symmetric.
+func.func @pool_even_kernel(%s: tensor<1x2x64xf32>) {
+  // expected-error @+1 {{'kv.pool' op kernel must be a positive odd number, got 2}}
+  %p = kv.pool %s {kernel = 2, kind = #kv<pool avg>} : tensor<1x2x64xf32>
+  return
+}
+
+// -----
+
+// Tests that kv.pool's kernel is no wider than the scored tokens.
+func.func @pool_wide_kernel(%s: tensor<1x2x4xf32>) {
+  // expected-error @+1 {{'kv.pool' op kernel 7 is wider than the 4 scored tokens}}
+  %p = kv.pool %s {kernel = 7, kind = #kv<pool max>} : tensor<1x2x4xf32>
+  return
+}
+
+// -----
+
+// Tests that kv.topk selects from rank-3 f32 scores.
+func.func @topk_scores(%s: tensor<2x64xf32>) {
+  // expected-error @+1 {{'kv.topk' op scores must be tensor<B x G x L x f32>}}
+  %i = kv.topk %s {k = 20, sinks = 4, recent = 8} : tensor<2x64xf32> -> tensor<1x2x20xi32>
+  return
+}
+
+// -----
+
+// Tests that kv.topk selects at least one token.
+func.func @topk_zero_k(%s: tensor<1x2x64xf32>) {
+  // expected-error @+1 {{'kv.topk' op k must be > 0 and sinks, recent >= 0}}
+  %i = kv.topk %s {k = 0, sinks = 4, recent = 8} : tensor<1x2x64xf32> -> tensor<1x2x0xi32>
+  return
+}
+
+// -----
+
+// Tests that kv.topk's budget does not exceed the prompt.
+func.func @topk_budget(%s: tensor<1x2x16xf32>) {
+  // expected-error @+1 {{'kv.topk' op budget sinks + k + recent = 4 + 20 + 8 = 32 exceeds the context of 16 prompt tokens}}
+  %i = kv.topk %s {k = 20, sinks = 4, recent = 8} : tensor<1x2x16xf32> -> tensor<1x2x20xi32>
+  return
+}
+
+// -----
+
+// Tests that kv.topk returns k i32 positions per batch entry and group.
+func.func @topk_indices(%s: tensor<1x2x64xf32>) {
+  // expected-error @+1 {{'kv.topk' op indices must be tensor<1x2x20xi32>}}
+  %i = kv.topk %s {k = 20, sinks = 4, recent = 8} : tensor<1x2x64xf32> -> tensor<1x2x20xi64>
+  return
+}
+
+// -----
+
+// Tests that kv.gather_store needs a cache whose policy evicts tokens.
+func.func @gather_store_full(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, %i: tensor<1x2x20xi32>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.gather_store' op needs a compressing cache policy, got #kv.full}}
+  %c1 = kv.gather_store %c[0], %i, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, tensor<1x2x20xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+  return
+}
+
+// -----
+
+// Tests that kv.gather_store takes (k, v) for a GQA cache.
+func.func @gather_store_gqa_count(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, %i: tensor<1x2x20xi32>, %k: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.gather_store' op expects 2 prompt tensor(s) for '!kv.cache<}}
+  %c1 = kv.gather_store %c[0], %i, %k : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, tensor<1x2x20xi32>, tensor<1x64x32xbf16>
+  return
+}
+
+// -----
+
+// Tests that kv.gather_store's budget does not exceed the prompt.
+func.func @gather_store_short_prompt(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, %i: tensor<1x2x20xi32>, %k: tensor<1x16x32xbf16>, %v: tensor<1x16x32xbf16>) {
+  // expected-error @+1 {{'kv.gather_store' op budget of 32 slots exceeds the context of 16 prompt tokens; no selection is needed}}
+  %c1 = kv.gather_store %c[0], %i, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, tensor<1x2x20xi32>, tensor<1x16x32xbf16>, tensor<1x16x32xbf16>
+  return
+}
+
+// -----
+
+// Tests that kv.gather_store into a GQA cache takes one selection per KV-head
+// group.
+func.func @gather_store_gqa_indices(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, %i: tensor<1x1x20xi32>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.gather_store' op indices must be tensor<1x2xKxi32> (one selection per KV-head group)}}
+  %c1 = kv.gather_store %c[0], %i, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, tensor<1x1x20xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+  return
+}
+
+// -----
+
+// Tests that kv.gather_store into a latent cache takes one selection per layer.
+func.func @gather_store_latent_indices(%c: !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>>, %i: tensor<1x2x24xi32>, %l: tensor<1x64x40xbf16>) {
+  // expected-error @+1 {{'kv.gather_store' op indices must be tensor<1x1xKxi32> (one selection per layer)}}
+  %c1 = kv.gather_store %c[0], %i, %l : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>>, tensor<1x2x24xi32>, tensor<1x64x40xbf16>
+  return
+}
+
+// -----
+
+// Tests that kv.gather_store's sinks, selected and recent tokens fill the
+// cache's slots exactly.
+func.func @gather_store_fill(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, %i: tensor<1x2x16xi32>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.gather_store' op sinks + selected + recent = 28 tokens but the cache has 32 slots}}
+  %c1 = kv.gather_store %c[0], %i, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, tensor<1x2x16xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+  return
+}
+
+// -----
+
+// Tests that score queries and keys come from the same batch.
+func.func @f(%q: tensor<1x2x64xbf16>, %k: tensor<2x8x32xbf16>) {
+  // expected-error @+1 {{'kv.score' op queries have batch 1 but keys have batch 2}}
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 2} : tensor<1x2x64xbf16>, tensor<2x8x32xbf16> -> tensor<1x2x8xf32>
+  return
+}

@@ -1,0 +1,83 @@
+// RUN: snapflow-opt %s | snapflow-opt | FileCheck %s
+// RUN: snapflow-opt %s --mlir-print-op-generic | snapflow-opt | FileCheck %s
+
+// Tests that both cache types round-trip with every policy, both pooling
+// kinds, integer and float element types, and a latent cache without a rotary
+// part.
+// CHECK-LABEL: func.func @types(
+// CHECK-SAME:    %[[FULL:.+]]: !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>,
+// CHECK-SAME:    %[[STREAMING:.+]]: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = f16, policy = #kv.streaming<sinks = 4, window = 28>>,
+// CHECK-SAME:    %[[SNAPKV:.+]]: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = f8E4M3FN, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>>,
+// CHECK-SAME:    %[[SNAPSTREAM:.+]]: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = i8, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>,
+// CHECK-SAME:    %[[LATENT:.+]]: !kv.latent_cache<layers = 2, batch = 1, slots = 64, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full>,
+// CHECK-SAME:    %[[NOROPE:.+]]: !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 0, dtype = f32, policy = #kv.snapstream<budget = 32, sinks = 0, recent = 16, obs_window = 16, kernel = 1, pool = avg>>)
+func.func @types(%full: !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>,
+                 %streaming: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = f16, policy = #kv.streaming<sinks = 4, window = 28>>,
+                 %snapkv: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = f8E4M3FN, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>>,
+                 %snapstream: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = i8, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>,
+                 %latent: !kv.latent_cache<layers = 2, batch = 1, slots = 64, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full>,
+                 %norope: !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 0, dtype = f32, policy = #kv.snapstream<budget = 32, sinks = 0, recent = 16, obs_window = 16, kernel = 1, pool = avg>>) {
+  return
+}
+
+// Tests that kv.append writes (k, v) into a full cache and (latent) into a
+// streaming latent cache.
+// CHECK-LABEL: func.func @append(
+// CHECK-SAME:    %[[C:.+]]: !kv.cache<{{.+}}>, %[[K:.+]]: tensor<1x1x32xbf16>, %[[V:.+]]: tensor<1x1x32xbf16>, %[[LC:.+]]: !kv.latent_cache<{{.+}}>, %[[L:.+]]: tensor<2x4x40xbf16>)
+// CHECK:         %[[C1:.+]] = kv.append %[[C]][1], %[[K]], %[[V]] : !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>
+// CHECK:         %[[LC1:.+]] = kv.append %[[LC]][0], %[[L]] : !kv.latent_cache<layers = 2, batch = 2, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.streaming<sinks = 4, window = 28>>, tensor<2x4x40xbf16>
+// CHECK:         return %[[C1]], %[[LC1]]
+func.func @append(%c: !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, %k: tensor<1x1x32xbf16>, %v: tensor<1x1x32xbf16>, %lc: !kv.latent_cache<layers = 2, batch = 2, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.streaming<sinks = 4, window = 28>>, %l: tensor<2x4x40xbf16>) -> (!kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, !kv.latent_cache<layers = 2, batch = 2, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.streaming<sinks = 4, window = 28>>) {
+  %c1 = kv.append %c[1], %k, %v : !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>
+  %lc1 = kv.append %lc[0], %l : !kv.latent_cache<layers = 2, batch = 2, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.streaming<sinks = 4, window = 28>>, tensor<2x4x40xbf16>
+  return %c1, %lc1 : !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, !kv.latent_cache<layers = 2, batch = 2, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.streaming<sinks = 4, window = 28>>
+}
+
+// Tests that kv.read returns (k, v) of a cache and (latent) of a latent cache
+// for every slot.
+// CHECK-LABEL: func.func @read(
+// CHECK-SAME:    %[[C:.+]]: !kv.cache<{{.+}}>, %[[LC:.+]]: !kv.latent_cache<{{.+}}>)
+// CHECK:         %[[KV:.+]]:2 = kv.read %[[C]][1] : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = f16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>> -> tensor<1x32x32xf16>, tensor<1x32x32xf16>
+// CHECK:         %[[L:.+]] = kv.read %[[LC]][0] : !kv.latent_cache<layers = 2, batch = 1, slots = 64, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full> -> tensor<1x64x40xbf16>
+// CHECK:         return %[[KV]]#0, %[[KV]]#1, %[[L]]
+func.func @read(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = f16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>>, %lc: !kv.latent_cache<layers = 2, batch = 1, slots = 64, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full>) -> (tensor<1x32x32xf16>, tensor<1x32x32xf16>, tensor<1x64x40xbf16>) {
+  %k, %v = kv.read %c[1] : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = f16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>> -> tensor<1x32x32xf16>, tensor<1x32x32xf16>
+  %l = kv.read %lc[0] : !kv.latent_cache<layers = 2, batch = 1, slots = 64, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full> -> tensor<1x64x40xbf16>
+  return %k, %v, %l : tensor<1x32x32xf16>, tensor<1x32x32xf16>, tensor<1x64x40xbf16>
+}
+
+// Tests that the SnapStream end-of-prefill selection of a GQA cache chains:
+// score per KV-head group, max-pool, pick the best tokens between the sinks
+// and the recent window (4 + 20 + 8 = 32 slots) and store them.
+// CHECK-LABEL: func.func @select_gqa(
+// CHECK-SAME:    %[[Q:.+]]: tensor<1x8x64xbf16>, %[[K:.+]]: tensor<1x64x32xbf16>, %[[V:.+]]: tensor<1x64x32xbf16>, %[[C:.+]]: !kv.cache<{{.+}}>) -> !kv.cache
+// CHECK:         %[[S:.+]] = kv.score %[[Q]], %[[K]] {num_groups = 2 : i64, num_heads = 4 : i64, obs_window = 8 : i64} : tensor<1x8x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
+// CHECK:         %[[P:.+]] = kv.pool %[[S]] {kernel = 3 : i64, kind = #kv<pool max>} : tensor<1x2x64xf32>
+// CHECK:         %[[I:.+]] = kv.topk %[[P]] {k = 20 : i64, recent = 8 : i64, sinks = 4 : i64} : tensor<1x2x64xf32> -> tensor<1x2x20xi32>
+// CHECK:         %[[C1:.+]] = kv.gather_store %[[C]][0], %[[I]], %[[K]], %[[V]] : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, tensor<1x2x20xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+// CHECK:         return %[[C1]]
+func.func @select_gqa(%q: tensor<1x8x64xbf16>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>, %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>) -> !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>> {
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x8x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
+  %p = kv.pool %s {kernel = 3, kind = #kv<pool max>} : tensor<1x2x64xf32>
+  %i = kv.topk %p {k = 20, sinks = 4, recent = 8} : tensor<1x2x64xf32> -> tensor<1x2x20xi32>
+  %c1 = kv.gather_store %c[0], %i, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, tensor<1x2x20xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+  return %c1 : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>
+}
+
+// Tests that the SnapKV end-of-prefill selection of a latent cache chains: one
+// group of absorbed queries over the latents, average-pooled, no sinks and the
+// observation window kept as the recent tokens (0 + 24 + 8 = 32 slots).
+// CHECK-LABEL: func.func @select_mla(
+// CHECK-SAME:    %[[Q:.+]]: tensor<1x8x80xbf16>, %[[L:.+]]: tensor<1x64x40xbf16>, %[[C:.+]]: !kv.latent_cache<{{.+}}>) -> !kv.latent_cache
+// CHECK:         %[[S:.+]] = kv.score %[[Q]], %[[L]] {num_groups = 1 : i64, num_heads = 2 : i64, obs_window = 8 : i64} : tensor<1x8x80xbf16>, tensor<1x64x40xbf16> -> tensor<1x1x64xf32>
+// CHECK:         %[[P:.+]] = kv.pool %[[S]] {kernel = 5 : i64, kind = #kv<pool avg>} : tensor<1x1x64xf32>
+// CHECK:         %[[I:.+]] = kv.topk %[[P]] {k = 24 : i64, recent = 8 : i64, sinks = 0 : i64} : tensor<1x1x64xf32> -> tensor<1x1x24xi32>
+// CHECK:         %[[C1:.+]] = kv.gather_store %[[C]][1], %[[I]], %[[L]] : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>>, tensor<1x1x24xi32>, tensor<1x64x40xbf16>
+// CHECK:         return %[[C1]]
+func.func @select_mla(%q: tensor<1x8x80xbf16>, %l: tensor<1x64x40xbf16>, %c: !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>>) -> !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>> {
+  %s = kv.score %q, %l {num_heads = 2, num_groups = 1, obs_window = 8} : tensor<1x8x80xbf16>, tensor<1x64x40xbf16> -> tensor<1x1x64xf32>
+  %p = kv.pool %s {kernel = 5, kind = #kv<pool avg>} : tensor<1x1x64xf32>
+  %i = kv.topk %p {k = 24, sinks = 0, recent = 8} : tensor<1x1x64xf32> -> tensor<1x1x24xi32>
+  %c1 = kv.gather_store %c[1], %i, %l : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>>, tensor<1x1x24xi32>, tensor<1x64x40xbf16>
+  return %c1 : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>>
+}

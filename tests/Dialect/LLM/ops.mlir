@@ -1,0 +1,152 @@
+// RUN: snapflow-opt %s | snapflow-opt | FileCheck %s
+// RUN: snapflow-opt %s --mlir-print-op-generic | snapflow-opt | FileCheck %s
+
+// Tests that llm.param names a weight of every supported element type.
+// CHECK-LABEL: func.func @param()
+// CHECK:         %[[WQ:.+]] = llm.param @model.layers.0.self_attn.q_proj.weight : tensor<64x64xbf16>
+// CHECK:         %[[NORM:.+]] = llm.param @model.norm.weight : tensor<64xf16>
+// CHECK:         %[[LN:.+]] = llm.param @model.layers.0.input_layernorm.weight : tensor<64xf32>
+// CHECK:         %[[GATE:.+]] = llm.param @model.layers.0.mlp.gate_proj.weight : tensor<64x64xf8E4M3FN>
+// CHECK:         %[[UP:.+]] = llm.param @model.layers.0.mlp.up_proj.weight : tensor<64x64xf8E5M2>
+// CHECK:         return %[[WQ]], %[[NORM]], %[[LN]], %[[GATE]], %[[UP]]
+func.func @param() -> (tensor<64x64xbf16>, tensor<64xf16>, tensor<64xf32>, tensor<64x64xf8E4M3FN>, tensor<64x64xf8E5M2>) {
+  %wq = llm.param @model.layers.0.self_attn.q_proj.weight : tensor<64x64xbf16>
+  %norm = llm.param @model.norm.weight : tensor<64xf16>
+  %ln = llm.param @model.layers.0.input_layernorm.weight : tensor<64xf32>
+  %gate = llm.param @model.layers.0.mlp.gate_proj.weight : tensor<64x64xf8E4M3FN>
+  %up = llm.param @model.layers.0.mlp.up_proj.weight : tensor<64x64xf8E5M2>
+  return %wq, %norm, %ln, %gate, %up : tensor<64x64xbf16>, tensor<64xf16>, tensor<64xf32>, tensor<64x64xf8E4M3FN>, tensor<64x64xf8E5M2>
+}
+
+// Tests that llm.embed looks up i32 and i64 tokens.
+// CHECK-LABEL: func.func @embed(
+// CHECK-SAME:    %[[TOK:.+]]: tensor<1x4xi32>, %[[TOK64:.+]]: tensor<2x1xi64>, %[[TABLE:.+]]: tensor<128x64xbf16>)
+// CHECK:         %[[H:.+]] = llm.embed %[[TOK]], %[[TABLE]] : tensor<1x4xi32>, tensor<128x64xbf16> -> tensor<1x4x64xbf16>
+// CHECK:         %[[H64:.+]] = llm.embed %[[TOK64]], %[[TABLE]] : tensor<2x1xi64>, tensor<128x64xbf16> -> tensor<2x1x64xbf16>
+// CHECK:         return %[[H]], %[[H64]]
+func.func @embed(%tokens: tensor<1x4xi32>, %tokens64: tensor<2x1xi64>, %table: tensor<128x64xbf16>) -> (tensor<1x4x64xbf16>, tensor<2x1x64xbf16>) {
+  %h = llm.embed %tokens, %table : tensor<1x4xi32>, tensor<128x64xbf16> -> tensor<1x4x64xbf16>
+  %h64 = llm.embed %tokens64, %table : tensor<2x1xi64>, tensor<128x64xbf16> -> tensor<2x1x64xbf16>
+  return %h, %h64 : tensor<1x4x64xbf16>, tensor<2x1x64xbf16>
+}
+
+// Tests that llm.rms_norm, llm.add and llm.rope (rotating part of each head)
+// keep the activation type.
+// CHECK-LABEL: func.func @elementwise(
+// CHECK-SAME:    %[[X:.+]]: tensor<1x4x64xf16>, %[[W:.+]]: tensor<64xf16>)
+// CHECK:         %[[N:.+]] = llm.rms_norm %[[X]], %[[W]] {eps = 1.000000e-05 : f64} : tensor<1x4x64xf16>, tensor<64xf16>
+// CHECK:         %[[S:.+]] = llm.add %[[N]], %[[X]] : tensor<1x4x64xf16>
+// CHECK:         %[[R:.+]] = llm.rope %[[S]] {head_dim = 16 : i64, num_heads = 4 : i64, rotary_dim = 8 : i64, theta = 5.000000e+05 : f64} : tensor<1x4x64xf16>
+// CHECK:         return %[[R]]
+func.func @elementwise(%x: tensor<1x4x64xf16>, %w: tensor<64xf16>) -> tensor<1x4x64xf16> {
+  %n = llm.rms_norm %x, %w {eps = 1.0e-05 : f64} : tensor<1x4x64xf16>, tensor<64xf16>
+  %s = llm.add %n, %x : tensor<1x4x64xf16>
+  %r = llm.rope %s {num_heads = 4, head_dim = 16, rotary_dim = 8, theta = 5.0e+05 : f64} : tensor<1x4x64xf16>
+  return %r : tensor<1x4x64xf16>
+}
+
+// Tests that llm.linear and llm.mlp project activations.
+// CHECK-LABEL: func.func @dense(
+// CHECK-SAME:    %[[X:.+]]: tensor<1x4x64xbf16>, %[[WQ:.+]]: tensor<32x64xbf16>, %[[G:.+]]: tensor<128x64xbf16>, %[[U:.+]]: tensor<128x64xbf16>, %[[D:.+]]: tensor<64x128xbf16>)
+// CHECK:         %[[Q:.+]] = llm.linear %[[X]], %[[WQ]] : tensor<1x4x64xbf16>, tensor<32x64xbf16> -> tensor<1x4x32xbf16>
+// CHECK:         %[[Y:.+]] = llm.mlp %[[X]], %[[G]], %[[U]], %[[D]] : tensor<1x4x64xbf16>, tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<64x128xbf16>
+// CHECK:         return %[[Q]], %[[Y]]
+func.func @dense(%x: tensor<1x4x64xbf16>, %wq: tensor<32x64xbf16>, %g: tensor<128x64xbf16>, %u: tensor<128x64xbf16>, %d: tensor<64x128xbf16>) -> (tensor<1x4x32xbf16>, tensor<1x4x64xbf16>) {
+  %q = llm.linear %x, %wq : tensor<1x4x64xbf16>, tensor<32x64xbf16> -> tensor<1x4x32xbf16>
+  %y = llm.mlp %x, %g, %u, %d : tensor<1x4x64xbf16>, tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<64x128xbf16>
+  return %q, %y : tensor<1x4x32xbf16>, tensor<1x4x64xbf16>
+}
+
+// Tests that llm.moe takes routed experts alone, or with shared experts and
+// routing statistics.
+// CHECK-LABEL: func.func @moe(
+// CHECK-SAME:    %[[X:.+]]: tensor<1x1x64xbf16>, %[[R:.+]]: tensor<8x64xbf16>, %[[G:.+]]: tensor<8x32x64xbf16>, %[[U:.+]]: tensor<8x32x64xbf16>, %[[D:.+]]: tensor<8x64x32xbf16>, %[[SG:.+]]: tensor<64x64xbf16>, %[[SU:.+]]: tensor<64x64xbf16>, %[[SD:.+]]: tensor<64x64xbf16>)
+// CHECK:         %[[ROUTED:.+]] = llm.moe %[[X]], %[[R]], %[[G]], %[[U]], %[[D]] {num_experts = 8 : i64, top_k = 2 : i64} : tensor<1x1x64xbf16>, tensor<8x64xbf16>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>{{$}}
+// CHECK:         %[[SHARED:.+]] = llm.moe %[[X]], %[[R]], %[[G]], %[[U]], %[[D]] shared %[[SG]], %[[SU]], %[[SD]] {expected_active_experts = 3.500000e+00 : f64, num_experts = 8 : i64, top_k = 2 : i64} : tensor<1x1x64xbf16>, tensor<8x64xbf16>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>
+// CHECK:         return %[[ROUTED]], %[[SHARED]]
+func.func @moe(%x: tensor<1x1x64xbf16>, %r: tensor<8x64xbf16>, %g: tensor<8x32x64xbf16>, %u: tensor<8x32x64xbf16>, %d: tensor<8x64x32xbf16>, %sg: tensor<64x64xbf16>, %su: tensor<64x64xbf16>, %sd: tensor<64x64xbf16>) -> (tensor<1x1x64xbf16>, tensor<1x1x64xbf16>) {
+  %routed = llm.moe %x, %r, %g, %u, %d {num_experts = 8, top_k = 2} : tensor<1x1x64xbf16>, tensor<8x64xbf16>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>
+  %shared = llm.moe %x, %r, %g, %u, %d shared %sg, %su, %sd {num_experts = 8, top_k = 2, expected_active_experts = 3.5 : f64} : tensor<1x1x64xbf16>, tensor<8x64xbf16>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>
+  return %routed, %shared : tensor<1x1x64xbf16>, tensor<1x1x64xbf16>
+}
+
+// Tests that llm.attention decodes one token per sequence over a full cache
+// (4 query heads sharing 2 KV heads).
+// CHECK-LABEL: func.func @attention_decode(
+// CHECK-SAME:    %[[Q:.+]]: tensor<1x1x64xbf16>, %[[K:.+]]: tensor<1x1x32xbf16>, %[[V:.+]]: tensor<1x1x32xbf16>, %[[C:.+]]: !kv.cache<{{.+}}>)
+// CHECK:         %[[O:.+]], %[[C1:.+]] = llm.attention %[[Q]], %[[K]], %[[V]], %[[C]] {head_dim = 16 : i64, layer = 1 : i64, num_heads = 4 : i64, num_kv_heads = 2 : i64, phase = #llm<phase decode>} : tensor<1x1x64xbf16>, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>, !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full> -> tensor<1x1x64xbf16>
+// CHECK:         return %[[O]], %[[C1]]
+func.func @attention_decode(%q: tensor<1x1x64xbf16>, %k: tensor<1x1x32xbf16>, %v: tensor<1x1x32xbf16>, %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>) -> (tensor<1x1x64xbf16>, !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>) {
+  %o, %c1 = llm.attention %q, %k, %v, %c {layer = 1, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase decode>} : tensor<1x1x64xbf16>, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>, !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full> -> tensor<1x1x64xbf16>
+  return %o, %c1 : tensor<1x1x64xbf16>, !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>
+}
+
+// Tests that llm.attention prefills a prompt longer than a compressed cache.
+// CHECK-LABEL: func.func @attention_prefill(
+// CHECK-SAME:    %[[Q:.+]]: tensor<1x64x64xbf16>, %[[K:.+]]: tensor<1x64x32xbf16>, %[[V:.+]]: tensor<1x64x32xbf16>, %[[C:.+]]: !kv.cache<{{.+}}>)
+// CHECK:         %[[O:.+]], %[[C1:.+]] = llm.attention %[[Q]], %[[K]], %[[V]], %[[C]] {head_dim = 16 : i64, layer = 0 : i64, num_heads = 4 : i64, num_kv_heads = 2 : i64, phase = #llm<phase prefill>} : tensor<1x64x64xbf16>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>, !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>> -> tensor<1x64x64xbf16>
+// CHECK:         return %[[O]], %[[C1]]
+func.func @attention_prefill(%q: tensor<1x64x64xbf16>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>, %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>) -> (tensor<1x64x64xbf16>, !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>) {
+  %o, %c1 = llm.attention %q, %k, %v, %c {layer = 0, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase prefill>} : tensor<1x64x64xbf16>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>, !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>> -> tensor<1x64x64xbf16>
+  return %o, %c1 : tensor<1x64x64xbf16>, !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>
+}
+
+// Tests that llm.mla_attention decodes over a latent cache.
+// CHECK-LABEL: func.func @mla_attention_decode(
+// CHECK-SAME:    %[[Q:.+]]: tensor<1x1x48xbf16>, %[[KV:.+]]: tensor<1x1x40xbf16>, %[[UP:.+]]: tensor<64x32xbf16>, %[[N:.+]]: tensor<32xbf16>, %[[C:.+]]: !kv.latent_cache<{{.+}}>)
+// CHECK:         %[[O:.+]], %[[C1:.+]] = llm.mla_attention %[[Q]], %[[KV]], %[[UP]], %[[N]], %[[C]] {kv_lora_rank = 32 : i64, layer = 1 : i64, num_heads = 2 : i64, phase = #llm<phase decode>, qk_nope_head_dim = 16 : i64, qk_rope_head_dim = 8 : i64, v_head_dim = 16 : i64} : tensor<1x1x48xbf16>, tensor<1x1x40xbf16>, tensor<64x32xbf16>, tensor<32xbf16>, !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full> -> tensor<1x1x32xbf16>
+// CHECK:         return %[[O]], %[[C1]]
+func.func @mla_attention_decode(%q: tensor<1x1x48xbf16>, %kv: tensor<1x1x40xbf16>, %up: tensor<64x32xbf16>, %n: tensor<32xbf16>, %c: !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full>) -> (tensor<1x1x32xbf16>, !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full>) {
+  %o, %c1 = llm.mla_attention %q, %kv, %up, %n, %c {layer = 1, num_heads = 2, qk_nope_head_dim = 16, qk_rope_head_dim = 8, v_head_dim = 16, kv_lora_rank = 32, phase = #llm<phase decode>} : tensor<1x1x48xbf16>, tensor<1x1x40xbf16>, tensor<64x32xbf16>, tensor<32xbf16>, !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full> -> tensor<1x1x32xbf16>
+  return %o, %c1 : tensor<1x1x32xbf16>, !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full>
+}
+
+// Tests that llm.mla_attention prefills a prompt that fits a full latent cache.
+// CHECK-LABEL: func.func @mla_attention_prefill(
+// CHECK-SAME:    %[[Q:.+]]: tensor<2x16x48xbf16>, %[[KV:.+]]: tensor<2x16x40xbf16>, %[[UP:.+]]: tensor<64x32xbf16>, %[[N:.+]]: tensor<32xbf16>, %[[C:.+]]: !kv.latent_cache<{{.+}}>)
+// CHECK:         %[[O:.+]], %[[C1:.+]] = llm.mla_attention %[[Q]], %[[KV]], %[[UP]], %[[N]], %[[C]] {kv_lora_rank = 32 : i64, layer = 0 : i64, num_heads = 2 : i64, phase = #llm<phase prefill>, qk_nope_head_dim = 16 : i64, qk_rope_head_dim = 8 : i64, v_head_dim = 16 : i64} : tensor<2x16x48xbf16>, tensor<2x16x40xbf16>, tensor<64x32xbf16>, tensor<32xbf16>, !kv.latent_cache<layers = 2, batch = 2, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full> -> tensor<2x16x32xbf16>
+// CHECK:         return %[[O]], %[[C1]]
+func.func @mla_attention_prefill(%q: tensor<2x16x48xbf16>, %kv: tensor<2x16x40xbf16>, %up: tensor<64x32xbf16>, %n: tensor<32xbf16>, %c: !kv.latent_cache<layers = 2, batch = 2, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full>) -> (tensor<2x16x32xbf16>, !kv.latent_cache<layers = 2, batch = 2, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full>) {
+  %o, %c1 = llm.mla_attention %q, %kv, %up, %n, %c {layer = 0, num_heads = 2, qk_nope_head_dim = 16, qk_rope_head_dim = 8, v_head_dim = 16, kv_lora_rank = 32, phase = #llm<phase prefill>} : tensor<2x16x48xbf16>, tensor<2x16x40xbf16>, tensor<64x32xbf16>, tensor<32xbf16>, !kv.latent_cache<layers = 2, batch = 2, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full> -> tensor<2x16x32xbf16>
+  return %o, %c1 : tensor<2x16x32xbf16>, !kv.latent_cache<layers = 2, batch = 2, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full>
+}
+
+// Tests that llm.lm_head projects every position, or only the last one with
+// last_token_only.
+// CHECK-LABEL: func.func @lm_head(
+// CHECK-SAME:    %[[H:.+]]: tensor<1x4x64xbf16>, %[[W:.+]]: tensor<128x64xbf16>)
+// CHECK:         %[[ALL:.+]] = llm.lm_head %[[H]], %[[W]] : tensor<1x4x64xbf16>, tensor<128x64xbf16> -> tensor<1x4x128xbf16>
+// CHECK:         %[[LAST:.+]] = llm.lm_head %[[H]], %[[W]] {last_token_only} : tensor<1x4x64xbf16>, tensor<128x64xbf16> -> tensor<1x1x128xbf16>
+// CHECK:         return %[[ALL]], %[[LAST]]
+func.func @lm_head(%h: tensor<1x4x64xbf16>, %w: tensor<128x64xbf16>) -> (tensor<1x4x128xbf16>, tensor<1x1x128xbf16>) {
+  %all = llm.lm_head %h, %w : tensor<1x4x64xbf16>, tensor<128x64xbf16> -> tensor<1x4x128xbf16>
+  %last = llm.lm_head %h, %w {last_token_only} : tensor<1x4x64xbf16>, tensor<128x64xbf16> -> tensor<1x1x128xbf16>
+  return %all, %last : tensor<1x4x128xbf16>, tensor<1x1x128xbf16>
+}
+
+// Tests that llm.mtp combines a hidden state with the next token's embedding.
+// CHECK-LABEL: func.func @mtp(
+// CHECK-SAME:    %[[H:.+]]: tensor<1x1x64xbf16>, %[[E:.+]]: tensor<1x1x64xbf16>, %[[W:.+]]: tensor<64x128xbf16>)
+// CHECK:         %[[M:.+]] = llm.mtp %[[H]], %[[E]], %[[W]] {depth = 1 : i64} : tensor<1x1x64xbf16>, tensor<1x1x64xbf16>, tensor<64x128xbf16> -> tensor<1x1x64xbf16>
+// CHECK:         return %[[M]]
+func.func @mtp(%h: tensor<1x1x64xbf16>, %e: tensor<1x1x64xbf16>, %w: tensor<64x128xbf16>) -> tensor<1x1x64xbf16> {
+  %m = llm.mtp %h, %e, %w {depth = 1} : tensor<1x1x64xbf16>, tensor<1x1x64xbf16>, tensor<64x128xbf16> -> tensor<1x1x64xbf16>
+  return %m : tensor<1x1x64xbf16>
+}
+
+// Tests that the collectives take both reduction kinds and that all_gather
+// multiplies the gathered dimension by the group size.
+// CHECK-LABEL: func.func @collectives(
+// CHECK-SAME:    %[[X:.+]]: tensor<4x1x64xbf16>, %[[SHARD:.+]]: tensor<4x1x32xbf16>)
+// CHECK:         %[[SUM:.+]] = llm.all_reduce %[[X]] {group_size = 4 : i64, kind = #llm<reduce sum>} : tensor<4x1x64xbf16>
+// CHECK:         %[[MAX:.+]] = llm.all_reduce %[[X]] {group_size = 4 : i64, kind = #llm<reduce max>} : tensor<4x1x64xbf16>
+// CHECK:         %[[GATHERED:.+]] = llm.all_gather %[[SHARD]] {dim = 2 : i64, group_size = 2 : i64} : tensor<4x1x32xbf16> -> tensor<4x1x64xbf16>
+// CHECK:         %[[EXCHANGED:.+]] = llm.all_to_all %[[X]] {group_size = 4 : i64} : tensor<4x1x64xbf16>
+// CHECK:         return %[[SUM]], %[[MAX]], %[[GATHERED]], %[[EXCHANGED]]
+func.func @collectives(%x: tensor<4x1x64xbf16>, %shard: tensor<4x1x32xbf16>) -> (tensor<4x1x64xbf16>, tensor<4x1x64xbf16>, tensor<4x1x64xbf16>, tensor<4x1x64xbf16>) {
+  %sum = llm.all_reduce %x {group_size = 4, kind = #llm<reduce sum>} : tensor<4x1x64xbf16>
+  %max = llm.all_reduce %x {group_size = 4, kind = #llm<reduce max>} : tensor<4x1x64xbf16>
+  %gathered = llm.all_gather %shard {group_size = 2, dim = 2} : tensor<4x1x32xbf16> -> tensor<4x1x64xbf16>
+  %exchanged = llm.all_to_all %x {group_size = 4} : tensor<4x1x64xbf16>
+  return %sum, %max, %gathered, %exchanged : tensor<4x1x64xbf16>, tensor<4x1x64xbf16>, tensor<4x1x64xbf16>, tensor<4x1x64xbf16>
+}
