@@ -187,16 +187,34 @@ TEST(CostModel, AllReduceLinkBytes) {
   EXPECT_EQ(c.link, 1536);
 }
 
-// kv.score over B = 1, W = 2 window queries, H = 4 heads in G = 2 groups,
-// L = 8 keys of dim 4: 1 x 4 x 2 x 8 = 64 (query, key) pairs, each 2 x 4 + 6
-// = 14 FLOPs: 896.
+// kv.score over B = 1, a prompt of L = 8 tokens with a window of W = 2
+// queries, H = 4 heads in G = 2 groups of key dim 4: 1 x 4 x 2 x 8 = 64
+// (query, key) pairs, each 2 x 4 + 6 = 14 FLOPs: 896. Reads the window's
+// queries 2 x 16 x 2 B = 64 B and the keys 8 x 8 x 2 B = 128 B.
 TEST(CostModel, ScoreOp) {
   OpCost c = costOf(R"(
-    func.func @f(%q: tensor<1x2x16xbf16>, %k: tensor<1x8x8xbf16>) -> tensor<1x2x8xf32> {
-      %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 2} : tensor<1x2x16xbf16>, tensor<1x8x8xbf16> -> tensor<1x2x8xf32>
+    func.func @f(%q: tensor<1x8x16xbf16>, %k: tensor<1x8x8xbf16>) -> tensor<1x2x8xf32> {
+      %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 2} : tensor<1x8x16xbf16>, tensor<1x8x8xbf16> -> tensor<1x2x8xf32>
       return %s : tensor<1x2x8xf32>
     })",
                     "kv.score");
   EXPECT_EQ(c.flops, 896);
+  EXPECT_EQ(c.read, 64 + 128);
   EXPECT_EQ(c.written, 1 * 2 * 8 * 4);
+}
+
+// Absorbed MLA scoring: H = 2 heads, nope 16 + rope 8 query dims, latent 32 +
+// rope 8, W = 2 of L = 8. Absorbing each window query's 16 non-rotary dims
+// into the 32-wide latent: 2 x 1 x 2 x 2 x 16 x 32 = 4096; 1 x 2 x 2 x 8 = 32
+// pairs of 2 x 40 + 6 = 86 FLOPs: 2752. Total 6848. Reads 2 x 48 x 2 = 192 B
+// of queries, 8 x 40 x 2 = 640 B of latents, 64 x 32 x 2 = 4096 B of weight.
+TEST(CostModel, AbsorbedScoreOp) {
+  OpCost c = costOf(R"(
+    func.func @f(%q: tensor<1x8x48xbf16>, %l: tensor<1x8x40xbf16>, %w: tensor<64x32xbf16>) -> tensor<1x1x8xf32> {
+      %s = kv.score %q, %l absorb %w {num_heads = 2, num_groups = 1, obs_window = 2} : tensor<1x8x48xbf16>, tensor<1x8x40xbf16>, tensor<64x32xbf16> -> tensor<1x1x8xf32>
+      return %s : tensor<1x1x8xf32>
+    })",
+                    "kv.score");
+  EXPECT_EQ(c.flops, 6848);
+  EXPECT_EQ(c.read, 192 + 640 + 4096);
 }

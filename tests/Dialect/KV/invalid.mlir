@@ -256,72 +256,99 @@ func.func @read_slots(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads 
 // -----
 
 // Tests that kv.score works on rank-3 tensors.
-func.func @score_rank(%q: tensor<8x64xbf16>, %k: tensor<1x64x32xbf16>) {
+func.func @score_rank(%q: tensor<64x64xbf16>, %k: tensor<1x64x32xbf16>) {
   // expected-error @+1 {{'kv.score' op queries, keys and scores must have rank 3}}
-  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<8x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<64x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
   return
 }
 
 // -----
 
 // Tests that kv.score's query heads split evenly over the KV-head groups.
-func.func @score_groups(%q: tensor<1x8x48xbf16>, %k: tensor<1x64x32xbf16>) {
+func.func @score_groups(%q: tensor<1x64x48xbf16>, %k: tensor<1x64x32xbf16>) {
   // expected-error @+1 {{'kv.score' op num_heads (3) must be a positive multiple of num_groups (2)}}
-  %s = kv.score %q, %k {num_heads = 3, num_groups = 2, obs_window = 8} : tensor<1x8x48xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
+  %s = kv.score %q, %k {num_heads = 3, num_groups = 2, obs_window = 8} : tensor<1x64x48xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
   return
 }
 
 // -----
 
 // Tests that kv.score's query width splits evenly over the heads.
-func.func @score_query_width(%q: tensor<1x8x66xbf16>, %k: tensor<1x64x32xbf16>) {
+func.func @score_query_width(%q: tensor<1x64x66xbf16>, %k: tensor<1x64x32xbf16>) {
   // expected-error @+1 {{'kv.score' op query width 66 is not divisible by num_heads 4}}
-  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x8x66xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x64x66xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
   return
 }
 
 // -----
 
-// Tests that kv.score's keys are num_groups x key_dim wide.
-func.func @score_key_width(%q: tensor<1x8x64xbf16>, %k: tensor<1x64x64xbf16>) {
-  // expected-error @+1 {{'kv.score' op key width 64 must be num_groups x key_dim = 2 x 16}}
-  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x8x64xbf16>, tensor<1x64x64xbf16> -> tensor<1x2x64xf32>
+// Tests that kv.score's key width splits evenly over the groups.
+func.func @score_key_groups(%q: tensor<1x64x64xbf16>, %k: tensor<1x64x33xbf16>) {
+  // expected-error @+1 {{'kv.score' op key width 33 is not divisible by num_groups 2}}
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x64x64xbf16>, tensor<1x64x33xbf16> -> tensor<1x2x64xf32>
   return
 }
 
 // -----
 
-// Tests that kv.score takes one query per observation-window position.
-func.func @score_window_queries(%q: tensor<1x4x64xbf16>, %k: tensor<1x64x32xbf16>) {
-  // expected-error @+1 {{'kv.score' op expects 8 observation-window queries, got 4}}
-  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x4x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
+// Tests that without absorption a query head is as wide as a key.
+func.func @score_key_width(%q: tensor<1x64x64xbf16>, %k: tensor<1x64x64xbf16>) {
+  // expected-error @+1 {{'kv.score' op query head width 16 differs from key width 32; only absorbed (MLA) scoring may differ}}
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x64x64xbf16>, tensor<1x64x64xbf16> -> tensor<1x2x64xf32>
+  return
+}
+
+// -----
+
+// Tests that absorbed (MLA) scoring has one group per layer.
+func.func @score_absorb_groups(%q: tensor<1x64x48xbf16>, %l: tensor<1x64x80xbf16>, %w: tensor<64x32xbf16>) {
+  // expected-error @+1 {{'kv.score' op absorbed (MLA) scoring has one group per layer}}
+  %s = kv.score %q, %l absorb %w {num_heads = 2, num_groups = 2, obs_window = 8} : tensor<1x64x48xbf16>, tensor<1x64x80xbf16>, tensor<64x32xbf16> -> tensor<1x2x64xf32>
+  return
+}
+
+// -----
+
+// Tests that the absorbed up-projection fits the query and latent widths.
+func.func @score_absorb_shape(%q: tensor<1x64x48xbf16>, %l: tensor<1x64x40xbf16>, %w: tensor<64x48xbf16>) {
+  // expected-error @+1 {{'kv.score' op absorb weight 'tensor<64x48xbf16>' must be tensor<num_heads*(nope + v) x kv_lora_rank> with kv_lora_rank < key width 40 and nope < query width 24}}
+  %s = kv.score %q, %l absorb %w {num_heads = 2, num_groups = 1, obs_window = 8} : tensor<1x64x48xbf16>, tensor<1x64x40xbf16>, tensor<64x48xbf16> -> tensor<1x1x64xf32>
+  return
+}
+
+// -----
+
+// Tests that kv.score's queries and keys both span the whole prompt.
+func.func @score_tokens(%q: tensor<1x8x64xbf16>, %k: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.score' op queries cover 8 tokens but keys cover 64; both are the whole prompt}}
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x8x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
   return
 }
 
 // -----
 
 // Tests that kv.score's prompt is at least as long as the observation window.
-func.func @score_short_prompt(%q: tensor<1x8x64xbf16>, %k: tensor<1x4x32xbf16>) {
+func.func @score_short_prompt(%q: tensor<1x4x64xbf16>, %k: tensor<1x4x32xbf16>) {
   // expected-error @+1 {{'kv.score' op prompt of 4 tokens is shorter than the observation window (8)}}
-  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x8x64xbf16>, tensor<1x4x32xbf16> -> tensor<1x2x4xf32>
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x4x64xbf16>, tensor<1x4x32xbf16> -> tensor<1x2x4xf32>
   return
 }
 
 // -----
 
 // Tests that kv.score returns one score per batch entry, group and prompt token.
-func.func @score_shape(%q: tensor<1x8x64xbf16>, %k: tensor<1x64x32xbf16>) {
+func.func @score_shape(%q: tensor<1x64x64xbf16>, %k: tensor<1x64x32xbf16>) {
   // expected-error @+1 {{'kv.score' op scores must be tensor<1x2x64xf32>}}
-  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x8x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x4x64xf32>
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x64x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x4x64xf32>
   return
 }
 
 // -----
 
 // Tests that kv.score returns f32 scores.
-func.func @score_f32(%q: tensor<1x8x64xbf16>, %k: tensor<1x64x32xbf16>) {
+func.func @score_f32(%q: tensor<1x64x64xbf16>, %k: tensor<1x64x32xbf16>) {
   // expected-error @+1 {{'kv.score' op scores must be f32}}
-  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x8x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xbf16>
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x64x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xbf16>
   return
 }
 
@@ -393,7 +420,7 @@ func.func @topk_indices(%s: tensor<1x2x64xf32>) {
 // Tests that kv.gather_store needs a cache whose policy evicts tokens.
 func.func @gather_store_full(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, %i: tensor<1x2x20xi32>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>) {
   // expected-error @+1 {{'kv.gather_store' op needs a compressing cache policy, got #kv.full}}
-  %c1 = kv.gather_store %c[0], %i, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, tensor<1x2x20xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+  %c1 = kv.gather_store %c[0] select %i, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full> select tensor<1x2x20xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
   return
 }
 
@@ -402,7 +429,7 @@ func.func @gather_store_full(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv
 // Tests that kv.gather_store takes (k, v) for a GQA cache.
 func.func @gather_store_gqa_count(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, %i: tensor<1x2x20xi32>, %k: tensor<1x64x32xbf16>) {
   // expected-error @+1 {{'kv.gather_store' op expects 2 prompt tensor(s) for '!kv.cache<}}
-  %c1 = kv.gather_store %c[0], %i, %k : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, tensor<1x2x20xi32>, tensor<1x64x32xbf16>
+  %c1 = kv.gather_store %c[0] select %i, %k : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>> select tensor<1x2x20xi32>, tensor<1x64x32xbf16>
   return
 }
 
@@ -411,7 +438,7 @@ func.func @gather_store_gqa_count(%c: !kv.cache<layers = 2, batch = 1, slots = 3
 // Tests that kv.gather_store's budget does not exceed the prompt.
 func.func @gather_store_short_prompt(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, %i: tensor<1x2x20xi32>, %k: tensor<1x16x32xbf16>, %v: tensor<1x16x32xbf16>) {
   // expected-error @+1 {{'kv.gather_store' op budget of 32 slots exceeds the context of 16 prompt tokens; no selection is needed}}
-  %c1 = kv.gather_store %c[0], %i, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, tensor<1x2x20xi32>, tensor<1x16x32xbf16>, tensor<1x16x32xbf16>
+  %c1 = kv.gather_store %c[0] select %i, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>> select tensor<1x2x20xi32>, tensor<1x16x32xbf16>, tensor<1x16x32xbf16>
   return
 }
 
@@ -421,7 +448,7 @@ func.func @gather_store_short_prompt(%c: !kv.cache<layers = 2, batch = 1, slots 
 // group.
 func.func @gather_store_gqa_indices(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, %i: tensor<1x1x20xi32>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>) {
   // expected-error @+1 {{'kv.gather_store' op indices must be tensor<1x2xKxi32> (one selection per KV-head group)}}
-  %c1 = kv.gather_store %c[0], %i, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, tensor<1x1x20xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+  %c1 = kv.gather_store %c[0] select %i, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>> select tensor<1x1x20xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
   return
 }
 
@@ -430,7 +457,7 @@ func.func @gather_store_gqa_indices(%c: !kv.cache<layers = 2, batch = 1, slots =
 // Tests that kv.gather_store into a latent cache takes one selection per layer.
 func.func @gather_store_latent_indices(%c: !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>>, %i: tensor<1x2x24xi32>, %l: tensor<1x64x40xbf16>) {
   // expected-error @+1 {{'kv.gather_store' op indices must be tensor<1x1xKxi32> (one selection per layer)}}
-  %c1 = kv.gather_store %c[0], %i, %l : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>>, tensor<1x2x24xi32>, tensor<1x64x40xbf16>
+  %c1 = kv.gather_store %c[0] select %i, %l : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>> select tensor<1x2x24xi32>, tensor<1x64x40xbf16>
   return
 }
 
@@ -440,15 +467,15 @@ func.func @gather_store_latent_indices(%c: !kv.latent_cache<layers = 2, batch = 
 // cache's slots exactly.
 func.func @gather_store_fill(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, %i: tensor<1x2x16xi32>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>) {
   // expected-error @+1 {{'kv.gather_store' op sinks + selected + recent = 28 tokens but the cache has 32 slots}}
-  %c1 = kv.gather_store %c[0], %i, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, tensor<1x2x16xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+  %c1 = kv.gather_store %c[0] select %i, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>> select tensor<1x2x16xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
   return
 }
 
 // -----
 
 // Tests that score queries and keys come from the same batch.
-func.func @f(%q: tensor<1x2x64xbf16>, %k: tensor<2x8x32xbf16>) {
+func.func @f(%q: tensor<1x8x64xbf16>, %k: tensor<2x8x32xbf16>) {
   // expected-error @+1 {{'kv.score' op queries have batch 1 but keys have batch 2}}
-  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 2} : tensor<1x2x64xbf16>, tensor<2x8x32xbf16> -> tensor<1x2x8xf32>
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 2} : tensor<1x8x64xbf16>, tensor<2x8x32xbf16> -> tensor<1x2x8xf32>
   return
 }

@@ -50,17 +50,17 @@ func.func @read(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, h
 // score per KV-head group, max-pool, pick the best tokens between the sinks
 // and the recent window (4 + 20 + 8 = 32 slots) and store them.
 // CHECK-LABEL: func.func @select_gqa(
-// CHECK-SAME:    %[[Q:.+]]: tensor<1x8x64xbf16>, %[[K:.+]]: tensor<1x64x32xbf16>, %[[V:.+]]: tensor<1x64x32xbf16>, %[[C:.+]]: !kv.cache<{{.+}}>) -> !kv.cache
-// CHECK:         %[[S:.+]] = kv.score %[[Q]], %[[K]] {num_groups = 2 : i64, num_heads = 4 : i64, obs_window = 8 : i64} : tensor<1x8x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
+// CHECK-SAME:    %[[Q:.+]]: tensor<1x64x64xbf16>, %[[K:.+]]: tensor<1x64x32xbf16>, %[[V:.+]]: tensor<1x64x32xbf16>, %[[C:.+]]: !kv.cache<{{.+}}>) -> !kv.cache
+// CHECK:         %[[S:.+]] = kv.score %[[Q]], %[[K]] {num_groups = 2 : i64, num_heads = 4 : i64, obs_window = 8 : i64} : tensor<1x64x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
 // CHECK:         %[[P:.+]] = kv.pool %[[S]] {kernel = 3 : i64, kind = #kv<pool max>} : tensor<1x2x64xf32>
 // CHECK:         %[[I:.+]] = kv.topk %[[P]] {k = 20 : i64, recent = 8 : i64, sinks = 4 : i64} : tensor<1x2x64xf32> -> tensor<1x2x20xi32>
-// CHECK:         %[[C1:.+]] = kv.gather_store %[[C]][0], %[[I]], %[[K]], %[[V]] : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, tensor<1x2x20xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+// CHECK:         %[[C1:.+]] = kv.gather_store %[[C]][0] select %[[I]], %[[K]], %[[V]] : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>> select tensor<1x2x20xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
 // CHECK:         return %[[C1]]
-func.func @select_gqa(%q: tensor<1x8x64xbf16>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>, %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>) -> !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>> {
-  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x8x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
+func.func @select_gqa(%q: tensor<1x64x64xbf16>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>, %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>) -> !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>> {
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x64x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
   %p = kv.pool %s {kernel = 3, kind = #kv<pool max>} : tensor<1x2x64xf32>
   %i = kv.topk %p {k = 20, sinks = 4, recent = 8} : tensor<1x2x64xf32> -> tensor<1x2x20xi32>
-  %c1 = kv.gather_store %c[0], %i, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, tensor<1x2x20xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+  %c1 = kv.gather_store %c[0] select %i, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>> select tensor<1x2x20xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
   return %c1 : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>
 }
 
@@ -68,16 +68,25 @@ func.func @select_gqa(%q: tensor<1x8x64xbf16>, %k: tensor<1x64x32xbf16>, %v: ten
 // group of absorbed queries over the latents, average-pooled, no sinks and the
 // observation window kept as the recent tokens (0 + 24 + 8 = 32 slots).
 // CHECK-LABEL: func.func @select_mla(
-// CHECK-SAME:    %[[Q:.+]]: tensor<1x8x80xbf16>, %[[L:.+]]: tensor<1x64x40xbf16>, %[[C:.+]]: !kv.latent_cache<{{.+}}>) -> !kv.latent_cache
-// CHECK:         %[[S:.+]] = kv.score %[[Q]], %[[L]] {num_groups = 1 : i64, num_heads = 2 : i64, obs_window = 8 : i64} : tensor<1x8x80xbf16>, tensor<1x64x40xbf16> -> tensor<1x1x64xf32>
+// CHECK-SAME:    %[[Q:.+]]: tensor<1x64x48xbf16>, %[[L:.+]]: tensor<1x64x40xbf16>, %[[W:.+]]: tensor<64x32xbf16>, %[[C:.+]]: !kv.latent_cache<{{.+}}>) -> !kv.latent_cache
+// CHECK:         %[[S:.+]] = kv.score %[[Q]], %[[L]] absorb %[[W]] {num_groups = 1 : i64, num_heads = 2 : i64, obs_window = 8 : i64} : tensor<1x64x48xbf16>, tensor<1x64x40xbf16>, tensor<64x32xbf16> -> tensor<1x1x64xf32>
 // CHECK:         %[[P:.+]] = kv.pool %[[S]] {kernel = 5 : i64, kind = #kv<pool avg>} : tensor<1x1x64xf32>
 // CHECK:         %[[I:.+]] = kv.topk %[[P]] {k = 24 : i64, recent = 8 : i64, sinks = 0 : i64} : tensor<1x1x64xf32> -> tensor<1x1x24xi32>
-// CHECK:         %[[C1:.+]] = kv.gather_store %[[C]][1], %[[I]], %[[L]] : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>>, tensor<1x1x24xi32>, tensor<1x64x40xbf16>
+// CHECK:         %[[C1:.+]] = kv.gather_store %[[C]][1] select %[[I]], %[[L]] : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>> select tensor<1x1x24xi32>, tensor<1x64x40xbf16>
 // CHECK:         return %[[C1]]
-func.func @select_mla(%q: tensor<1x8x80xbf16>, %l: tensor<1x64x40xbf16>, %c: !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>>) -> !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>> {
-  %s = kv.score %q, %l {num_heads = 2, num_groups = 1, obs_window = 8} : tensor<1x8x80xbf16>, tensor<1x64x40xbf16> -> tensor<1x1x64xf32>
+func.func @select_mla(%q: tensor<1x64x48xbf16>, %l: tensor<1x64x40xbf16>, %w: tensor<64x32xbf16>, %c: !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>>) -> !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>> {
+  %s = kv.score %q, %l absorb %w {num_heads = 2, num_groups = 1, obs_window = 8} : tensor<1x64x48xbf16>, tensor<1x64x40xbf16>, tensor<64x32xbf16> -> tensor<1x1x64xf32>
   %p = kv.pool %s {kernel = 5, kind = #kv<pool avg>} : tensor<1x1x64xf32>
   %i = kv.topk %p {k = 24, sinks = 0, recent = 8} : tensor<1x1x64xf32> -> tensor<1x1x24xi32>
-  %c1 = kv.gather_store %c[1], %i, %l : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>>, tensor<1x1x24xi32>, tensor<1x64x40xbf16>
+  %c1 = kv.gather_store %c[1] select %i, %l : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>> select tensor<1x1x24xi32>, tensor<1x64x40xbf16>
   return %c1 : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapkv<budget = 32, obs_window = 8, kernel = 5, pool = avg>>
+}
+
+// Tests that a StreamingLLM prefill keeps sinks and the recent window with no
+// selection: kv.gather_store without `select`.
+// CHECK-LABEL: func.func @streaming_prefill(
+// CHECK:         kv.gather_store %{{.+}}[0], %{{.+}} : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.streaming<sinks = 4, window = 28>>, tensor<1x64x40xbf16>
+func.func @streaming_prefill(%l: tensor<1x64x40xbf16>, %c: !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.streaming<sinks = 4, window = 28>>) -> !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.streaming<sinks = 4, window = 28>> {
+  %c1 = kv.gather_store %c[0], %l : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.streaming<sinks = 4, window = 28>>, tensor<1x64x40xbf16>
+  return %c1 : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.streaming<sinks = 4, window = 28>>
 }

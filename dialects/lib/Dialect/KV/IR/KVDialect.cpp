@@ -312,6 +312,19 @@ int64_t ReadOp::getBytesWritten() { return 0; }
 // ScoreOp
 //===----------------------------------------------------------------------===//
 
+ScoreOp::Dims ScoreOp::getDims() {
+  auto q = cast<RankedTensorType>(getQueries().getType());
+  auto k = cast<RankedTensorType>(getKeys().getType());
+  Dims d{q.getDimSize(2) / getNumHeads(), k.getDimSize(2) / getNumGroups(), 0,
+         0};
+  if (Value up = getKeyUp()) {
+    d.latentDim = cast<RankedTensorType>(up.getType()).getDimSize(1);
+    int64_t rope = d.keyDim - d.latentDim;
+    d.absorbedDim = d.queryDim - rope;
+  }
+  return d;
+}
+
 LogicalResult ScoreOp::verify() {
   auto q = cast<RankedTensorType>(getQueries().getType());
   auto k = cast<RankedTensorType>(getKeys().getType());
@@ -326,23 +339,39 @@ LogicalResult ScoreOp::verify() {
   if (q.getDimSize(2) % heads != 0)
     return emitOpError() << "query width " << q.getDimSize(2)
                          << " is not divisible by num_heads " << heads;
-  int64_t keyDim = q.getDimSize(2) / heads;
-  if (k.getDimSize(2) != groups * keyDim)
+  if (k.getDimSize(2) % groups != 0)
     return emitOpError() << "key width " << k.getDimSize(2)
-                         << " must be num_groups x key_dim = " << groups
-                         << " x " << keyDim;
-  if (q.getDimSize(1) != getObsWindow())
-    return emitOpError() << "expects " << getObsWindow()
-                         << " observation-window queries, got "
-                         << q.getDimSize(1);
-  if (k.getDimSize(1) < getObsWindow())
-    return emitOpError() << "prompt of " << k.getDimSize(1)
-                         << " tokens is shorter than the observation window ("
-                         << getObsWindow() << ")";
+                         << " is not divisible by num_groups " << groups;
+  Dims d = getDims();
+  if (Value up = getKeyUp()) {
+    auto w = cast<RankedTensorType>(up.getType());
+    if (groups != 1)
+      return emitOpError("absorbed (MLA) scoring has one group per layer");
+    if (w.getRank() != 2 || d.latentDim <= 0 || d.latentDim > d.keyDim ||
+        d.absorbedDim <= 0 || w.getDimSize(0) % heads != 0 ||
+        w.getDimSize(0) / heads <= d.absorbedDim)
+      return emitOpError()
+             << "absorb weight " << w << " must be tensor<num_heads*(nope + "
+             << "v) x kv_lora_rank> with kv_lora_rank < key width "
+             << d.keyDim << " and nope < query width " << d.queryDim;
+  } else if (d.queryDim != d.keyDim) {
+    return emitOpError() << "query head width " << d.queryDim
+                         << " differs from key width " << d.keyDim
+                         << "; only absorbed (MLA) scoring may differ";
+  }
   if (q.getDimSize(0) != k.getDimSize(0))
     return emitOpError() << "queries have batch " << q.getDimSize(0)
                          << " but keys have batch " << k.getDimSize(0);
-  if (s.getShape() != ArrayRef<int64_t>{q.getDimSize(0), groups, k.getDimSize(1)})
+  if (q.getDimSize(1) != k.getDimSize(1))
+    return emitOpError() << "queries cover " << q.getDimSize(1)
+                         << " tokens but keys cover " << k.getDimSize(1)
+                         << "; both are the whole prompt";
+  if (k.getDimSize(1) < getObsWindow() || getObsWindow() <= 0)
+    return emitOpError() << "prompt of " << k.getDimSize(1)
+                         << " tokens is shorter than the observation window ("
+                         << getObsWindow() << ")";
+  if (s.getShape() !=
+      ArrayRef<int64_t>{q.getDimSize(0), groups, k.getDimSize(1)})
     return emitOpError() << "scores must be tensor<" << q.getDimSize(0) << "x"
                          << groups << "x" << k.getDimSize(1) << "xf32>";
   if (!s.getElementType().isF32())
@@ -352,16 +381,23 @@ LogicalResult ScoreOp::verify() {
 int64_t ScoreOp::getFlops() {
   auto q = cast<RankedTensorType>(getQueries().getType());
   auto k = cast<RankedTensorType>(getKeys().getType());
-  int64_t b = q.getDimSize(0), w = q.getDimSize(1), l = k.getDimSize(1);
-  int64_t keyDim = q.getDimSize(2) / getNumHeads();
+  int64_t b = q.getDimSize(0), w = getObsWindow(), l = k.getDimSize(1);
+  Dims d = getDims();
   int64_t pairs = b * getNumHeads() * w * l;
+  // Absorption of each window query's non-rotary part into latent space;
   // QK^T (2 per MAC), softmax (max, sub, exp, sum, div: 5) and the sum over
   // window queries and heads (1).
-  return pairs * (2 * keyDim + 6);
+  int64_t absorb = 2 * b * w * getNumHeads() * d.absorbedDim * d.latentDim;
+  return absorb + pairs * (2 * d.keyDim + 6);
 }
 int64_t ScoreOp::getBytesRead() {
-  return getTensorBytes(getQueries().getType()) +
-         getTensorBytes(getKeys().getType());
+  auto q = cast<RankedTensorType>(getQueries().getType());
+  int64_t windowQueries = q.getDimSize(0) * getObsWindow() * q.getDimSize(2) *
+                          getElementBytes(q.getElementType());
+  int64_t bytes = windowQueries + getTensorBytes(getKeys().getType());
+  if (Value up = getKeyUp())
+    bytes += getTensorBytes(up.getType());
+  return bytes;
 }
 int64_t ScoreOp::getBytesWritten() {
   return getTensorBytes(getScores().getType());
@@ -448,17 +484,21 @@ LogicalResult GatherStoreOp::verify() {
     return emitOpError() << "budget of " << cache.getSlots()
                          << " slots exceeds the context of " << tokens
                          << " prompt tokens; no selection is needed";
-  auto idx = cast<RankedTensorType>(getIndices().getType());
-  int64_t groups = isa<CacheType>(cache)
-                       ? cast<CacheType>(cache).getKvHeads()
-                       : 1;
-  if (idx.getRank() != 3 || !idx.getElementType().isSignlessInteger(32) ||
-      idx.getDimSize(0) != cache.getBatch() || idx.getDimSize(1) != groups)
-    return emitOpError() << "indices must be tensor<" << cache.getBatch()
-                         << "x" << groups << "xKxi32> (one selection per "
-                         << (groups == 1 ? "layer" : "KV-head group") << ")";
-  int64_t kept = policy.getSinkTokens() + idx.getDimSize(2) +
-                 policy.getRecentTokens();
+  int64_t selected = 0;
+  if (Value indices = getIndices()) {
+    auto idx = cast<RankedTensorType>(indices.getType());
+    int64_t groups =
+        isa<CacheType>(cache) ? cast<CacheType>(cache).getKvHeads() : 1;
+    if (idx.getRank() != 3 || !idx.getElementType().isSignlessInteger(32) ||
+        idx.getDimSize(0) != cache.getBatch() || idx.getDimSize(1) != groups)
+      return emitOpError() << "indices must be tensor<" << cache.getBatch()
+                           << "x" << groups << "xKxi32> (one selection per "
+                           << (groups == 1 ? "layer" : "KV-head group")
+                           << ")";
+    selected = idx.getDimSize(2);
+  }
+  int64_t kept =
+      policy.getSinkTokens() + selected + policy.getRecentTokens();
   if (kept != cache.getSlots())
     return emitOpError() << "sinks + selected + recent = " << kept
                          << " tokens but the cache has " << cache.getSlots()
@@ -468,9 +508,11 @@ LogicalResult GatherStoreOp::verify() {
 int64_t GatherStoreOp::getFlops() { return 0; }
 int64_t GatherStoreOp::getBytesRead() {
   auto cache = cast<KVCacheTypeInterface>(getCache().getType());
-  return cache.getBatch() * cache.getSlots() *
-             cache.getBytesPerTokenPerLayer() +
-         getTensorBytes(getIndices().getType());
+  int64_t bytes =
+      cache.getBatch() * cache.getSlots() * cache.getBytesPerTokenPerLayer();
+  if (Value indices = getIndices())
+    bytes += getTensorBytes(indices.getType());
+  return bytes;
 }
 int64_t GatherStoreOp::getBytesWritten() {
   auto cache = cast<KVCacheTypeInterface>(getCache().getType());

@@ -63,26 +63,40 @@ def KV_ReadOp : KV_Op<"read"> {
 def KV_ScoreOp : KV_Op<"score"> {
   let summary = "SnapKV scores: observation-window attention summed per KV-head group";
   let description = [{
-    The last `obs_window` queries of the prompt attend (softmax in f32, causal
-    inside the window) over all L prompt keys; the probabilities are summed over
-    the window queries and over the query heads of each of `num_groups` KV-head
-    groups. Queries are `tensor<B x obs_window x num_heads*key_dim>`, keys
-    `tensor<B x L x num_groups*key_dim>` and the result `tensor<B x num_groups x L
-    x f32>`. For MLA, `num_groups = 1` and keys are the cached latents with the
-    absorbed queries (`key_dim = latent_dim + rope_dim`).
+    The last `obs_window` of the L prompt queries attend (softmax in f32,
+    causal inside the window) over all L prompt keys; the probabilities are
+    summed over the window queries and over the query heads of each of
+    `num_groups` KV-head groups. Queries are `tensor<B x L x num_heads*Dq>`,
+    keys `tensor<B x L x num_groups*Dk>`, the result `tensor<B x num_groups x L
+    x f32>`. Only the window's queries are read.
+
+    For MLA (`num_groups = 1`) the keys are the prompt's latents
+    (`kv_lora_rank + rope` wide) and `absorb` gives the KV up-projection
+    `tensor<num_heads*(nope + v) x kv_lora_rank>`: each window query's
+    non-rotary part is folded into latent space first (the absorbed form), so
+    Dq = nope + rope and Dk = kv_lora_rank + rope. Without `absorb`, Dq = Dk.
 
     Example:
     ```mlir
-    %s = kv.score %q, %k {num_heads = 32, num_groups = 8, obs_window = 32} : tensor<1x32x4096xbf16>, tensor<1x8192x1024xbf16> -> tensor<1x8x8192xf32>
+    %s = kv.score %q, %k {num_heads = 32, num_groups = 8, obs_window = 32} : tensor<1x8192x4096xbf16>, tensor<1x8192x1024xbf16> -> tensor<1x8x8192xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$queries, AnyRankedTensor:$keys,
-                       SF_I64Attr:$num_heads, SF_I64Attr:$num_groups, SF_I64Attr:$obs_window);
+                       Optional<AnyRankedTensor>:$key_up,
+                       SF_I64Attr:$num_heads, SF_I64Attr:$num_groups,
+                       SF_I64Attr:$obs_window);
   let results = (outs AnyRankedTensor:$scores);
   let assemblyFormat = [{
-    $queries `,` $keys attr-dict `:` type($queries) `,` type($keys) `->` type($scores)
+    $queries `,` $keys (`absorb` $key_up^)? attr-dict `:` type($queries) `,`
+    type($keys) (`,` type($key_up)^)? `->` type($scores)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Width of one head's query (Dq) and key (Dk), and for MLA the non-rotary
+    /// query width folded by absorption (0 without `absorb`).
+    struct Dims { int64_t queryDim, keyDim, absorbedDim, latentDim; };
+    Dims getDims();
+  }];
 }
 
 def KV_PoolOp : KV_Op<"pool", [SameOperandsAndResultType]> {
@@ -124,25 +138,26 @@ def KV_TopKOp : KV_Op<"topk"> {
   let hasVerifier = 1;
 }
 
-def KV_GatherStoreOp : KV_Op<"gather_store", [AllTypesMatch<["cache", "result"]>]> {
+def KV_GatherStoreOp : KV_Op<"gather_store", [AttrSizedOperandSegments, AllTypesMatch<["cache", "result"]>]> {
   let summary = "fill one layer of a compressed cache with sinks, selected and recent tokens";
   let description = [{
     End-of-prefill write of layer `layer`: the first `sinks` prompt tokens, the
-    tokens at `indices` (per KV-head group) and the last `recent` prompt tokens
-    are copied from the prompt's K/V (or latents) into the cache's `budget`
-    slots. `sinks` and `recent` come from the cache's policy.
+    tokens at `indices` (per KV-head group; absent for StreamingLLM, which
+    selects nothing) and the last `recent` prompt tokens are copied from the
+    prompt's K/V (or latents) into the cache's `budget` slots. `sinks` and
+    `recent` come from the cache's policy.
 
     Example:
     ```mlir
-    %c1 = kv.gather_store %c0[0], %i, %k, %v : !kv.cache<layers = 32, batch = 1, slots = 8192, kv_heads = 8, head_dim = 128, dtype = bf16, policy = #kv.snapstream<budget = 8192, sinks = 4, recent = 4096, obs_window = 32, kernel = 7, pool = max>>, tensor<1x8x4092xi32>, tensor<1x16384x1024xbf16>, tensor<1x16384x1024xbf16>
+    %c1 = kv.gather_store %c0[0] select %i, %k, %v : !kv.cache<layers = 32, batch = 1, slots = 8192, kv_heads = 8, head_dim = 128, dtype = bf16, policy = #kv.snapstream<budget = 8192, sinks = 4, recent = 4096, obs_window = 32, kernel = 7, pool = max>> select tensor<1x8x4092xi32>, tensor<1x16384x1024xbf16>, tensor<1x16384x1024xbf16>
     ```
   }];
-  let arguments = (ins KV_AnyCache:$cache, AnyRankedTensor:$indices,
-                       Variadic<AnyRankedTensor>:$values, SF_I64Attr:$layer);
+  let arguments = (ins KV_AnyCache:$cache, Variadic<AnyRankedTensor>:$values,
+                       Optional<AnyRankedTensor>:$indices, SF_I64Attr:$layer);
   let results = (outs KV_AnyCache:$result);
   let assemblyFormat = [{
-    $cache `[` $layer `]` `,` $indices `,` $values attr-dict `:` qualified(type($cache)) `,`
-    type($indices) `,` type($values)
+    $cache `[` $layer `]` (`select` $indices^)? `,` $values attr-dict `:`
+    qualified(type($cache)) (`select` type($indices)^)? `,` type($values)
   }];
   let hasVerifier = 1;
 }
