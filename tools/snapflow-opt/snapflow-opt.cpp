@@ -7,6 +7,7 @@
 
 #include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
 #include "snapflow/Dialect/KV/IR/KVOps.h"
+#include "snapflow/Dialect/KV/Transforms/Passes.h"
 #include "snapflow/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -14,6 +15,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
+  snapflow::kv::registerSnapflowKVPasses();
   mlir::DialectRegistry registry;
   registry.insert<mlir::func::FuncDialect, snapflow::llm::LLMDialect,
                   snapflow::kv::KVDialect, snapflow::df::DFDialect>();

@@ -101,6 +101,15 @@ static LogicalResult verifyLayerIndex(Operation *op, int64_t layer,
   return success();
 }
 
+/// Whether an attention writes its `tokens` new tokens into `cache` itself:
+/// always in decode, and in prefill unless the prompt overflows a compressed
+/// cache (then kv.gather_store writes what is kept).
+static bool writesCache(Phase phase, kv::KVCacheTypeInterface cache,
+                        int64_t tokens) {
+  return phase == Phase::decode || !cache.getPolicy().isCompressing() ||
+         tokens <= cache.getSlots();
+}
+
 /// Causal (query, key) pairs of a prompt of `t` tokens.
 static int64_t causalPairs(int64_t t) { return t * (t + 1) / 2; }
 
@@ -406,9 +415,9 @@ int64_t AttentionOp::getBytesRead() {
 int64_t AttentionOp::getBytesWritten() {
   int64_t bytes = getTensorBytes(getResult().getType());
   auto cache = cast<kv::CacheType>(getCache().getType());
-  // New tokens go to the cache, except in a compressed prefill where
-  // kv.gather_store writes the selected tokens instead.
-  if (getPhase() == Phase::decode || !cache.getPolicy().isCompressing())
+  // New tokens go to the cache, except in a prefill longer than a compressed
+  // cache, where kv.gather_store writes the tokens kept instead.
+  if (writesCache(getPhase(), cache, tensorOf(getKey()).getDimSize(1)))
     bytes += getTotalBytes(ValueRange{getKey(), getValue()});
   return bytes;
 }
@@ -495,7 +504,7 @@ int64_t MLAAttentionOp::getBytesRead() {
 int64_t MLAAttentionOp::getBytesWritten() {
   int64_t bytes = getTensorBytes(getResult().getType());
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
-  if (getPhase() == Phase::decode || !cache.getPolicy().isCompressing())
+  if (writesCache(getPhase(), cache, tensorOf(getLatent()).getDimSize(1)))
     bytes += getTensorBytes(getLatent().getType());
   return bytes;
 }
