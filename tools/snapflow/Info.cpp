@@ -12,10 +12,12 @@
 #include "snapflow/Analysis/ModelStats.h"
 #include "snapflow/Arch/ArchModel.h"
 #include "snapflow/Dialect/KV/PolicySpec.h"
+#include "snapflow/Dialect/KV/Transforms/Passes.h"
 #include "snapflow/Models/ModelBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -142,10 +144,16 @@ Error snapflow::tools::runInfo(const WorkloadOptions &o, bool json,
   auto module = models::buildModel(context, w->config, build);
   if (!module)
     return module.takeError();
+  // The KV bytes come from the compressed IR, the same the compiler emits.
+  mlir::PassManager pm(&context);
+  pm.addPass(kv::createKVCompress({o.kv, o.context}));
+  if (mlir::failed(pm.run(**module)))
+    return makeError("internal error: --kv-compress failed on " +
+                     w->config.name);
   auto decode = (*module)->lookupSymbol<mlir::func::FuncOp>("decode");
   ModelStats stats = computeModelStats(decode);
 
-  int64_t kvBytes = stats.kvBytesPerToken * w->policy.slots * o.batch;
+  int64_t kvBytes = stats.kvBytesPerToken * stats.kvSlots * o.batch;
   int64_t kvHeads = w->config.isMLA() ? 0 : w->config.numKvHeads;
   SocketFootprint f = estimateSocketFootprint(w->chip, w->tp, stats.weightBytes,
                                               kvBytes, kvHeads);
