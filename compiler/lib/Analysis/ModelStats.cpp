@@ -29,8 +29,12 @@ ModelStats snapflow::computeModelStats(func::FuncOp fn) {
       int64_t routed = 0;
       for (Value w : {moe.getGate(), moe.getUp(), moe.getDown()})
         routed += cast<RankedTensorType>(w.getType()).getNumElements();
+      // A token uses top_k of the num_experts x expert_shards experts; the
+      // rest of the routed weights held here are idle for it.
+      int64_t global = moe.getNumExperts() * moe.getExpertShards();
       inactive += routed / moe.getNumExperts() *
-                  (moe.getNumExperts() - moe.getTopK());
+                  (moe.getNumExperts() -
+                   moe.getTopK() * moe.getNumExperts() / global);
     }
     Value cacheValue;
     if (auto gqa = dyn_cast<llm::AttentionOp>(op))

@@ -105,7 +105,7 @@ private:
     if (c.isMLA())
       return kv::LatentCacheType::get(b.getContext(), c.numLayers, batch, slots,
                                       c.kvLoraRank, c.qkRopeHeadDim, bf16,
-                                      policy);
+                                      policy, /*seq_shards=*/1);
     return kv::CacheType::get(b.getContext(), c.numLayers, batch, slots,
                               c.numKvHeads, c.headDim, bf16, policy);
   }
@@ -179,6 +179,7 @@ private:
     }
     return b.create<llm::MoEOp>(loc, x.getType(), x, router, gate, up, down,
                                 shared, e, c.numExpertsPerToken,
+                                /*expert_shards=*/1,
                                 /*expected_active_experts=*/FloatAttr());
   }
 

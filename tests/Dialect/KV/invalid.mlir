@@ -130,7 +130,7 @@ func.func @cache_policy_kind(
 
 // Tests that a compressed cache has exactly the policy's budget of slots.
 func.func @cache_slots_budget(
-  // expected-error @+1 {{cache has 64 slots but its policy keeps 32 tokens per sequence; a compressed cache has exactly the policy's budget}}
+  // expected-error @+1 {{cache has 64 slots per sequence but its policy keeps 32 tokens; a compressed cache has exactly the policy's budget}}
   %c: !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>) {
   return
 }
@@ -477,5 +477,22 @@ func.func @gather_store_fill(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv
 func.func @f(%q: tensor<1x8x64xbf16>, %k: tensor<2x8x32xbf16>) {
   // expected-error @+1 {{'kv.score' op queries have batch 1 but keys have batch 2}}
   %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 2} : tensor<1x8x64xbf16>, tensor<2x8x32xbf16> -> tensor<1x2x8xf32>
+  return
+}
+
+// -----
+
+// Tests that a sequence-sharded latent cache splits over at least one socket.
+// expected-error @+1 {{seq_shards must be >= 1, got 0}}
+func.func @f(%c: !kv.latent_cache<layers = 1, batch = 1, slots = 8, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full, seq_shards = 0>) {
+  return
+}
+
+// -----
+
+// Tests that a sequence-sharded compressed cache holds the budget over all its
+// shards: 4 shards of 16 slots are 64 slots, not the budget of 32.
+// expected-error @+1 {{cache has 64 slots per sequence but its policy keeps 32 tokens}}
+func.func @f(%c: !kv.latent_cache<layers = 1, batch = 1, slots = 16, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>, seq_shards = 4>) {
   return
 }

@@ -90,3 +90,12 @@ func.func @streaming_prefill(%l: tensor<1x64x40xbf16>, %c: !kv.latent_cache<laye
   %c1 = kv.gather_store %c[0], %l : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.streaming<sinks = 4, window = 28>>, tensor<1x64x40xbf16>
   return %c1 : !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.streaming<sinks = 4, window = 28>>
 }
+
+// Tests that a latent cache split by sequence over 4 sockets round-trips, and
+// that the default of 1 shard is elided.
+// CHECK-LABEL: func.func @seq_sharded(
+// CHECK-SAME:    policy = #kv.full, seq_shards = 4>
+// CHECK-SAME:    policy = #kv.full>)
+func.func @seq_sharded(%a: !kv.latent_cache<layers = 1, batch = 1, slots = 16, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full, seq_shards = 4>, %b: !kv.latent_cache<layers = 1, batch = 1, slots = 16, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full, seq_shards = 1>) {
+  return
+}

@@ -156,7 +156,7 @@ func.func @moe_no_experts(%x: tensor<1x1x64xbf16>, %r: tensor<8x64xbf16>, %g: te
 
 // Tests that llm.moe cannot route a token to more experts than exist.
 func.func @moe_top_k(%x: tensor<1x1x64xbf16>, %r: tensor<8x64xbf16>, %g: tensor<8x32x64xbf16>, %u: tensor<8x32x64xbf16>, %d: tensor<8x64x32xbf16>) {
-  // expected-error @+1 {{'llm.moe' op top_k (9) must be in [1, num_experts = 8]}}
+  // expected-error @+1 {{'llm.moe' op top_k (9) must be in [1, num_experts x expert_shards = 8]}}
   %y = llm.moe %x, %r, %g, %u, %d {num_experts = 8, top_k = 9} : tensor<1x1x64xbf16>, tensor<8x64xbf16>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>
   return
 }
@@ -514,5 +514,41 @@ func.func @f(%q: tensor<1x1x48xbf16>, %kv: tensor<1x1x40xf32>, %w: tensor<64x32x
 func.func @f(%t: tensor<1x4xi32>, %w: tensor<100x64xbf16>) {
   // expected-error @+1 {{'llm.embed' op result element type 'f32' does not match the table's 'bf16'}}
   %h = llm.embed %t, %w : tensor<1x4xi32>, tensor<100x64xbf16> -> tensor<1x4x64xf32>
+  return
+}
+
+// -----
+
+// Tests that experts are spread over at least one socket.
+func.func @f(%x: tensor<1x1x16xbf16>, %r: tensor<4x16xbf16>, %g: tensor<4x8x16xbf16>, %u: tensor<4x8x16xbf16>, %d: tensor<4x16x8xbf16>) {
+  // expected-error @+1 {{'llm.moe' op expert_shards must be >= 1, got 0}}
+  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 4, top_k = 2, expert_shards = 0} : tensor<1x1x16xbf16>, tensor<4x16xbf16>, tensor<4x8x16xbf16>, tensor<4x8x16xbf16>, tensor<4x16x8xbf16>
+  return
+}
+
+// -----
+
+// Tests that a shard slice divides its axis evenly.
+func.func @f(%x: tensor<1x1x30xbf16>) {
+  // expected-error @+1 {{'llm.shard_slice' op dim 2 of 'tensor<1x1x30xbf16>' does not split into 4 shards}}
+  %y = llm.shard_slice %x {dim = 2, shards = 4} : tensor<1x1x30xbf16> -> tensor<1x1x7xbf16>
+  return
+}
+
+// -----
+
+// Tests that a shard slice returns the input with one axis divided.
+func.func @f(%x: tensor<1x1x32xbf16>) {
+  // expected-error @+1 {{'llm.shard_slice' op result must be the input with dim 2 divided by 4, got 'tensor<1x1x16xbf16>'}}
+  %y = llm.shard_slice %x {dim = 2, shards = 4} : tensor<1x1x32xbf16> -> tensor<1x1x16xbf16>
+  return
+}
+
+// -----
+
+// Tests that a shard slice names an axis of its input.
+func.func @f(%x: tensor<1x1x32xbf16>) {
+  // expected-error @+1 {{'llm.shard_slice' op dim 3 is out of range for 'tensor<1x1x32xbf16>'}}
+  %y = llm.shard_slice %x {dim = 3, shards = 4} : tensor<1x1x32xbf16> -> tensor<1x1x8xbf16>
   return
 }

@@ -150,3 +150,14 @@ func.func @collectives(%x: tensor<4x1x64xbf16>, %shard: tensor<4x1x32xbf16>) -> 
   %exchanged = llm.all_to_all %x {group_size = 4} : tensor<4x1x64xbf16>
   return %sum, %max, %gathered, %exchanged : tensor<4x1x64xbf16>, tensor<4x1x64xbf16>, tensor<4x1x64xbf16>, tensor<4x1x64xbf16>
 }
+
+// Tests that tensor-parallel forms round-trip: experts spread over 4 sockets
+// (the router still sees all 16) and a socket's slice of a replicated tensor.
+// CHECK-LABEL: func.func @tensor_parallel(
+// CHECK:         llm.moe %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} {expert_shards = 4 : i64, num_experts = 4 : i64, top_k = 2 : i64}
+// CHECK:         llm.shard_slice %{{.+}} {dim = 2 : i64, shards = 4 : i64} : tensor<1x1x16xbf16> -> tensor<1x1x4xbf16>
+func.func @tensor_parallel(%x: tensor<1x1x16xbf16>, %r: tensor<16x16xbf16>, %g: tensor<4x8x16xbf16>, %u: tensor<4x8x16xbf16>, %d: tensor<4x16x8xbf16>) -> tensor<1x1x4xbf16> {
+  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 4, top_k = 2, expert_shards = 4} : tensor<1x1x16xbf16>, tensor<16x16xbf16>, tensor<4x8x16xbf16>, tensor<4x8x16xbf16>, tensor<4x16x8xbf16>
+  %s = llm.shard_slice %y {dim = 2, shards = 4} : tensor<1x1x16xbf16> -> tensor<1x1x4xbf16>
+  return %s : tensor<1x1x4xbf16>
+}

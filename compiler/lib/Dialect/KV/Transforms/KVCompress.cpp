@@ -56,7 +56,7 @@ Type compressed(Type type, int64_t slots, KVPolicyAttrInterface policy) {
   if (auto c = dyn_cast<LatentCacheType>(type))
     return LatentCacheType::get(type.getContext(), c.getLayers(), c.getBatch(),
                                 slots, c.getLatentDim(), c.getRopeDim(),
-                                c.getDtype(), policy);
+                                c.getDtype(), policy, /*seq_shards=*/1);
   return type;
 }
 

@@ -139,7 +139,7 @@ int64_t SnapStreamPolicyAttr::getRecentTokens() const { return getRecent(); }
 static LogicalResult
 verifyCacheCommon(function_ref<InFlightDiagnostic()> emitError, int64_t layers,
                   int64_t batch, int64_t slots, Type dtype,
-                  KVPolicyAttrInterface policy) {
+                  KVPolicyAttrInterface policy, int64_t seqShards = 1) {
   if (layers <= 0 || batch <= 0 || slots <= 0)
     return emitError() << "cache layers, batch and slots must be > 0, got "
                        << layers << ", " << batch << ", " << slots;
@@ -147,12 +147,15 @@ verifyCacheCommon(function_ref<InFlightDiagnostic()> emitError, int64_t layers,
     return emitError() << "cache dtype must be an integer or float type";
   if (!policy)
     return emitError() << "cache policy must be a kv policy attribute";
-  if (policy.isCompressing() && policy.getSlotsFor(slots) != slots)
-    return emitError() << "cache has " << slots
-                       << " slots but its policy keeps "
-                       << policy.getSlotsFor(slots)
-                       << " tokens per sequence; a compressed cache has "
-                          "exactly the policy's budget";
+  if (seqShards < 1)
+    return emitError() << "seq_shards must be >= 1, got " << seqShards;
+  int64_t total = slots * seqShards;
+  if (policy.isCompressing() && policy.getSlotsFor(total) != total)
+    return emitError() << "cache has " << total
+                       << " slots per sequence but its policy keeps "
+                       << policy.getSlotsFor(total)
+                       << " tokens; a compressed cache has exactly the "
+                          "policy's budget";
   return success();
 }
 
@@ -173,12 +176,13 @@ LogicalResult
 LatentCacheType::verify(function_ref<InFlightDiagnostic()> emitError,
                         int64_t layers, int64_t batch, int64_t slots,
                         int64_t latentDim, int64_t ropeDim, Type dtype,
-                        KVPolicyAttrInterface policy) {
+                        KVPolicyAttrInterface policy, int64_t seqShards) {
   if (latentDim <= 0 || ropeDim < 0)
     return emitError() << "latent cache latent_dim must be > 0 and rope_dim "
                           ">= 0, got "
                        << latentDim << ", " << ropeDim;
-  return verifyCacheCommon(emitError, layers, batch, slots, dtype, policy);
+  return verifyCacheCommon(emitError, layers, batch, slots, dtype, policy,
+                           seqShards);
 }
 int64_t LatentCacheType::getValuesPerToken() const {
   return getLatentDim() + getRopeDim();

@@ -275,10 +275,14 @@ LogicalResult MoEOp::verify() {
   int64_t h = lastDim(getInput()), e = getNumExperts(), k = getTopK();
   if (e <= 0)
     return emitOpError("num_experts must be > 0");
-  if (k <= 0 || k > e)
-    return emitOpError() << "top_k (" << k << ") must be in [1, num_experts = "
-                         << e << "]";
-  if (failed(expectShape(*this, "router", getRouter(), {e, h})))
+  int64_t shards = getExpertShards();
+  if (shards < 1)
+    return emitOpError() << "expert_shards must be >= 1, got " << shards;
+  if (k <= 0 || k > e * shards)
+    return emitOpError() << "top_k (" << k
+                         << ") must be in [1, num_experts x expert_shards = "
+                         << e * shards << "]";
+  if (failed(expectShape(*this, "router", getRouter(), {e * shards, h})))
     return failure();
   RankedTensorType g = tensorOf(getGate());
   if (g.getRank() != 3 || g.getDimSize(0) != e || g.getDimSize(2) != h)
@@ -313,14 +317,16 @@ double MoEOp::getActiveExperts() {
   if (FloatAttr active = getExpectedActiveExpertsAttr())
     return active.getValueAsDouble();
   double e = static_cast<double>(getNumExperts());
-  double p = static_cast<double>(getTopK()) / e;
+  double p = static_cast<double>(getTopK()) / (e * getExpertShards());
   return e * (1.0 - std::pow(1.0 - p, static_cast<double>(rows(getInput()))));
 }
 int64_t MoEOp::getFlops() {
   int64_t m = rows(getInput()), h = lastDim(getInput());
   int64_t i = tensorOf(getGate()).getDimSize(1);
-  int64_t flops = 2 * m * h * getNumExperts() + // router
-                  m * getTopK() * (6 * h * i + 5 * i);
+  // Router over all experts; each token runs top_k / expert_shards of its
+  // experts on this socket on average.
+  int64_t flops = 2 * m * h * getNumExperts() * getExpertShards() +
+                  m * getTopK() * (6 * h * i + 5 * i) / getExpertShards();
   if (!getShared().empty()) {
     int64_t s = tensorOf(getShared()[0]).getDimSize(0);
     flops += m * (6 * h * s + 5 * s);
@@ -465,10 +471,11 @@ LogicalResult MLAAttentionOp::verify() {
     return emitOpError() << "decodes " << t << " tokens but the cache has "
                          << cache.getSlots() << " slots";
   if (getPhase() == Phase::prefill && !cache.getPolicy().isCompressing() &&
-      t > cache.getSlots())
+      t > cache.getSlots() * cache.getSeqShards())
     return emitOpError() << "prefill of " << t
                          << " tokens does not fit a full cache of "
-                         << cache.getSlots() << " slots";
+                         << cache.getSlots() * cache.getSeqShards()
+                         << " slots";
   return success();
 }
 int64_t MLAAttentionOp::getFlops() {
@@ -559,6 +566,32 @@ int64_t MTPOp::getBytesRead() {
 int64_t MTPOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
+
+//===----------------------------------------------------------------------===//
+// ShardSliceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ShardSliceOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  RankedTensorType in = tensorOf(getInput()), out = tensorOf(getResult());
+  int64_t dim = getDim(), shards = getShards();
+  if (dim < 0 || dim >= in.getRank())
+    return emitOpError() << "dim " << dim << " is out of range for " << in;
+  if (shards < 1 || in.getDimSize(dim) % shards != 0)
+    return emitOpError() << "dim " << dim << " of " << in
+                         << " does not split into " << shards << " shards";
+  SmallVector<int64_t> expected(in.getShape());
+  expected[dim] /= shards;
+  if (out.getShape() != ArrayRef<int64_t>(expected) ||
+      out.getElementType() != in.getElementType())
+    return emitOpError() << "result must be the input with dim " << dim
+                         << " divided by " << shards << ", got " << out;
+  return success();
+}
+int64_t ShardSliceOp::getFlops() { return 0; }
+int64_t ShardSliceOp::getBytesRead() { return 0; }
+int64_t ShardSliceOp::getBytesWritten() { return 0; }
 
 //===----------------------------------------------------------------------===//
 // Collectives

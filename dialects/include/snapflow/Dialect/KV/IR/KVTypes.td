@@ -37,14 +37,17 @@ def KV_LatentCacheType : TypeDef<KV_Dialect, "LatentCache",
   let description = [{
     One compressed latent of `latent_dim` elements plus a rotary key of
     `rope_dim` elements per token and layer, shared by every attention head
-    (so tensor parallelism cannot split it by heads).
+    (so tensor parallelism cannot split it by heads). It is either replicated
+    on every socket or split by sequence over `seq_shards` sockets (default 1,
+    elided); `slots` are this socket's, `slots * seq_shards` the sequence's.
 
     Example: `!kv.latent_cache<layers = 61, batch = 8, slots = 131072, latent_dim = 512, rope_dim = 64, dtype = bf16, policy = #kv.full>`
   }];
   let parameters = (ins "int64_t":$layers, "int64_t":$batch, "int64_t":$slots,
                         "int64_t":$latent_dim, "int64_t":$rope_dim,
                         "::mlir::Type":$dtype,
-                        "::snapflow::kv::KVPolicyAttrInterface":$policy);
+                        "::snapflow::kv::KVPolicyAttrInterface":$policy,
+                        DefaultValuedParameter<"int64_t", "1">:$seq_shards);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -176,10 +176,15 @@ def LLM_MoEOp : LLM_Op<"moe", [AllTypesMatch<["input", "result"]>]> {
     (`gate`/`up`: `tensor<E x I x H>`, `down`: `tensor<E x H x I>`). Optional
     shared experts (fused into one SwiGLU of width `S*I`) run for every token.
 
+    Under expert parallelism (`expert_shards` = S > 1) this socket holds
+    `num_experts` of the `num_experts * S` experts the router (`tensor<E*S x
+    H>`) chooses from; each token then runs `top_k / S` of its experts here on
+    average, and the partial outputs are summed by the all-reduce that follows.
+
     Routing statistics set the bytes read: a step touches
-    `expected_active_experts` distinct experts. When the attribute is absent,
-    routing is taken as uniform and independent per token, so N tokens touch
-    `E * (1 - (1 - top_k/E)^N)` experts in expectation.
+    `expected_active_experts` distinct local experts. When the attribute is
+    absent, routing is taken as uniform and independent per token, so N tokens
+    touch `E * (1 - (1 - top_k/(E*S))^N)` of the E local experts in expectation.
 
     Example:
     ```mlir
@@ -190,6 +195,7 @@ def LLM_MoEOp : LLM_Op<"moe", [AllTypesMatch<["input", "result"]>]> {
                        LLM_Weight:$gate, LLM_Weight:$up, LLM_Weight:$down,
                        Variadic<LLM_Weight>:$shared,
                        SF_I64Attr:$num_experts, SF_I64Attr:$top_k,
+                       DefaultValuedAttr<SF_I64Attr, "1">:$expert_shards,
                        OptionalAttr<F64Attr>:$expected_active_experts);
   let results = (outs LLM_Activation:$result);
   let assemblyFormat = [{
@@ -308,6 +314,24 @@ def LLM_MTPOp : LLM_Op<"mtp"> {
     $hidden `,` $embedded `,` $eh_proj attr-dict `:` type($hidden) `,`
     type($embedded) `,` type($eh_proj) `->` type($result)
   }];
+  let hasVerifier = 1;
+}
+
+def LLM_ShardSliceOp : LLM_Op<"shard_slice"> {
+  let summary = "this socket's 1/shards part of a replicated tensor along `dim`";
+  let description = [{
+    After a collective leaves a tensor replicated on every socket, a
+    tensor-parallel consumer takes its own part: the `dim` axis shrinks by
+    `shards`. A view: no FLOPs and no bytes.
+
+    Example:
+    ```mlir
+    %y = llm.shard_slice %x {dim = 2, shards = 16} : tensor<8x1x16384xbf16> -> tensor<8x1x1024xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$input, SF_I64Attr:$dim, SF_I64Attr:$shards);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
 }
 
