@@ -8,6 +8,7 @@
 #include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Dialect/KV/Transforms/Passes.h"
+#include "snapflow/Dialect/LLM/Transforms/Passes.h"
 #include "snapflow/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,6 +17,7 @@
 
 int main(int argc, char **argv) {
   snapflow::kv::registerSnapflowKVPasses();
+  snapflow::llm::registerSnapflowLLMPasses();
   mlir::DialectRegistry registry;
   registry.insert<mlir::func::FuncDialect, snapflow::llm::LLMDialect,
                   snapflow::kv::KVDialect, snapflow::df::DFDialect>();

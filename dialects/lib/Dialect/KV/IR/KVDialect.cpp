@@ -484,8 +484,9 @@ LogicalResult GatherStoreOp::verify() {
       verifyCacheValues(*this, cache, getValues().getTypes(), "prompt");
   if (tokens < 0)
     return failure();
-  if (tokens < cache.getSlots())
-    return emitOpError() << "budget of " << cache.getSlots()
+  int64_t budget = cache.getTotalSlots();
+  if (tokens < budget)
+    return emitOpError() << "budget of " << budget
                          << " slots exceeds the context of " << tokens
                          << " prompt tokens; no selection is needed";
   int64_t selected = 0;
@@ -503,9 +504,9 @@ LogicalResult GatherStoreOp::verify() {
   }
   int64_t kept =
       policy.getSinkTokens() + selected + policy.getRecentTokens();
-  if (kept != cache.getSlots())
+  if (kept != budget)
     return emitOpError() << "sinks + selected + recent = " << kept
-                         << " tokens but the cache has " << cache.getSlots()
+                         << " tokens but the cache has " << budget
                          << " slots";
   return success();
 }

@@ -107,7 +107,7 @@ static LogicalResult verifyLayerIndex(Operation *op, int64_t layer,
 static bool writesCache(Phase phase, kv::KVCacheTypeInterface cache,
                         int64_t tokens) {
   return phase == Phase::decode || !cache.getPolicy().isCompressing() ||
-         tokens <= cache.getSlots();
+         tokens <= cache.getTotalSlots();
 }
 
 /// Causal (query, key) pairs of a prompt of `t` tokens.
@@ -493,8 +493,10 @@ int64_t MLAAttentionOp::getFlops() {
                        2 * h * s * r + 2 * h * r * v + 5 * h * s;
     return prep + b * t * perQuery;
   }
-  // Prefill: decompress the prompt's K and V, then causal attention.
-  int64_t pairs = causalPairs(t);
+  // Prefill: decompress the prompt's K and V, then causal attention; a cache
+  // split by sequence gives each socket 1/seq_shards of the keys.
+  auto cache = cast<kv::LatentCacheType>(getCache().getType());
+  int64_t pairs = causalPairs(t) / cache.getSeqShards();
   return prep + b * (2 * t * r * h * (nope + v) + 2 * h * pairs * (nope + rope) +
               2 * h * pairs * v + 5 * h * pairs);
 }

@@ -32,7 +32,10 @@ def KVCacheTypeInterface : TypeInterface<"KVCacheTypeInterface"> {
   let methods = [
     InterfaceMethod<"Decoder layers the cache holds.", "int64_t", "getLayers">,
     InterfaceMethod<"Batch slots (sequences).", "int64_t", "getBatch">,
-    InterfaceMethod<"Token slots per sequence and layer.", "int64_t", "getSlots">,
+    InterfaceMethod<"Token slots per sequence and layer held here.", "int64_t",
+      "getSlots">,
+    InterfaceMethod<"Sockets the sequence is split over (1: not split).",
+      "int64_t", "getSeqShards">,
     InterfaceMethod<"Elements per token per layer (K and V together).",
       "int64_t", "getValuesPerToken">,
     InterfaceMethod<"Element type.", "::mlir::Type", "getDtype">,
@@ -49,7 +52,11 @@ def KVCacheTypeInterface : TypeInterface<"KVCacheTypeInterface"> {
     int64_t getBytesPerSequencePerLayer() {
       return getBytesPerTokenPerLayer() * $_type.getSlots();
     }
-    /// Bytes of the whole cache.
+    /// Slots of one sequence over all its shards.
+    int64_t getTotalSlots() {
+      return $_type.getSlots() * $_type.getSeqShards();
+    }
+    /// Bytes of the whole cache held here.
     int64_t getTotalBytes() {
       return getBytesPerSequencePerLayer() * $_type.getBatch() * $_type.getLayers();
     }

@@ -27,6 +27,8 @@ def KV_CacheType : TypeDef<KV_Dialect, "Cache",
   let extraClassDeclaration = [{
     /// Elements per token per layer.
     int64_t getValuesPerToken() const;
+    /// A GQA cache is split by heads, never by sequence.
+    int64_t getSeqShards() const { return 1; }
   }];
 }
 

@@ -1,0 +1,44 @@
+//===- Passes.td - llm transformation passes --------------------*- tablegen -*-===//
+
+#ifndef SNAPFLOW_DIALECT_LLM_TRANSFORMS_PASSES
+#define SNAPFLOW_DIALECT_LLM_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ShardTP : Pass<"shard-tp", "::mlir::ModuleOp"> {
+  let summary = "Split a model over `tp` sockets in tensor parallel";
+  let description = [{
+    Rewrites every phase function into the program of one socket of a
+    tensor-parallel group of `tp` sockets (Megatron-style):
+    - attention heads split (q/k/v projections by output rows, the output
+      projection by input columns, then `llm.all_reduce`); GQA KV heads split
+      when `num_kv_heads % tp == 0`, else each socket keeps one KV head
+      (replicated `tp / num_kv_heads` times; requires `tp % num_kv_heads == 0`);
+    - MLA: query heads and the KV up-projection split by heads; the down-
+      projections (`q_a_proj`, `kv_a_proj_with_mqa`) are replicated. The latent
+      cache is replicated on every socket (`mla-cache=replicate`) or split by
+      sequence (`mla-cache=sequence`): each socket then attends all heads over
+      its `1/tp` of the tokens, the partial softmax results are combined by an
+      all-reduce and each socket keeps its heads (`llm.shard_slice`);
+    - MLP columns/rows split, then `llm.all_reduce`;
+    - MoE: experts spread over the sockets (`moe=expert`, `expert_shards = tp`:
+      activations are replicated under TP, so every socket already holds every
+      token and the partial expert outputs are summed by the all-reduce), or
+      every expert split like an MLP (`moe=split`); shared experts are split;
+    - embedding and output head split by vocabulary rows (the embedding is
+      summed by an all-reduce, the logits gathered by `llm.all_gather`); a
+      vocabulary that does not divide by `tp` is padded up.
+    A head count, width or expert count that cannot be split is an error that
+    names the op and the numbers.
+  }];
+  let options = [
+    Option<"tp", "tp", "int64_t", "1", "Sockets in the tensor-parallel group">,
+    Option<"mlaCache", "mla-cache", "std::string", "\"replicate\"",
+           "MLA latent cache: replicate | sequence">,
+    Option<"moe", "moe", "std::string", "\"expert\"",
+           "MoE layers: expert (expert parallel) | split (split every expert)">,
+  ];
+  let dependentDialects = ["::snapflow::llm::LLMDialect"];
+}
+
+#endif // SNAPFLOW_DIALECT_LLM_TRANSFORMS_PASSES

@@ -1,0 +1,324 @@
+//===- ShardTP.cpp - Tensor parallelism over sockets ----------------------===//
+//
+// Turns a model's phase functions into the program one socket of a
+// tensor-parallel group runs. Weights shrink to the socket's share, the
+// activations that must be whole again are re-assembled by collectives, and
+// every split that cannot be made (a head count that does not divide, an
+// expert count smaller than the group) is a located error with the numbers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Dialect/LLM/Transforms/Passes.h"
+
+#include "snapflow/Dialect/KV/IR/KVOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace snapflow {
+namespace llm {
+#define GEN_PASS_DEF_SHARDTP
+#include "snapflow/Dialect/LLM/Transforms/Passes.h.inc"
+} // namespace llm
+} // namespace snapflow
+
+using namespace mlir;
+using namespace snapflow;
+using namespace snapflow::llm;
+
+namespace {
+
+RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// `v`'s type with dimension `dim` set to `size`.
+Type withDim(Type type, int64_t dim, int64_t size) {
+  auto t = cast<RankedTensorType>(type);
+  SmallVector<int64_t> shape(t.getShape());
+  shape[dim < 0 ? shape.size() + dim : dim] = size;
+  return RankedTensorType::get(shape, t.getElementType());
+}
+
+void setLastDim(Value v, int64_t size) {
+  v.setType(withDim(v.getType(), -1, size));
+}
+
+struct ShardTPPass : public llm::impl::ShardTPBase<ShardTPPass> {
+  using ShardTPBase::ShardTPBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (tp < 1) {
+      module.emitError() << "shard-tp: tp must be >= 1, got " << tp;
+      return signalPassFailure();
+    }
+    if (mlaCache != "replicate" && mlaCache != "sequence") {
+      module.emitError() << "shard-tp: mla-cache must be replicate or "
+                            "sequence, got '"
+                         << mlaCache << "'";
+      return signalPassFailure();
+    }
+    if (moe != "expert" && moe != "split") {
+      module.emitError() << "shard-tp: moe must be expert or split, got '"
+                         << moe << "'";
+      return signalPassFailure();
+    }
+    n = tp;
+    module->setAttr("llm.tp", Builder(module).getI64IntegerAttr(n));
+    if (n == 1)
+      return;
+    for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (failed(shardFunction(fn)))
+        return signalPassFailure();
+  }
+
+private:
+  /// Splits dimension `dim` of the weight behind `w` into `n` shards (once,
+  /// however many ops use it). `pad` rounds up instead of requiring a divisor.
+  LogicalResult shardParam(Operation *user, Value w, int64_t dim,
+                           StringRef what, bool pad = false) {
+    auto param = w.getDefiningOp<ParamOp>();
+    if (!param)
+      return user->emitOpError() << "shard-n: " << what
+                                 << " is not an llm.param";
+    if (!sharded.insert(param).second)
+      return success();
+    auto t = tensorOf(w);
+    int64_t size = t.getDimSize(dim < 0 ? t.getRank() + dim : dim);
+    if (!pad && size % n != 0)
+      return user->emitOpError()
+             << "cannot split " << what << " " << t << " over tp = " << n
+             << ": dimension of " << size << " does not divide";
+    w.setType(withDim(t, dim, (size + n - 1) / n));
+    return success();
+  }
+
+  /// Inserts an all-reduce after `v` and routes every other use through it.
+  Value allReduceAfter(Value v) {
+    OpBuilder b(v.getContext());
+    b.setInsertionPointAfterValue(v);
+    auto ar = b.create<AllReduceOp>(
+        v.getLoc(), v.getType(), v, b.getI64IntegerAttr(n),
+        ReduceKindAttr::get(v.getContext(), ReduceKind::sum));
+    v.replaceAllUsesExcept(ar.getResult(), ar);
+    return ar.getResult();
+  }
+
+  /// The linear behind `v`, looking through one llm.rope.
+  std::pair<LinearOp, RopeOp> projectionOf(Value v) {
+    RopeOp rope = v.getDefiningOp<RopeOp>();
+    if (rope)
+      v = rope.getInput();
+    return {v.getDefiningOp<LinearOp>(), rope};
+  }
+
+  /// Splits the column-parallel projection (and rope) producing `v` so that
+  /// it yields `heads` heads of `headDim`.
+  LogicalResult shardColumn(Operation *attn, Value v, int64_t heads,
+                            int64_t headDim, StringRef what) {
+    auto [linear, rope] = projectionOf(v);
+    if (!linear)
+      return attn->emitOpError() << "shard-n: the " << what
+                                 << " is not produced by llm.linear";
+    auto w = tensorOf(linear.getWeight());
+    if (sharded.insert(linear.getWeight().getDefiningOp()).second)
+      cast<Value>(linear.getWeight())
+          .setType(withDim(w, 0, heads * headDim));
+    setLastDim(linear.getResult(), heads * headDim);
+    if (rope) {
+      rope.setNumHeads(heads);
+      setLastDim(rope.getResult(), heads * headDim);
+    }
+    return success();
+  }
+
+  /// Splits the row-parallel output projection consuming `out` and sums the
+  /// partial results.
+  LogicalResult shardRowAfter(Operation *attn, Value out, int64_t width) {
+    setLastDim(out, width);
+    if (!out.hasOneUse())
+      return attn->emitOpError()
+             << "shard-n: expects one output projection after attention";
+    auto linear = dyn_cast<LinearOp>(*out.getUsers().begin());
+    if (!linear)
+      return attn->emitOpError()
+             << "shard-n: attention output does not feed an llm.linear";
+    if (failed(shardParam(linear, linear.getWeight(), 1, "output projection")))
+      return failure();
+    allReduceAfter(linear.getResult());
+    return success();
+  }
+
+  LogicalResult shardGQA(AttentionOp attn) {
+    int64_t hq = attn.getNumHeads(), hkv = attn.getNumKvHeads(),
+            d = attn.getHeadDim();
+    if (hq % n != 0)
+      return attn.emitOpError() << "cannot split " << hq
+                                << " attention heads over tp = " << n;
+    int64_t kvLocal;
+    if (hkv % n == 0)
+      kvLocal = hkv / n;
+    else if (n % hkv == 0)
+      kvLocal = 1; // each socket keeps one KV head, replicated n/hkv times
+    else
+      return attn.emitOpError()
+             << "cannot split " << hkv << " KV heads over tp = " << n
+             << ": neither divides the other";
+    if (failed(shardColumn(attn, attn.getQuery(), hq / n, d, "query")) ||
+        failed(shardColumn(attn, attn.getKey(), kvLocal, d, "key")) ||
+        failed(shardColumn(attn, attn.getValue(), kvLocal, d, "value")))
+      return failure();
+    attn.setNumHeads(hq / n);
+    attn.setNumKvHeads(kvLocal);
+    kvHeadsLocal = kvLocal;
+    return shardRowAfter(attn, attn.getResult(), hq / n * d);
+  }
+
+  LogicalResult shardMLA(MLAAttentionOp attn) {
+    int64_t h = attn.getNumHeads(), nope = attn.getQkNopeHeadDim(),
+            rope = attn.getQkRopeHeadDim(), v = attn.getVHeadDim();
+    if (h % n != 0)
+      return attn.emitOpError() << "cannot split " << h
+                                << " attention heads over tp = " << n;
+    if (mlaCache == "sequence") {
+      // Every socket attends all heads over its 1/n of the tokens; the
+      // partial softmax results are summed and each socket keeps its heads.
+      Value combined = allReduceAfter(attn.getResult());
+      OpBuilder b(attn.getContext());
+      b.setInsertionPointAfterValue(combined);
+      auto slice = b.create<ShardSliceOp>(
+          attn.getLoc(), withDim(combined.getType(), -1, h / n * v), combined,
+          /*dim=*/2, /*shards=*/n);
+      combined.replaceAllUsesExcept(slice.getResult(), slice);
+      return shardRowAfter(attn, slice.getResult(), h / n * v);
+    }
+    if (failed(shardColumn(attn, attn.getQuery(), h / n, nope + rope,
+                           "query")) ||
+        failed(shardParam(attn, attn.getKvUp(), 0, "KV up-projection")))
+      return failure();
+    attn.setNumHeads(h / n);
+    return shardRowAfter(attn, attn.getResult(), h / n * v);
+  }
+
+  LogicalResult shardMLP(MLPOp mlp) {
+    if (failed(shardParam(mlp, mlp.getGate(), 0, "MLP gate")) ||
+        failed(shardParam(mlp, mlp.getUp(), 0, "MLP up")) ||
+        failed(shardParam(mlp, mlp.getDown(), 1, "MLP down")))
+      return failure();
+    allReduceAfter(mlp.getResult());
+    return success();
+  }
+
+  LogicalResult shardMoE(MoEOp op) {
+    if (moe == "expert") {
+      if (op.getNumExperts() % n != 0)
+        return op.emitOpError() << "cannot spread " << op.getNumExperts()
+                                << " experts over tp = " << n;
+      for (Value w : {op.getGate(), op.getUp(), op.getDown()})
+        if (failed(shardParam(op, w, 0, "routed experts")))
+          return failure();
+      op.setNumExperts(op.getNumExperts() / n);
+      op.setExpertShards(n);
+    } else {
+      if (failed(shardParam(op, op.getGate(), 1, "expert gate")) ||
+          failed(shardParam(op, op.getUp(), 1, "expert up")) ||
+          failed(shardParam(op, op.getDown(), 2, "expert down")))
+        return failure();
+    }
+    if (!op.getShared().empty() &&
+        (failed(shardParam(op, op.getShared()[0], 0, "shared expert gate")) ||
+         failed(shardParam(op, op.getShared()[1], 0, "shared expert up")) ||
+         failed(shardParam(op, op.getShared()[2], 1, "shared expert down"))))
+      return failure();
+    allReduceAfter(op.getResult());
+    return success();
+  }
+
+  /// The cache type one socket holds.
+  Type shardCache(Type type) {
+    if (auto c = dyn_cast<kv::CacheType>(type))
+      return kv::CacheType::get(type.getContext(), c.getLayers(), c.getBatch(),
+                                c.getSlots(), kvHeadsLocal, c.getHeadDim(),
+                                c.getDtype(), c.getPolicy());
+    if (auto c = dyn_cast<kv::LatentCacheType>(type)) {
+      if (mlaCache != "sequence")
+        return type;
+      return kv::LatentCacheType::get(
+          type.getContext(), c.getLayers(), c.getBatch(), c.getSlots() / n,
+          c.getLatentDim(), c.getRopeDim(), c.getDtype(), c.getPolicy(), n);
+    }
+    return type;
+  }
+
+  LogicalResult shardFunction(func::FuncOp fn) {
+    kvHeadsLocal = 0;
+    if (mlaCache == "sequence")
+      for (BlockArgument arg : fn.getArguments())
+        if (auto c = dyn_cast<kv::LatentCacheType>(arg.getType()))
+          if (c.getSlots() % n != 0)
+            return fn.emitOpError()
+                   << "cannot split a latent cache of " << c.getSlots()
+                   << " slots by sequence over tp = " << n;
+
+    SmallVector<Operation *> ops;
+    fn.walk([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : ops) {
+      LogicalResult result = success();
+      if (auto embed = dyn_cast<EmbedOp>(op)) {
+        result = shardParam(embed, embed.getTable(), 0, "embedding table",
+                            /*pad=*/true);
+        allReduceAfter(embed.getResult());
+      } else if (auto attn = dyn_cast<AttentionOp>(op)) {
+        result = shardGQA(attn);
+      } else if (auto attn = dyn_cast<MLAAttentionOp>(op)) {
+        result = shardMLA(attn);
+      } else if (auto mlp = dyn_cast<MLPOp>(op)) {
+        result = shardMLP(mlp);
+      } else if (auto moeOp = dyn_cast<MoEOp>(op)) {
+        result = shardMoE(moeOp);
+      } else if (auto head = dyn_cast<LMHeadOp>(op)) {
+        result = shardParam(head, head.getWeight(), 0, "output head",
+                            /*pad=*/true);
+        if (succeeded(result)) {
+          int64_t local = tensorOf(head.getWeight()).getDimSize(0);
+          Value logits = head.getResult();
+          setLastDim(logits, local);
+          OpBuilder b(head);
+          b.setInsertionPointAfter(head);
+          auto gather = b.create<AllGatherOp>(
+              head.getLoc(), withDim(logits.getType(), -1, local * n), logits,
+              n, /*dim=*/2);
+          logits.replaceAllUsesExcept(gather.getResult(), gather);
+        }
+      }
+      if (failed(result))
+        return failure();
+    }
+    // Cache values take the per-socket cache type everywhere.
+    auto retype = [&](Value v) {
+      if (isa<kv::KVCacheTypeInterface>(v.getType()))
+        v.setType(shardCache(v.getType()));
+    };
+    for (BlockArgument arg : fn.getArguments())
+      retype(arg);
+    fn.walk([&](Operation *op) {
+      for (Value r : op->getResults())
+        retype(r);
+    });
+    auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+    SmallVector<Type> inputs;
+    for (BlockArgument arg : fn.getArguments())
+      inputs.push_back(arg.getType());
+    fn.setType(FunctionType::get(fn.getContext(), inputs,
+                                 ret.getOperandTypes()));
+    return success();
+  }
+
+  llvm::DenseSet<Operation *> sharded;
+  int64_t kvHeadsLocal = 0;
+  int64_t n = 1; ///< sockets in the group
+};
+
+} // namespace
