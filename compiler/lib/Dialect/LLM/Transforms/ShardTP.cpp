@@ -51,7 +51,8 @@ struct ShardTPPass : public llm::impl::ShardTPBase<ShardTPPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (tp < 1) {
-      module.emitError() << "shard-tp: tp must be >= 1, got " << tp;
+      module.emitError() << "shard-tp: tp must be >= 1, got "
+                         << static_cast<int64_t>(tp);
       return signalPassFailure();
     }
     if (mlaCache != "replicate" && mlaCache != "sequence") {
