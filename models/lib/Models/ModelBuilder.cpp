@@ -60,8 +60,14 @@ public:
     Value h = b.create<llm::EmbedOp>(loc, act(tokens, c.hiddenSize),
                                      entry->getArgument(0), embedTable);
     cache = entry->getArgument(1);
-    for (int64_t i = 0; i < c.numLayers; ++i)
+    for (int64_t i = 0; i < c.numLayers; ++i) {
+      // Every op of decoder layer i carries llm.layer = i, so later passes
+      // (fuse-layers) can find the layers without guessing from shapes.
+      Operation *before = &entry->back();
       h = layer(i, h);
+      for (Operation *op = before->getNextNode(); op; op = op->getNextNode())
+        op->setAttr(llm::kLayerAttrName, b.getI64IntegerAttr(i));
+    }
     h = norm("model.norm.weight", h);
     Value head = c.tieWordEmbeddings
                      ? embedTable

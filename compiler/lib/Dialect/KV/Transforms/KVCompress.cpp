@@ -167,6 +167,9 @@ private:
                                          indices,
                                          b.getI64IntegerAttr(attn.getLayer()));
     cache.replaceAllUsesExcept(store.getResult(), store);
+    for (Operation *op = attn->getNextNode(); op != store->getNextNode();
+         op = op->getNextNode())
+      llm::copyLayerMarker(attn, op);
   }
 
   ResolvedPolicy r;

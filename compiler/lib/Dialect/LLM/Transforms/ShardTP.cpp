@@ -104,6 +104,8 @@ private:
         v.getLoc(), v.getType(), v, b.getI64IntegerAttr(n),
         ReduceKindAttr::get(v.getContext(), ReduceKind::sum));
     v.replaceAllUsesExcept(ar.getResult(), ar);
+    if (Operation *def = v.getDefiningOp())
+      copyLayerMarker(def, ar);
     return ar.getResult();
   }
 
@@ -193,6 +195,7 @@ private:
           attn.getLoc(), withDim(combined.getType(), -1, h / n * v), combined,
           /*dim=*/2, /*shards=*/n);
       combined.replaceAllUsesExcept(slice.getResult(), slice);
+      copyLayerMarker(attn, slice);
       return shardRowAfter(attn, slice.getResult(), h / n * v);
     }
     if (failed(shardColumn(attn, attn.getQuery(), h / n, nope + rope,

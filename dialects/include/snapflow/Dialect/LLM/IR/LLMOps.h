@@ -26,4 +26,18 @@
 #define GET_OP_CLASSES
 #include "snapflow/Dialect/LLM/IR/LLMOps.h.inc"
 
+namespace snapflow {
+namespace llm {
+/// Discardable attribute naming the decoder layer an op belongs to. The model
+/// builder sets it; passes that insert ops copy it from the op they extend.
+constexpr llvm::StringLiteral kLayerAttrName = "llm.layer";
+
+/// Copies `from`'s layer marker, if any, to `to`.
+inline void copyLayerMarker(mlir::Operation *from, mlir::Operation *to) {
+  if (mlir::Attribute a = from->getAttr(kLayerAttrName))
+    to->setAttr(kLayerAttrName, a);
+}
+} // namespace llm
+} // namespace snapflow
+
 #endif // SNAPFLOW_DIALECT_LLM_IR_LLMOPS_H
