@@ -9,6 +9,10 @@
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Dialect/LLM/IR/LLMOps.h"
 #include "snapflow/Models/ModelBuilder.h"
+#include "snapflow/Dialect/KV/Transforms/Passes.h"
+#include "snapflow/Dialect/LLM/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -217,4 +221,56 @@ TEST(CostModel, AbsorbedScoreOp) {
                     "kv.score");
   EXPECT_EQ(c.flops, 6848);
   EXPECT_EQ(c.read, 192 + 640 + 4096);
+}
+
+namespace {
+/// Stats of DeepSeek-V2-Lite decode (batch 4, context 1024) after `passes`.
+ModelStats statsAfter(llvm::function_ref<void(PassManager &)> passes) {
+  MLIRContext ctx;
+  auto config = models::ModelConfig::load("deepseek-v2-lite");
+  EXPECT_TRUE(static_cast<bool>(config));
+  auto module = models::buildModel(ctx, *config, decodeAt(4, 1024));
+  EXPECT_TRUE(static_cast<bool>(module));
+  PassManager pm(&ctx);
+  passes(pm);
+  EXPECT_TRUE(succeeded(pm.run(**module)));
+  return computeModelStats((*module)->lookupSymbol<func::FuncOp>("decode"));
+}
+} // namespace
+
+// Kernel looping changes the program's shape, not its cost: a repeated body
+// counts once per layer, so parameters, FLOPs and bytes are unchanged.
+TEST(CostModel, FuseLayersKeepsCosts) {
+  ModelStats flat = statsAfter([](PassManager &) {});
+  ModelStats fused = statsAfter([](PassManager &pm) {
+    pm.addNestedPass<func::FuncOp>(llm::createFuseLayers());
+  });
+  EXPECT_EQ(fused.paramsTotal, flat.paramsTotal);
+  EXPECT_EQ(fused.paramsActive, flat.paramsActive);
+  EXPECT_EQ(fused.flops, flat.flops);
+  EXPECT_EQ(fused.bytesRead, flat.bytesRead);
+  EXPECT_EQ(fused.kvBytesPerToken, flat.kvBytesPerToken);
+  EXPECT_EQ(fused.layers, 27);
+  EXPECT_EQ(fused.moeLayers, 26);
+}
+
+// Over 4 sockets each holds a quarter of the attention heads, MLP columns,
+// vocabulary and experts, and a replicated MLA cache. DeepSeek-V2-Lite keeps
+// whole on every socket: the 27 latent down-projections kv_a (576 x 2048)
+// and the norms (27 x (2 x 2048 + 512) + 2048); the routers (26 x 64 x 2048)
+// are replicated too. Everything else divides by 4 exactly, so
+// total(TP 4) = (total - replicated) / 4 + replicated.
+TEST(CostModel, ShardTPSplitsWeights) {
+  ModelStats one = statsAfter([](PassManager &) {});
+  ModelStats four = statsAfter([](PassManager &pm) {
+    llm::ShardTPOptions o;
+    o.tp = 4;
+    pm.addPass(llm::createShardTP(o));
+  });
+  const int64_t replicated = 27LL * 576 * 2048 + 27LL * (2 * 2048 + 512) +
+                             2048 + 26LL * 64 * 2048;
+  EXPECT_EQ(four.paramsTotal, (one.paramsTotal - replicated) / 4 + replicated);
+  EXPECT_EQ(four.kvBytesPerToken, one.kvBytesPerToken);
+  EXPECT_GT(four.linkBytes, 0);
+  EXPECT_EQ(one.linkBytes, 0);
 }

@@ -176,6 +176,7 @@ private:
     attn.setNumHeads(hq / n);
     attn.setNumKvHeads(kvLocal);
     kvHeadsLocal = kvLocal;
+    shardSelection(attn.getQuery(), hq / n, kvLocal);
     return shardRowAfter(attn, attn.getResult(), hq / n * d);
   }
 
@@ -203,7 +204,28 @@ private:
         failed(shardParam(attn, attn.getKvUp(), 0, "KV up-projection")))
       return failure();
     attn.setNumHeads(h / n);
+    shardSelection(attn.getQuery(), h / n, 1);
     return shardRowAfter(attn, attn.getResult(), h / n * v);
+  }
+
+  /// The SnapKV selection scoring `query` (inserted by --kv-compress) follows
+  /// the attention's local head and group counts.
+  void shardSelection(Value query, int64_t heads, int64_t groups) {
+    for (Operation *user : query.getUsers()) {
+      auto score = dyn_cast<kv::ScoreOp>(user);
+      if (!score)
+        continue;
+      score.setNumHeads(heads);
+      score.setNumGroups(groups);
+      Value v = score.getScores();
+      v.setType(withDim(v.getType(), 1, groups));
+      for (Operation *pool : v.getUsers()) {
+        pool->getResult(0).setType(v.getType());
+        for (Operation *topk : pool->getResult(0).getUsers())
+          topk->getResult(0).setType(
+              withDim(topk->getResult(0).getType(), 1, groups));
+      }
+    }
   }
 
   LogicalResult shardMLP(MLPOp mlp) {

@@ -570,6 +570,30 @@ int64_t MTPOp::getBytesWritten() {
 }
 
 //===----------------------------------------------------------------------===//
+// RepeatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RepeatOp::verify() {
+  if (getCount() < 1)
+    return emitOpError() << "count must be >= 1, got " << getCount();
+  if (getFirstLayer() < 0)
+    return emitOpError() << "first_layer must be >= 0, got "
+                         << getFirstLayer();
+  Block &body = getBody().front();
+  TypeRange inits = getInits().getTypes();
+  if (body.getArgumentTypes() != inits)
+    return emitOpError("body arguments must have the types of the inits");
+  if (getResultTypes() != inits)
+    return emitOpError("results must have the types of the inits");
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("body must end with llm.yield");
+  if (yield.getValues().getTypes() != inits)
+    return emitOpError("llm.yield must pass values of the inits' types");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ShardSliceOp
 //===----------------------------------------------------------------------===//
 

@@ -5,6 +5,7 @@
 
 #include "snapflow/Dialect/LLM/IR/LLMOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -41,4 +41,18 @@ def ShardTP : Pass<"shard-tp", "::mlir::ModuleOp"> {
   let dependentDialects = ["::snapflow::llm::LLMDialect"];
 }
 
+def FuseLayers : Pass<"fuse-layers", "::mlir::func::FuncOp"> {
+  let summary = "Fold runs of identical decoder layers into one looped body";
+  let description = [{
+    Kernel looping: consecutive decoder layers (ops marked `llm.layer`) whose
+    ops, attributes (but the layer index and parameter names) and types are
+    identical become one `llm.repeat` of the first layer's body, run once per
+    layer. Llama gives one loop over all layers; DeepSeek two (the dense
+    layers, then the MoE layers). Layers that differ from both neighbours stay
+    as they are. Costs and parameter counts are unchanged (`ModelStats`
+    counts a repeated body once per iteration).
+  }];
+  let dependentDialects = ["::snapflow::llm::LLMDialect"];
+}
+
 #endif // SNAPFLOW_DIALECT_LLM_TRANSFORMS_PASSES

@@ -16,6 +16,7 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 
 #include "snapflow/Dialect/LLM/IR/LLMDialect.h.inc"
 #include "snapflow/Dialect/LLM/IR/LLMEnums.h.inc"

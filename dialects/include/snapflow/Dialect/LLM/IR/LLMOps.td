@@ -11,6 +11,7 @@ include "snapflow/Dialect/LLM/IR/LLMEnums.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 
 class LLM_Op<string mnemonic, list<Trait> traits = []>
     : Op<LLM_Dialect, mnemonic,
@@ -333,6 +334,51 @@ def LLM_ShardSliceOp : LLM_Op<"shard_slice"> {
   let results = (outs LLM_Activation:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel looping
+//===----------------------------------------------------------------------===//
+
+def LLM_RepeatOp : Op<LLM_Dialect, "repeat", [SingleBlock,
+    RecursiveMemoryEffects]> {
+  let summary = "run one decoder layer's body for `count` consecutive layers";
+  let description = [{
+    Kernel looping: `count` identical decoder layers, from `first_layer` on,
+    become one body run `count` times. The block arguments are the values the
+    layers carry from one to the next (hidden state, KV cache), initialised
+    from `inits`; `llm.yield` passes them on and the last iteration's become
+    the results. Inside the body, layer indices and parameter names are those
+    of `first_layer` and stand for iteration `i`'s layer `first_layer + i`.
+
+    Example:
+    ```mlir
+    %h1, %c1 = llm.repeat 32 layers from 0 (%h0, %c0) : (tensor<1x1x4096xbf16>, !c) -> (tensor<1x1x4096xbf16>, !c) {
+    ^bb0(%h: tensor<1x1x4096xbf16>, %c: !c):
+      ...
+      llm.yield %h2, %c2 : tensor<1x1x4096xbf16>, !c
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$inits, SF_I64Attr:$count,
+                       SF_I64Attr:$first_layer);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $count `layers` `from` $first_layer ` ` `(` $inits `)` attr-dict `:`
+    functional-type($inits, $results) $body
+  }];
+  let hasVerifier = 1;
+}
+
+def LLM_YieldOp : Op<LLM_Dialect, "yield", [Pure, Terminator, ReturnLike,
+    HasParent<"RepeatOp">]> {
+  let summary = "carry values to the next iteration of an llm.repeat";
+  let description = [{
+    Example: `llm.yield %h, %c : tensor<1x1x4096xbf16>, !c`
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
 
 //===----------------------------------------------------------------------===//
