@@ -9,6 +9,8 @@
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Dialect/KV/Transforms/Passes.h"
 #include "snapflow/Dialect/LLM/Transforms/Passes.h"
+#include "snapflow/Mapping/Passes.h"
+#include "snapflow/Pipelines/Pipelines.h"
 #include "snapflow/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,6 +20,8 @@
 int main(int argc, char **argv) {
   snapflow::kv::registerSnapflowKVPasses();
   snapflow::llm::registerSnapflowLLMPasses();
+  snapflow::registerSnapflowMappingPasses();
+  snapflow::registerSnapflowPipeline();
   mlir::DialectRegistry registry;
   registry.insert<mlir::func::FuncDialect, snapflow::llm::LLMDialect,
                   snapflow::kv::KVDialect, snapflow::df::DFDialect>();

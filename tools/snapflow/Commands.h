@@ -9,7 +9,13 @@
 #ifndef SNAPFLOW_TOOLS_SNAPFLOW_COMMANDS_H
 #define SNAPFLOW_TOOLS_SNAPFLOW_COMMANDS_H
 
+#include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Dialect/KV/PolicySpec.h"
+#include "snapflow/Models/ModelConfig.h"
+
 #include "llvm/Support/Error.h"
+
+#include <optional>
 
 #include <cstdint>
 #include <string>
@@ -27,6 +33,51 @@ struct WorkloadOptions {
   int64_t tp = 0; ///< 0: the chip's socket count
   std::string weightsDtype; ///< "" (checkpoint), "bf16" or "fp8"
 };
+
+/// Model, chip and KV policy resolved from the options.
+struct Workload {
+  models::ModelConfig config;
+  arch::ArchModel chip;
+  kv::PolicySpec policySpec;
+  kv::ResolvedPolicy policy;
+  int64_t tp = 0;
+  std::optional<models::WeightDtype> weightsDtype;
+};
+
+/// Loads the model and (with `needChip`) the chip and policy; every bad
+/// option is an error naming it.
+llvm::Expected<Workload> resolveWorkload(const WorkloadOptions &options,
+                                         bool needChip);
+
+/// The error of a program that cannot run (does not fit, deadlocks): the
+/// tool exits with 2 instead of 1.
+class ProgramFailure : public llvm::ErrorInfo<ProgramFailure> {
+public:
+  static char ID;
+  explicit ProgramFailure(std::string message) : message(std::move(message)) {}
+  void log(llvm::raw_ostream &os) const override { os << message; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+private:
+  std::string message;
+};
+
+/// Options of `snapflow compile` beyond the workload.
+struct CompileOptions {
+  std::string phase = "decode";
+  std::string mlaCache = "replicate";
+  std::string moe = "expert";
+  bool allowDdr = false;
+  bool fuseLayers = true;
+  std::string output;     ///< "" for none
+  std::string reportPath; ///< "" for none
+};
+
+/// `snapflow compile`: the pipeline on one phase, the IR and a JSON report.
+llvm::Error runCompile(const WorkloadOptions &workload,
+                       const CompileOptions &options, llvm::raw_ostream &os);
 
 /// `snapflow list`: built-in models, chips and KV policies.
 llvm::Error runList(llvm::raw_ostream &os);

@@ -8,11 +8,12 @@
 
 #include "Commands.h"
 
-#include "snapflow/Analysis/MemoryFootprint.h"
 #include "snapflow/Analysis/ModelStats.h"
 #include "snapflow/Arch/ArchModel.h"
 #include "snapflow/Dialect/KV/PolicySpec.h"
 #include "snapflow/Dialect/KV/Transforms/Passes.h"
+#include "snapflow/Mapping/Passes.h"
+#include "snapflow/Pipelines/Pipelines.h"
 #include "snapflow/Models/ModelBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -46,17 +47,9 @@ std::string humanBytes(double bytes) {
                 : formatv("{0:f2} {1}", bytes, units[u]).str();
 }
 
-/// Model, chip and KV policy resolved from the options, plus the model's IR.
-struct Workload {
-  models::ModelConfig config;
-  arch::ArchModel chip;
-  kv::PolicySpec policySpec;
-  kv::ResolvedPolicy policy;
-  int64_t tp = 0;
-  std::optional<models::WeightDtype> weightsDtype;
-};
+} // namespace
 
-llvm::Expected<Workload> resolveWorkload(const WorkloadOptions &o,
+llvm::Expected<Workload> snapflow::tools::resolveWorkload(const WorkloadOptions &o,
                                          bool needChip) {
   Workload w;
   auto config = models::ModelConfig::load(o.model);
@@ -98,7 +91,6 @@ llvm::Expected<Workload> resolveWorkload(const WorkloadOptions &o,
   return w;
 }
 
-} // namespace
 
 Error snapflow::tools::runList(llvm::raw_ostream &os) {
   os << "Models (--model NAME, or a path to a Hugging Face config.json):\n";
@@ -154,21 +146,40 @@ Error snapflow::tools::runInfo(const WorkloadOptions &o, bool json,
   ModelStats stats = computeModelStats(decode);
 
   int64_t kvBytes = stats.kvBytesPerToken * stats.kvSlots * o.batch;
-  int64_t kvHeads = w->config.isMLA() ? 0 : w->config.numKvHeads;
-  SocketFootprint f = estimateSocketFootprint(w->chip, w->tp, stats.weightBytes,
-                                              kvBytes, kvHeads);
+
+  // Per socket: the compiler's own memory plan (shard-tp, fuse-layers,
+  // plan-memory) on the compressed IR; "full" leaves its caches as they are.
+  PipelineOptions p;
+  p.chip = o.chip;
+  p.kv = "full";
+  p.tp = w->tp;
+  p.requireFit = false;
+  mlir::PassManager planPm(&context);
+  buildSnapflowPipeline(planPm, p);
+  if (mlir::failed(planPm.run(**module)))
+    return makeError("internal error: the pipeline failed on " +
+                     w->config.name);
+  std::optional<MemoryPlan> plan = getMemoryPlan(decode);
+  if (!plan)
+    return makeError("internal error: no memory plan");
+  int64_t need = plan->weightBytes + plan->kvBytes;
+  auto fits = [&](arch::MemoryTier tier) {
+    if (tier == arch::MemoryTier::HBM)
+      return plan->fits;
+    return need <= w->chip.tierBytesPerSocket(tier);
+  };
 
   if (json) {
-    llvm::json::Object fits;
+    llvm::json::Object fitsJson;
     for (arch::MemoryTier tier : arch::kAllTiers)
-      fits[arch::tierName(tier)] = f.fits(tier);
+      fitsJson[arch::tierName(tier)] = fits(tier);
     llvm::json::Object root{
         {"layers", stats.layers},
         {"params_total", stats.paramsTotal},
         {"params_active", stats.paramsActive},
         {"kv_bytes_per_token", stats.kvBytesPerToken},
         {"kv_bytes", kvBytes},
-        {"fits", std::move(fits)},
+        {"fits", std::move(fitsJson)},
     };
     os << formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
     return Error::success();
@@ -201,23 +212,24 @@ Error snapflow::tools::runInfo(const WorkloadOptions &o, bool json,
   os << formatv("               batch {0}: {1} in all\n", o.batch,
                 humanBytes(kvBytes));
   std::string kvPlacement =
-      f.tp == 1 ? std::string("one socket")
-      : f.kvShards == 1
-          ? std::string(c.isMLA() ? "MLA latent cache replicated on every "
-                                    "socket"
-                                  : "replicated on every socket")
-          : formatv("split {0} ways by KV head{1}", f.kvShards,
-                    f.kvShards < f.tp ? ", then replicated" : "")
+      w->tp == 1 ? std::string("one socket")
+      : c.isMLA()
+          ? std::string("MLA latent cache replicated on every socket")
+          : formatv("{0} of {1} KV heads per socket",
+                    plan->kvBytes * c.numKvHeads / std::max<int64_t>(1, kvBytes),
+                    c.numKvHeads)
                 .str();
-  os << formatv("\n  per socket   weights {0} (split {1} way(s)) + KV {2} ({3})\n",
-                humanBytes(f.weightBytes), f.tp, humanBytes(f.kvBytes),
+  os << formatv("\n  per socket   weights {0} + KV {1} ({2}); the compiler's "
+                "memory plan\n",
+                humanBytes(plan->weightBytes), humanBytes(plan->kvBytes),
                 kvPlacement);
-  os << formatv("  {0,-6} {1,12} {2,12}  {3}\n", "tier", "capacity", "need",
-                "fits");
+  os << formatv("  {0,-6} {1,12} {2,12}  {3}\n", "tier", "capacity",
+                "weights+KV", "fits");
   for (arch::MemoryTier tier : arch::kAllTiers)
     os << formatv("  {0,-6} {1,12} {2,12}  {3}\n", arch::tierName(tier),
-                  humanBytes(f.capacityBytes[static_cast<int>(tier)]),
-                  humanBytes(f.needBytes()), f.fits(tier) ? "yes" : "no");
+                  humanBytes(w->chip.tierBytesPerSocket(tier)),
+                  humanBytes(need), fits(tier) ? "yes" : "no");
+  os << formatv("  largest batch that fits in HBM: {0}\n", plan->maxBatch);
   return Error::success();
 }
 

@@ -28,8 +28,9 @@ cl::SubCommand infoCmd(
             "memory tier of a chip");
 cl::SubCommand importCmd(
     "import", "Print the llm IR of a model: @prefill and @decode functions");
-cl::SubCommand compileCmd("compile", "Compile a model to a df program "
-                                     "(not yet available)");
+cl::SubCommand compileCmd(
+    "compile", "Compile one phase of a model for a chip: KV compression, "
+               "tensor parallelism, layer loops, memory plan");
 cl::SubCommand simulateCmd("simulate", "Simulate a df program (not yet "
                                        "available)");
 cl::SubCommand runCmd("run", "Compile and simulate (not yet available)");
@@ -44,17 +45,19 @@ cl::opt<std::string> modelOpt("model",
                                        "Hugging Face config.json (default: deepseek-r1)"),
                               cl::value_desc("name|path"),
                               cl::init("deepseek-r1"), cl::cat(workloadCat),
-                              cl::sub(infoCmd), cl::sub(importCmd));
+                              cl::sub(infoCmd), cl::sub(importCmd),
+                              cl::sub(compileCmd));
 cl::opt<std::string> chipOpt("chip",
                              cl::desc("Built-in chip name or path to a chip "
                                       "YAML file (default: sn40l-16)"),
                              cl::value_desc("name|path"), cl::init("sn40l-16"),
-                             cl::cat(workloadCat), cl::sub(infoCmd));
+                             cl::cat(workloadCat), cl::sub(infoCmd),
+                             cl::sub(compileCmd));
 cl::opt<int64_t> contextOpt("context",
                             cl::desc("Tokens in context per sequence, for decode (default: 131072)"),
                             cl::value_desc("N"), cl::init(131072),
                             cl::cat(workloadCat), cl::sub(infoCmd),
-                            cl::sub(importCmd));
+                            cl::sub(importCmd), cl::sub(compileCmd));
 cl::opt<int64_t> promptOpt("prompt",
                            cl::desc("Prompt tokens per sequence, for prefill (default: 4096)"),
                            cl::value_desc("L"), cl::init(4096),
@@ -62,25 +65,64 @@ cl::opt<int64_t> promptOpt("prompt",
 cl::opt<int64_t> batchOpt("batch", cl::desc("Sequences per batch (default: 8)"),
                           cl::value_desc("B"), cl::init(8),
                           cl::cat(workloadCat), cl::sub(infoCmd),
-                          cl::sub(importCmd));
+                          cl::sub(importCmd), cl::sub(compileCmd));
 cl::opt<std::string>
     kvOpt("kv",
           cl::desc("KV-cache policy, e.g. full, snapstream:ratio=4, "
                    "snapstream:budget=32768,sinks=4,recent=4096 "
                    "(see `snapflow list`; default: snapstream:ratio=4)"),
           cl::value_desc("policy"), cl::init("snapstream:ratio=4"),
-          cl::cat(workloadCat), cl::sub(infoCmd));
+          cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(compileCmd));
 cl::opt<int64_t> tpOpt("tp",
                        cl::desc("Tensor-parallel sockets (default: all "
                                 "sockets of the chip)"),
                        cl::value_desc("N"), cl::init(0), cl::cat(workloadCat),
-                       cl::sub(infoCmd));
+                       cl::sub(infoCmd), cl::sub(compileCmd));
 cl::opt<std::string>
     weightsDtypeOpt("weights-dtype",
                     cl::desc("Dtype of projection weights: bf16 or fp8 "
                              "(default: the checkpoint's)"),
                     cl::value_desc("bf16|fp8"), cl::init(""),
-                    cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(importCmd));
+                    cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(importCmd),
+                    cl::sub(compileCmd));
+
+cl::OptionCategory compileCat("Compiler options");
+cl::opt<std::string> phaseOpt("phase",
+                              cl::desc("Phase to compile: decode (--context "
+                                       "tokens in context) or prefill "
+                                       "(--context prompt tokens); default "
+                                       "decode"),
+                              cl::value_desc("decode|prefill"),
+                              cl::init("decode"), cl::cat(compileCat),
+                              cl::sub(compileCmd));
+cl::opt<std::string> mlaCacheOpt(
+    "mla-cache",
+    cl::desc("MLA latent cache under TP: replicate (default) or sequence "
+             "(split by tokens, partial softmax combined across sockets)"),
+    cl::value_desc("replicate|sequence"), cl::init("replicate"),
+    cl::cat(compileCat), cl::sub(compileCmd));
+cl::opt<std::string>
+    moeOpt("moe",
+           cl::desc("MoE under TP: expert (expert parallel, default) or "
+                    "split (every expert split like an MLP)"),
+           cl::value_desc("expert|split"), cl::init("expert"),
+           cl::cat(compileCat), cl::sub(compileCmd));
+cl::opt<bool> allowDdrOpt("allow-ddr",
+                          cl::desc("Let weights and KV overflow from HBM "
+                                   "into DDR (least-read first)"),
+                          cl::cat(compileCat), cl::sub(compileCmd));
+cl::opt<bool> noFuseOpt("no-fuse-layers",
+                        cl::desc("Keep every decoder layer separate (no "
+                                 "kernel looping)"),
+                        cl::cat(compileCat), cl::sub(compileCmd));
+cl::opt<std::string> reportOpt("report",
+                               cl::desc("Write a JSON report of the "
+                                        "compilation"),
+                               cl::value_desc("file"), cl::init(""),
+                               cl::cat(compileCat), cl::sub(compileCmd));
+cl::opt<std::string> compileOutOpt("o", cl::desc("Write the compiled IR"),
+                                   cl::value_desc("file"), cl::init(""),
+                                   cl::cat(compileCat), cl::sub(compileCmd));
 
 cl::opt<bool> jsonOpt("json", cl::desc("Print JSON instead of a summary"),
                       cl::cat(outputCat), cl::sub(infoCmd));
@@ -89,7 +131,10 @@ cl::opt<std::string> outputOpt("o", cl::desc("Output file ('-' for stdout)"),
                                cl::cat(outputCat), cl::sub(importCmd));
 
 int fail(Error err) {
-  handleAllErrors(std::move(err), [](const ErrorInfoBase &e) {
+  int code = 1;
+  handleAllErrors(std::move(err), [&](const ErrorInfoBase &e) {
+    if (e.isA<ProgramFailure>())
+      code = 2;
     std::string msg = e.message();
     // Located diagnostics (file:line:col: error: ...) already say what they are.
     if (StringRef(msg).contains(": error: "))
@@ -97,7 +142,7 @@ int fail(Error err) {
     else
       WithColor::error(errs(), "snapflow") << msg << "\n";
   });
-  return 1;
+  return code;
 }
 
 WorkloadOptions workload() {
@@ -112,7 +157,7 @@ int main(int argc, char **argv) {
   for (cl::SubCommand *sub :
        {&cl::SubCommand::getTopLevel(), &listCmd, &infoCmd, &importCmd,
         &compileCmd, &simulateCmd, &runCmd, &sweepCmd, &traceCmd})
-    cl::HideUnrelatedOptions({&workloadCat, &outputCat}, *sub);
+    cl::HideUnrelatedOptions({&workloadCat, &outputCat, &compileCat}, *sub);
   cl::ParseCommandLineOptions(
       argc, argv,
       "snapflow: compile LLM inference graphs with KV-cache compression to "
@@ -121,7 +166,10 @@ int main(int argc, char **argv) {
       "  snapflow info --model deepseek-r1 --chip sn40l-16 --context 131072 "
       "--batch 8 --kv snapstream:ratio=4 [--json]\n"
       "  snapflow import --model llama-3.1-8b --batch 1 --context 4096 "
-      "[-o model.mlir]\n\n"
+      "[-o model.mlir]\n"
+      "  snapflow compile --model deepseek-r1 --chip sn40l-16 --phase decode "
+      "--batch 8 --context 131072 --kv snapstream:ratio=4 -o out.mlir "
+      "--report compile.json\n\n"
       "Run `snapflow <command> --help` for a command's options.\n");
 
   if (listCmd) {
@@ -139,8 +187,20 @@ int main(int argc, char **argv) {
       return fail(std::move(e));
     return 0;
   }
-  for (cl::SubCommand *sub :
-       {&compileCmd, &simulateCmd, &runCmd, &sweepCmd, &traceCmd})
+  if (compileCmd) {
+    CompileOptions c;
+    c.phase = phaseOpt;
+    c.mlaCache = mlaCacheOpt;
+    c.moe = moeOpt;
+    c.allowDdr = allowDdrOpt;
+    c.fuseLayers = !noFuseOpt;
+    c.output = compileOutOpt;
+    c.reportPath = reportOpt;
+    if (Error e = runCompile(workload(), c, outs()))
+      return fail(std::move(e));
+    return 0;
+  }
+  for (cl::SubCommand *sub : {&simulateCmd, &runCmd, &sweepCmd, &traceCmd})
     if (*sub)
       return fail(createStringError(inconvertibleErrorCode(),
                                     "'snapflow " + sub->getName() +

@@ -1,0 +1,43 @@
+//===- Passes.td - chip-aware mapping passes --------------------*- tablegen -*-===//
+//
+// Passes that decide how the llm program uses one chip: tile shapes and PCU/PMU
+// counts per op, and which memory tier holds each tensor. They read the chip
+// from its ArchModel and record their decisions as attributes, which
+// --lower-to-df turns into the df program.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_MAPPING_PASSES
+#define SNAPFLOW_MAPPING_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def PlanMemory : Pass<"plan-memory", "::mlir::ModuleOp"> {
+  let summary = "Place every tensor in SRAM, HBM or DDR and check it fits";
+  let description = [{
+    For each phase function, on one socket of `chip`:
+    - weights (`llm.param`, once per layer of an `llm.repeat`) and the KV
+      cache are persistent; activations live from their definition to their
+      last use (a repeated body reuses its buffers every iteration);
+    - activations go to SRAM while their peak live size fits the PMUs, the
+      largest are spilled to HBM otherwise;
+    - weights and KV go to HBM; with `allow-ddr` the least-read bytes (routed
+      experts first) are moved to DDR when HBM is full.
+    Each tensor gets `df.tier` (and activations `df.live = [first, last]` op
+    positions); the function gets `df.memory_plan` with bytes per tier, per
+    kind, `fits`, and `max_batch`, the largest batch whose weights + KV +
+    activations fit. When the program does not fit, the error names the phase,
+    batch, context, KV policy, tier, need and capacity.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"sn40l-16\"",
+           "Built-in chip name or path to a chip YAML file">,
+    Option<"allowDdr", "allow-ddr", "bool", "false",
+           "Let weights and KV overflow from HBM into DDR">,
+    Option<"requireFit", "require-fit", "bool", "true",
+           "Fail when the program does not fit (else record fits = false)">,
+  ];
+  let dependentDialects = ["::snapflow::llm::LLMDialect"];
+}
+
+#endif // SNAPFLOW_MAPPING_PASSES

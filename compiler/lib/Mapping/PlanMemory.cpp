@@ -1,0 +1,298 @@
+//===- PlanMemory.cpp - Memory tier of every tensor -----------------------===//
+//
+// Decides, for one socket, where each tensor of a phase function lives and
+// whether the whole fits: weights and KV are persistent, activations live from
+// definition to last use and stay on chip (PMU SRAM) while their peak fits.
+// The plan is recorded as attributes; --lower-to-df and `snapflow compile`
+// read them back through getMemoryPlan.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Mapping/Passes.h"
+
+#include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Dialect/KV/IR/KVOps.h"
+#include "snapflow/Interfaces/CostInterface.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+namespace snapflow {
+#define GEN_PASS_DEF_PLANMEMORY
+#include "snapflow/Mapping/Passes.h.inc"
+} // namespace snapflow
+
+using namespace mlir;
+using namespace snapflow;
+
+namespace {
+
+constexpr StringLiteral kTierAttr = "df.tier";
+constexpr StringLiteral kLiveAttr = "df.live";
+constexpr StringLiteral kPlanAttr = "df.memory_plan";
+
+double gib(int64_t bytes) { return static_cast<double>(bytes) / (1LL << 30); }
+
+/// A tensor the plan places.
+struct Tensor {
+  Operation *owner = nullptr; ///< defining op (param, activation) or null (KV)
+  int64_t bytes = 0;
+  double readFraction = 1.0; ///< share of the bytes one step reads
+  int64_t first = 0, last = 0; ///< live range (activations)
+  arch::MemoryTier tier = arch::MemoryTier::HBM;
+};
+
+/// Short name of a cache policy for messages: full, snapstream:budget=N, ...
+std::string policyLabel(kv::KVPolicyAttrInterface policy) {
+  if (isa<kv::FullPolicyAttr>(policy))
+    return "full";
+  int64_t budget = policy.getSlotsFor(0);
+  if (isa<kv::StreamingPolicyAttr>(policy))
+    return llvm::formatv("streaming:budget={0}", budget);
+  if (isa<kv::SnapKVPolicyAttr>(policy))
+    return llvm::formatv("snapkv:budget={0}", budget);
+  return llvm::formatv("snapstream:budget={0}", budget);
+}
+
+struct PlanMemoryPass : public snapflow::impl::PlanMemoryBase<PlanMemoryPass> {
+  using PlanMemoryBase::PlanMemoryBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto model = arch::ArchModel::load(chip);
+    if (!model) {
+      module.emitError() << "plan-memory: "
+                         << llvm::toString(model.takeError());
+      return signalPassFailure();
+    }
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (failed(plan(fn, *model)))
+        return signalPassFailure();
+  }
+
+private:
+  LogicalResult plan(func::FuncOp fn, const arch::ArchModel &chip) {
+    // Number ops in program order; a region's ops end where their parent does.
+    DenseMap<Operation *, int64_t> index, endIndex;
+    int64_t counter = 0;
+    fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      index[op] = counter++;
+    });
+    fn.walk<WalkOrder::PostOrder>([&](Operation *op) {
+      int64_t end = index[op];
+      for (Region &r : op->getRegions())
+        for (Block &b : r)
+          for (Operation &child : b)
+            end = std::max(end, endIndex[&child]);
+      endIndex[op] = end;
+    });
+
+    SmallVector<Tensor> weights, activations;
+    int64_t kvBytes = 0, batch = 0, context = 0;
+    std::string policy = "full";
+    for (Type t : fn.getArgumentTypes())
+      if (auto cache = dyn_cast<kv::KVCacheTypeInterface>(t)) {
+        kvBytes += cache.getTotalBytes();
+        batch = cache.getBatch();
+        context = cache.getTotalSlots();
+        policy = policyLabel(cache.getPolicy());
+      }
+    if (auto c = fn->getAttrOfType<IntegerAttr>("llm.context_tokens"))
+      context = c.getInt();
+    else if (auto p = fn->getAttrOfType<IntegerAttr>("llm.prompt_tokens"))
+      context = p.getInt();
+
+    fn.walk([&](Operation *op) {
+      if (auto param = dyn_cast<llm::ParamOp>(op)) {
+        int64_t times = 1;
+        for (auto r = op->getParentOfType<llm::RepeatOp>(); r;
+             r = r->getParentOfType<llm::RepeatOp>())
+          times *= r.getCount();
+        Tensor t;
+        t.owner = op;
+        t.bytes = times * getTensorBytes(param.getType());
+        for (Operation *user : param->getUsers())
+          if (auto moe = dyn_cast<llm::MoEOp>(user))
+            if (param.getResult() == moe.getGate() ||
+                param.getResult() == moe.getUp() ||
+                param.getResult() == moe.getDown())
+              t.readFraction = moe.getActiveExperts() / moe.getNumExperts();
+        weights.push_back(t);
+        return;
+      }
+      if (isa<llm::RepeatOp, llm::YieldOp, func::ReturnOp, func::FuncOp>(op))
+        return;
+      for (Value r : op->getResults()) {
+        auto type = dyn_cast<RankedTensorType>(r.getType());
+        if (!type)
+          continue;
+        Tensor t;
+        t.owner = op;
+        t.bytes = getTensorBytes(type);
+        t.first = index[op];
+        t.last = t.first;
+        for (Operation *user : r.getUsers()) {
+          Operation *at = op->getBlock()->findAncestorOpInBlock(*user);
+          t.last = std::max(t.last, endIndex[at ? at : user]);
+        }
+        t.tier = arch::MemoryTier::SRAM;
+        activations.push_back(t);
+      }
+    });
+
+    // Activations: on chip while the peak fits, the largest spilled first.
+    int64_t sramCap = chip.tierBytesPerSocket(arch::MemoryTier::SRAM);
+    int64_t hbmCap = chip.tierBytesPerSocket(arch::MemoryTier::HBM);
+    int64_t ddrCap = chip.tierBytesPerSocket(arch::MemoryTier::DDR);
+    int64_t activationPeak = peak(activations, /*onlySram=*/false);
+    SmallVector<Tensor *> bySize;
+    for (Tensor &t : activations)
+      bySize.push_back(&t);
+    // Ties break by program order (the tensors sit in one vector).
+    llvm::sort(bySize, [](Tensor *a, Tensor *b) {
+      return a->bytes != b->bytes ? a->bytes > b->bytes : a < b;
+    });
+    int64_t spilled = 0;
+    for (Tensor *t : bySize) {
+      if (peak(activations, /*onlySram=*/true) <= sramCap)
+        break;
+      t->tier = arch::MemoryTier::HBM;
+      spilled += t->bytes;
+    }
+    int64_t sramPeak = peak(activations, /*onlySram=*/true);
+
+    // Weights and KV in HBM; with allow-ddr the least-read bytes overflow.
+    int64_t weightBytes = 0;
+    for (const Tensor &t : weights)
+      weightBytes += t.bytes;
+    int64_t hbm = weightBytes + kvBytes + spilled, ddr = 0;
+    if (hbm > hbmCap && allowDdr) {
+      SmallVector<Tensor *> order;
+      for (Tensor &t : weights)
+        order.push_back(&t);
+      llvm::sort(order, [](Tensor *a, Tensor *b) {
+        if (a->readFraction != b->readFraction)
+          return a->readFraction < b->readFraction;
+        return a->bytes != b->bytes ? a->bytes > b->bytes : a < b;
+      });
+      for (Tensor *t : order) {
+        if (hbm <= hbmCap)
+          break;
+        t->tier = arch::MemoryTier::DDR;
+        hbm -= t->bytes;
+        ddr += t->bytes;
+      }
+    }
+    StringRef phase = "decode";
+    if (auto p = fn->getAttrOfType<llm::PhaseAttr>("llm.phase"))
+      phase = llm::stringifyPhase(p.getValue());
+    auto describe = [&](StringRef tier, int64_t need, int64_t cap) {
+      return llvm::formatv(
+                 "{0} batch {1} context {2} kv={3} needs {4:f1} GiB {5} per "
+                 "socket; {6} has {7:f1} GiB (weights {8:f1} GiB, KV {9:f1} "
+                 "GiB, spilled activations {10:f1} GiB)",
+                 phase, batch, context, policy, gib(need), tier,
+                 chip.getName(), gib(cap), gib(weightBytes), gib(kvBytes),
+                 gib(spilled))
+          .str();
+    };
+    std::string misfit;
+    if (hbm > hbmCap)
+      misfit = describe("HBM", hbm, hbmCap);
+    else if (ddr > ddrCap)
+      misfit = describe("DDR", ddr, ddrCap);
+    if (!misfit.empty() && requireFit)
+      return fn.emitOpError() << misfit;
+
+    // The largest batch whose KV and activations (which scale with the
+    // batch) fit next to the weights, spilling activations beyond SRAM.
+    int64_t maxBatch = 0;
+    if (batch > 0) {
+      double kvSeq = static_cast<double>(kvBytes) / batch;
+      double actSeq = static_cast<double>(activationPeak) / batch;
+      double room = static_cast<double>(allowDdr ? hbmCap + ddrCap : hbmCap) -
+                    static_cast<double>(weightBytes);
+      if (room > 0) {
+        double onChip = actSeq > 0 ? sramCap / actSeq : 1e18;
+        double b1 = kvSeq > 0 ? room / kvSeq : 1e18;
+        double b = b1 <= onChip ? b1 : (room + sramCap) / (kvSeq + actSeq);
+        maxBatch = static_cast<int64_t>(std::min(b, 1e15));
+      }
+    }
+
+    // Record the plan.
+    Builder b(fn.getContext());
+    for (const Tensor &t : weights)
+      t.owner->setAttr(kTierAttr, b.getStringAttr(arch::tierName(t.tier)));
+    for (const Tensor &t : activations) {
+      t.owner->setAttr(kTierAttr, b.getStringAttr(arch::tierName(t.tier)));
+      t.owner->setAttr(kLiveAttr, b.getDenseI64ArrayAttr({t.first, t.last}));
+    }
+    int64_t sramBytes = sramPeak;
+    int64_t hbmBytes = hbm;
+    fn->setAttr(kPlanAttr,
+                b.getDictionaryAttr({
+                    b.getNamedAttr("weights_bytes",
+                                   b.getI64IntegerAttr(weightBytes)),
+                    b.getNamedAttr("kv_bytes", b.getI64IntegerAttr(kvBytes)),
+                    b.getNamedAttr("activation_bytes",
+                                   b.getI64IntegerAttr(activationPeak)),
+                    b.getNamedAttr("sram_bytes",
+                                   b.getI64IntegerAttr(sramBytes)),
+                    b.getNamedAttr("hbm_bytes", b.getI64IntegerAttr(hbmBytes)),
+                    b.getNamedAttr("ddr_bytes", b.getI64IntegerAttr(ddr)),
+                    b.getNamedAttr("max_batch", b.getI64IntegerAttr(maxBatch)),
+                    b.getNamedAttr("fits", b.getBoolAttr(misfit.empty())),
+                    b.getNamedAttr("diagnostic", b.getStringAttr(misfit)),
+                }));
+    return success();
+  }
+
+  /// Peak of the summed live ranges (of the SRAM-resident ones only).
+  static int64_t peak(ArrayRef<Tensor> tensors, bool onlySram) {
+    SmallVector<std::pair<int64_t, int64_t>> events;
+    for (const Tensor &t : tensors) {
+      if (onlySram && t.tier != arch::MemoryTier::SRAM)
+        continue;
+      events.push_back({t.first, t.bytes});
+      events.push_back({t.last + 1, -t.bytes});
+    }
+    llvm::sort(events, [](auto a, auto b) {
+      return a.first != b.first ? a.first < b.first : a.second < b.second;
+    });
+    int64_t live = 0, best = 0;
+    for (auto [at, delta] : events) {
+      live += delta;
+      best = std::max(best, live);
+    }
+    return best;
+  }
+};
+
+} // namespace
+
+std::optional<MemoryPlan> snapflow::getMemoryPlan(Operation *function) {
+  auto dict = function->getAttrOfType<DictionaryAttr>(kPlanAttr);
+  if (!dict)
+    return std::nullopt;
+  auto get = [&](StringRef key) -> int64_t {
+    auto a = dict.getAs<IntegerAttr>(key);
+    return a ? a.getInt() : 0;
+  };
+  MemoryPlan p;
+  p.weightBytes = get("weights_bytes");
+  p.kvBytes = get("kv_bytes");
+  p.activationBytes = get("activation_bytes");
+  p.sramBytes = get("sram_bytes");
+  p.hbmBytes = get("hbm_bytes");
+  p.ddrBytes = get("ddr_bytes");
+  p.maxBatch = get("max_batch");
+  if (auto fits = dict.getAs<BoolAttr>("fits"))
+    p.fits = fits.getValue();
+  if (auto d = dict.getAs<StringAttr>("diagnostic"))
+    p.diagnostic = d.str();
+  return p;
+}

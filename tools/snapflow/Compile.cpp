@@ -1,0 +1,191 @@
+//===- Compile.cpp - snapflow compile -------------------------------------===//
+//
+// Builds one phase of a model, runs the snapflow pipeline for a chip and
+// writes the program (-o) and a JSON report (--report). Both files are
+// written whole or not at all. A program that does not fit the chip still
+// gets its report (it says why and what batch would fit) and exits with 2.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "snapflow/Analysis/ModelStats.h"
+#include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Dialect/LLM/IR/LLMOps.h"
+#include "snapflow/Mapping/Passes.h"
+#include "snapflow/Models/ModelBuilder.h"
+#include "snapflow/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace snapflow;
+using namespace snapflow::tools;
+using llvm::Error;
+
+char ProgramFailure::ID;
+
+namespace {
+Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+/// Sections of the compiled program: code before the layers, each loop of
+/// identical layers, each layer left alone, code after the layers.
+llvm::json::Array describeSections(mlir::func::FuncOp fn) {
+  llvm::json::Array sections;
+  int64_t loose = 0;
+  for (mlir::Operation &op : fn.getBody().front()) {
+    if (auto repeat = llvm::dyn_cast<llm::RepeatOp>(op)) {
+      sections.push_back(llvm::json::Object{
+          {"name", llvm::formatv("layers_{0}_{1}", repeat.getFirstLayer(),
+                                 repeat.getFirstLayer() + repeat.getCount() -
+                                     1)
+                       .str()},
+          {"repeat", repeat.getCount()}});
+    } else if (op.hasAttr(llm::kLayerAttrName) &&
+               llvm::isa<llm::AttentionOp, llm::MLAAttentionOp>(op)) {
+      ++loose;
+    }
+  }
+  if (loose)
+    sections.push_back(llvm::json::Object{{"name", "unfused_layers"},
+                                          {"repeat", loose}});
+  return sections;
+}
+} // namespace
+
+Error snapflow::tools::runCompile(const WorkloadOptions &o,
+                                  const CompileOptions &c,
+                                  llvm::raw_ostream &os) {
+  auto w = resolveWorkload(o, /*needChip=*/true);
+  if (!w)
+    return w.takeError();
+  if (c.phase != "decode" && c.phase != "prefill")
+    return makeError("--phase must be decode or prefill, got '" + c.phase +
+                     "'");
+  auto start = std::chrono::steady_clock::now();
+
+  mlir::MLIRContext context;
+  context.printOpOnDiagnostic(false);
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    llvm::raw_string_ostream ds(diagnostics);
+    ds << d.getLocation() << ": "
+       << (d.getSeverity() == mlir::DiagnosticSeverity::Error ? "error: "
+                                                               : "note: ")
+       << d << "\n";
+    return mlir::success();
+  });
+
+  models::BuildOptions build;
+  build.batch = o.batch;
+  build.buildPrefill = c.phase == "prefill";
+  build.buildDecode = c.phase == "decode";
+  build.promptTokens = o.context;
+  build.contextTokens = o.context;
+  build.weightsDtype = w->weightsDtype;
+  auto module = models::buildModel(context, w->config, build);
+  if (!module)
+    return module.takeError();
+
+  PipelineOptions p;
+  p.chip = o.chip;
+  p.kv = o.kv;
+  p.context = o.context;
+  p.tp = w->tp;
+  p.mlaCache = c.mlaCache;
+  p.moe = c.moe;
+  p.allowDdr = c.allowDdr;
+  p.fuseLayers = c.fuseLayers;
+  p.requireFit = false; // the report says why; the exit code is 2
+  mlir::PassManager pm(&context);
+  buildSnapflowPipeline(pm, p);
+  if (mlir::failed(pm.run(**module))) {
+    while (!diagnostics.empty() && diagnostics.back() == '\n')
+      diagnostics.pop_back();
+    return makeError(diagnostics.empty() ? "compilation failed" : diagnostics);
+  }
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+
+  auto fn = (*module)->lookupSymbol<mlir::func::FuncOp>(c.phase);
+  std::optional<MemoryPlan> plan = getMemoryPlan(fn);
+  if (!plan)
+    return makeError("internal error: no memory plan for @" + c.phase);
+  ModelStats stats = computeModelStats(fn);
+
+  if (!c.reportPath.empty()) {
+    llvm::json::Object report{
+        {"model", w->config.name},
+        {"chip", w->chip.getName()},
+        {"phase", c.phase},
+        {"batch", o.batch},
+        {"context", o.context},
+        {"tp", w->tp},
+        {"kv", o.kv},
+        {"kv_cache_bytes_per_socket", plan->kvBytes},
+        {"weights_bytes_per_socket", plan->weightBytes},
+        {"activation_bytes_per_socket", plan->activationBytes},
+        {"memory",
+         llvm::json::Object{
+             {"sram_bytes", plan->sramBytes},
+             {"hbm_bytes", plan->hbmBytes},
+             {"ddr_bytes", plan->ddrBytes},
+             {"sram_capacity_bytes",
+              w->chip.tierBytesPerSocket(arch::MemoryTier::SRAM)},
+             {"hbm_capacity_bytes",
+              w->chip.tierBytesPerSocket(arch::MemoryTier::HBM)},
+             {"ddr_capacity_bytes",
+              w->chip.tierBytesPerSocket(arch::MemoryTier::DDR)}}},
+        {"fits", plan->fits},
+        {"max_batch_that_fits", plan->maxBatch},
+        {"flops_per_step_per_socket", stats.flops},
+        {"bytes_read_per_step_per_socket", stats.bytesRead},
+        {"link_bytes_per_step_per_socket", stats.linkBytes},
+        {"sections", describeSections(fn)},
+        {"compile_time_s", seconds},
+    };
+    if (!plan->fits)
+      report["diagnostic"] = plan->diagnostic;
+    if (Error e = llvm::writeToOutput(c.reportPath, [&](llvm::raw_ostream &f) {
+          f << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
+            << "\n";
+          return Error::success();
+        }))
+      return e;
+  }
+  if (!plan->fits)
+    return llvm::make_error<ProgramFailure>(
+        llvm::formatv("{0}: {1}", w->config.name, plan->diagnostic).str());
+  if (!c.output.empty())
+    if (Error e = llvm::writeToOutput(c.output, [&](llvm::raw_ostream &f) {
+          (*module)->print(f);
+          return Error::success();
+        }))
+      return e;
+
+  os << llvm::formatv("compiled {0} {1} batch {2} context {3} on {4} (TP {5}, "
+                      "--kv {6}) in {7:f2} s\n",
+                      w->config.name, c.phase, o.batch, o.context,
+                      w->chip.getName(), w->tp, o.kv, seconds);
+  os << llvm::formatv("  per socket: weights {0:f2} GiB, KV {1:f2} GiB, "
+                      "activations {2:f2} MiB; HBM {3:f2} of {4:f2} GiB; "
+                      "largest batch that fits: {5}\n",
+                      plan->weightBytes / double(1LL << 30),
+                      plan->kvBytes / double(1LL << 30),
+                      plan->activationBytes / double(1 << 20),
+                      plan->hbmBytes / double(1LL << 30),
+                      w->chip.tierBytesPerSocket(arch::MemoryTier::HBM) /
+                          double(1LL << 30),
+                      plan->maxBatch);
+  return Error::success();
+}
