@@ -12,6 +12,35 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TileAndMap : Pass<"tile-and-map", "::mlir::ModuleOp"> {
+  let summary = "Choose tiles, PCUs, PMUs and AGCUs for every op of each section";
+  let description = [{
+    A section is one chip configuration: each `llm.repeat` body, and each run
+    of ops between loops. Within a section every compute op becomes a
+    pipeline stage; this pass decides, from the chip's ArchModel:
+    - `df.kind`: gemm (systolic) or elementwise, norm, softmax, reduce, topk,
+      gather (SIMD);
+    - `df.tile_bytes` and `df.tiles`: weights are streamed in tiles that fit
+      half a stage's PMUs (double buffering), at most `max-tiles` per op;
+    - `df.pcus`: the section's PCUs shared in proportion to each stage's
+      compute time, so pipeline stages are balanced by work (at least one);
+    - `df.pmus`: double-buffered weight tiles plus one PMU per stream;
+    - `df.agcus`: the AGCUs shared in proportion to the bytes each stage
+      loads, so memory-bound stages get the bandwidth.
+    Ops get `df.section`, the section's index; the enclosing region gets
+    `df.sections` with the PCUs, PMUs and AGCUs each section uses. A section
+    with more stages than PCUs is marked `df.oversubscribed` (stages share
+    PCUs in time).
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"sn40l-16\"",
+           "Built-in chip name or path to a chip YAML file">,
+    Option<"maxTiles", "max-tiles", "int64_t", "64",
+           "Most weight tiles per op (bounds simulator events)">,
+  ];
+  let dependentDialects = ["::snapflow::llm::LLMDialect"];
+}
+
 def PlanMemory : Pass<"plan-memory", "::mlir::ModuleOp"> {
   let summary = "Place every tensor in SRAM, HBM or DDR and check it fits";
   let description = [{

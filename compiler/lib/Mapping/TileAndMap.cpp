@@ -1,0 +1,240 @@
+//===- TileAndMap.cpp - Tiles and units for every stage -------------------===//
+//
+// Maps each section of a phase function onto one chip configuration. Every
+// compute op is a pipeline stage; the section's PCUs are shared so that
+// stages take about the same time (a pipeline runs at its slowest stage),
+// its AGCUs in proportion to the bytes each stage streams from memory, and
+// PMUs hold double-buffered tiles. Everything is recorded as attributes for
+// --lower-to-df; nothing here counts cycles (that is the simulator's job).
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Mapping/Passes.h"
+
+#include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Dialect/KV/IR/KVOps.h"
+#include "snapflow/Interfaces/CostInterface.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace snapflow {
+#define GEN_PASS_DEF_TILEANDMAP
+#include "snapflow/Mapping/Passes.h.inc"
+} // namespace snapflow
+
+using namespace mlir;
+using namespace snapflow;
+
+namespace {
+
+/// The smallest weight/KV tile streamed, so short tensors are not cut into
+/// many tiny transfers.
+constexpr int64_t kMinTileBytes = 64 * 1024;
+
+/// What a stage computes; gemm runs PCUs as systolic arrays, the rest SIMD.
+StringRef stageKind(Operation *op) {
+  return llvm::TypeSwitch<Operation *, StringRef>(op)
+      .Case<llm::LinearOp, llm::MLPOp, llm::MoEOp, llm::LMHeadOp,
+            llm::AttentionOp, llm::MLAAttentionOp, llm::MTPOp, kv::ScoreOp>(
+          [](auto) { return "gemm"; })
+      .Case<llm::RMSNormOp>([](auto) { return "norm"; })
+      .Case<llm::AddOp, llm::RopeOp, kv::PoolOp>(
+          [](auto) { return "elementwise"; })
+      .Case<kv::TopKOp>([](auto) { return "topk"; })
+      .Case<llm::EmbedOp, kv::GatherStoreOp, kv::AppendOp, kv::ReadOp>(
+          [](auto) { return "gather"; })
+      .Default([](auto) { return ""; });
+}
+
+bool isCollective(Operation *op) {
+  return isa<llm::AllReduceOp, llm::AllGatherOp, llm::AllToAllOp>(op);
+}
+
+/// Bytes a stage streams from memory (weights and KV), as opposed to
+/// activations that arrive on streams.
+int64_t streamedBytes(Operation *op) {
+  auto cost = dyn_cast<CostOpInterface>(op);
+  if (!cost)
+    return 0;
+  int64_t activations = 0;
+  for (Value v : op->getOperands())
+    if (isa<RankedTensorType>(v.getType()) && !v.getDefiningOp<llm::ParamOp>())
+      activations += getTensorBytes(v.getType());
+  return std::max<int64_t>(0, cost.getBytesRead() - activations);
+}
+
+/// Splits `total` units over `weights` (>= 0), at least `floor` each, by
+/// largest remainder; deterministic.
+SmallVector<int64_t> share(int64_t total, ArrayRef<double> weights,
+                           int64_t floor) {
+  size_t n = weights.size();
+  SmallVector<int64_t> out(n, floor);
+  int64_t left = total - floor * static_cast<int64_t>(n);
+  double sum = 0;
+  for (double w : weights)
+    sum += w;
+  if (left <= 0 || sum <= 0)
+    return out;
+  SmallVector<std::pair<double, size_t>> remainders;
+  int64_t given = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double exact = left * weights[i] / sum;
+    int64_t whole = static_cast<int64_t>(std::floor(exact));
+    out[i] += whole;
+    given += whole;
+    remainders.push_back({exact - whole, i});
+  }
+  llvm::sort(remainders, [](auto a, auto b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  for (int64_t k = 0; k < left - given; ++k)
+    out[remainders[k % n].second] += 1;
+  return out;
+}
+
+struct TileAndMapPass : public snapflow::impl::TileAndMapBase<TileAndMapPass> {
+  using TileAndMapBase::TileAndMapBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto model = arch::ArchModel::load(chip);
+    if (!model) {
+      module.emitError() << "tile-and-map: "
+                         << llvm::toString(model.takeError());
+      return signalPassFailure();
+    }
+    if (maxTiles < 1) {
+      module.emitError() << "tile-and-map: max-tiles must be >= 1, got "
+                         << static_cast<int64_t>(maxTiles);
+      return signalPassFailure();
+    }
+    for (auto fn : module.getOps<func::FuncOp>())
+      mapFunction(fn, *model);
+  }
+
+private:
+  void mapFunction(func::FuncOp fn, const arch::ArchModel &chip) {
+    // Sections: each loop body, and each run of ops between loops.
+    SmallVector<std::pair<std::string, SmallVector<Operation *>>> sections;
+    SmallVector<int64_t> repeats;
+    auto openSection = [&](std::string name, int64_t repeat) {
+      sections.push_back({std::move(name), {}});
+      repeats.push_back(repeat);
+    };
+    bool inRun = false;
+    for (Operation &op : fn.getBody().front()) {
+      if (auto loop = dyn_cast<llm::RepeatOp>(op)) {
+        openSection(llvm::formatv("layers_{0}_{1}", loop.getFirstLayer(),
+                                  loop.getFirstLayer() + loop.getCount() - 1),
+                    loop.getCount());
+        for (Operation &inner : loop.getBody().front())
+          sections.back().second.push_back(&inner);
+        inRun = false;
+        continue;
+      }
+      if (!inRun) {
+        openSection(llvm::formatv("part_{0}", sections.size()), 1);
+        inRun = true;
+      }
+      sections.back().second.push_back(&op);
+    }
+
+    Builder b(fn.getContext());
+    SmallVector<Attribute> summaries;
+    for (auto [index, section] : llvm::enumerate(sections))
+      summaries.push_back(mapSection(section.first, repeats[index],
+                                     section.second, index, chip, b));
+    fn->setAttr("df.sections", b.getArrayAttr(summaries));
+  }
+
+  DictionaryAttr mapSection(StringRef name, int64_t repeat,
+                            ArrayRef<Operation *> ops, int64_t index,
+                            const arch::ArchModel &chip, Builder &b) {
+    const arch::SocketParams &s = chip.socket();
+    SmallVector<Operation *> stages;
+    SmallVector<double> computeTime, bytes;
+    SmallVector<int64_t> tileBytes, tiles, streams;
+    for (Operation *op : ops) {
+      op->setAttr("df.section", b.getI64IntegerAttr(index));
+      StringRef kind = stageKind(op);
+      if (kind.empty())
+        continue;
+      auto cost = cast<CostOpInterface>(op);
+      double rate = kind == "gemm" ? s.pcuSystolicFlopsPerCycle
+                                   : s.pcuSimdFlopsPerCycle;
+      int64_t streamed = streamedBytes(op);
+      int64_t tile = std::max(kMinTileBytes,
+                              (streamed + maxTiles - 1) / maxTiles);
+      int64_t count =
+          streamed > 0 ? std::max<int64_t>(1, (streamed + tile - 1) / tile)
+                       : 1;
+      stages.push_back(op);
+      computeTime.push_back(static_cast<double>(cost.getFlops()) / rate);
+      bytes.push_back(static_cast<double>(streamed));
+      tileBytes.push_back(streamed > 0 ? std::min(tile, streamed) : 0);
+      tiles.push_back(count);
+      streams.push_back(op->getNumOperands() + op->getNumResults());
+      op->setAttr("df.kind", b.getStringAttr(kind));
+    }
+    int64_t n = static_cast<int64_t>(stages.size());
+    bool oversubscribed = n > s.pcuCount;
+    SmallVector<int64_t> pcus =
+        oversubscribed ? SmallVector<int64_t>(n, 1)
+                       : share(s.pcuCount, computeTime, /*floor=*/1);
+    // AGCUs only for stages that stream from memory, at least one each.
+    SmallVector<double> loadWeights;
+    SmallVector<int64_t> loaderIndex;
+    for (int64_t i = 0; i < n; ++i)
+      if (bytes[i] > 0) {
+        loadWeights.push_back(bytes[i]);
+        loaderIndex.push_back(i);
+      }
+    SmallVector<int64_t> agcus(n, 0);
+    SmallVector<int64_t> loaderShare = share(
+        std::max<int64_t>(s.agcuCount, loadWeights.size()), loadWeights,
+        /*floor=*/1);
+    for (auto [k, i] : llvm::enumerate(loaderIndex))
+      agcus[i] = loaderShare[k];
+    int64_t pcuSum = 0, pmuSum = 0, agcuSum = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      Operation *op = stages[i];
+      // Double-buffered tiles, plus one PMU per stream end.
+      int64_t pmus = 2 * ((tileBytes[i] + s.sramBytesPerPmu - 1) /
+                          s.sramBytesPerPmu) +
+                     streams[i];
+      op->setAttr("df.pcus", b.getI64IntegerAttr(pcus[i]));
+      op->setAttr("df.pmus", b.getI64IntegerAttr(pmus));
+      op->setAttr("df.agcus", b.getI64IntegerAttr(agcus[i]));
+      op->setAttr("df.tiles", b.getI64IntegerAttr(tiles[i]));
+      op->setAttr("df.tile_bytes", b.getI64IntegerAttr(tileBytes[i]));
+      pcuSum += pcus[i];
+      pmuSum += pmus;
+      agcuSum += agcus[i];
+    }
+    for (Operation *op : ops)
+      if (isCollective(op))
+        op->setAttr("df.kind", b.getStringAttr("collective"));
+    SmallVector<NamedAttribute> summary = {
+        b.getNamedAttr("name", b.getStringAttr(name)),
+        b.getNamedAttr("repeat", b.getI64IntegerAttr(repeat)),
+        b.getNamedAttr("stages", b.getI64IntegerAttr(n)),
+        b.getNamedAttr("pcus", b.getI64IntegerAttr(pcuSum)),
+        b.getNamedAttr("pmus", b.getI64IntegerAttr(pmuSum)),
+        b.getNamedAttr("agcus", b.getI64IntegerAttr(agcuSum)),
+    };
+    if (oversubscribed || pmuSum > s.pmuCount)
+      summary.push_back(b.getNamedAttr(
+          "oversubscribed",
+          b.getF64FloatAttr(std::max(double(pcuSum) / s.pcuCount,
+                                     double(pmuSum) / s.pmuCount))));
+    return b.getDictionaryAttr(summary);
+  }
+};
+
+} // namespace
