@@ -9,6 +9,7 @@
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Dialect/KV/Transforms/Passes.h"
 #include "snapflow/Dialect/LLM/Transforms/Passes.h"
+#include "snapflow/Conversion/Passes.h"
 #include "snapflow/Mapping/Passes.h"
 #include "snapflow/Pipelines/Pipelines.h"
 #include "snapflow/Dialect/LLM/IR/LLMOps.h"
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
   snapflow::kv::registerSnapflowKVPasses();
   snapflow::llm::registerSnapflowLLMPasses();
   snapflow::registerSnapflowMappingPasses();
+  snapflow::registerSnapflowConversionPasses();
   snapflow::registerSnapflowPipeline();
   mlir::DialectRegistry registry;
   registry.insert<mlir::func::FuncDialect, snapflow::llm::LLMDialect,

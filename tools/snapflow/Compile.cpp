@@ -9,7 +9,8 @@
 
 #include "Commands.h"
 
-#include "snapflow/Analysis/ModelStats.h"
+#include "snapflow/Analysis/ProgramStats.h"
+#include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
 #include "snapflow/Arch/ArchModel.h"
 #include "snapflow/Dialect/LLM/IR/LLMOps.h"
 #include "snapflow/Mapping/Passes.h"
@@ -37,27 +38,23 @@ Error makeError(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
 }
 
-/// Sections of the compiled program: code before the layers, each loop of
-/// identical layers, each layer left alone, code after the layers.
-llvm::json::Array describeSections(mlir::func::FuncOp fn) {
+/// Sections of the compiled program with the units tile-and-map gave them.
+llvm::json::Array describeSections(df::ProgramOp program) {
   llvm::json::Array sections;
-  int64_t loose = 0;
-  for (mlir::Operation &op : fn.getBody().front()) {
-    if (auto repeat = llvm::dyn_cast<llm::RepeatOp>(op)) {
-      sections.push_back(llvm::json::Object{
-          {"name", llvm::formatv("layers_{0}_{1}", repeat.getFirstLayer(),
-                                 repeat.getFirstLayer() + repeat.getCount() -
-                                     1)
-                       .str()},
-          {"repeat", repeat.getCount()}});
-    } else if (op.hasAttr(llm::kLayerAttrName) &&
-               llvm::isa<llm::AttentionOp, llm::MLAAttentionOp>(op)) {
-      ++loose;
+  if (auto list = program->getAttrOfType<mlir::ArrayAttr>("df.sections"))
+    for (mlir::Attribute a : list) {
+      auto d = llvm::cast<mlir::DictionaryAttr>(a);
+      llvm::json::Object o;
+      for (mlir::NamedAttribute n : d) {
+        if (auto i = llvm::dyn_cast<mlir::IntegerAttr>(n.getValue()))
+          o[n.getName().str()] = i.getInt();
+        else if (auto f = llvm::dyn_cast<mlir::FloatAttr>(n.getValue()))
+          o[n.getName().str()] = f.getValueAsDouble();
+        else if (auto s = llvm::dyn_cast<mlir::StringAttr>(n.getValue()))
+          o[n.getName().str()] = s.str();
+      }
+      sections.push_back(std::move(o));
     }
-  }
-  if (loose)
-    sections.push_back(llvm::json::Object{{"name", "unfused_layers"},
-                                          {"repeat", loose}});
   return sections;
 }
 } // namespace
@@ -117,11 +114,13 @@ Error snapflow::tools::runCompile(const WorkloadOptions &o,
                        std::chrono::steady_clock::now() - start)
                        .count();
 
-  auto fn = (*module)->lookupSymbol<mlir::func::FuncOp>(c.phase);
-  std::optional<MemoryPlan> plan = getMemoryPlan(fn);
+  auto program = (*module)->lookupSymbol<df::ProgramOp>(c.phase);
+  if (!program)
+    return makeError("internal error: no df program for @" + c.phase);
+  std::optional<MemoryPlan> plan = getMemoryPlan(program);
   if (!plan)
     return makeError("internal error: no memory plan for @" + c.phase);
-  ModelStats stats = computeModelStats(fn);
+  ProgramStats stats = computeProgramStats(program);
 
   if (!c.reportPath.empty()) {
     llvm::json::Object report{
@@ -149,9 +148,10 @@ Error snapflow::tools::runCompile(const WorkloadOptions &o,
         {"fits", plan->fits},
         {"max_batch_that_fits", plan->maxBatch},
         {"flops_per_step_per_socket", stats.flops},
-        {"bytes_read_per_step_per_socket", stats.bytesRead},
-        {"link_bytes_per_step_per_socket", stats.linkBytes},
-        {"sections", describeSections(fn)},
+        {"offchip_bytes_read_per_step_per_socket", stats.offChipBytesRead()},
+        {"collective_bytes_per_step_per_socket", stats.collectiveBytes},
+        {"stages", stats.stages},
+        {"sections", describeSections(program)},
         {"compile_time_s", seconds},
     };
     if (!plan->fits)

@@ -152,6 +152,7 @@ Error snapflow::tools::runInfo(const WorkloadOptions &o, bool json,
   PipelineOptions p;
   p.chip = o.chip;
   p.kv = "full";
+  p.planOnly = true;
   p.tp = w->tp;
   p.requireFit = false;
   mlir::PassManager planPm(&context);

@@ -114,6 +114,7 @@ struct TileAndMapPass : public snapflow::impl::TileAndMapBase<TileAndMapPass> {
                          << static_cast<int64_t>(maxTiles);
       return signalPassFailure();
     }
+    module->setAttr("df.chip", Builder(module).getStringAttr(model->getName()));
     for (auto fn : module.getOps<func::FuncOp>())
       mapFunction(fn, *model);
   }

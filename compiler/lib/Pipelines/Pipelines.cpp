@@ -10,6 +10,7 @@
 
 #include "snapflow/Dialect/KV/Transforms/Passes.h"
 #include "snapflow/Dialect/LLM/Transforms/Passes.h"
+#include "snapflow/Conversion/Passes.h"
 #include "snapflow/Mapping/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -33,12 +34,23 @@ void snapflow::buildSnapflowPipeline(OpPassManager &pm,
   if (o.fuseLayers)
     pm.addNestedPass<func::FuncOp>(llm::createFuseLayers());
 
-  // Chip mapping: memory tiers of every tensor, checked against capacity.
+  // Chip mapping: tiles and units per stage, then the memory tier of every
+  // tensor, checked against capacity.
+  if (!o.planOnly) {
+    TileAndMapOptions tiles;
+    tiles.chip = o.chip;
+    pm.addPass(createTileAndMap(tiles));
+  }
   PlanMemoryOptions mem;
   mem.chip = o.chip;
   mem.allowDdr = o.allowDdr;
   mem.requireFit = o.requireFit;
   pm.addPass(createPlanMemory(mem));
+  if (o.planOnly)
+    return;
+
+  // Lowering: the df program the simulator runs.
+  pm.addPass(createLowerToDF());
 }
 
 namespace {
@@ -65,7 +77,8 @@ struct CLIPipelineOptions
 void snapflow::registerSnapflowPipeline() {
   PassPipelineRegistration<CLIPipelineOptions>(
       "snapflow-pipeline",
-      "Compress KV, shard over sockets, fuse layers and plan memory",
+      "Compress KV, shard over sockets, fuse layers, tile and map, plan "
+      "memory, lower to df",
       [](OpPassManager &pm, const CLIPipelineOptions &cli) {
         PipelineOptions o;
         o.chip = cli.chip;

@@ -61,6 +61,22 @@ int64_t StreamType::getTileBytes() const {
 // Helpers
 //===----------------------------------------------------------------------===//
 
+int64_t snapflow::df::getStreamTileCount(Value stream) {
+  Operation *def = stream.getDefiningOp();
+  if (auto load = dyn_cast_or_null<LoadOp>(def))
+    return load.getTiles();
+  if (auto stage = dyn_cast_or_null<StageOp>(def)) {
+    if (auto counts = stage.getOutputTiles())
+      return (*counts)[cast<OpResult>(stream).getResultNumber()];
+    return stage.getTiles();
+  }
+  if (auto buffer = dyn_cast_or_null<BufferOp>(def))
+    return getStreamTileCount(buffer.getInput()) * buffer.getReads();
+  if (auto collective = dyn_cast_or_null<CollectiveOp>(def))
+    return getStreamTileCount(collective.getInput());
+  return 0;
+}
+
 /// Every stream a section op produces must be consumed, or its producer would
 /// stall forever once the stream fills.
 static LogicalResult verifyConsumed(Operation *op) {
@@ -154,6 +170,15 @@ LogicalResult StageOp::verify() {
     return emitOpError("flops_per_tile must be >= 0");
   if (getInputs().empty() && getOutputs().empty())
     return emitOpError("needs at least one input or output stream");
+  if (auto counts = getOutputTiles()) {
+    if (counts->size() != getOutputs().size())
+      return emitOpError() << "has " << getOutputs().size()
+                           << " outputs but output_tiles lists "
+                           << counts->size();
+    for (int64_t n : *counts)
+      if (n < 1)
+        return emitOpError() << "output_tiles must be >= 1, got " << n;
+  }
   return verifyConsumed(*this);
 }
 
@@ -169,6 +194,15 @@ LogicalResult BufferOp::verify() {
                          << in.getTile();
   if (getPmus() < 1 || getBanks() < 1)
     return emitOpError("pmus and banks must be >= 1");
+  if (getReads() < 1)
+    return emitOpError() << "reads must be >= 1, got " << getReads();
+  if (getReads() > 1) {
+    // Re-reading needs every input tile held at once.
+    int64_t whole = getStreamTileCount(getInput()) * in.getTileBytes();
+    if (getBytes() < whole)
+      return emitOpError() << "re-reads its input but holds " << getBytes()
+                           << " bytes of the " << whole << " it needs";
+  }
   // A double-buffered buffer holds two halves of `depth` tiles each.
   int64_t halves = getDoubleBuffered() ? 2 : 1;
   int64_t need = out.getTileBytes() * out.getDepth() * halves;

@@ -23,4 +23,13 @@
 #define GET_OP_CLASSES
 #include "snapflow/Dialect/Dataflow/IR/DataflowOps.h.inc"
 
+namespace snapflow {
+namespace df {
+/// Tiles a stream carries in one run of its section: a load's `tiles`, a
+/// stage output's `output_tiles` entry (or `tiles`), a buffer's input times
+/// `reads`, a collective's input count.
+int64_t getStreamTileCount(mlir::Value stream);
+} // namespace df
+} // namespace snapflow
+
 #endif // SNAPFLOW_DIALECT_DATAFLOW_IR_DATAFLOWOPS_H

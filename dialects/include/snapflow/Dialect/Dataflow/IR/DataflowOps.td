@@ -113,9 +113,12 @@ def DF_StoreOp : DF_Op<"store", [HasParent<"SectionOp">]> {
 def DF_StageOp : DF_Op<"stage", [HasParent<"SectionOp">]> {
   let summary = "a pipeline stage on a group of PCUs";
   let description = [{
-    Consumes one tile from every input stream per step, computes for
-    `flops_per_tile` FLOPs on `pcus` PCUs (systolic mode for `gemm`, SIMD
-    otherwise) and pushes one tile to every output stream, `tiles` times.
+    Runs `tiles` steps, each computing `flops_per_tile` FLOPs on `pcus` PCUs
+    (systolic mode for `gemm`, SIMD otherwise). Inputs are consumed in
+    proportion to progress: an input stream of n tiles has delivered
+    ceil((s + 1) n / tiles) tiles before step s runs. Output k carries
+    `output_tiles[k]` tiles (default `tiles`), produced in the same
+    proportion.
 
     Example:
     ```mlir
@@ -123,7 +126,8 @@ def DF_StageOp : DF_Op<"stage", [HasParent<"SectionOp">]> {
     ```
   }];
   let arguments = (ins DF_StageKind:$kind, Variadic<DF_StreamType>:$inputs,
-                       SF_I64Attr:$pcus, SF_I64Attr:$flops_per_tile, SF_I64Attr:$tiles);
+                       SF_I64Attr:$pcus, SF_I64Attr:$flops_per_tile, SF_I64Attr:$tiles,
+                       OptionalAttr<DenseI64ArrayAttr>:$output_tiles);
   let results = (outs Variadic<DF_StreamType>:$outputs);
   let assemblyFormat = [{
     $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)
@@ -136,7 +140,9 @@ def DF_BufferOp : DF_Op<"buffer", [HasParent<"SectionOp">]> {
   let description = [{
     Holds up to `bytes` on `pmus` PMUs with `banks` banks each; with
     `double_buffered` a producer fills one half while consumers drain the other,
-    so `bytes` must hold two halves of `depth` output tiles each.
+    so `bytes` must hold two halves of `depth` output tiles each. With `reads`
+    > 1 the buffer keeps every input tile and emits the whole sequence `reads`
+    times (an operand reused by every step of its consumer).
     The output stream carries the same tiles as the input.
 
     Example:
@@ -145,7 +151,8 @@ def DF_BufferOp : DF_Op<"buffer", [HasParent<"SectionOp">]> {
     ```
   }];
   let arguments = (ins DF_StreamType:$input, SF_I64Attr:$pmus, SF_I64Attr:$bytes,
-                       SF_I64Attr:$banks, UnitAttr:$double_buffered);
+                       SF_I64Attr:$banks, UnitAttr:$double_buffered,
+                       DefaultValuedAttr<SF_I64Attr, "1">:$reads);
   let results = (outs DF_StreamType:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
   let hasVerifier = 1;

@@ -1,0 +1,504 @@
+//===- LowerToDF.cpp - Mapped llm/kv IR to df programs --------------------===//
+//
+// The last compiler step: the mapping decisions recorded as attributes by
+// --tile-and-map and --plan-memory become the df program the simulator runs.
+// Every byte the program moves appears as a df.load or df.store of a
+// declared tensor, so the program's traffic can be checked against the
+// model's analytic weights + KV bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Conversion/Passes.h"
+
+#include "snapflow/Dialect/KV/IR/KVOps.h"
+#include "snapflow/Dialect/LLM/IR/LLMOps.h"
+#include "snapflow/Interfaces/CostInterface.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace snapflow {
+#define GEN_PASS_DEF_LOWERTODF
+#include "snapflow/Conversion/Passes.h.inc"
+} // namespace snapflow
+
+using namespace mlir;
+using namespace snapflow;
+
+namespace {
+
+/// Target bytes of one activation tile.
+constexpr int64_t kActivationTileBytes = 256 * 1024;
+/// Streams hold two tiles: one being filled, one being drained.
+constexpr int64_t kStreamDepth = 2;
+
+int64_t elementsOf(Type t) {
+  return cast<RankedTensorType>(t).getNumElements();
+}
+
+/// The divisor of `n` closest to `want` (at least 1).
+int64_t closestDivisor(int64_t n, int64_t want) {
+  want = std::clamp<int64_t>(want, 1, n);
+  for (int64_t d = 0;; ++d) {
+    if (want - d >= 1 && n % (want - d) == 0)
+      return want - d;
+    if (want + d <= n && n % (want + d) == 0)
+      return want + d;
+  }
+}
+
+/// A tile of `shape` cut into about `want` equal pieces, splitting outer
+/// dimensions first (and never the first `keep` ones, e.g. the layer axis).
+/// Returns the tile shape and the exact piece count.
+std::pair<SmallVector<int64_t>, int64_t>
+cutTile(ArrayRef<int64_t> shape, int64_t want, unsigned keep) {
+  SmallVector<int64_t> tile(shape);
+  for (unsigned i = 0; i < keep && i < tile.size(); ++i)
+    tile[i] = 1;
+  int64_t pieces = 1;
+  for (unsigned i = keep; i < tile.size() && pieces < want; ++i) {
+    int64_t f = closestDivisor(shape[i], (want + pieces - 1) / pieces);
+    tile[i] = shape[i] / f;
+    pieces *= f;
+  }
+  return {tile, pieces};
+}
+
+StringRef tierOf(Operation *op) {
+  if (auto t = op->getAttrOfType<StringAttr>("df.tier"))
+    return t.getValue();
+  return "hbm";
+}
+
+df::Tier parseTier(StringRef t) {
+  return t == "sram" ? df::Tier::sram
+                     : (t == "ddr" ? df::Tier::ddr : df::Tier::hbm);
+}
+
+/// Lowers one phase function.
+class FunctionLowering {
+public:
+  FunctionLowering(func::FuncOp fn, OpBuilder &b, StringRef chip, int64_t tp)
+      : fn(fn), b(b), chip(chip), tp(tp) {}
+
+  LogicalResult run() {
+    auto sections = fn->getAttrOfType<ArrayAttr>("df.sections");
+    if (!sections)
+      return fn.emitOpError("has no df.sections; run --tile-and-map first");
+    Location loc = fn.getLoc();
+    program = b.create<df::ProgramOp>(loc, fn.getSymName(), chip, tp);
+    // Keep what the phase was and how it was mapped and planned.
+    for (NamedAttribute a : fn->getDiscardableAttrs())
+      if (a.getName().strref().starts_with("llm.") ||
+          a.getName() == "df.memory_plan" || a.getName() == "df.sections")
+        program->setAttr(a.getName(), a.getValue());
+    Block *body = b.createBlock(&program.getBody());
+    decls = OpBuilder::atBlockBegin(body);
+    declareKV();
+    findHomes();
+
+    // Sections in program order: top-level runs and loop bodies.
+    SmallVector<std::pair<int64_t, SmallVector<Operation *>>> order;
+    for (Operation &op : fn.getBody().front()) {
+      if (auto loop = dyn_cast<llm::RepeatOp>(op)) {
+        SmallVector<Operation *> ops;
+        for (Operation &inner : loop.getBody().front())
+          ops.push_back(&inner);
+        order.push_back({sectionOf(&op, loop), ops});
+        continue;
+      }
+      int64_t s = sectionOf(&op, {});
+      if (order.empty() || order.back().first != s)
+        order.push_back({s, {}});
+      order.back().second.push_back(&op);
+    }
+    OpBuilder sb = OpBuilder::atBlockEnd(body);
+    for (auto &[index, ops] : order) {
+      auto info = cast<DictionaryAttr>(sections[index]);
+      auto section = sb.create<df::SectionOp>(
+          loc, info.getAs<StringAttr>("name").getValue(),
+          info.getAs<IntegerAttr>("repeat").getInt());
+      b.setInsertionPointToStart(b.createBlock(&section.getBody()));
+      streams.clear();
+      for (Operation *op : ops)
+        if (failed(lower(op)))
+          return failure();
+    }
+    // Declarations first, in the order they were made.
+    SmallVector<Operation *> tensors;
+    for (Operation &op : *body)
+      if (isa<df::TensorOp>(op))
+        tensors.push_back(&op);
+    for (Operation *t : llvm::reverse(tensors))
+      t->moveBefore(body, body->begin());
+    return success();
+  }
+
+private:
+  int64_t sectionOf(Operation *op, llm::RepeatOp loop) {
+    Operation *probe = loop ? &loop.getBody().front().front() : op;
+    auto a = probe->getAttrOfType<IntegerAttr>("df.section");
+    return a ? a.getInt() : 0;
+  }
+
+  /// The df.tensor @name, declared once.
+  void declare(StringRef name, RankedTensorType type, df::Tier tier) {
+    if (!declared.insert(name).second)
+      return;
+    decls.create<df::TensorOp>(fn.getLoc(), name, type, tier);
+  }
+
+  void declareKV() {
+    for (Type t : fn.getArgumentTypes())
+      if (auto cache = dyn_cast<kv::KVCacheTypeInterface>(t)) {
+        kvType = RankedTensorType::get(
+            {cache.getLayers(), cache.getBatch(), cache.getSlots(),
+             cache.getValuesPerToken()},
+            cache.getDtype());
+        declare("kv_cache", kvType, df::Tier::hbm);
+      }
+  }
+
+  /// Values that cross a section boundary (or leave the function) get a home
+  /// tensor; a loop's carried values share one home per slot.
+  void findHomes() {
+    int64_t counter = 0;
+    auto homeFor = [&](Value v, std::string name) {
+      if (!isa<RankedTensorType>(v.getType()) || homes.count(v))
+        return;
+      homes[v] = name;
+    };
+    fn.walk([&](llm::RepeatOp loop) {
+      for (auto [k, arg] : llvm::enumerate(loop.getBody().getArguments())) {
+        std::string name = llvm::formatv("{0}_carry{1}",
+                                         loop.getFirstLayer(), k);
+        homeFor(arg, name);
+        homeFor(loop.getInits()[k], name);
+        homeFor(loop.getResult(k), name);
+        homeFor(cast<llm::YieldOp>(loop.getBody().front().getTerminator())
+                    .getValues()[k],
+                name);
+      }
+    });
+    fn.walk([&](Operation *op) {
+      if (isa<llm::ParamOp, llm::RepeatOp>(op))
+        return;
+      for (Value r : op->getResults())
+        for (Operation *user : r.getUsers()) {
+          bool crosses = isa<func::ReturnOp>(user) ||
+                         user->getAttr("df.section") !=
+                             op->getAttr("df.section");
+          if (crosses)
+            homeFor(r, llvm::formatv("act{0}", counter++));
+        }
+    });
+    for (Value arg : fn.getArguments())
+      if (isa<RankedTensorType>(arg.getType()))
+        homes[arg] = "tokens";
+  }
+
+  /// 1-D tile type of an activation cut into about `want` tiles; sets the
+  /// exact count.
+  RankedTensorType activationTile(Type type, int64_t want, int64_t &count) {
+    auto t = cast<RankedTensorType>(type);
+    int64_t n = t.getNumElements();
+    count = closestDivisor(n, want);
+    return RankedTensorType::get({n / count}, t.getElementType());
+  }
+
+  RankedTensorType homeType(Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    return RankedTensorType::get({t.getNumElements()}, t.getElementType());
+  }
+
+  df::StreamType streamOf(RankedTensorType tile) {
+    return df::StreamType::get(tile.getContext(), tile, kStreamDepth);
+  }
+
+  /// The stream carrying `v` into the current section.
+  Value streamFor(Value v, int64_t wantTiles) {
+    if (auto slice = v.getDefiningOp<llm::ShardSliceOp>())
+      return streamFor(slice.getInput(), wantTiles); // a view
+    auto it = streams.find(v);
+    if (it != streams.end())
+      return it->second;
+    auto home = homes.find(v);
+    if (home == homes.end()) {
+      fn.emitOpError() << "internal error: value without stream or home";
+      return {};
+    }
+    // Load the value from its home tensor.
+    int64_t count = 0;
+    RankedTensorType tile = activationTile(
+        v.getType(),
+        (getTensorBytes(v.getType()) + kActivationTileBytes - 1) /
+            kActivationTileBytes,
+        count);
+    Operation *def = v.getDefiningOp();
+    declare(home->second, homeType(v),
+            parseTier(def ? tierOf(def) : StringRef("sram")));
+    Value s = b.create<df::LoadOp>(v.getLoc(), streamOf(tile),
+                                   home->second, count);
+    streams[v] = s;
+    return s;
+  }
+
+  /// Streams a weight through a load of its (layer-stacked) tensor.
+  Value loadWeight(llm::ParamOp param, int64_t wantTiles, double fraction) {
+    auto type = cast<RankedTensorType>(param.getType());
+    int64_t layers = 1;
+    if (auto loop = param->getParentOfType<llm::RepeatOp>())
+      layers = loop.getCount();
+    SmallVector<int64_t> shape{layers};
+    shape.append(type.getShape().begin(), type.getShape().end());
+    auto stacked = RankedTensorType::get(shape, type.getElementType());
+    std::string name = param.getName().str();
+    declare(name, stacked, parseTier(tierOf(param)));
+    auto [tile, pieces] = cutTile(shape, wantTiles, /*keep=*/1);
+    int64_t tiles = std::max<int64_t>(
+        1, static_cast<int64_t>(std::llround(pieces * fraction)));
+    return b.create<df::LoadOp>(
+        param.getLoc(),
+        streamOf(RankedTensorType::get(tile, type.getElementType())), name,
+        tiles);
+  }
+
+  /// The KV-cache slice one layer's attention reads (every slot of every
+  /// sequence), in tiles of about `tileBytes`.
+  Value loadKV(Location loc, int64_t tileBytes) {
+    int64_t layerBytes = getTensorBytes(kvType) / kvType.getDimSize(0);
+    int64_t want = std::max<int64_t>(1, layerBytes / std::max<int64_t>(1, tileBytes));
+    auto [tile, pieces] = cutTile(kvType.getShape(), want, /*keep=*/1);
+    return b.create<df::LoadOp>(
+        loc, streamOf(RankedTensorType::get(tile, kvType.getElementType())),
+        "kv_cache", pieces);
+  }
+
+  /// Bytes of KV-cache tokens an op writes, as (tokens, stream).
+  int64_t kvTokensWritten(Operation *op) {
+    auto writes = [&](Value cache, int64_t tokens, llm::Phase phase) {
+      auto c = cast<kv::KVCacheTypeInterface>(cache.getType());
+      bool overflow = phase == llm::Phase::prefill &&
+                      c.getPolicy().isCompressing() &&
+                      tokens > c.getTotalSlots();
+      return overflow ? int64_t(0) : c.getBatch() * tokens;
+    };
+    if (auto a = dyn_cast<llm::AttentionOp>(op))
+      return writes(a.getCache(),
+                    cast<RankedTensorType>(a.getKey().getType()).getDimSize(1),
+                    a.getPhase());
+    if (auto a = dyn_cast<llm::MLAAttentionOp>(op))
+      return writes(
+          a.getCache(),
+          cast<RankedTensorType>(a.getLatent().getType()).getDimSize(1),
+          a.getPhase());
+    if (auto g = dyn_cast<kv::GatherStoreOp>(op)) {
+      auto c = cast<kv::KVCacheTypeInterface>(g.getCache().getType());
+      return c.getBatch() * c.getSlots();
+    }
+    if (auto a = dyn_cast<kv::AppendOp>(op)) {
+      auto c = cast<kv::KVCacheTypeInterface>(a.getCache().getType());
+      return c.getBatch() *
+             cast<RankedTensorType>(a.getValues()[0].getType()).getDimSize(1);
+    }
+    return 0;
+  }
+
+  bool readsKV(Operation *op) {
+    if (auto a = dyn_cast<llm::AttentionOp>(op))
+      return a.getPhase() == llm::Phase::decode;
+    if (auto a = dyn_cast<llm::MLAAttentionOp>(op))
+      return a.getPhase() == llm::Phase::decode;
+    return isa<kv::ReadOp>(op);
+  }
+
+  LogicalResult lower(Operation *op) {
+    if (isa<llm::ParamOp, llm::YieldOp, func::ReturnOp, llm::ShardSliceOp>(
+            op))
+      return success();
+    if (auto ar = dyn_cast<llm::AllReduceOp>(op))
+      return collective(op, df::CollectiveKind::all_reduce,
+                        ar.getGroupSize());
+    if (auto ag = dyn_cast<llm::AllGatherOp>(op))
+      return collective(op, df::CollectiveKind::all_gather,
+                        ag.getGroupSize());
+    if (auto aa = dyn_cast<llm::AllToAllOp>(op))
+      return collective(op, df::CollectiveKind::all_to_all,
+                        aa.getGroupSize());
+    auto kind = op->getAttrOfType<StringAttr>("df.kind");
+    if (!kind)
+      return success(); // not a stage (e.g. a repeat already split)
+    return stage(op, *df::symbolizeStageKind(kind.getValue()));
+  }
+
+  LogicalResult stage(Operation *op, df::StageKind kind) {
+    int64_t tiles = op->getAttrOfType<IntegerAttr>("df.tiles").getInt();
+    int64_t tileBytes =
+        op->getAttrOfType<IntegerAttr>("df.tile_bytes").getInt();
+    int64_t pcus = op->getAttrOfType<IntegerAttr>("df.pcus").getInt();
+    auto cost = cast<CostOpInterface>(op);
+
+    // Weights stream in proportion to their bytes; routed experts only as
+    // far as the batch is expected to touch them.
+    int64_t weightBytes = 0;
+    for (Value v : op->getOperands())
+      if (v.getDefiningOp<llm::ParamOp>())
+        weightBytes += getTensorBytes(v.getType());
+    SmallVector<Value> inputs;
+    for (Value v : op->getOperands()) {
+      if (isa<kv::KVCacheTypeInterface>(v.getType()))
+        continue;
+      if (auto param = v.getDefiningOp<llm::ParamOp>()) {
+        double fraction = 1.0;
+        if (auto moe = dyn_cast<llm::MoEOp>(op))
+          if (v == moe.getGate() || v == moe.getUp() || v == moe.getDown())
+            fraction = moe.getActiveExperts() / moe.getNumExperts();
+        int64_t want = std::max<int64_t>(
+            1, tiles * getTensorBytes(v.getType()) /
+                   std::max<int64_t>(1, weightBytes));
+        // The embedding reads only the rows it looks up.
+        if (auto embed = dyn_cast<llm::EmbedOp>(op)) {
+          int64_t rows = elementsOf(embed.getTokens().getType());
+          auto type = cast<RankedTensorType>(v.getType());
+          declare(param.getName().str(),
+                  RankedTensorType::get({1, type.getDimSize(0),
+                                         type.getDimSize(1)},
+                                        type.getElementType()),
+                  parseTier(tierOf(param)));
+          inputs.push_back(b.create<df::LoadOp>(
+              op->getLoc(),
+              streamOf(RankedTensorType::get({1, 1, type.getDimSize(1)},
+                                             type.getElementType())),
+              param.getName().str(), rows));
+          continue;
+        }
+        inputs.push_back(loadWeight(param, want, fraction));
+        continue;
+      }
+      if (!isa<RankedTensorType>(v.getType()))
+        continue;
+      Value s = streamFor(v, tiles);
+      if (!s)
+        return failure();
+      inputs.push_back(s);
+    }
+    if (readsKV(op))
+      inputs.push_back(loadKV(op->getLoc(), tileBytes));
+
+    // Outputs: tensor results that are used, then new KV tokens.
+    SmallVector<Type> outTypes;
+    SmallVector<int64_t> outCounts;
+    SmallVector<Value> outValues;
+    for (Value r : op->getResults()) {
+      if (!isa<RankedTensorType>(r.getType()) || r.use_empty())
+        continue;
+      int64_t count = 0;
+      RankedTensorType tile = activationTile(r.getType(), tiles, count);
+      outTypes.push_back(streamOf(tile));
+      outCounts.push_back(count);
+      outValues.push_back(r);
+    }
+    int64_t kvTokens = kvTokensWritten(op);
+    if (kvTokens > 0) {
+      auto tile = RankedTensorType::get({1, 1, 1, kvType.getDimSize(3)},
+                                        kvType.getElementType());
+      outTypes.push_back(streamOf(tile));
+      outCounts.push_back(kvTokens);
+    }
+    int64_t flopsPerTile =
+        (cost.getFlops() + tiles - 1) / std::max<int64_t>(1, tiles);
+    auto st = b.create<df::StageOp>(
+        op->getLoc(), outTypes, df::StageKindAttr::get(op->getContext(), kind),
+        inputs, b.getI64IntegerAttr(pcus), b.getI64IntegerAttr(flopsPerTile),
+        b.getI64IntegerAttr(tiles), b.getDenseI64ArrayAttr(outCounts));
+    for (auto [k, v] : llvm::enumerate(outValues)) {
+      streams[v] = st.getResult(k);
+      storeIfHomed(v, st.getResult(k));
+    }
+    if (kvTokens > 0)
+      b.create<df::StoreOp>(op->getLoc(), st.getOutputs().back(), "kv_cache");
+    return success();
+  }
+
+  LogicalResult collective(Operation *op, df::CollectiveKind kind,
+                           int64_t group) {
+    Value in = streamFor(op->getOperand(0), 1);
+    if (!in)
+      return failure();
+    auto tile = cast<df::StreamType>(in.getType()).getTile();
+    if (kind == df::CollectiveKind::all_gather) {
+      SmallVector<int64_t> shape(tile.getShape());
+      shape[0] *= group;
+      tile = RankedTensorType::get(shape, tile.getElementType());
+    }
+    auto c = b.create<df::CollectiveOp>(
+        op->getLoc(), streamOf(tile),
+        df::CollectiveKindAttr::get(op->getContext(), kind), in,
+        b.getI64IntegerAttr(group));
+    streams[op->getResult(0)] = c.getResult();
+    storeIfHomed(op->getResult(0), c.getResult());
+    return success();
+  }
+
+  /// A value that lives on past its section goes to its home tensor.
+  void storeIfHomed(Value v, Value stream) {
+    auto home = homes.find(v);
+    if (home == homes.end() || home->second == "tokens")
+      return;
+    auto tile = cast<df::StreamType>(stream.getType()).getTile();
+    int64_t n = elementsOf(v.getType());
+    // The home is 1-D over the whole value; the tile must divide it.
+    auto homeTy = RankedTensorType::get({n}, tile.getElementType());
+    if (n % tile.getNumElements() != 0 || tile.getRank() != 1) {
+      // An all-gathered tile is 2-D: store its flattened form instead.
+      homeTy = RankedTensorType::get(
+          {n / tile.getNumElements(), tile.getNumElements()},
+          tile.getElementType());
+      homeTy = RankedTensorType::get(
+          {homeTy.getDimSize(0) * tile.getDimSize(0),
+           tile.getNumElements() / tile.getDimSize(0)},
+          tile.getElementType());
+    }
+    Operation *def = v.getDefiningOp();
+    declare(home->second, homeTy,
+            parseTier(def ? tierOf(def) : StringRef("sram")));
+    b.create<df::StoreOp>(v.getLoc(), stream, home->second);
+  }
+
+  func::FuncOp fn;
+  OpBuilder &b;
+  OpBuilder decls{fn.getContext()};
+  StringRef chip;
+  int64_t tp;
+  df::ProgramOp program;
+  RankedTensorType kvType;
+  llvm::StringSet<> declared;
+  DenseMap<Value, std::string> homes;
+  DenseMap<Value, Value> streams;
+};
+
+struct LowerToDFPass : public snapflow::impl::LowerToDFBase<LowerToDFPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto chip = module->getAttrOfType<StringAttr>("df.chip");
+    if (!chip) {
+      module.emitError("lower-to-df: no df.chip; run --tile-and-map first");
+      return signalPassFailure();
+    }
+    int64_t tp = 1;
+    if (auto a = module->getAttrOfType<IntegerAttr>("llm.tp"))
+      tp = a.getInt();
+    SmallVector<func::FuncOp> fns(module.getOps<func::FuncOp>());
+    for (func::FuncOp fn : fns) {
+      OpBuilder b(fn);
+      FunctionLowering lowering(fn, b, chip.getValue(), tp);
+      if (failed(lowering.run()))
+        return signalPassFailure();
+      fn.erase();
+    }
+  }
+};
+
+} // namespace
