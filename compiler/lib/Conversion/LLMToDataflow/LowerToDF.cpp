@@ -49,15 +49,20 @@ int64_t closestDivisor(int64_t n, int64_t want) {
   }
 }
 
-/// A tile of `shape` cut into about `want` equal pieces, splitting outer
-/// dimensions first (and never the first `keep` ones, e.g. the layer axis).
-/// Returns the tile shape and the exact piece count.
+/// A tile of `shape` cut into about `want` equal pieces per layer, splitting
+/// outer dimensions first. Dimension 0 is the layer axis (one layer per loop
+/// iteration); dimensions 1 .. keep-1 are cut into single units (e.g. one
+/// routed expert per tile) and count towards the pieces. Returns the tile
+/// shape and the exact piece count per layer.
 std::pair<SmallVector<int64_t>, int64_t>
 cutTile(ArrayRef<int64_t> shape, int64_t want, unsigned keep) {
   SmallVector<int64_t> tile(shape);
-  for (unsigned i = 0; i < keep && i < tile.size(); ++i)
-    tile[i] = 1;
   int64_t pieces = 1;
+  for (unsigned i = 0; i < keep && i < tile.size(); ++i) {
+    if (i > 0)
+      pieces *= shape[i];
+    tile[i] = 1;
+  }
   for (unsigned i = keep; i < tile.size() && pieces < want; ++i) {
     int64_t f = closestDivisor(shape[i], (want + pieces - 1) / pieces);
     tile[i] = shape[i] / f;
@@ -246,7 +251,10 @@ private:
   }
 
   /// Streams a weight through a load of its (layer-stacked) tensor.
-  Value loadWeight(llm::ParamOp param, int64_t wantTiles, double fraction) {
+  /// `perExpert` keeps routed experts whole in their tiles, so the tiles
+  /// loaded count touched experts.
+  Value loadWeight(llm::ParamOp param, int64_t wantTiles, double fraction,
+                   bool perExpert = false) {
     auto type = cast<RankedTensorType>(param.getType());
     int64_t layers = 1;
     if (auto loop = param->getParentOfType<llm::RepeatOp>())
@@ -256,7 +264,7 @@ private:
     auto stacked = RankedTensorType::get(shape, type.getElementType());
     std::string name = param.getName().str();
     declare(name, stacked, parseTier(tierOf(param)));
-    auto [tile, pieces] = cutTile(shape, wantTiles, /*keep=*/1);
+    auto [tile, pieces] = cutTile(shape, wantTiles, perExpert ? 2 : 1);
     int64_t tiles = std::max<int64_t>(
         1, static_cast<int64_t>(std::llround(pieces * fraction)));
     return b.create<df::LoadOp>(
@@ -352,9 +360,12 @@ private:
         continue;
       if (auto param = v.getDefiningOp<llm::ParamOp>()) {
         double fraction = 1.0;
+        bool routed = false;
         if (auto moe = dyn_cast<llm::MoEOp>(op))
-          if (v == moe.getGate() || v == moe.getUp() || v == moe.getDown())
+          if (v == moe.getGate() || v == moe.getUp() || v == moe.getDown()) {
             fraction = moe.getActiveExperts() / moe.getNumExperts();
+            routed = true;
+          }
         int64_t want = std::max<int64_t>(
             1, tiles * getTensorBytes(v.getType()) /
                    std::max<int64_t>(1, weightBytes));
@@ -374,7 +385,7 @@ private:
               param.getName().str(), rows));
           continue;
         }
-        inputs.push_back(loadWeight(param, want, fraction));
+        inputs.push_back(loadWeight(param, want, fraction, routed));
         continue;
       }
       if (!isa<RankedTensorType>(v.getType()))
