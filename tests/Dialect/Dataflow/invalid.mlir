@@ -306,3 +306,49 @@ df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
     df.stage elementwise (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x64xbf16>, 2>) -> ()
   }
 }
+
+// -----
+
+// Tests that output_tiles gives one count per output.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    // expected-error @+1 {{'df.stage' op has 1 outputs but output_tiles lists 2}}
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8, output_tiles = array<i64: 8, 8>} : () -> !df.stream<tensor<8x8xf32>, 2>
+    df.stage elementwise (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that every output carries at least one tile.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    // expected-error @+1 {{'df.stage' op output_tiles must be >= 1, got 0}}
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8, output_tiles = array<i64: 0>} : () -> !df.stream<tensor<8x8xf32>, 2>
+    df.stage elementwise (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that a buffer reads its input at least once.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x8xf32>, 2>
+    // expected-error @+1 {{'df.buffer' op reads must be >= 1, got 0}}
+    %b = df.buffer %a {pmus = 1, bytes = 4096, banks = 16, reads = 0} : !df.stream<tensor<8x8xf32>, 2> -> !df.stream<tensor<8x8xf32>, 2>
+    df.stage elementwise (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
+  }
+}
+
+// -----
+
+// Tests that a re-reading buffer holds every input tile: 8 tiles of 256 B.
+df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+  df.section @s {
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x8xf32>, 2>
+    // expected-error @+1 {{'df.buffer' op re-reads its input but holds 1024 bytes of the 2048 it needs}}
+    %b = df.buffer %a {pmus = 1, bytes = 1024, banks = 16, reads = 4} : !df.stream<tensor<8x8xf32>, 2> -> !df.stream<tensor<8x8xf32>, 2>
+    df.stage elementwise (%b) {pcus = 1, flops_per_tile = 64, tiles = 32} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
+  }
+}

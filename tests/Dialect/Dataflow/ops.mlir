@@ -93,3 +93,15 @@ df.program @graph attributes {chip = "sn40l-16", tp = 1 : i64} {
     df.stage reduce (%b, %a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>, !df.stream<tensor<8x8xf32>, 2>) -> ()
   }
 }
+
+// Tests that per-output tile counts and re-reading buffers round-trip.
+// CHECK-LABEL: df.program @counts
+// CHECK:         df.stage gemm() {{.+}}output_tiles = array<i64: 4, 2>
+// CHECK:         df.buffer %{{.+}} {{.+}}reads = 3 : i64
+df.program @counts attributes {chip = "tiny", tp = 1 : i64} {
+  df.section @s {
+    %a, %b = df.stage gemm () {pcus = 1, flops_per_tile = 64, tiles = 4, output_tiles = array<i64: 4, 2>} : () -> (!df.stream<tensor<8x8xf32>, 2>, !df.stream<tensor<8x8xf32>, 2>)
+    %c = df.buffer %a {pmus = 1, bytes = 4096, banks = 16, reads = 3} : !df.stream<tensor<8x8xf32>, 2> -> !df.stream<tensor<8x8xf32>, 2>
+    df.stage elementwise (%c, %b) {pcus = 1, flops_per_tile = 64, tiles = 12} : (!df.stream<tensor<8x8xf32>, 2>, !df.stream<tensor<8x8xf32>, 2>) -> ()
+  }
+}
