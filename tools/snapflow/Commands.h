@@ -71,6 +71,8 @@ struct CompileOptions {
   std::string moe = "expert";
   bool allowDdr = false;
   bool fuseLayers = true;
+  int64_t mtp = 0;            ///< MTP draft depth (0: off)
+  double mtpAcceptance = 0.8; ///< probability a draft token is accepted
   std::string output;     ///< "" for none
   std::string reportPath; ///< "" for none
 };
@@ -88,7 +90,7 @@ llvm::Error runInfo(const WorkloadOptions &options, bool json,
 
 /// `snapflow import`: the llm IR of a model (both phases), as text.
 llvm::Error runImport(const WorkloadOptions &options, int64_t promptTokens,
-                      const std::string &outputPath);
+                      int64_t mtpDepth, const std::string &outputPath);
 
 } // namespace tools
 } // namespace snapflow

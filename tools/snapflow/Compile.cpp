@@ -26,6 +26,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
 
 using namespace snapflow;
 using namespace snapflow::tools;
@@ -89,9 +90,27 @@ Error snapflow::tools::runCompile(const WorkloadOptions &o,
   build.promptTokens = o.context;
   build.contextTokens = o.context;
   build.weightsDtype = w->weightsDtype;
+  if (c.mtp > 0 && c.phase != "decode")
+    return makeError("--mtp applies to --phase decode");
+  if (c.mtpAcceptance < 0 || c.mtpAcceptance > 1)
+    return makeError(llvm::formatv("--mtp-acceptance must be in [0, 1], got "
+                                   "{0}",
+                                   c.mtpAcceptance));
+  build.mtpDepth = c.mtp;
   auto module = models::buildModel(context, w->config, build);
   if (!module)
     return module.takeError();
+  // Each step verifies 1 + mtp tokens; token i is kept when the i drafts
+  // before it were all accepted: 1 + P + ... + P^mtp per sequence.
+  double tokensPerStep = 0;
+  for (int64_t i = 0; i <= c.mtp; ++i)
+    tokensPerStep += std::pow(c.mtpAcceptance, static_cast<double>(i));
+  if (auto fn = (*module)->lookupSymbol<mlir::func::FuncOp>(c.phase)) {
+    mlir::Builder b(&context);
+    fn->setAttr("llm.mtp_depth", b.getI64IntegerAttr(c.mtp));
+    fn->setAttr("llm.mtp_acceptance", b.getF64FloatAttr(c.mtpAcceptance));
+    fn->setAttr("llm.tokens_per_step", b.getF64FloatAttr(tokensPerStep));
+  }
 
   PipelineOptions p;
   p.chip = o.chip;
@@ -152,6 +171,8 @@ Error snapflow::tools::runCompile(const WorkloadOptions &o,
         {"collective_bytes_per_step_per_socket", stats.collectiveBytes},
         {"stages", stats.stages},
         {"sections", describeSections(program)},
+        {"mtp_depth", c.mtp},
+        {"accepted_tokens_per_step_per_sequence", tokensPerStep},
         {"compile_time_s", seconds},
     };
     if (!plan->fits)

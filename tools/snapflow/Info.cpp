@@ -235,7 +235,7 @@ Error snapflow::tools::runInfo(const WorkloadOptions &o, bool json,
 }
 
 Error snapflow::tools::runImport(const WorkloadOptions &o,
-                                 int64_t promptTokens,
+                                 int64_t promptTokens, int64_t mtpDepth,
                                  const std::string &outputPath) {
   auto w = resolveWorkload(o, /*needChip=*/false);
   if (!w)
@@ -246,6 +246,7 @@ Error snapflow::tools::runImport(const WorkloadOptions &o,
   build.contextTokens = o.context;
   build.promptTokens = promptTokens;
   build.weightsDtype = w->weightsDtype;
+  build.mtpDepth = mtpDepth;
   auto module = models::buildModel(context, w->config, build);
   if (!module)
     return module.takeError();

@@ -115,6 +115,17 @@ cl::opt<bool> noFuseOpt("no-fuse-layers",
                         cl::desc("Keep every decoder layer separate (no "
                                  "kernel looping)"),
                         cl::cat(compileCat), cl::sub(compileCmd));
+cl::opt<int64_t> mtpOpt("mtp",
+                        cl::desc("Speculative decoding with DeepSeek's MTP "
+                                 "module: verify 1 + N tokens per step "
+                                 "(default 0: off)"),
+                        cl::value_desc("N"), cl::init(0), cl::cat(compileCat),
+                        cl::sub(compileCmd), cl::sub(importCmd));
+cl::opt<double> mtpAcceptanceOpt(
+    "mtp-acceptance",
+    cl::desc("Probability that a drafted token is accepted (default 0.8)"),
+    cl::value_desc("P"), cl::init(0.8), cl::cat(compileCat),
+    cl::sub(compileCmd));
 cl::opt<std::string> reportOpt("report",
                                cl::desc("Write a JSON report of the "
                                         "compilation"),
@@ -183,7 +194,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (importCmd) {
-    if (Error e = runImport(workload(), promptOpt, outputOpt))
+    if (Error e = runImport(workload(), promptOpt, mtpOpt, outputOpt))
       return fail(std::move(e));
     return 0;
   }
@@ -194,6 +205,8 @@ int main(int argc, char **argv) {
     c.moe = moeOpt;
     c.allowDdr = allowDdrOpt;
     c.fuseLayers = !noFuseOpt;
+    c.mtp = mtpOpt;
+    c.mtpAcceptance = mtpAcceptanceOpt;
     c.output = compileOutOpt;
     c.reportPath = reportOpt;
     if (Error e = runCompile(workload(), c, outs()))

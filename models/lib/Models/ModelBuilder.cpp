@@ -34,7 +34,8 @@ public:
                      ? Type(b.getFloat8E4M3FNType())
                      : Type(b.getBF16Type())),
         batch(o.batch),
-        tokens(phase == llm::Phase::prefill ? o.promptTokens : 1),
+        mtp(phase == llm::Phase::decode ? o.mtpDepth : 0),
+        tokens(phase == llm::Phase::prefill ? o.promptTokens : 1 + mtp),
         slots(phase == llm::Phase::prefill ? o.promptTokens
                                            : o.contextTokens) {}
 
@@ -43,9 +44,11 @@ public:
     auto tokensType = RankedTensorType::get({batch, tokens}, b.getI32Type());
     int64_t outTokens = phase == llm::Phase::prefill ? 1 : tokens;
     auto logitsType = act(outTokens, c.vocabSize);
+    // With speculative decoding each MTP depth adds draft logits.
+    SmallVector<Type> results(1 + mtp, logitsType);
+    results.push_back(cacheType);
     auto fn = b.create<func::FuncOp>(
-        loc, name,
-        b.getFunctionType({tokensType, cacheType}, {logitsType, cacheType}));
+        loc, name, b.getFunctionType({tokensType, cacheType}, results));
     fn->setAttr("llm.phase", llm::PhaseAttr::get(b.getContext(), phase));
     fn->setAttr("llm.batch", b.getI64IntegerAttr(batch));
     fn->setAttr(phase == llm::Phase::prefill ? "llm.prompt_tokens"
@@ -68,13 +71,37 @@ public:
       for (Operation *op = before->getNextNode(); op; op = op->getNextNode())
         op->setAttr(llm::kLayerAttrName, b.getI64IntegerAttr(i));
     }
+    Value last = h;
     h = norm("model.norm.weight", h);
     Value head = c.tieWordEmbeddings
                      ? embedTable
                      : param("lm_head.weight", {c.vocabSize, c.hiddenSize}, bf16);
-    auto lmHead = b.create<llm::LMHeadOp>(loc, logitsType, h, head,
-                                          phase == llm::Phase::prefill);
-    b.create<func::ReturnOp>(loc, ValueRange{lmHead, cache});
+    SmallVector<Value> outs{b.create<llm::LMHeadOp>(
+        loc, logitsType, h, head, phase == llm::Phase::prefill)};
+
+    // DeepSeek multi-token prediction: depth k combines the previous depth's
+    // hidden state with the embedded tokens, runs the MTP module's decoder
+    // layer (HF index num_hidden_layers + module) and the shared head. With
+    // one module, depths beyond it reuse its weights (chained drafting).
+    for (int64_t k = 1; k <= mtp; ++k) {
+      int64_t module = c.numLayers + (k - 1) % c.numMtpLayers;
+      std::string p = "model.layers." + std::to_string(module) + ".";
+      Operation *before = &entry->back();
+      Value e = b.create<llm::EmbedOp>(loc, act(tokens, c.hiddenSize),
+                                       entry->getArgument(0), embedTable);
+      Value eh = param(p + "eh_proj.weight", {c.hiddenSize, 2 * c.hiddenSize},
+                       projType);
+      Value m = b.create<llm::MTPOp>(loc, last.getType(), last, e, eh, k);
+      last = layer(c.numLayers + k - 1, m, p);
+      Value hn = norm(p + "shared_head.norm.weight", last);
+      outs.push_back(b.create<llm::LMHeadOp>(loc, logitsType, hn, head,
+                                             /*last_token_only=*/false));
+      for (Operation *op = before->getNextNode(); op; op = op->getNextNode())
+        op->setAttr(llm::kLayerAttrName,
+                    b.getI64IntegerAttr(c.numLayers + k - 1));
+    }
+    outs.push_back(cache);
+    b.create<func::ReturnOp>(loc, outs);
     return fn;
   }
 
@@ -108,16 +135,20 @@ private:
   Type makeCacheType() {
     auto policy = cast<kv::KVPolicyAttrInterface>(
         kv::FullPolicyAttr::get(b.getContext()));
+    int64_t layers = c.numLayers + mtp; // each MTP depth caches its layer
     if (c.isMLA())
-      return kv::LatentCacheType::get(b.getContext(), c.numLayers, batch, slots,
+      return kv::LatentCacheType::get(b.getContext(), layers, batch, slots,
                                       c.kvLoraRank, c.qkRopeHeadDim, bf16,
                                       policy, /*seq_shards=*/1);
-    return kv::CacheType::get(b.getContext(), c.numLayers, batch, slots,
+    return kv::CacheType::get(b.getContext(), layers, batch, slots,
                               c.numKvHeads, c.headDim, bf16, policy);
   }
 
-  Value layer(int64_t i, Value h) {
-    std::string p = "model.layers." + std::to_string(i) + ".";
+  /// Decoder layer `i` (its cache layer), with parameters named `prefix`
+  /// (default model.layers.i.).
+  Value layer(int64_t i, Value h, std::string p = "") {
+    if (p.empty())
+      p = "model.layers." + std::to_string(i) + ".";
     Value x = norm(p + "input_layernorm.weight", h);
     Value attn = c.isMLA() ? mla(i, p + "self_attn.", x) : gqa(i, p + "self_attn.", x);
     h = b.create<llm::AddOp>(loc, h, attn);
@@ -194,7 +225,7 @@ private:
   llm::Phase phase;
   Location loc;
   Type bf16, projType;
-  int64_t batch, tokens, slots;
+  int64_t batch, mtp, tokens, slots;
   Value cache;
 };
 
@@ -217,6 +248,15 @@ snapflow::models::buildModel(MLIRContext &context, const ModelConfig &config,
   if (options.buildDecode && options.contextTokens <= 0)
     return optionError("context must be > 0 tokens, got " +
                        llvm::Twine(options.contextTokens));
+  if (options.mtpDepth < 0)
+    return optionError("--mtp must be >= 0, got " +
+                       llvm::Twine(options.mtpDepth));
+  if (options.mtpDepth > 0 && config.numMtpLayers == 0)
+    return optionError("--mtp " + llvm::Twine(options.mtpDepth) + ": " +
+                       config.name +
+                       " has no multi-token-prediction layers "
+                       "(num_nextn_predict_layers is 0 or absent in " +
+                       config.origin + ")");
   int64_t longest = std::max(options.buildPrefill ? options.promptTokens : 0,
                              options.buildDecode ? options.contextTokens : 0);
   if (longest > config.maxPositionEmbeddings)

@@ -30,6 +30,9 @@ struct BuildOptions {
   bool buildDecode = true;
   /// Overrides the checkpoint's dtype of projection weights.
   std::optional<WeightDtype> weightsDtype;
+  /// Speculative decoding with DeepSeek's MTP module: @decode verifies
+  /// 1 + mtpDepth tokens per sequence and runs mtpDepth draft depths.
+  int64_t mtpDepth = 0;
 };
 
 /// Builds a module with the requested phase functions. Errors (a batch or
