@@ -274,3 +274,35 @@ TEST(CostModel, ShardTPSplitsWeights) {
   EXPECT_GT(four.linkBytes, 0);
   EXPECT_EQ(one.linkBytes, 0);
 }
+
+namespace {
+/// Expected touched experts of DeepSeek-V2-Lite decode (batch `batch`) after
+/// the seeded routing model.
+double touchedAfterRouting(int64_t batch, uint64_t seed, double skew) {
+  MLIRContext ctx;
+  auto config = models::ModelConfig::load("deepseek-v2-lite");
+  auto module = models::buildModel(ctx, *config, decodeAt(batch, 256));
+  PassManager pm(&ctx);
+  llm::MoERoutingOptions o;
+  o.seed = seed;
+  o.trials = 256;
+  o.skew = skew;
+  pm.addPass(llm::createMoERouting(o));
+  EXPECT_TRUE(succeeded(pm.run(**module)));
+  double touched = -1;
+  (*module)->walk([&](llm::MoEOp op) { touched = op.getActiveExperts(); });
+  return touched;
+}
+} // namespace
+
+// With uniform popularity the seeded model agrees with the formula: 16 tokens
+// choosing 6 of 64 experts touch 64 (1 - (58/64)^16) = 51.2 experts; 256
+// draws keep the mean within 2%. Skewed popularity concentrates tokens on
+// fewer experts; the same seed gives the same count.
+TEST(CostModel, SeededRoutingModel) {
+  double uniform = touchedAfterRouting(16, 1, 0.0);
+  double formula = 64.0 * (1.0 - std::pow(58.0 / 64.0, 16));
+  EXPECT_NEAR(uniform, formula, 0.02 * formula);
+  EXPECT_LT(touchedAfterRouting(16, 1, 1.2), uniform);
+  EXPECT_EQ(touchedAfterRouting(16, 3, 0.5), touchedAfterRouting(16, 3, 0.5));
+}

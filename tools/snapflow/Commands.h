@@ -71,6 +71,8 @@ struct CompileOptions {
   std::string moe = "expert";
   bool allowDdr = false;
   bool fuseLayers = true;
+  int64_t routingSeed = -1;   ///< seeded MoE routing (-1: uniform formula)
+  double routingSkew = 0.0;   ///< Zipf exponent of expert popularity
   int64_t mtp = 0;            ///< MTP draft depth (0: off)
   double mtpAcceptance = 0.8; ///< probability a draft token is accepted
   std::string output;     ///< "" for none

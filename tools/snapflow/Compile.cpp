@@ -121,6 +121,8 @@ Error snapflow::tools::runCompile(const WorkloadOptions &o,
   p.moe = c.moe;
   p.allowDdr = c.allowDdr;
   p.fuseLayers = c.fuseLayers;
+  p.routingSeed = c.routingSeed;
+  p.routingSkew = c.routingSkew;
   p.requireFit = false; // the report says why; the exit code is 2
   mlir::PassManager pm(&context);
   buildSnapflowPipeline(pm, p);

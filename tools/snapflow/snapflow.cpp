@@ -115,6 +115,18 @@ cl::opt<bool> noFuseOpt("no-fuse-layers",
                         cl::desc("Keep every decoder layer separate (no "
                                  "kernel looping)"),
                         cl::cat(compileCat), cl::sub(compileCmd));
+cl::opt<int64_t> routingSeedOpt(
+    "routing-seed",
+    cl::desc("Count the experts a batch touches with a seeded routing model "
+             "(default: the uniform-routing formula)"),
+    cl::value_desc("N"), cl::init(-1), cl::cat(compileCat),
+    cl::sub(compileCmd));
+cl::opt<double> routingSkewOpt(
+    "routing-skew",
+    cl::desc("Zipf exponent of expert popularity for --routing-seed "
+             "(default 0: uniform)"),
+    cl::value_desc("S"), cl::init(0.0), cl::cat(compileCat),
+    cl::sub(compileCmd));
 cl::opt<int64_t> mtpOpt("mtp",
                         cl::desc("Speculative decoding with DeepSeek's MTP "
                                  "module: verify 1 + N tokens per step "
@@ -206,6 +218,8 @@ int main(int argc, char **argv) {
     c.allowDdr = allowDdrOpt;
     c.fuseLayers = !noFuseOpt;
     c.mtp = mtpOpt;
+    c.routingSeed = routingSeedOpt;
+    c.routingSkew = routingSkewOpt;
     c.mtpAcceptance = mtpAcceptanceOpt;
     c.output = compileOutOpt;
     c.reportPath = reportOpt;

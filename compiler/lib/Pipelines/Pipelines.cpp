@@ -31,6 +31,13 @@ void snapflow::buildSnapflowPipeline(OpPassManager &pm,
   tp.mlaCache = o.mlaCache;
   tp.moe = o.moe;
   pm.addPass(llm::createShardTP(tp));
+  if (o.routingSeed >= 0) {
+    // After sharding: a socket's touched experts are what it streams.
+    llm::MoERoutingOptions routing;
+    routing.seed = static_cast<uint64_t>(o.routingSeed);
+    routing.skew = o.routingSkew;
+    pm.addPass(llm::createMoERouting(routing));
+  }
   if (o.fuseLayers)
     pm.addNestedPass<func::FuncOp>(llm::createFuseLayers());
 

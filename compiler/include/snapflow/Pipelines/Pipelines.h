@@ -24,6 +24,9 @@ struct PipelineOptions {
   std::string mlaCache = "replicate";
   std::string moe = "expert";
   bool fuseLayers = true;
+  /// Seeded MoE routing model (--moe-routing); < 0 keeps the uniform formula.
+  int64_t routingSeed = -1;
+  double routingSkew = 0.0;
   bool allowDdr = false;
   bool requireFit = true;
   /// Stop after memory planning (no tiling or df lowering), for `info`.

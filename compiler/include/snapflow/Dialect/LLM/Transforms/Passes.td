@@ -55,4 +55,27 @@ def FuseLayers : Pass<"fuse-layers", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::snapflow::llm::LLMDialect"];
 }
 
+def MoERouting : Pass<"moe-routing", "::mlir::ModuleOp"> {
+  let summary = "Set each MoE op's expected touched experts from a seeded routing model";
+  let description = [{
+    How many distinct experts a batch touches sets the weight bytes a MoE
+    layer reads. Without this pass the cost model assumes uniform,
+    independent routing: N tokens touch E (1 - (1 - k/E)^N) experts. This
+    pass samples routing instead: expert popularity follows a Zipf law of
+    exponent `skew` over a random (seeded) ranking of the experts (skew 0 is
+    uniform); each of the N tokens picks `top_k` distinct experts with those
+    probabilities; the experts held by one socket (`num_experts` of the
+    `num_experts x expert_shards`) that at least one token picked are
+    counted, averaged over `trials` draws. The mean is recorded as
+    `expected_active_experts`. Same seed, same result.
+  }];
+  let options = [
+    Option<"seed", "seed", "uint64_t", "42", "Seed of the routing model">,
+    Option<"trials", "trials", "int64_t", "64", "Routing draws averaged">,
+    Option<"skew", "skew", "double", "0.0",
+           "Zipf exponent of expert popularity (0: uniform)">,
+  ];
+  let dependentDialects = ["::snapflow::llm::LLMDialect"];
+}
+
 #endif // SNAPFLOW_DIALECT_LLM_TRANSFORMS_PASSES
