@@ -79,6 +79,25 @@ struct CompileOptions {
   std::string reportPath; ///< "" for none
 };
 
+/// Options of `snapflow simulate` and `snapflow run`.
+struct SimulateOptions {
+  int64_t steps = 1;
+  bool fastForward = true;
+  bool allSockets = false;
+  bool withPrefill = true; ///< run: also simulate one prefill (TTFT)
+  std::string reportPath, tracePath, csvPath;
+};
+
+/// `snapflow simulate prog.mlir`: run a df program on the SystemC model.
+llvm::Error runSimulate(const std::string &path, const std::string &chip,
+                        const SimulateOptions &options, llvm::raw_ostream &os);
+
+/// `snapflow run`: compile and simulate; `maxBatch` picks the largest batch
+/// that fits.
+llvm::Error runRun(const WorkloadOptions &workload, bool maxBatch,
+                   const CompileOptions &compile,
+                   const SimulateOptions &simulate, llvm::raw_ostream &os);
+
 /// `snapflow compile`: the pipeline on one phase, the IR and a JSON report.
 llvm::Error runCompile(const WorkloadOptions &workload,
                        const CompileOptions &options, llvm::raw_ostream &os);

@@ -13,6 +13,8 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
+
 
 using namespace llvm;
 using namespace snapflow::tools;
@@ -31,9 +33,9 @@ cl::SubCommand importCmd(
 cl::SubCommand compileCmd(
     "compile", "Compile one phase of a model for a chip: KV compression, "
                "tensor parallelism, layer loops, memory plan");
-cl::SubCommand simulateCmd("simulate", "Simulate a df program (not yet "
-                                       "available)");
-cl::SubCommand runCmd("run", "Compile and simulate (not yet available)");
+cl::SubCommand simulateCmd(
+    "simulate", "Run a compiled df program on the SystemC model of its chip");
+cl::SubCommand runCmd("run", "Compile and simulate: the everyday command");
 cl::SubCommand sweepCmd("sweep", "Sweep a grid of configurations (not yet "
                                  "available)");
 cl::SubCommand traceCmd("trace", "Summarise a memory trace (not yet "
@@ -46,45 +48,47 @@ cl::opt<std::string> modelOpt("model",
                               cl::value_desc("name|path"),
                               cl::init("deepseek-r1"), cl::cat(workloadCat),
                               cl::sub(infoCmd), cl::sub(importCmd),
-                              cl::sub(compileCmd));
+                              cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<std::string> chipOpt("chip",
                              cl::desc("Built-in chip name or path to a chip "
                                       "YAML file (default: sn40l-16)"),
                              cl::value_desc("name|path"), cl::init("sn40l-16"),
                              cl::cat(workloadCat), cl::sub(infoCmd),
-                             cl::sub(compileCmd));
+                             cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<int64_t> contextOpt("context",
                             cl::desc("Tokens in context per sequence, for decode (default: 131072)"),
                             cl::value_desc("N"), cl::init(131072),
                             cl::cat(workloadCat), cl::sub(infoCmd),
-                            cl::sub(importCmd), cl::sub(compileCmd));
+                            cl::sub(importCmd), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<int64_t> promptOpt("prompt",
                            cl::desc("Prompt tokens per sequence, for prefill (default: 4096)"),
                            cl::value_desc("L"), cl::init(4096),
                            cl::cat(workloadCat), cl::sub(importCmd));
-cl::opt<int64_t> batchOpt("batch", cl::desc("Sequences per batch (default: 8)"),
-                          cl::value_desc("B"), cl::init(8),
+cl::opt<std::string> batchOpt("batch",
+                          cl::desc("Sequences per batch, or max (run: the "
+                                   "largest that fits); default 8"),
+                          cl::value_desc("B|max"), cl::init("8"),
                           cl::cat(workloadCat), cl::sub(infoCmd),
-                          cl::sub(importCmd), cl::sub(compileCmd));
+                          cl::sub(importCmd), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<std::string>
     kvOpt("kv",
           cl::desc("KV-cache policy, e.g. full, snapstream:ratio=4, "
                    "snapstream:budget=32768,sinks=4,recent=4096 "
                    "(see `snapflow list`; default: snapstream:ratio=4)"),
           cl::value_desc("policy"), cl::init("snapstream:ratio=4"),
-          cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(compileCmd));
+          cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<int64_t> tpOpt("tp",
                        cl::desc("Tensor-parallel sockets (default: all "
                                 "sockets of the chip)"),
                        cl::value_desc("N"), cl::init(0), cl::cat(workloadCat),
-                       cl::sub(infoCmd), cl::sub(compileCmd));
+                       cl::sub(infoCmd), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<std::string>
     weightsDtypeOpt("weights-dtype",
                     cl::desc("Dtype of projection weights: bf16 or fp8 "
                              "(default: the checkpoint's)"),
                     cl::value_desc("bf16|fp8"), cl::init(""),
                     cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(importCmd),
-                    cl::sub(compileCmd));
+                    cl::sub(compileCmd), cl::sub(runCmd));
 
 cl::OptionCategory compileCat("Compiler options");
 cl::opt<std::string> phaseOpt("phase",
@@ -94,50 +98,51 @@ cl::opt<std::string> phaseOpt("phase",
                                        "decode"),
                               cl::value_desc("decode|prefill"),
                               cl::init("decode"), cl::cat(compileCat),
-                              cl::sub(compileCmd));
+                              cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<std::string> mlaCacheOpt(
     "mla-cache",
     cl::desc("MLA latent cache under TP: replicate (default) or sequence "
              "(split by tokens, partial softmax combined across sockets)"),
     cl::value_desc("replicate|sequence"), cl::init("replicate"),
-    cl::cat(compileCat), cl::sub(compileCmd));
+    cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<std::string>
     moeOpt("moe",
            cl::desc("MoE under TP: expert (expert parallel, default) or "
                     "split (every expert split like an MLP)"),
            cl::value_desc("expert|split"), cl::init("expert"),
-           cl::cat(compileCat), cl::sub(compileCmd));
+           cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<bool> allowDdrOpt("allow-ddr",
                           cl::desc("Let weights and KV overflow from HBM "
                                    "into DDR (least-read first)"),
-                          cl::cat(compileCat), cl::sub(compileCmd));
+                          cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<bool> noFuseOpt("no-fuse-layers",
                         cl::desc("Keep every decoder layer separate (no "
                                  "kernel looping)"),
-                        cl::cat(compileCat), cl::sub(compileCmd));
+                        cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<int64_t> routingSeedOpt(
     "routing-seed",
     cl::desc("Count the experts a batch touches with a seeded routing model "
              "(default: the uniform-routing formula)"),
     cl::value_desc("N"), cl::init(-1), cl::cat(compileCat),
-    cl::sub(compileCmd));
+    cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<double> routingSkewOpt(
     "routing-skew",
     cl::desc("Zipf exponent of expert popularity for --routing-seed "
              "(default 0: uniform)"),
     cl::value_desc("S"), cl::init(0.0), cl::cat(compileCat),
-    cl::sub(compileCmd));
+    cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<int64_t> mtpOpt("mtp",
                         cl::desc("Speculative decoding with DeepSeek's MTP "
                                  "module: verify 1 + N tokens per step "
                                  "(default 0: off)"),
                         cl::value_desc("N"), cl::init(0), cl::cat(compileCat),
-                        cl::sub(compileCmd), cl::sub(importCmd));
+                        cl::sub(compileCmd), cl::sub(importCmd),
+                        cl::sub(runCmd));
 cl::opt<double> mtpAcceptanceOpt(
     "mtp-acceptance",
     cl::desc("Probability that a drafted token is accepted (default 0.8)"),
     cl::value_desc("P"), cl::init(0.8), cl::cat(compileCat),
-    cl::sub(compileCmd));
+    cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<std::string> reportOpt("report",
                                cl::desc("Write a JSON report of the "
                                         "compilation"),
@@ -146,6 +151,46 @@ cl::opt<std::string> reportOpt("report",
 cl::opt<std::string> compileOutOpt("o", cl::desc("Write the compiled IR"),
                                    cl::value_desc("file"), cl::init(""),
                                    cl::cat(compileCat), cl::sub(compileCmd));
+
+cl::OptionCategory simCat("Simulation options");
+cl::opt<std::string> programOpt(cl::Positional, cl::desc("<program.mlir>"),
+                                cl::cat(simCat), cl::sub(simulateCmd));
+cl::opt<std::string> simChipOpt("chip",
+                                cl::desc("Chip to simulate on (default: the "
+                                         "one the program was compiled for)"),
+                                cl::value_desc("name|path"), cl::init(""),
+                                cl::cat(simCat), cl::sub(simulateCmd));
+cl::opt<int64_t> stepsOpt("steps", cl::desc("Decode steps (default 1)"),
+                          cl::value_desc("N"), cl::init(1), cl::cat(simCat),
+                          cl::sub(simulateCmd), cl::sub(runCmd));
+cl::opt<std::string> simReportOpt("report",
+                                  cl::desc("Write the JSON report"),
+                                  cl::value_desc("file"), cl::init(""),
+                                  cl::cat(simCat), cl::sub(simulateCmd),
+                                  cl::sub(runCmd));
+cl::opt<std::string> traceOpt("trace",
+                              cl::desc("Write a Chrome/Perfetto trace "
+                                       "(timestamps in microseconds)"),
+                              cl::value_desc("file"), cl::init(""),
+                              cl::cat(simCat), cl::sub(simulateCmd),
+                              cl::sub(runCmd));
+cl::opt<std::string> csvOpt("csv", cl::desc("Write memory occupancy over time"),
+                            cl::value_desc("file"), cl::init(""),
+                            cl::cat(simCat), cl::sub(simulateCmd),
+                            cl::sub(runCmd));
+cl::opt<bool> allSocketsOpt("all-sockets",
+                            cl::desc("Simulate every socket of the TP group "
+                                     "(default: one, peers by symmetry)"),
+                            cl::cat(simCat), cl::sub(simulateCmd),
+                            cl::sub(runCmd));
+cl::opt<bool> noFastForwardOpt(
+    "no-fast-forward",
+    cl::desc("Simulate every loop iteration and step (default: account "
+             "identical ones once a steady state is seen)"),
+    cl::cat(simCat), cl::sub(simulateCmd), cl::sub(runCmd));
+cl::opt<bool> noPrefillOpt("no-prefill",
+                           cl::desc("Skip the prefill simulation (no TTFT)"),
+                           cl::cat(simCat), cl::sub(runCmd));
 
 cl::opt<bool> jsonOpt("json", cl::desc("Print JSON instead of a summary"),
                       cl::cat(outputCat), cl::sub(infoCmd));
@@ -168,19 +213,66 @@ int fail(Error err) {
   return code;
 }
 
-WorkloadOptions workload() {
-  return {modelOpt, chipOpt, contextOpt, batchOpt, kvOpt, tpOpt,
-          weightsDtypeOpt};
+/// The workload options; `max` as batch only where `allowMax`.
+llvm::Expected<WorkloadOptions> workload(bool allowMax = false,
+                                         bool *maxBatch = nullptr) {
+  int64_t batch = 0;
+  if (batchOpt == "max" && allowMax) {
+    batch = 1;
+    *maxBatch = true;
+  } else if (StringRef(batchOpt).getAsInteger(10, batch)) {
+    return createStringError(inconvertibleErrorCode(),
+                             "--batch must be a number" +
+                                 std::string(allowMax ? " or max" : "") +
+                                 ", got '" + batchOpt + "'");
+  }
+  return WorkloadOptions{modelOpt, chipOpt, contextOpt, batch, kvOpt, tpOpt,
+                         weightsDtypeOpt};
+}
+
+SimulateOptions simulateOptions() {
+  SimulateOptions s;
+  s.steps = stepsOpt;
+  s.fastForward = !noFastForwardOpt;
+  s.allSockets = allSocketsOpt;
+  s.withPrefill = !noPrefillOpt;
+  s.reportPath = simReportOpt;
+  s.tracePath = traceOpt;
+  s.csvPath = csvOpt;
+  return s;
+}
+
+CompileOptions compileOptions() {
+  CompileOptions c;
+  c.phase = phaseOpt;
+  c.mlaCache = mlaCacheOpt;
+  c.moe = moeOpt;
+  c.allowDdr = allowDdrOpt;
+  c.fuseLayers = !noFuseOpt;
+  c.output = compileOutOpt;
+  c.reportPath = reportOpt;
+  c.mtp = mtpOpt;
+  c.mtpAcceptance = mtpAcceptanceOpt;
+  c.routingSeed = routingSeedOpt;
+  c.routingSkew = routingSkewOpt;
+  return c;
 }
 
 } // namespace
 
+// libsystemc defines main() and calls sc_main; snapflow has its own main, so
+// this is never called, but the link needs it (see TOOLCHAIN.md).
+extern "C" int sc_main(int, char **) { return 0; }
+
 int main(int argc, char **argv) {
+  // Before any SystemC object exists: no banner on stderr.
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", /*overwrite=*/0);
   InitLLVM init(argc, argv);
   for (cl::SubCommand *sub :
        {&cl::SubCommand::getTopLevel(), &listCmd, &infoCmd, &importCmd,
         &compileCmd, &simulateCmd, &runCmd, &sweepCmd, &traceCmd})
-    cl::HideUnrelatedOptions({&workloadCat, &outputCat, &compileCat}, *sub);
+    cl::HideUnrelatedOptions({&workloadCat, &outputCat, &compileCat, &simCat},
+                             *sub);
   cl::ParseCommandLineOptions(
       argc, argv,
       "snapflow: compile LLM inference graphs with KV-cache compression to "
@@ -200,34 +292,34 @@ int main(int argc, char **argv) {
       return fail(std::move(e));
     return 0;
   }
-  if (infoCmd) {
-    if (Error e = runInfo(workload(), jsonOpt, outs()))
-      return fail(std::move(e));
-    return 0;
+  auto check = [](Error e) { return e ? fail(std::move(e)) : 0; };
+  if (infoCmd || importCmd || compileCmd) {
+    auto w = workload();
+    if (!w)
+      return fail(w.takeError());
+    if (infoCmd)
+      return check(runInfo(*w, jsonOpt, outs()));
+    if (importCmd)
+      return check(runImport(*w, promptOpt, mtpOpt, outputOpt));
+    return check(runCompile(*w, compileOptions(), outs()));
   }
-  if (importCmd) {
-    if (Error e = runImport(workload(), promptOpt, mtpOpt, outputOpt))
-      return fail(std::move(e));
-    return 0;
+  if (simulateCmd) {
+    if (programOpt.empty())
+      return fail(createStringError(inconvertibleErrorCode(),
+                                    "simulate needs a df program file; "
+                                    "produce one with `snapflow compile -o`"));
+    return check(runSimulate(programOpt, simChipOpt, simulateOptions(),
+                             outs()));
   }
-  if (compileCmd) {
-    CompileOptions c;
-    c.phase = phaseOpt;
-    c.mlaCache = mlaCacheOpt;
-    c.moe = moeOpt;
-    c.allowDdr = allowDdrOpt;
-    c.fuseLayers = !noFuseOpt;
-    c.mtp = mtpOpt;
-    c.routingSeed = routingSeedOpt;
-    c.routingSkew = routingSkewOpt;
-    c.mtpAcceptance = mtpAcceptanceOpt;
-    c.output = compileOutOpt;
-    c.reportPath = reportOpt;
-    if (Error e = runCompile(workload(), c, outs()))
-      return fail(std::move(e));
-    return 0;
+  if (runCmd) {
+    bool maxBatch = false;
+    auto w = workload(/*allowMax=*/true, &maxBatch);
+    if (!w)
+      return fail(w.takeError());
+    return check(
+        runRun(*w, maxBatch, compileOptions(), simulateOptions(), outs()));
   }
-  for (cl::SubCommand *sub : {&simulateCmd, &runCmd, &sweepCmd, &traceCmd})
+  for (cl::SubCommand *sub : {&sweepCmd, &traceCmd})
     if (*sub)
       return fail(createStringError(inconvertibleErrorCode(),
                                     "'snapflow " + sub->getName() +

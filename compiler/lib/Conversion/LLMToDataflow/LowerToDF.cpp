@@ -397,6 +397,23 @@ private:
     }
     if (readsKV(op))
       inputs.push_back(loadKV(op->getLoc(), tileBytes));
+    // The stage's AGCUs go to its memory loads in proportion to their bytes.
+    if (auto agcus = op->getAttrOfType<IntegerAttr>("df.agcus")) {
+      SmallVector<df::LoadOp> loads;
+      int64_t total = 0;
+      for (Value in : inputs)
+        if (auto load = in.getDefiningOp<df::LoadOp>())
+          if (load->getParentOp() == b.getInsertionBlock()->getParentOp()) {
+            loads.push_back(load);
+            total += load.getTiles() * load.getResult().getType().getTileBytes();
+          }
+      for (df::LoadOp load : loads) {
+        int64_t bytes =
+            load.getTiles() * load.getResult().getType().getTileBytes();
+        load.setAgcus(std::max<int64_t>(
+            1, agcus.getInt() * bytes / std::max<int64_t>(1, total)));
+      }
+    }
 
     // Outputs: tensor results that are used, then new KV tokens.
     SmallVector<Type> outTypes;

@@ -80,8 +80,8 @@ def DF_SectionOp : DF_Op<"section", [Symbol, HasParent<"ProgramOp">, NoTerminato
 def DF_LoadOp : DF_Op<"load", [HasParent<"SectionOp">]> {
   let summary = "stream a declared tensor from its tier into the chip, tile by tile";
   let description = [{
-    An AGCU/DMA reads `tiles` tiles of the tensor `@src` from HBM or DDR (its
-    declared tier) and pushes them into the result stream. The tile's element
+    `agcus` AGCU/DMA engines (default 1) read `tiles` tiles of the tensor
+    `@src` from its declared tier and push them into the result stream. The tile's element
     type and rank must be the tensor's and its shape must tile the tensor
     evenly; `tiles` may exceed the tensor's tile count when the tensor is read
     more than once (e.g. weights streamed again for each batch tile).
@@ -91,7 +91,8 @@ def DF_LoadOp : DF_Op<"load", [HasParent<"SectionOp">]> {
     %s = df.load @wq tiles 16 : !df.stream<tensor<1024x1024xbf16>, 2>
     ```
   }];
-  let arguments = (ins FlatSymbolRefAttr:$src, SF_I64Attr:$tiles);
+  let arguments = (ins FlatSymbolRefAttr:$src, SF_I64Attr:$tiles,
+                       DefaultValuedAttr<SF_I64Attr, "1">:$agcus);
   let results = (outs DF_StreamType:$result);
   let assemblyFormat = "$src `tiles` $tiles attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;

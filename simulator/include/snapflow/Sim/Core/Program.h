@@ -1,0 +1,97 @@
+//===- Program.h - The df program as plain C++ -----------------*- C++ -*-===//
+//
+// What the simulator runs: the df program's sections, nodes and streams as
+// plain structs, with no MLIR types. The Loader (the only MLIR-aware part of
+// the simulator) fills them from df IR text.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_SIM_CORE_PROGRAM_H
+#define SNAPFLOW_SIM_CORE_PROGRAM_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace snapflow {
+namespace sim {
+
+enum class Tier { SRAM = 0, HBM = 1, DDR = 2 };
+enum class StageKind { Gemm, Elementwise, Reduce, Softmax, Norm, TopK, Gather };
+enum class CollectiveKind { AllReduce, AllGather, AllToAll };
+enum class NodeKind { Load, Store, Stage, Buffer, Collective };
+
+const char *tierName(Tier tier);
+const char *stageKindName(StageKind kind);
+const char *collectiveKindName(CollectiveKind kind);
+
+/// A declared tensor of the program (weights, KV cache, activation homes).
+struct Tensor {
+  std::string name;
+  int64_t bytes = 0;
+  Tier tier = Tier::HBM;
+  bool isKV = false; ///< the KV cache
+};
+
+/// A bounded FIFO of tiles from one producer to its consumers.
+struct Stream {
+  int64_t tileBytes = 0;
+  int64_t depth = 1;
+  int64_t tiles = 0; ///< tiles carried per section run
+  int producer = -1;
+  std::vector<int> consumers; ///< node indices
+  std::string label;          ///< for diagnostics ("%3 of df.stage gemm")
+};
+
+/// One operation of a section.
+struct Node {
+  NodeKind kind = NodeKind::Stage;
+  std::string label; ///< "df.stage gemm #3" etc., with its source line
+  // Load / store.
+  int tensor = -1;
+  int64_t tiles = 0;
+  int64_t agcus = 1;
+  // Stage.
+  StageKind stageKind = StageKind::Gemm;
+  int64_t pcus = 1;
+  int64_t flopsPerTile = 0;
+  std::vector<int> inputs, outputs;  ///< stream indices
+  std::vector<int64_t> outputTiles; ///< per output stream
+  // Buffer.
+  int64_t pmus = 1, bytes = 0, reads = 1;
+  // Collective.
+  CollectiveKind collective = CollectiveKind::AllReduce;
+  int64_t group = 1;
+};
+
+/// One chip configuration, run `repeat` times.
+struct Section {
+  std::string name;
+  int64_t repeat = 1;
+  std::vector<Node> nodes;
+  std::vector<Stream> streams;
+};
+
+/// A whole program for one socket of a TP group of `tp` sockets.
+struct Program {
+  std::string name;  ///< "decode" or "prefill"
+  std::string chip;  ///< chip it was mapped for
+  std::string phase; ///< "decode" or "prefill"
+  int64_t tp = 1;
+  int64_t batch = 1;
+  int64_t tokens = 0;      ///< context (decode) or prompt (prefill) tokens
+  double tokensPerStep = 1; ///< accepted tokens per sequence per step (MTP)
+  std::vector<Tensor> tensors;
+  std::vector<Section> sections;
+  // The compiler's memory plan, per socket (0 when absent).
+  int64_t weightBytes = 0, kvBytes = 0, activationBytes = 0;
+  int64_t maxBatch = 0;
+
+  /// Bytes of declared tensors in `tier`.
+  int64_t tensorBytes(Tier tier) const;
+};
+
+} // namespace sim
+} // namespace snapflow
+
+#endif // SNAPFLOW_SIM_CORE_PROGRAM_H

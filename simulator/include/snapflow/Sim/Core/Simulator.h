@@ -1,0 +1,96 @@
+//===- Simulator.h - The cycle-approximate SN40L-like model ----*- C++ -*-===//
+//
+// Runs df programs on a SystemC model of one socket (or every socket of the
+// TP group) of the chip an ArchModel describes: a process per stage, load,
+// store, buffer and collective, bounded tile streams between them, HBM/DDR/
+// SRAM and peer links as shared bandwidth servers, and a section controller
+// that loads sections (reconfiguration cost) and runs their kernel loops.
+// Time is annotated per tile (loosely timed), never ticked per cycle.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_SIM_CORE_SIMULATOR_H
+#define SNAPFLOW_SIM_CORE_SIMULATOR_H
+
+#include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Sim/Core/Program.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace snapflow {
+namespace sim {
+
+/// How to simulate.
+struct SimOptions {
+  /// Shortcut: once a loop iteration (or a whole step) takes exactly as long
+  /// as the one before, the remaining identical ones are accounted, not
+  /// simulated. Off: simulate every iteration and step.
+  bool fastForward = true;
+  /// Simulate every socket of the TP group instead of one socket with its
+  /// peers inferred from symmetry.
+  bool allSockets = false;
+  /// Record per-stage slices for the trace.
+  bool trace = true;
+};
+
+/// One program to run `steps` times, in order.
+struct Job {
+  const Program *program = nullptr;
+  int64_t steps = 1;
+};
+
+/// A slice or counter sample of the trace (times in picoseconds).
+struct TraceEvent {
+  enum Kind { Slice, Counter } kind = Slice;
+  std::string name, category;
+  int track = 0; ///< 0: sections, 1..: stages (node index + 1)
+  double startPs = 0, durationPs = 0;
+  std::array<double, 4> values{}; ///< counter: sram, hbm, ddr, kv bytes
+};
+
+/// Time attribution of a run (picoseconds; they sum to the elapsed time).
+struct Breakdown {
+  double computePs = 0, memoryPs = 0, networkPs = 0, collectivePs = 0,
+         reconfigPs = 0;
+};
+
+/// What one job took.
+struct JobResult {
+  std::string phase;
+  double stepPs = 0;  ///< one step (the last simulated)
+  double totalPs = 0; ///< all `steps`
+  int64_t steps = 0, stepsSimulated = 0;
+  int64_t iterationsSimulated = 0, iterationsFastForwarded = 0;
+  Breakdown breakdown; ///< of one step
+  double flops = 0;    ///< per step
+  std::array<double, 3> bytes{}; ///< per step, per tier (loads + stores)
+  double linkBytes = 0;          ///< per step
+};
+
+/// The outcome of a simulation.
+struct SimResult {
+  std::vector<JobResult> jobs;
+  double elapsedPs = 0;
+  double cycles = 0;
+  bool deadlocked = false;
+  std::string deadlock; ///< stalled processes and streams, when deadlocked
+  /// Busy fractions over the whole run.
+  double pcuUtilization = 0, hbmUtilization = 0, ddrUtilization = 0,
+         linkUtilization = 0;
+  std::array<double, 3> peakBytes{}; ///< per tier, per socket
+  int64_t tilesMoved = 0;            ///< tiles pushed through streams
+  std::vector<TraceEvent> trace;
+};
+
+/// Runs `jobs` one after the other in one SystemC elaboration. SystemC allows
+/// one elaboration per process: call this once per process.
+SimResult simulate(const std::vector<Job> &jobs, const arch::ArchModel &chip,
+                   const SimOptions &options);
+
+} // namespace sim
+} // namespace snapflow
+
+#endif // SNAPFLOW_SIM_CORE_SIMULATOR_H

@@ -1,0 +1,34 @@
+//===- Report.h - The simulation report ------------------------*- C++ -*-===//
+//
+// Turns a simulation result into the documented report (JSON, keys sorted, a
+// dotted name is a nested object) and a human summary. Every key but
+// `wall_time_s` and `tiles_per_wall_second` is deterministic.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_SIM_STATS_REPORT_H
+#define SNAPFLOW_SIM_STATS_REPORT_H
+
+#include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Sim/Core/Simulator.h"
+#include "snapflow/Sim/Stats/Roofline.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace snapflow {
+namespace sim {
+
+/// The report of a run: `decode` is the program whose steps set throughput;
+/// `prefill` (may be null) sets the time to first token.
+llvm::json::Object makeReport(const SimResult &result, const Program &decode,
+                              const Program *prefill,
+                              const arch::ArchModel &chip, double wallSeconds);
+
+/// A few lines for a person.
+void printSummary(llvm::raw_ostream &os, const llvm::json::Object &report);
+
+} // namespace sim
+} // namespace snapflow
+
+#endif // SNAPFLOW_SIM_STATS_REPORT_H

@@ -1,0 +1,251 @@
+//===- Loader.cpp - df IR text to a simulator Program ---------------------===//
+
+#include "snapflow/Sim/Loader/Loader.h"
+
+#include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
+#include "snapflow/Dialect/KV/IR/KVOps.h"
+#include "snapflow/Dialect/LLM/IR/LLMOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+using namespace snapflow;
+using namespace snapflow::sim;
+
+namespace {
+
+llvm::Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+Tier convert(df::Tier t) {
+  switch (t) {
+  case df::Tier::sram:
+    return Tier::SRAM;
+  case df::Tier::hbm:
+    return Tier::HBM;
+  case df::Tier::ddr:
+    return Tier::DDR;
+  }
+  return Tier::HBM;
+}
+
+StageKind convert(df::StageKind k) {
+  switch (k) {
+  case df::StageKind::gemm:
+    return StageKind::Gemm;
+  case df::StageKind::elementwise:
+    return StageKind::Elementwise;
+  case df::StageKind::reduce:
+    return StageKind::Reduce;
+  case df::StageKind::softmax:
+    return StageKind::Softmax;
+  case df::StageKind::norm:
+    return StageKind::Norm;
+  case df::StageKind::topk:
+    return StageKind::TopK;
+  case df::StageKind::gather:
+    return StageKind::Gather;
+  }
+  return StageKind::Gemm;
+}
+
+CollectiveKind convert(df::CollectiveKind k) {
+  switch (k) {
+  case df::CollectiveKind::all_reduce:
+    return CollectiveKind::AllReduce;
+  case df::CollectiveKind::all_gather:
+    return CollectiveKind::AllGather;
+  case df::CollectiveKind::all_to_all:
+    return CollectiveKind::AllToAll;
+  }
+  return CollectiveKind::AllReduce;
+}
+
+std::string label(Operation *op) {
+  std::string s = op->getName().getStringRef().str();
+  if (auto stage = dyn_cast<df::StageOp>(op))
+    s += std::string(" ") + df::stringifyStageKind(stage.getKind()).str();
+  if (auto c = dyn_cast<df::CollectiveOp>(op))
+    s += std::string(" ") + df::stringifyCollectiveKind(c.getKind()).str();
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    s += " at line " + std::to_string(loc.getLine());
+  return s;
+}
+
+/// Converts one verified df.program.
+Program convertProgram(df::ProgramOp prog) {
+  Program p;
+  p.name = prog.getSymName().str();
+  p.chip = prog.getChip().str();
+  p.tp = prog.getTp();
+  p.phase = p.name;
+  if (auto phase = prog->getAttrOfType<llm::PhaseAttr>("llm.phase"))
+    p.phase = llm::stringifyPhase(phase.getValue()).str();
+  if (auto b = prog->getAttrOfType<IntegerAttr>("llm.batch"))
+    p.batch = b.getInt();
+  if (auto t = prog->getAttrOfType<IntegerAttr>("llm.context_tokens"))
+    p.tokens = t.getInt();
+  if (auto t = prog->getAttrOfType<IntegerAttr>("llm.prompt_tokens"))
+    p.tokens = t.getInt();
+  if (auto t = prog->getAttrOfType<FloatAttr>("llm.tokens_per_step"))
+    p.tokensPerStep = t.getValueAsDouble();
+  else if (p.phase == "prefill")
+    p.tokensPerStep = 1; // the first generated token
+  if (auto plan = prog->getAttrOfType<DictionaryAttr>("df.memory_plan")) {
+    auto get = [&](StringRef k) -> int64_t {
+      auto a = plan.getAs<IntegerAttr>(k);
+      return a ? a.getInt() : 0;
+    };
+    p.weightBytes = get("weights_bytes");
+    p.kvBytes = get("kv_bytes");
+    p.activationBytes = get("activation_bytes");
+    p.maxBatch = get("max_batch");
+  }
+
+  llvm::StringMap<int> tensorIndex;
+  for (auto t : prog.getBody().front().getOps<df::TensorOp>()) {
+    Tensor tensor;
+    tensor.name = t.getSymName().str();
+    auto type = cast<RankedTensorType>(t.getType());
+    tensor.bytes = type.getNumElements() *
+                   ((type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+    tensor.tier = convert(t.getTier());
+    tensor.isKV = tensor.name == "kv_cache";
+    tensorIndex[tensor.name] = static_cast<int>(p.tensors.size());
+    p.tensors.push_back(tensor);
+  }
+
+  for (auto sec : prog.getBody().front().getOps<df::SectionOp>()) {
+    Section s;
+    s.name = sec.getSymName().str();
+    s.repeat = sec.getRepeat();
+    DenseMap<Value, int> streamIndex;
+    auto streamOf = [&](Value v) {
+      auto it = streamIndex.find(v);
+      if (it != streamIndex.end())
+        return it->second;
+      auto type = cast<df::StreamType>(v.getType());
+      Stream st;
+      st.tileBytes = type.getTileBytes();
+      st.depth = type.getDepth();
+      st.tiles = df::getStreamTileCount(v);
+      int index = static_cast<int>(s.streams.size());
+      s.streams.push_back(st);
+      streamIndex[v] = index;
+      return index;
+    };
+    for (Operation &op : sec.getBody().front()) {
+      Node n;
+      n.label = label(&op);
+      int self = static_cast<int>(s.nodes.size());
+      if (auto load = dyn_cast<df::LoadOp>(op)) {
+        n.kind = NodeKind::Load;
+        n.tensor = tensorIndex.lookup(load.getSrc());
+        n.tiles = load.getTiles();
+        n.agcus = load.getAgcus();
+        n.outputs.push_back(streamOf(load.getResult()));
+      } else if (auto store = dyn_cast<df::StoreOp>(op)) {
+        n.kind = NodeKind::Store;
+        n.tensor = tensorIndex.lookup(store.getDst());
+        n.inputs.push_back(streamOf(store.getInput()));
+      } else if (auto stage = dyn_cast<df::StageOp>(op)) {
+        n.kind = NodeKind::Stage;
+        n.stageKind = convert(stage.getKind());
+        n.pcus = stage.getPcus();
+        n.flopsPerTile = stage.getFlopsPerTile();
+        n.tiles = stage.getTiles();
+        for (Value in : stage.getInputs())
+          n.inputs.push_back(streamOf(in));
+        for (Value out : stage.getOutputs()) {
+          n.outputs.push_back(streamOf(out));
+          n.outputTiles.push_back(df::getStreamTileCount(out));
+        }
+      } else if (auto buffer = dyn_cast<df::BufferOp>(op)) {
+        n.kind = NodeKind::Buffer;
+        n.pmus = buffer.getPmus();
+        n.bytes = buffer.getBytes();
+        n.reads = buffer.getReads();
+        n.inputs.push_back(streamOf(buffer.getInput()));
+        n.outputs.push_back(streamOf(buffer.getResult()));
+      } else if (auto c = dyn_cast<df::CollectiveOp>(op)) {
+        n.kind = NodeKind::Collective;
+        n.collective = convert(c.getKind());
+        n.group = c.getGroupSize();
+        n.inputs.push_back(streamOf(c.getInput()));
+        n.outputs.push_back(streamOf(c.getResult()));
+      } else {
+        continue;
+      }
+      for (int in : n.inputs)
+        s.streams[in].consumers.push_back(self);
+      for (int out : n.outputs) {
+        s.streams[out].producer = self;
+        s.streams[out].label = n.label;
+      }
+      s.nodes.push_back(std::move(n));
+    }
+    p.sections.push_back(std::move(s));
+  }
+  return p;
+}
+
+} // namespace
+
+llvm::Expected<Program> snapflow::sim::parseProgram(llvm::StringRef text,
+                                                    llvm::StringRef bufferName,
+                                                    llvm::StringRef name) {
+  MLIRContext context;
+  context.loadDialect<df::DFDialect, llm::LLMDialect, kv::KVDialect,
+                      func::FuncDialect>();
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sm;
+  sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(text, bufferName),
+                        llvm::SMLoc());
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  SourceMgrDiagnosticHandler handler(sm, &context, os);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &context);
+  if (!module || failed(verify(*module))) {
+    while (!errors.empty() && errors.back() == '\n')
+      errors.pop_back();
+    return makeError(errors.empty() ? "cannot parse " + bufferName : errors);
+  }
+  df::ProgramOp chosen;
+  SmallVector<df::ProgramOp> programs(module->getOps<df::ProgramOp>());
+  for (df::ProgramOp p : programs)
+    if (p.getSymName() == (name.empty() ? "decode" : name))
+      chosen = p;
+  if (!chosen && name.empty() && programs.size() == 1)
+    chosen = programs.front();
+  if (!chosen) {
+    std::string known;
+    for (df::ProgramOp p : programs)
+      known += (known.empty() ? "" : ", ") + p.getSymName().str();
+    return makeError(bufferName + ": error: " +
+                     (programs.empty()
+                          ? std::string("no df.program; compile with "
+                                        "`snapflow compile -o` first")
+                          : "no df.program @" +
+                                (name.empty() ? std::string("decode")
+                                              : name.str()) +
+                                "; the file has " + known));
+  }
+  return convertProgram(chosen);
+}
+
+llvm::Expected<Program> snapflow::sim::loadProgram(llvm::StringRef path,
+                                                   llvm::StringRef name) {
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
+  if (!buffer)
+    return makeError("cannot read '" + path +
+                     "': " + buffer.getError().message());
+  return parseProgram((*buffer)->getBuffer(), path, name);
+}

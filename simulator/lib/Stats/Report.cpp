@@ -1,0 +1,136 @@
+//===- Report.cpp - The simulation report ---------------------------------===//
+
+#include "snapflow/Sim/Stats/Report.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace snapflow;
+using namespace snapflow::sim;
+using llvm::json::Object;
+
+namespace {
+double seconds(double ps) { return ps * 1e-12; }
+
+const JobResult *jobFor(const SimResult &r, const std::string &phase) {
+  for (const JobResult &j : r.jobs)
+    if (j.phase == phase)
+      return &j;
+  return nullptr;
+}
+} // namespace
+
+Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
+                                 const Program *prefill,
+                                 const arch::ArchModel &chip,
+                                 double wallSeconds) {
+  const JobResult *d = jobFor(r, decode.phase);
+  double step = d ? seconds(d->stepPs) : 0;
+  double perUser = step > 0 ? decode.tokensPerStep / step : 0;
+  Roofline roof = computeRoofline(decode, chip);
+  Object breakdown;
+  if (d) {
+    breakdown = Object{
+        {"compute_s", seconds(d->breakdown.computePs)},
+        {"memory_s", seconds(d->breakdown.memoryPs)},
+        {"network_s", seconds(d->breakdown.networkPs)},
+        {"collective_s", seconds(d->breakdown.collectivePs)},
+        {"reconfig_s", seconds(d->breakdown.reconfigPs)},
+    };
+  }
+  llvm::json::Value ttft = nullptr;
+  if (prefill)
+    if (const JobResult *p = jobFor(r, prefill->phase))
+      ttft = seconds(p->stepPs);
+  Object report{
+      {"program", decode.name},
+      {"chip", chip.getName()},
+      {"tp", decode.tp},
+      {"batch", decode.batch},
+      {"context_tokens", decode.tokens},
+      {"tokens_per_step", decode.tokensPerStep},
+      {"throughput_tokens_per_s", perUser * double(decode.batch)},
+      {"per_user_tokens_per_s", perUser},
+      {"step_latency_s", step},
+      {"ttft_s", ttft},
+      {"memory",
+       Object{{"peak_bytes", Object{{"sram", r.peakBytes[0]},
+                                    {"hbm", r.peakBytes[1]},
+                                    {"ddr", r.peakBytes[2]}}}}},
+      {"kv_cache_bytes_per_socket", decode.kvBytes},
+      {"utilization", Object{{"pcu", r.pcuUtilization},
+                             {"hbm", r.hbmUtilization},
+                             {"ddr", r.ddrUtilization},
+                             {"link", r.linkUtilization}}},
+      {"roofline",
+       Object{{"step_latency_lower_bound_s", roof.lowerBoundSeconds},
+              {"binding", roof.binding},
+              {"compute_s", roof.computeSeconds},
+              {"hbm_s", roof.tierSeconds[1]},
+              {"ddr_s", roof.tierSeconds[2]},
+              {"sram_s", roof.tierSeconds[0]},
+              {"link_s", roof.linkSeconds}}},
+      {"roofline_efficiency", step > 0 ? roof.lowerBoundSeconds / step : 0},
+      {"simulated_cycles", static_cast<int64_t>(std::llround(r.cycles))},
+      {"breakdown", std::move(breakdown)},
+      {"steps", d ? d->steps : 0},
+      {"steps_simulated", d ? d->stepsSimulated : 0},
+      {"iterations_simulated", d ? d->iterationsSimulated : 0},
+      {"iterations_fast_forwarded", d ? d->iterationsFastForwarded : 0},
+      {"tiles_moved", r.tilesMoved},
+      {"wall_time_s", wallSeconds},
+      {"tiles_per_wall_second",
+       wallSeconds > 0 ? double(r.tilesMoved) / wallSeconds : 0},
+  };
+  return report;
+}
+
+void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
+  auto num = [&](llvm::StringRef key) {
+    return r.getNumber(key).value_or(0);
+  };
+  const Object *roof = r.getObject("roofline");
+  const Object *util = r.getObject("utilization");
+  const Object *bd = r.getObject("breakdown");
+  os << llvm::formatv("{0} on {1} (TP {2}), batch {3}, context {4}\n",
+                      *r.getString("program"), *r.getString("chip"),
+                      *r.getInteger("tp"), *r.getInteger("batch"),
+                      *r.getInteger("context_tokens"));
+  os << llvm::formatv("  throughput     {0:f1} tokens/s ({1:f1} per user, "
+                      "{2:f2} tokens per step)\n",
+                      num("throughput_tokens_per_s"),
+                      num("per_user_tokens_per_s"), num("tokens_per_step"));
+  os << llvm::formatv("  step latency   {0:f3} ms; roofline bound {1:f3} ms "
+                      "({2}), efficiency {3:f2}\n",
+                      num("step_latency_s") * 1e3,
+                      roof->getNumber("step_latency_lower_bound_s").value_or(0) *
+                          1e3,
+                      roof->getString("binding").value_or("-"),
+                      num("roofline_efficiency"));
+  if (auto ttft = r.getNumber("ttft_s"))
+    os << llvm::formatv("  TTFT           {0:f3} s\n", *ttft);
+  if (bd && !bd->empty())
+    os << llvm::formatv("  step time      compute {0:f3} ms, memory {1:f3} ms, "
+                        "network {2:f3} ms, collective {3:f3} ms, reconfig "
+                        "{4:f3} ms\n",
+                        bd->getNumber("compute_s").value_or(0) * 1e3,
+                        bd->getNumber("memory_s").value_or(0) * 1e3,
+                        bd->getNumber("network_s").value_or(0) * 1e3,
+                        bd->getNumber("collective_s").value_or(0) * 1e3,
+                        bd->getNumber("reconfig_s").value_or(0) * 1e3);
+  os << llvm::formatv("  utilization    PCU {0:p}, HBM {1:p}, DDR {2:p}, "
+                      "link {3:p}\n",
+                      util->getNumber("pcu").value_or(0),
+                      util->getNumber("hbm").value_or(0),
+                      util->getNumber("ddr").value_or(0),
+                      util->getNumber("link").value_or(0));
+  os << llvm::formatv("  KV per socket  {0:f2} GiB\n",
+                      num("kv_cache_bytes_per_socket") / double(1LL << 30));
+  os << llvm::formatv("  simulated      {0} cycles, {1} of {2} steps and "
+                      "{3} loop iterations simulated ({4} fast-forwarded); "
+                      "{5:f2} s wall\n",
+                      *r.getInteger("simulated_cycles"),
+                      *r.getInteger("steps_simulated"), *r.getInteger("steps"),
+                      *r.getInteger("iterations_simulated"),
+                      *r.getInteger("iterations_fast_forwarded"),
+                      num("wall_time_s"));
+}

@@ -1,0 +1,69 @@
+//===- Roofline.cpp - Lower bound on a step's time ------------------------===//
+
+#include "snapflow/Sim/Stats/Roofline.h"
+
+#include "snapflow/Sim/Components/Collective.h"
+
+#include <algorithm>
+
+using namespace snapflow;
+using namespace snapflow::sim;
+
+Roofline snapflow::sim::computeRoofline(const Program &p,
+                                        const arch::ArchModel &chip) {
+  Roofline r;
+  for (const Section &sec : p.sections) {
+    double times = double(sec.repeat);
+    for (const Node &n : sec.nodes) {
+      switch (n.kind) {
+      case NodeKind::Load: {
+        int t = static_cast<int>(p.tensors[n.tensor].tier);
+        r.bytes[t] +=
+            times * double(n.tiles) * double(sec.streams[n.outputs[0]].tileBytes);
+        break;
+      }
+      case NodeKind::Store: {
+        const Stream &in = sec.streams[n.inputs[0]];
+        int t = static_cast<int>(p.tensors[n.tensor].tier);
+        r.bytes[t] += times * double(in.tiles) * double(in.tileBytes);
+        break;
+      }
+      case NodeKind::Stage:
+        (n.stageKind == StageKind::Gemm ? r.systolicFlops : r.simdFlops) +=
+            times * double(n.tiles) * double(n.flopsPerTile);
+        break;
+      case NodeKind::Collective: {
+        const Stream &in = sec.streams[n.inputs[0]];
+        CollectiveTraffic c = collectiveTraffic(
+            n.collective, chip.system().collectiveAlgorithm,
+            double(in.tileBytes), double(n.group));
+        r.linkBytes += times * double(in.tiles) * c.steps * c.bytesPerStep;
+        break;
+      }
+      case NodeKind::Buffer:
+        break;
+      }
+    }
+  }
+  for (arch::MemoryTier tier : arch::kAllTiers) {
+    int t = static_cast<int>(tier);
+    r.tierSeconds[t] = r.bytes[t] / chip.tierBytesPerS(tier);
+  }
+  r.computeSeconds = r.systolicFlops / chip.peakSystolicFlopsPerS() +
+                     r.simdFlops / chip.peakSimdFlopsPerS();
+  r.linkSeconds = r.linkBytes / chip.system().linkBytesPerS;
+  struct Candidate {
+    double seconds;
+    const char *name;
+  } candidates[] = {{r.computeSeconds, "compute"},
+                    {r.tierSeconds[1], "hbm"},
+                    {r.tierSeconds[2], "ddr"},
+                    {r.tierSeconds[0], "sram"},
+                    {r.linkSeconds, "link"}};
+  for (const Candidate &c : candidates)
+    if (c.seconds > r.lowerBoundSeconds) {
+      r.lowerBoundSeconds = c.seconds;
+      r.binding = c.name;
+    }
+  return r;
+}

@@ -1,0 +1,76 @@
+//===- Trace.cpp - Chrome trace and memory CSV ----------------------------===//
+
+#include "snapflow/Sim/Trace/Trace.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+
+using namespace snapflow;
+using namespace snapflow::sim;
+
+llvm::Error snapflow::sim::writeChromeTrace(llvm::StringRef path,
+                                            const SimResult &r) {
+  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+    llvm::json::OStream j(os);
+    j.objectBegin();
+    j.attribute("displayTimeUnit", "ns");
+    j.attributeBegin("traceEvents");
+    j.arrayBegin();
+    std::map<int, std::string> tracks;
+    for (const TraceEvent &e : r.trace) {
+      j.objectBegin();
+      j.attribute("name", e.name);
+      j.attribute("cat", e.category);
+      j.attribute("pid", 0);
+      j.attribute("ts", e.startPs * 1e-6); // microseconds
+      if (e.kind == TraceEvent::Slice) {
+        j.attribute("ph", "X");
+        j.attribute("tid", e.track);
+        j.attribute("dur", e.durationPs * 1e-6);
+        if (!tracks.count(e.track))
+          tracks[e.track] = e.track == 0 ? "sections" : e.name;
+      } else {
+        j.attribute("ph", "C");
+        j.attributeObject("args", [&] {
+          j.attribute("sram_bytes", e.values[0]);
+          j.attribute("hbm_bytes", e.values[1]);
+          j.attribute("ddr_bytes", e.values[2]);
+          j.attribute("kv_bytes", e.values[3]);
+        });
+      }
+      j.objectEnd();
+    }
+    for (auto &track : tracks) {
+      j.objectBegin();
+      j.attribute("name", "thread_name");
+      j.attribute("ph", "M");
+      j.attribute("pid", 0);
+      j.attribute("tid", track.first);
+      j.attributeObject("args", [&] { j.attribute("name", track.second); });
+      j.objectEnd();
+    }
+    j.arrayEnd();
+    j.attributeEnd();
+    j.objectEnd();
+    os << "\n";
+    return llvm::Error::success();
+  });
+}
+
+llvm::Error snapflow::sim::writeMemoryCsv(llvm::StringRef path,
+                                          const SimResult &r) {
+  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+    os << "time_s,sram_bytes,hbm_bytes,ddr_bytes,kv_bytes\n";
+    for (const TraceEvent &e : r.trace)
+      if (e.kind == TraceEvent::Counter)
+        os << llvm::formatv("{0:e},{1},{2},{3},{4}\n", e.startPs * 1e-12,
+                            static_cast<int64_t>(e.values[0]),
+                            static_cast<int64_t>(e.values[1]),
+                            static_cast<int64_t>(e.values[2]),
+                            static_cast<int64_t>(e.values[3]));
+    return llvm::Error::success();
+  });
+}

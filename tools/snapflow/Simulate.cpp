@@ -1,0 +1,233 @@
+//===- Simulate.cpp - snapflow simulate and snapflow run -------------------===//
+//
+// `simulate` loads a df program (the compiler's output), refuses one that
+// does not fit its chip, runs the SystemC model and writes the report, the
+// Perfetto trace and the memory CSV. `run` compiles (decode at the requested
+// batch, prefill of one prompt for the time to first token) and simulates
+// in the same process; the df text is the hand-off, as between the commands.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
+#include "snapflow/Mapping/Passes.h"
+#include "snapflow/Models/ModelBuilder.h"
+#include "snapflow/Pipelines/Pipelines.h"
+#include "snapflow/Sim/Core/Simulator.h"
+#include "snapflow/Sim/Loader/Loader.h"
+#include "snapflow/Sim/Stats/Report.h"
+#include "snapflow/Sim/Trace/Trace.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+
+using namespace snapflow;
+using namespace snapflow::tools;
+using llvm::Error;
+
+namespace {
+Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+double gib(double b) { return b / double(1LL << 30); }
+
+/// A program whose tensors exceed a tier of its chip cannot run.
+Error checkFits(const sim::Program &p, const arch::ArchModel &chip) {
+  for (arch::MemoryTier tier : arch::kAllTiers) {
+    double need = double(p.tensorBytes(static_cast<sim::Tier>(tier)));
+    double cap = double(chip.tierBytesPerSocket(tier));
+    if (tier != arch::MemoryTier::SRAM && need > cap)
+      return llvm::make_error<ProgramFailure>(llvm::formatv(
+          "{0} batch {1} context {2} needs {3:f1} GiB {4} per socket; {5} "
+          "has {6:f1} GiB",
+          p.phase, p.batch, p.tokens, gib(need),
+          llvm::StringRef(arch::tierName(tier)).upper(), chip.getName(),
+          gib(cap)));
+  }
+  return Error::success();
+}
+
+Error simulateAndReport(const sim::Program &decode,
+                        const sim::Program *prefill,
+                        const arch::ArchModel &chip,
+                        const SimulateOptions &o, llvm::raw_ostream &os) {
+  if (Error e = checkFits(decode, chip))
+    return e;
+  if (prefill)
+    if (Error e = checkFits(*prefill, chip))
+      return e;
+  if (o.steps < 1)
+    return makeError(llvm::formatv("--steps must be >= 1, got {0}", o.steps));
+  std::vector<sim::Job> jobs;
+  if (prefill)
+    jobs.push_back({prefill, 1});
+  jobs.push_back({&decode, o.steps});
+  sim::SimOptions so;
+  so.fastForward = o.fastForward;
+  so.allSockets = o.allSockets;
+  so.trace = !o.tracePath.empty() || !o.csvPath.empty();
+  auto start = std::chrono::steady_clock::now();
+  sim::SimResult result = sim::simulate(jobs, chip, so);
+  double wall = std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+  if (result.deadlocked)
+    return llvm::make_error<ProgramFailure>(decode.name + ": " +
+                                            result.deadlock);
+  llvm::json::Object report =
+      sim::makeReport(result, decode, prefill, chip, wall);
+  if (!o.reportPath.empty())
+    if (Error e = llvm::writeToOutput(o.reportPath, [&](llvm::raw_ostream &f) {
+          f << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object(report)))
+            << "\n";
+          return Error::success();
+        }))
+      return e;
+  if (!o.tracePath.empty())
+    if (Error e = sim::writeChromeTrace(o.tracePath, result))
+      return e;
+  if (!o.csvPath.empty())
+    if (Error e = sim::writeMemoryCsv(o.csvPath, result))
+      return e;
+  sim::printSummary(os, report);
+  return Error::success();
+}
+} // namespace
+
+Error snapflow::tools::runSimulate(const std::string &path,
+                                   const std::string &chipName,
+                                   const SimulateOptions &o,
+                                   llvm::raw_ostream &os) {
+  auto decode = sim::loadProgram(path, "");
+  if (!decode)
+    return decode.takeError();
+  std::optional<sim::Program> prefill;
+  if (decode->name != "prefill") {
+    auto p = sim::loadProgram(path, "prefill");
+    if (p)
+      prefill = std::move(*p);
+    else
+      llvm::consumeError(p.takeError()); // the file has no prefill program
+  }
+  auto chip = arch::ArchModel::load(chipName.empty() ? decode->chip : chipName);
+  if (!chip)
+    return chip.takeError();
+  return simulateAndReport(*decode, prefill ? &*prefill : nullptr, *chip, o,
+                           os);
+}
+
+namespace {
+/// Compiles one phase into df IR text; `maxBatch` receives the plan's
+/// largest batch that fits.
+llvm::Expected<std::string> compileToText(const Workload &w,
+                                          const WorkloadOptions &o,
+                                          const CompileOptions &c,
+                                          int64_t batch, bool prefill,
+                                          int64_t &maxBatch) {
+  mlir::MLIRContext context;
+  context.printOpOnDiagnostic(false);
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    llvm::raw_string_ostream ds(diagnostics);
+    ds << d.getLocation() << ": error: " << d << "\n";
+    return mlir::success();
+  });
+  models::BuildOptions build;
+  build.batch = batch;
+  build.buildPrefill = prefill;
+  build.buildDecode = !prefill;
+  build.promptTokens = o.context;
+  build.contextTokens = o.context;
+  build.weightsDtype = w.weightsDtype;
+  build.mtpDepth = prefill ? 0 : c.mtp;
+  auto module = models::buildModel(context, w.config, build);
+  if (!module)
+    return module.takeError();
+  if (!prefill && c.mtp > 0) {
+    double tokens = 0;
+    for (int64_t i = 0; i <= c.mtp; ++i)
+      tokens += std::pow(c.mtpAcceptance, double(i));
+    auto fn = (*module)->lookupSymbol<mlir::func::FuncOp>("decode");
+    fn->setAttr("llm.tokens_per_step",
+                mlir::Builder(&context).getF64FloatAttr(tokens));
+  }
+  PipelineOptions p;
+  p.chip = o.chip;
+  p.kv = o.kv;
+  p.context = o.context;
+  p.tp = w.tp;
+  p.mlaCache = c.mlaCache;
+  p.moe = c.moe;
+  p.allowDdr = c.allowDdr;
+  p.fuseLayers = c.fuseLayers;
+  p.routingSeed = c.routingSeed;
+  p.routingSkew = c.routingSkew;
+  p.requireFit = false;
+  mlir::PassManager pm(&context);
+  buildSnapflowPipeline(pm, p);
+  if (mlir::failed(pm.run(**module)))
+    return makeError(diagnostics.empty() ? "compilation failed"
+                                         : llvm::StringRef(diagnostics).rtrim());
+  auto program =
+      (*module)->lookupSymbol<df::ProgramOp>(prefill ? "prefill" : "decode");
+  std::optional<MemoryPlan> plan = getMemoryPlan(program);
+  maxBatch = plan ? plan->maxBatch : 0;
+  if (plan && !plan->fits)
+    return llvm::make_error<ProgramFailure>(
+        llvm::formatv("{0}: {1}", w.config.name, plan->diagnostic).str());
+  std::string text;
+  llvm::raw_string_ostream ts(text);
+  (*module)->print(ts);
+  return text;
+}
+} // namespace
+
+Error snapflow::tools::runRun(const WorkloadOptions &o, bool maxBatch,
+                              const CompileOptions &c,
+                              const SimulateOptions &s,
+                              llvm::raw_ostream &os) {
+  auto w = resolveWorkload(o, /*needChip=*/true);
+  if (!w)
+    return w.takeError();
+  int64_t batch = o.batch, fits = 0;
+  if (maxBatch) {
+    // Compile at batch 1 to learn the largest batch that fits.
+    auto probe = compileToText(*w, o, c, 1, /*prefill=*/false, fits);
+    if (!probe)
+      return probe.takeError();
+    if (fits < 1)
+      return llvm::make_error<ProgramFailure>(
+          w->config.name + ": not even batch 1 fits " + w->chip.getName());
+    batch = fits;
+    os << llvm::formatv("largest batch that fits: {0}\n", batch);
+  }
+  auto decodeText = compileToText(*w, o, c, batch, /*prefill=*/false, fits);
+  if (!decodeText)
+    return decodeText.takeError();
+  auto decode = sim::parseProgram(*decodeText, "<decode>", "decode");
+  if (!decode)
+    return decode.takeError();
+  // Time to first token: one prompt of --context tokens.
+  std::optional<sim::Program> prefill;
+  if (s.withPrefill) {
+    int64_t ignored = 0;
+    auto prefillText = compileToText(*w, o, c, 1, /*prefill=*/true, ignored);
+    if (!prefillText)
+      return prefillText.takeError();
+    auto p = sim::parseProgram(*prefillText, "<prefill>", "prefill");
+    if (!p)
+      return p.takeError();
+    prefill = std::move(*p);
+  }
+  return simulateAndReport(*decode, prefill ? &*prefill : nullptr, w->chip, s,
+                           os);
+}
