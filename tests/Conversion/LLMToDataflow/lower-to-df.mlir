@@ -16,8 +16,8 @@
 // CHECK:           df.stage gather
 // CHECK:         df.section @layers_0_31 repeat 32 {
 // CHECK:           %[[H:.+]] = df.load @"0_carry0" tiles 1
-// CHECK:           df.load @model.layers.0.self_attn.q_proj.weight tiles 64 : !df.stream<tensor<1x64x4096xbf16>, 2>
-// CHECK:           %[[KV:.+]] = df.load @kv_cache tiles 64 : !df.stream<tensor<1x1x64x2048xbf16>, 2>
+// CHECK:           df.load @model.layers.0.self_attn.q_proj.weight tiles 64 {agcus = {{[0-9]+}} : i64} : !df.stream<tensor<1x64x4096xbf16>, 2>
+// CHECK:           %[[KV:.+]] = df.load @kv_cache tiles 64 {{.*}}: !df.stream<tensor<1x1x64x2048xbf16>, 2>
 // CHECK:           %[[A:.+]]:2 = df.stage gemm({{.+}}, %[[KV]]) {{.+}}output_tiles = array<i64: 64, 1>
 // CHECK-NEXT:      df.store %[[A]]#1 to @kv_cache : !df.stream<tensor<1x1x1x2048xbf16>, 2>
 // CHECK:           df.store %{{.+}} to @"0_carry0"
@@ -39,7 +39,7 @@
 // DeepSeek-V2-Lite decode, batch 1: 6 of 64 experts.
 // RUN: snapflow import --model deepseek-v2-lite --batch 1 --prompt 16 --context 256 | snapflow-opt --pass-pipeline="builtin.module(func.func(fuse-layers),tile-and-map{chip=sn40l},plan-memory{chip=sn40l},lower-to-df)" | FileCheck %s --check-prefix=MOE
 // MOE: df.tensor @model.layers.1.mlp.experts.gate_proj.weight : tensor<26x64x1408x2048xbf16> in hbm
-// MOE: df.load @model.layers.1.mlp.experts.gate_proj.weight tiles 6 : !df.stream<tensor<1x1x1408x2048xbf16>, 2>
+// MOE: df.load @model.layers.1.mlp.experts.gate_proj.weight tiles 6 {{.*}}: !df.stream<tensor<1x1x1408x2048xbf16>, 2>
 
 // Lowering needs the mapping.
 // RUN: snapflow import --model llama-3.2-1b --batch 1 --prompt 16 --context 64 | not snapflow-opt --mlir-print-op-on-diagnostic=false --lower-to-df 2>&1 | FileCheck %s --check-prefix=NOMAP
