@@ -457,8 +457,10 @@ private:
       r.start.notify(sc_core::SC_ZERO_TIME);
     }
     for (Socket &s : sockets) {
+      // Another socket may have finished while we waited for this one.
       SectionRun &r = *s.runs[j][i];
-      sc_core::wait(r.done);
+      while (r.doneCount < static_cast<int>(r.section->nodes.size()))
+        sc_core::wait(r.done);
       r.running = false;
     }
     double elapsed = nowPs() - t0;
