@@ -370,55 +370,59 @@ private:
       }
   }
 
+  /// A collective moves the whole tensor: it takes every input tile (they
+  /// arrive as their producer makes them), runs the algorithm once over the
+  /// links (one hop latency per step, the bytes at link bandwidth), then
+  /// hands the result on. Splitting a small activation into tiles must not
+  /// multiply the per-hop latency, which is what decides decode at high TP.
   void runCollective(SectionRun &r, int index, const Node &n) {
     const Stream &in = r.section->streams[n.inputs[0]];
+    const Stream &out = r.section->streams[n.outputs[0]];
+    for (int64_t tile = 0; tile < in.tiles; ++tile)
+      pop(r, index, n.inputs[0]);
     double g = double(std::max<int64_t>(2, n.group));
-    CollectiveTraffic traffic = collectiveTraffic(
-        n.collective, chip.system().collectiveAlgorithm,
-        double(in.tileBytes), g);
-    double steps = traffic.steps, perStep = traffic.bytesPerStep;
+    CollectiveTraffic traffic =
+        collectiveTraffic(n.collective, chip.system().collectiveAlgorithm,
+                          double(in.tiles) * double(in.tileBytes), g);
     BandwidthServer &link = *socketOf(r).link;
     Counters &c = socketOf(r).counters;
     double hop = chip.system().linkLatencyNs * 1000.0;
     double launch = chip.system().collectiveLaunchNs * 1000.0;
-    Group *group = nullptr;
+    double bytes = traffic.steps * traffic.bytesPerStep;
+    double before = link.stats.busyPs;
+    double sent = link.reserve(bytes, nowPs() + launch);
+    c.linkBusy += link.stats.busyPs - before;
+    c.linkBytes += bytes;
+    // Every step pays a hop; the reservation paid one.
+    double done = sent + (traffic.steps - 1) * hop;
     if (options.allSockets) {
-      auto &gr = groups[{r.job, r.index, index}];
-      if (gr.arrived.empty()) {
-        gr.arrived.assign(in.tiles, 0);
-        gr.completion.assign(in.tiles, 0);
+      // The collective completes when the slowest socket has sent.
+      Group &group = groups[{r.job, r.index, index}];
+      if (group.arrived.empty()) {
+        group.arrived.assign(1, 0);
+        group.completion.assign(1, 0);
       }
-      group = &gr;
+      group.completion[0] = std::max(group.completion[0], done);
+      if (++group.arrived[0] == static_cast<int>(sockets.size())) {
+        group.arrived[0] = 0;
+        group.ready.notify(sc_core::SC_ZERO_TIME);
+      } else {
+        while (group.arrived[0] != 0)
+          sc_core::wait(group.ready);
+      }
+      done = group.completion[0];
     }
-    for (int64_t tile = 0; tile < in.tiles; ++tile) {
-      pop(r, index, n.inputs[0]);
-      double start = nowPs() + (tile == 0 ? launch : 0);
-      double before = link.stats.busyPs;
-      double sent = link.reserve(steps * perStep, start);
-      c.linkBusy += link.stats.busyPs - before;
-      c.linkBytes += steps * perStep;
-      // Every step pays a hop; the reservation paid one.
-      double done = sent + (steps - 1) * hop;
-      if (group) {
-        // A collective step completes when the slowest socket has sent.
-        auto k = static_cast<size_t>(tile);
-        group->completion[k] = std::max(group->completion[k], done);
-        if (++group->arrived[k] == static_cast<int>(sockets.size())) {
-          group->arrived[k] = 0;
-          group->ready.notify(sc_core::SC_ZERO_TIME);
-        } else {
-          while (group->arrived[k] != 0)
-            sc_core::wait(group->ready);
-        }
-        done = group->completion[k];
-      }
-      double began = nowPs();
-      waitUntil(done);
-      r.nodes[index].collectivePs += nowPs() - began;
+    double began = nowPs();
+    waitUntil(done);
+    r.nodes[index].collectivePs += nowPs() - began;
+    if (options.allSockets) {
+      // Reset for the next run once every socket has read the completion.
+      Group &group = groups[{r.job, r.index, index}];
+      if (nowPs() >= group.completion[0])
+        group.completion[0] = 0;
+    }
+    for (int64_t tile = 0; tile < out.tiles; ++tile)
       push(r, index, n.outputs[0], int64_t(1));
-      if (group && tile + 1 == in.tiles)
-        group->completion.assign(in.tiles, 0);
-    }
   }
 
   // ---- Section controller --------------------------------------------------

@@ -36,8 +36,8 @@ Roofline snapflow::sim::computeRoofline(const Program &p,
         const Stream &in = sec.streams[n.inputs[0]];
         CollectiveTraffic c = collectiveTraffic(
             n.collective, chip.system().collectiveAlgorithm,
-            double(in.tileBytes), double(n.group));
-        r.linkBytes += times * double(in.tiles) * c.steps * c.bytesPerStep;
+            double(in.tiles) * double(in.tileBytes), double(n.group));
+        r.linkBytes += times * c.steps * c.bytesPerStep;
         break;
       }
       case NodeKind::Buffer:
