@@ -30,7 +30,8 @@ build: install configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 run: build
-	@$(BUILD_DIR)/bin/snapflow info
+	@$(BUILD_DIR)/bin/snapflow run --model deepseek-r1 --chip sn40l-16 --tp 16 --context 131072 \
+	  --kv snapstream:ratio=4 --batch max --steps 64
 
 test: build
 	cd $(BUILD_DIR) && SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 ctest --output-on-failure -j $(JOBS)

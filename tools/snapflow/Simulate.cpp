@@ -209,6 +209,7 @@ Error snapflow::tools::runRun(const WorkloadOptions &o, bool maxBatch,
           w->config.name + ": not even batch 1 fits " + w->chip.getName());
     batch = fits;
     os << llvm::formatv("largest batch that fits: {0}\n", batch);
+    // The simulation below reports the batch it ran.
   }
   auto decodeText = compileToText(*w, o, c, batch, /*prefill=*/false, fits);
   if (!decodeText)
@@ -221,12 +222,18 @@ Error snapflow::tools::runRun(const WorkloadOptions &o, bool maxBatch,
   if (s.withPrefill) {
     int64_t ignored = 0;
     auto prefillText = compileToText(*w, o, c, 1, /*prefill=*/true, ignored);
-    if (!prefillText)
-      return prefillText.takeError();
-    auto p = sim::parseProgram(*prefillText, "<prefill>", "prefill");
-    if (!p)
-      return p.takeError();
-    prefill = std::move(*p);
+    if (!prefillText) {
+      // A whole-prompt prefill may not fit where decode does (its
+      // activations grow with the prompt); decode is still worth running.
+      std::string why = llvm::toString(prefillText.takeError());
+      os << "note: no TTFT: the prefill of one " << o.context
+         << "-token prompt does not fit: " << why << "\n";
+    } else {
+      auto p = sim::parseProgram(*prefillText, "<prefill>", "prefill");
+      if (!p)
+        return p.takeError();
+      prefill = std::move(*p);
+    }
   }
   return simulateAndReport(*decode, prefill ? &*prefill : nullptr, w->chip, s,
                            os);
