@@ -8,7 +8,7 @@ PACKAGES=(
   clang-19 lld-19
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
   libsystemc-dev libfmt-dev libgtest-dev
-  python3 gnuplot-nox
+  python3 gnuplot-nox time
 )
 
 missing=()
