@@ -76,9 +76,12 @@ Error snapflow::tools::runCompile(const WorkloadOptions &o,
   std::string diagnostics;
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
     llvm::raw_string_ostream ds(diagnostics);
-    ds << d.getLocation() << ": "
-       << (d.getSeverity() == mlir::DiagnosticSeverity::Error ? "error: "
-                                                               : "note: ")
+    // Model-built IR has no source locations; print one only when it exists.
+    if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
+      ds << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+         << loc.getColumn() << ": ";
+    ds << (d.getSeverity() == mlir::DiagnosticSeverity::Error ? "error: "
+                                                              : "note: ")
        << d << "\n";
     return mlir::success();
   });

@@ -138,7 +138,10 @@ llvm::Expected<std::string> compileToText(const Workload &w,
   std::string diagnostics;
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
     llvm::raw_string_ostream ds(diagnostics);
-    ds << d.getLocation() << ": error: " << d << "\n";
+    if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
+      ds << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+         << loc.getColumn() << ": ";
+    ds << "error: " << d << "\n";
     return mlir::success();
   });
   models::BuildOptions build;

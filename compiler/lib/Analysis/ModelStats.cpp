@@ -8,6 +8,8 @@
 
 #include "llvm/ADT/StringSet.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace snapflow;
 
@@ -48,10 +50,10 @@ struct StatsWalker {
         routed += cast<RankedTensorType>(w.getType()).getNumElements();
       // A token uses top_k of the num_experts x expert_shards experts; the
       // rest of the routed weights held here are idle for it.
-      int64_t global = moe.getNumExperts() * moe.getExpertShards();
-      inactive += times * routed / moe.getNumExperts() *
-                  (moe.getNumExperts() -
-                   moe.getTopK() * moe.getNumExperts() / global);
+      double global = double(moe.getNumExperts() * moe.getExpertShards());
+      double idle = 1.0 - double(moe.getTopK()) / global;
+      inactive += static_cast<int64_t>(
+          std::llround(double(times) * double(routed) * idle));
     }
     Value cacheValue;
     if (auto gqa = dyn_cast<llm::AttentionOp>(op))

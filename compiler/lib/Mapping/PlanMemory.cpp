@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -105,8 +106,14 @@ private:
     else if (auto p = fn->getAttrOfType<IntegerAttr>("llm.prompt_tokens"))
       context = p.getInt();
 
+    llvm::StringSet<> seenParams;
     fn.walk([&](Operation *op) {
       if (auto param = dyn_cast<llm::ParamOp>(op)) {
+        // A weight named twice (MTP depths reusing the module) is stored once.
+        if (!seenParams.insert(param.getName()).second) {
+          op->setAttr(kTierAttr, Builder(op).getStringAttr("hbm"));
+          return;
+        }
         int64_t times = 1;
         for (auto r = op->getParentOfType<llm::RepeatOp>(); r;
              r = r->getParentOfType<llm::RepeatOp>())

@@ -229,11 +229,12 @@ private:
         b.getNamedAttr("pmus", b.getI64IntegerAttr(pmuSum)),
         b.getNamedAttr("agcus", b.getI64IntegerAttr(agcuSum)),
     };
-    if (oversubscribed || pmuSum > s.pmuCount)
+    if (oversubscribed || pmuSum > s.pmuCount || agcuSum > s.agcuCount)
       summary.push_back(b.getNamedAttr(
           "oversubscribed",
-          b.getF64FloatAttr(std::max(double(pcuSum) / s.pcuCount,
-                                     double(pmuSum) / s.pmuCount))));
+          b.getF64FloatAttr(std::max({double(pcuSum) / s.pcuCount,
+                                      double(pmuSum) / s.pmuCount,
+                                      double(agcuSum) / s.agcuCount}))));
     return b.getDictionaryAttr(summary);
   }
 };

@@ -77,7 +77,15 @@ struct CLIPipelineOptions
   Option<std::string> moe{*this, "moe", llvm::cl::init("expert"),
                           llvm::cl::desc("expert | split")};
   Option<bool> allowDdr{*this, "allow-ddr", llvm::cl::init(false),
-                        llvm::cl::desc("Let weights and KV overflow to DDR")};
+                        llvm::cl::desc("Let weights overflow to DDR")};
+  Option<bool> fuseLayers{*this, "fuse-layers", llvm::cl::init(true),
+                          llvm::cl::desc("Fold identical layers into loops")};
+  Option<int64_t> routingSeed{
+      *this, "routing-seed", llvm::cl::init(-1),
+      llvm::cl::desc("Seeded MoE routing model (-1: uniform formula)")};
+  Option<double> routingSkew{*this, "routing-skew", llvm::cl::init(0.0),
+                             llvm::cl::desc("Zipf exponent of expert "
+                                            "popularity")};
 };
 } // namespace
 
@@ -95,6 +103,9 @@ void snapflow::registerSnapflowPipeline() {
         o.mlaCache = cli.mlaCache;
         o.moe = cli.moe;
         o.allowDdr = cli.allowDdr;
+        o.fuseLayers = cli.fuseLayers;
+        o.routingSeed = cli.routingSeed;
+        o.routingSkew = cli.routingSkew;
         buildSnapflowPipeline(pm, o);
       });
 }

@@ -34,7 +34,8 @@ using sc_core::sc_time;
 
 namespace {
 
-double nowPs() { return sc_core::sc_time_stamp().to_seconds() * 1e12; }
+/// Simulated time in picoseconds (the time resolution), exact.
+double nowPs() { return double(sc_core::sc_time_stamp().value()); }
 
 void waitUntil(double ps) {
   double now = nowPs();

@@ -20,17 +20,19 @@ def TileAndMap : Pass<"tile-and-map", "::mlir::ModuleOp"> {
     pipeline stage; this pass decides, from the chip's ArchModel:
     - `df.kind`: gemm (systolic) or elementwise, norm, softmax, reduce, topk,
       gather (SIMD);
-    - `df.tile_bytes` and `df.tiles`: weights are streamed in tiles that fit
-      half a stage's PMUs (double buffering), at most `max-tiles` per op;
+    - `df.tile_bytes` and `df.tiles`: the weights and KV a stage streams are
+      cut into at most `max-tiles` tiles (at least 64 KiB each);
     - `df.pcus`: the section's PCUs shared in proportion to each stage's
       compute time, so pipeline stages are balanced by work (at least one);
-    - `df.pmus`: double-buffered weight tiles plus one PMU per stream;
+    - `df.pmus`: enough PMUs for two tiles (double buffering) plus one per
+      stream end;
     - `df.agcus`: the AGCUs shared in proportion to the bytes each stage
       loads, so memory-bound stages get the bandwidth.
     Ops get `df.section`, the section's index; the enclosing region gets
     `df.sections` with the PCUs, PMUs and AGCUs each section uses. A section
-    with more stages than PCUs is marked `df.oversubscribed` (stages share
-    PCUs in time).
+    that needs more PCUs, PMUs or AGCUs than the chip has gets an
+    `oversubscribed` ratio in its entry (its stages share the units in time;
+    the simulator slows them by that ratio).
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sn40l-16\"",
@@ -50,8 +52,9 @@ def PlanMemory : Pass<"plan-memory", "::mlir::ModuleOp"> {
       last use (a repeated body reuses its buffers every iteration);
     - activations go to SRAM while their peak live size fits the PMUs, the
       largest are spilled to HBM otherwise;
-    - weights and KV go to HBM; with `allow-ddr` the least-read bytes (routed
-      experts first) are moved to DDR when HBM is full.
+    - weights and KV go to HBM; with `allow-ddr` the least-read weights
+      (routed experts first) are moved to DDR when HBM is full (the KV cache
+      stays in HBM).
     Each tensor gets `df.tier` (and activations `df.live = [first, last]` op
     positions); the function gets `df.memory_plan` with bytes per tier, per
     kind, `fits`, and `max_batch`, the largest batch whose weights + KV +
@@ -62,7 +65,7 @@ def PlanMemory : Pass<"plan-memory", "::mlir::ModuleOp"> {
     Option<"chip", "chip", "std::string", "\"sn40l-16\"",
            "Built-in chip name or path to a chip YAML file">,
     Option<"allowDdr", "allow-ddr", "bool", "false",
-           "Let weights and KV overflow from HBM into DDR">,
+           "Let weights overflow from HBM into DDR">,
     Option<"requireFit", "require-fit", "bool", "true",
            "Fail when the program does not fit (else record fits = false)">,
   ];

@@ -34,8 +34,8 @@ struct PipelineOptions {
 };
 
 /// Appends the pipeline to `pm`:
-///   kv-compress -> shard-tp -> fuse-layers -> tile-and-map -> plan-memory
-///   -> lower-to-df
+///   kv-compress -> shard-tp -> [moe-routing] -> fuse-layers -> tile-and-map
+///   -> plan-memory -> lower-to-df
 /// (the pass manager verifies the IR after every pass).
 void buildSnapflowPipeline(mlir::OpPassManager &pm,
                            const PipelineOptions &options);

@@ -401,9 +401,15 @@ private:
     if (auto agcus = op->getAttrOfType<IntegerAttr>("df.agcus")) {
       SmallVector<df::LoadOp> loads;
       int64_t total = 0;
+      auto offChip = [&](df::LoadOp load) {
+        auto t = SymbolTable::lookupNearestSymbolFrom<df::TensorOp>(
+            program, load.getSrcAttr());
+        return t && t.getTier() != df::Tier::sram;
+      };
       for (Value in : inputs)
         if (auto load = in.getDefiningOp<df::LoadOp>())
-          if (load->getParentOp() == b.getInsertionBlock()->getParentOp()) {
+          if (load->getParentOp() == b.getInsertionBlock()->getParentOp() &&
+              offChip(load)) {
             loads.push_back(load);
             total += load.getTiles() * load.getResult().getType().getTileBytes();
           }

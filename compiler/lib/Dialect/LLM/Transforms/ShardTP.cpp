@@ -82,7 +82,7 @@ private:
                            StringRef what, bool pad = false) {
     auto param = w.getDefiningOp<ParamOp>();
     if (!param)
-      return user->emitOpError() << "shard-n: " << what
+      return user->emitOpError() << "shard-tp: " << what
                                  << " is not an llm.param";
     if (!sharded.insert(param).second)
       return success();
@@ -123,7 +123,7 @@ private:
                             int64_t headDim, StringRef what) {
     auto [linear, rope] = projectionOf(v);
     if (!linear)
-      return attn->emitOpError() << "shard-n: the " << what
+      return attn->emitOpError() << "shard-tp: the " << what
                                  << " is not produced by llm.linear";
     auto w = tensorOf(linear.getWeight());
     if (sharded.insert(linear.getWeight().getDefiningOp()).second)
@@ -143,11 +143,11 @@ private:
     setLastDim(out, width);
     if (!out.hasOneUse())
       return attn->emitOpError()
-             << "shard-n: expects one output projection after attention";
+             << "shard-tp: expects one output projection after attention";
     auto linear = dyn_cast<LinearOp>(*out.getUsers().begin());
     if (!linear)
       return attn->emitOpError()
-             << "shard-n: attention output does not feed an llm.linear";
+             << "shard-tp: attention output does not feed an llm.linear";
     if (failed(shardParam(linear, linear.getWeight(), 1, "output projection")))
       return failure();
     allReduceAfter(linear.getResult());
@@ -324,6 +324,10 @@ private:
     }
     // Cache values take the per-socket cache type everywhere.
     auto retype = [&](Value v) {
+      // A GQA cache follows its attention's KV heads; with no attention in
+      // the function there is nothing to follow.
+      if (isa<kv::CacheType>(v.getType()) && kvHeadsLocal == 0)
+        return;
       if (isa<kv::KVCacheTypeInterface>(v.getType()))
         v.setType(shardCache(v.getType()));
     };

@@ -497,7 +497,9 @@ int64_t MLAAttentionOp::getFlops() {
   // split by sequence gives each socket 1/seq_shards of the keys.
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
   int64_t pairs = causalPairs(t) / cache.getSeqShards();
-  return prep + b * (2 * t * r * h * (nope + v) + 2 * h * pairs * (nope + rope) +
+  // Each socket decompresses only the tokens it holds.
+  return prep + b * (2 * t * r * h * (nope + v) / cache.getSeqShards() +
+                     2 * h * pairs * (nope + rope) +
               2 * h * pairs * v + 5 * h * pairs);
 }
 int64_t MLAAttentionOp::getBytesRead() {
