@@ -124,6 +124,7 @@ private:
   };
   struct Socket {
     std::unique_ptr<BandwidthServer> tiers[3];
+    std::unique_ptr<BandwidthServer> agcus; ///< the AGCUs, shared by loads
     std::unique_ptr<BandwidthServer> link;
     std::vector<std::vector<std::unique_ptr<SectionRun>>> runs; // [job][sec]
     Counters counters;
@@ -148,6 +149,12 @@ private:
     sock.tiers[2] = std::make_unique<BandwidthServer>(BandwidthServer::Params{
         "ddr", s.ddrBytesPerS / 1e12, s.ddrChannels,
         s.ddrLatencyCycles * periodPs});
+    sock.agcus = std::make_unique<BandwidthServer>(BandwidthServer::Params{
+        "agcu",
+        double(s.agcuCount) *
+            double(std::min(s.agcuBytesPerCycle, s.nocStreamBytesPerCycle)) /
+            periodPs,
+        s.agcuCount, 0});
     sock.link = std::make_unique<BandwidthServer>(BandwidthServer::Params{
         "link", y.linkBytesPerS / 1e12, 1, y.linkLatencyNs * 1000.0});
     for (size_t j = 0; j < jobs.size(); ++j) {
@@ -321,7 +328,8 @@ private:
         double(lanes) *
             double(std::min(s.agcuBytesPerCycle, s.nocStreamBytesPerCycle)) /
             periodPs,
-        1, hopsPs()});
+        1, 0});
+    BandwidthServer &agcus = *socketOf(r).agcus;
     std::deque<double> inFlight;
     Counters &c = socketOf(r).counters;
     NodeRun &nr = r.nodes[index];
@@ -337,8 +345,12 @@ private:
       double read = tier.reserve(double(out.tileBytes), nowPs());
       c.tierBusy[t] += tier.stats.busyPs - before;
       c.tierBytes[t] += double(out.tileBytes);
+      // The load's own lanes and the socket's AGCUs, shared by every load
+      // running at the time, both have to carry the tile.
       double dmaBefore = dma.stats.busyPs;
-      inFlight.push_back(dma.reserve(double(out.tileBytes), read));
+      double own = dma.reserve(double(out.tileBytes), read);
+      double shared = agcus.reserve(double(out.tileBytes), read);
+      inFlight.push_back(std::max(own, shared) + hopsPs());
       nr.networkPs += dma.stats.busyPs - dmaBefore;
     }
     while (!inFlight.empty())

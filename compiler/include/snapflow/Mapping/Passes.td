@@ -26,11 +26,14 @@ def TileAndMap : Pass<"tile-and-map", "::mlir::ModuleOp"> {
       compute time, so pipeline stages are balanced by work (at least one);
     - `df.pmus`: enough PMUs for two tiles (double buffering) plus one per
       stream end;
-    - `df.agcus`: the AGCUs shared in proportion to the bytes each stage
-      loads, so memory-bound stages get the bandwidth.
+    - `df.agcus`: the AGCU lanes a stage's loads may use. The AGCUs are a
+      pool the section's loads share in time (the simulator arbitrates it):
+      a memory-bound stage (FLOPs per streamed byte below the chip's ridge
+      point) may use all of them, a compute-bound one its share by bytes.
     Ops get `df.section`, the section's index; the enclosing region gets
-    `df.sections` with the PCUs, PMUs and AGCUs each section uses. A section
-    that needs more PCUs, PMUs or AGCUs than the chip has gets an
+    `df.sections` with the PCUs and PMUs each section uses and the AGCU lanes
+    of its busiest stage. A section that needs more PCUs or PMUs than the
+    chip has gets an
     `oversubscribed` ratio in its entry (its stages share the units in time;
     the simulator slows them by that ratio).
   }];
