@@ -13,6 +13,8 @@
 #include "snapflow/Dialect/KV/PolicySpec.h"
 #include "snapflow/Models/ModelConfig.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
 
 #include <optional>
@@ -97,6 +99,18 @@ llvm::Error runSimulate(const std::string &path, const std::string &chip,
 llvm::Error runRun(const WorkloadOptions &workload, bool maxBatch,
                    const CompileOptions &compile,
                    const SimulateOptions &simulate, llvm::raw_ostream &os);
+
+/// Accepted tokens per sequence and step with `mtp` draft depths accepted
+/// with probability `acceptance` each: 1 + P + ... + P^mtp.
+double tokensPerStep(int64_t mtp, double acceptance);
+
+/// Builds `phase` ("decode" or "prefill") of the workload at `batch` and runs
+/// the snapflow pipeline on it (never failing for fit: the memory plan on the
+/// df program says whether it fits). Pass errors become one message.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+compileModel(mlir::MLIRContext &context, const Workload &workload,
+             const WorkloadOptions &options, const CompileOptions &compile,
+             int64_t batch, const std::string &phase);
 
 /// `snapflow compile`: the pipeline on one phase, the IR and a JSON report.
 llvm::Error runCompile(const WorkloadOptions &workload,

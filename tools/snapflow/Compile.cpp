@@ -60,18 +60,28 @@ llvm::json::Array describeSections(df::ProgramOp program) {
 }
 } // namespace
 
-Error snapflow::tools::runCompile(const WorkloadOptions &o,
-                                  const CompileOptions &c,
-                                  llvm::raw_ostream &os) {
-  auto w = resolveWorkload(o, /*needChip=*/true);
-  if (!w)
-    return w.takeError();
-  if (c.phase != "decode" && c.phase != "prefill")
-    return makeError("--phase must be decode or prefill, got '" + c.phase +
-                     "'");
-  auto start = std::chrono::steady_clock::now();
+double snapflow::tools::tokensPerStep(int64_t mtp, double acceptance) {
+  // Each step verifies 1 + mtp tokens; token i is kept when the i drafts
+  // before it were all accepted: 1 + P + ... + P^mtp per sequence.
+  double tokens = 0;
+  for (int64_t i = 0; i <= mtp; ++i)
+    tokens += std::pow(acceptance, static_cast<double>(i));
+  return tokens;
+}
 
-  mlir::MLIRContext context;
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+snapflow::tools::compileModel(mlir::MLIRContext &context, const Workload &w,
+                              const WorkloadOptions &o, const CompileOptions &c,
+                              int64_t batch, const std::string &phase) {
+  if (phase != "decode" && phase != "prefill")
+    return makeError("--phase must be decode or prefill, got '" + phase + "'");
+  int64_t mtp = phase == "decode" ? c.mtp : 0;
+  if (c.mtp > 0 && phase != "decode" && c.phase == phase)
+    return makeError("--mtp applies to --phase decode");
+  if (c.mtpAcceptance < 0 || c.mtpAcceptance > 1)
+    return makeError(llvm::formatv("--mtp-acceptance must be in [0, 1], got "
+                                   "{0}",
+                                   c.mtpAcceptance));
   context.printOpOnDiagnostic(false);
   std::string diagnostics;
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
@@ -87,53 +97,58 @@ Error snapflow::tools::runCompile(const WorkloadOptions &o,
   });
 
   models::BuildOptions build;
-  build.batch = o.batch;
-  build.buildPrefill = c.phase == "prefill";
-  build.buildDecode = c.phase == "decode";
+  build.batch = batch;
+  build.buildPrefill = phase == "prefill";
+  build.buildDecode = phase == "decode";
   build.promptTokens = o.context;
   build.contextTokens = o.context;
-  build.weightsDtype = w->weightsDtype;
-  if (c.mtp > 0 && c.phase != "decode")
-    return makeError("--mtp applies to --phase decode");
-  if (c.mtpAcceptance < 0 || c.mtpAcceptance > 1)
-    return makeError(llvm::formatv("--mtp-acceptance must be in [0, 1], got "
-                                   "{0}",
-                                   c.mtpAcceptance));
-  build.mtpDepth = c.mtp;
-  auto module = models::buildModel(context, w->config, build);
+  build.weightsDtype = w.weightsDtype;
+  build.mtpDepth = mtp;
+  auto module = models::buildModel(context, w.config, build);
   if (!module)
     return module.takeError();
-  // Each step verifies 1 + mtp tokens; token i is kept when the i drafts
-  // before it were all accepted: 1 + P + ... + P^mtp per sequence.
-  double tokensPerStep = 0;
-  for (int64_t i = 0; i <= c.mtp; ++i)
-    tokensPerStep += std::pow(c.mtpAcceptance, static_cast<double>(i));
-  if (auto fn = (*module)->lookupSymbol<mlir::func::FuncOp>(c.phase)) {
+  if (auto fn = (*module)->lookupSymbol<mlir::func::FuncOp>(phase)) {
     mlir::Builder b(&context);
-    fn->setAttr("llm.mtp_depth", b.getI64IntegerAttr(c.mtp));
+    fn->setAttr("llm.mtp_depth", b.getI64IntegerAttr(mtp));
     fn->setAttr("llm.mtp_acceptance", b.getF64FloatAttr(c.mtpAcceptance));
-    fn->setAttr("llm.tokens_per_step", b.getF64FloatAttr(tokensPerStep));
+    fn->setAttr("llm.tokens_per_step",
+                b.getF64FloatAttr(tokensPerStep(mtp, c.mtpAcceptance)));
   }
 
   PipelineOptions p;
   p.chip = o.chip;
   p.kv = o.kv;
   p.context = o.context;
-  p.tp = w->tp;
+  p.tp = w.tp;
   p.mlaCache = c.mlaCache;
   p.moe = c.moe;
   p.allowDdr = c.allowDdr;
   p.fuseLayers = c.fuseLayers;
   p.routingSeed = c.routingSeed;
   p.routingSkew = c.routingSkew;
-  p.requireFit = false; // the report says why; the exit code is 2
+  p.requireFit = false; // callers read the plan and say why
   mlir::PassManager pm(&context);
   buildSnapflowPipeline(pm, p);
-  if (mlir::failed(pm.run(**module))) {
-    while (!diagnostics.empty() && diagnostics.back() == '\n')
-      diagnostics.pop_back();
-    return makeError(diagnostics.empty() ? "compilation failed" : diagnostics);
-  }
+  if (mlir::failed(pm.run(**module)))
+    return makeError(diagnostics.empty()
+                         ? "compilation failed"
+                         : llvm::StringRef(diagnostics).rtrim());
+  return std::move(*module);
+}
+
+Error snapflow::tools::runCompile(const WorkloadOptions &o,
+                                  const CompileOptions &c,
+                                  llvm::raw_ostream &os) {
+  auto w = resolveWorkload(o, /*needChip=*/true);
+  if (!w)
+    return w.takeError();
+  auto start = std::chrono::steady_clock::now();
+  mlir::MLIRContext context;
+  auto module = compileModel(context, *w, o, c, o.batch, c.phase);
+  if (!module)
+    return module.takeError();
+  double tokensPerStepValue =
+      tokensPerStep(c.phase == "decode" ? c.mtp : 0, c.mtpAcceptance);
   double seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
                        .count();
@@ -177,7 +192,7 @@ Error snapflow::tools::runCompile(const WorkloadOptions &o,
         {"stages", stats.stages},
         {"sections", describeSections(program)},
         {"mtp_depth", c.mtp},
-        {"accepted_tokens_per_step_per_sequence", tokensPerStep},
+        {"accepted_tokens_per_step_per_sequence", tokensPerStepValue},
         {"compile_time_s", seconds},
     };
     if (!plan->fits)

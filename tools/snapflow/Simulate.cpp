@@ -134,52 +134,10 @@ llvm::Expected<std::string> compileToText(const Workload &w,
                                           int64_t batch, bool prefill,
                                           int64_t &maxBatch) {
   mlir::MLIRContext context;
-  context.printOpOnDiagnostic(false);
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-    llvm::raw_string_ostream ds(diagnostics);
-    if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
-      ds << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
-         << loc.getColumn() << ": ";
-    ds << "error: " << d << "\n";
-    return mlir::success();
-  });
-  models::BuildOptions build;
-  build.batch = batch;
-  build.buildPrefill = prefill;
-  build.buildDecode = !prefill;
-  build.promptTokens = o.context;
-  build.contextTokens = o.context;
-  build.weightsDtype = w.weightsDtype;
-  build.mtpDepth = prefill ? 0 : c.mtp;
-  auto module = models::buildModel(context, w.config, build);
+  auto module = compileModel(context, w, o, c, batch,
+                             prefill ? "prefill" : "decode");
   if (!module)
     return module.takeError();
-  if (!prefill && c.mtp > 0) {
-    double tokens = 0;
-    for (int64_t i = 0; i <= c.mtp; ++i)
-      tokens += std::pow(c.mtpAcceptance, double(i));
-    auto fn = (*module)->lookupSymbol<mlir::func::FuncOp>("decode");
-    fn->setAttr("llm.tokens_per_step",
-                mlir::Builder(&context).getF64FloatAttr(tokens));
-  }
-  PipelineOptions p;
-  p.chip = o.chip;
-  p.kv = o.kv;
-  p.context = o.context;
-  p.tp = w.tp;
-  p.mlaCache = c.mlaCache;
-  p.moe = c.moe;
-  p.allowDdr = c.allowDdr;
-  p.fuseLayers = c.fuseLayers;
-  p.routingSeed = c.routingSeed;
-  p.routingSkew = c.routingSkew;
-  p.requireFit = false;
-  mlir::PassManager pm(&context);
-  buildSnapflowPipeline(pm, p);
-  if (mlir::failed(pm.run(**module)))
-    return makeError(diagnostics.empty() ? "compilation failed"
-                                         : llvm::StringRef(diagnostics).rtrim());
   auto program =
       (*module)->lookupSymbol<df::ProgramOp>(prefill ? "prefill" : "decode");
   std::optional<MemoryPlan> plan = getMemoryPlan(program);
