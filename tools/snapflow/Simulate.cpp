@@ -186,7 +186,11 @@ Error snapflow::tools::runRun(const WorkloadOptions &o, bool maxBatch,
     if (!prefillText) {
       // A whole-prompt prefill may not fit where decode does (its
       // activations grow with the prompt); decode is still worth running.
-      std::string why = llvm::toString(prefillText.takeError());
+      // Any other failure is an error.
+      Error e = prefillText.takeError();
+      if (!e.isA<ProgramFailure>())
+        return e;
+      std::string why = llvm::toString(std::move(e));
       os << "note: no TTFT: the prefill of one " << o.context
          << "-token prompt does not fit: " << why << "\n";
     } else {

@@ -98,7 +98,7 @@ cl::opt<std::string> phaseOpt("phase",
                                        "decode"),
                               cl::value_desc("decode|prefill"),
                               cl::init("decode"), cl::cat(compileCat),
-                              cl::sub(compileCmd), cl::sub(runCmd));
+                              cl::sub(compileCmd));
 cl::opt<std::string> mlaCacheOpt(
     "mla-cache",
     cl::desc("MLA latent cache under TP: replicate (default) or sequence "

@@ -179,8 +179,6 @@ private:
         run->nodes.resize(run->section->nodes.size());
         for (size_t n = 0; n < run->section->nodes.size(); ++n) {
           SectionRun *r = run.get();
-          Socket *owner = nullptr; // bound below, once sockets is stable
-          (void)owner;
           sc_core::sc_spawn(
               [this, r, n] {
                 while (true) {
@@ -282,7 +280,8 @@ private:
           ++got[i];
         }
       }
-      double cycles = double(n.flopsPerTile) / (double(n.pcus) * rate);
+      double cycles =
+          std::ceil(double(n.flopsPerTile) / (double(n.pcus) * rate));
       if (step == 0)
         cycles += s.pcuPipelineFillCycles;
       double ps = cycles * periodPs * r.oversubscription;
@@ -539,8 +538,6 @@ private:
         result.trace.push_back(
             {TraceEvent::Counter, "memory", "memory", 0, nowPs(), 0, occ});
       double previous = -1;
-      Counters lastDelta;
-      Breakdown lastBd;
       for (int64_t it = 0; it < sec.repeat; ++it) {
         Counters before = total();
         Breakdown iterBd;
@@ -577,8 +574,6 @@ private:
                  "section", 0, nowPs() - t * rest, t * rest, {}});
           break;
         }
-        lastDelta = delta;
-        lastBd = iterBd;
       }
     }
     return nowPs() - t0;
@@ -599,7 +594,6 @@ private:
       jr.phase = jobs[j].program->phase;
       jr.steps = jobs[j].steps;
       double previous = -1;
-      Counters jobStart = total();
       for (int64_t step = 0; step < jobs[j].steps; ++step) {
         Counters before = total();
         Breakdown bd;
@@ -637,7 +631,6 @@ private:
           break;
         }
       }
-      (void)jobStart;
       result.jobs.push_back(jr);
     }
     finished = true;

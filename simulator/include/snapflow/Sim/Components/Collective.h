@@ -25,8 +25,9 @@ struct CollectiveTraffic {
 
 /// Ring: all-reduce = reduce-scatter + all-gather, 2(g-1) hops of bytes/g;
 /// all-gather (g-1) hops of the shard; all-to-all (g-1) hops of bytes/g.
-/// Tree: 2 log2(g) hops of the whole tile for all-reduce. One-shot: one hop
-/// that sends to every peer at once.
+/// Tree: 2 log2(g) hops of the whole tensor for all-reduce, recursive
+/// doubling for all-gather, Bruck's log2(g) hops of half the data for
+/// all-to-all. One-shot: one hop that sends to every peer at once.
 inline CollectiveTraffic collectiveTraffic(CollectiveKind kind,
                                            arch::CollectiveAlgorithm algorithm,
                                            double bytes, double g) {
@@ -42,7 +43,9 @@ inline CollectiveTraffic collectiveTraffic(CollectiveKind kind,
   case arch::CollectiveAlgorithm::Tree:
     if (kind == CollectiveKind::AllReduce)
       return {2 * lg, bytes};
-    return {lg, bytes * (g - 1) / lg};
+    if (kind == CollectiveKind::AllGather) // recursive doubling
+      return {lg, bytes * (g - 1) / lg};
+    return {lg, bytes / 2}; // Bruck: each step sends half the data
   case arch::CollectiveAlgorithm::OneShot:
     if (kind == CollectiveKind::AllToAll)
       return {1, bytes * (g - 1) / g};
