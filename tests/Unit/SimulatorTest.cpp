@@ -114,10 +114,11 @@ SimResult run(const Program &p, bool allSockets = false) {
 /// Cycles from the end of the reconfiguration to the end of the run.
 double sectionCycles(const SimResult &r) { return r.cycles - 1000; }
 
-/// End of a node's activity (its last push or pop), in cycles.
+/// End of a node's activity (its last push or pop), in cycles. Stage slices
+/// are named "section: node".
 double nodeEnd(const SimResult &r, const std::string &label) {
   for (const TraceEvent &e : r.trace)
-    if (e.kind == TraceEvent::Slice && e.name == label)
+    if (e.kind == TraceEvent::Slice && e.name == "s: " + label)
       return (e.startPs + e.durationPs) / 1000.0;
   return -1;
 }

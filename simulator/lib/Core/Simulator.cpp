@@ -199,6 +199,19 @@ private:
 
   Socket &socketOf(const SectionRun &r) { return sockets[r.socket]; }
 
+  /// First trace track of section `i` of job `j`: every node of every
+  /// section has a track of its own (track 0 is the sections).
+  int trackBase(int j, int i) const {
+    int base = 0;
+    for (int jj = 0; jj <= j; ++jj) {
+      const Program &p = *jobs[jj].program;
+      int last = jj == j ? i : static_cast<int>(p.sections.size());
+      for (int ii = 0; ii < last; ++ii)
+        base += static_cast<int>(p.sections[ii].nodes.size());
+    }
+    return base;
+  }
+
   /// Index of a consumer among a stream's consumers.
   static int consumerSlot(const Stream &st, int node) {
     for (size_t i = 0; i < st.consumers.size(); ++i)
@@ -511,8 +524,9 @@ private:
       for (size_t k = 0; k < sec.nodes.size(); ++k)
         if (r.nodes[k].firstPs >= 0)
           result.trace.push_back(
-              {TraceEvent::Slice, sec.nodes[k].label, "stage",
-               static_cast<int>(k) + 1, r.nodes[k].firstPs,
+              {TraceEvent::Slice, sec.name + ": " + sec.nodes[k].label,
+               "stage", trackBase(j, i) + static_cast<int>(k) + 1,
+               r.nodes[k].firstPs,
                std::max(0.0, r.nodes[k].lastPs - r.nodes[k].firstPs), {}});
     }
     return elapsed;
