@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace snapflow {
 namespace tools {
@@ -115,6 +116,28 @@ compileModel(mlir::MLIRContext &context, const Workload &workload,
 /// `snapflow compile`: the pipeline on one phase, the IR and a JSON report.
 llvm::Error runCompile(const WorkloadOptions &workload,
                        const CompileOptions &options, llvm::raw_ostream &os);
+
+/// Options of `snapflow sweep`: comma lists, the grid is their product.
+struct SweepOptions {
+  std::string models, chips, contexts, batches, kv, tps, weightsDtypes;
+  int64_t jobs = 1;
+  int64_t steps = 16;
+  int64_t shardIndex = 0, shardCount = 1;
+  bool resume = false;
+  std::string outputDir;
+};
+
+/// `snapflow sweep`: runs the grid in worker processes (`argv0` finds the
+/// snapflow executable), writing DIR/results.csv row by row, then the plots.
+llvm::Error runSweep(const SweepOptions &options, const char *argv0,
+                     llvm::raw_ostream &os);
+
+/// `snapflow sweep merge DIR... -o OUT`: joins the results of shards.
+llvm::Error runSweepMerge(const std::vector<std::string> &dirs,
+                          const std::string &outputDir, llvm::raw_ostream &os);
+
+/// Draws DIR/results.csv as SVG plots (gnuplot) and DIR/summary.md.
+llvm::Error drawSweep(llvm::StringRef dir, llvm::raw_ostream &os);
 
 /// `snapflow list`: built-in models, chips and KV policies.
 llvm::Error runList(llvm::raw_ostream &os);

@@ -36,8 +36,9 @@ cl::SubCommand compileCmd(
 cl::SubCommand simulateCmd(
     "simulate", "Run a compiled df program on the SystemC model of its chip");
 cl::SubCommand runCmd("run", "Compile and simulate: the everyday command");
-cl::SubCommand sweepCmd("sweep", "Sweep a grid of configurations (not yet "
-                                 "available)");
+cl::SubCommand sweepCmd(
+    "sweep", "Run a grid of configurations in parallel worker processes; "
+             "resumable, shardable; CSV, plots and a summary");
 cl::SubCommand traceCmd("trace", "Summarise a memory trace (not yet "
                                  "available)");
 
@@ -192,6 +193,70 @@ cl::opt<bool> noPrefillOpt("no-prefill",
                            cl::desc("Skip the prefill simulation (no TTFT)"),
                            cl::cat(simCat), cl::sub(runCmd));
 
+cl::OptionCategory sweepCat("Sweep options (lists are comma separated; the "
+                            "grid is their product)");
+cl::opt<std::string> sweepModelOpt("model", cl::desc("Models (default: deepseek-r1)"),
+                                   cl::value_desc("a,b,..."),
+                                   cl::init("deepseek-r1"), cl::cat(sweepCat),
+                                   cl::sub(sweepCmd));
+cl::opt<std::string> sweepChipOpt("chip", cl::desc("Chips (default: sn40l-16)"),
+                                  cl::value_desc("a,b,..."),
+                                  cl::init("sn40l-16"), cl::cat(sweepCat),
+                                  cl::sub(sweepCmd));
+cl::opt<std::string>
+    sweepContextOpt("context",
+                    cl::desc("Contexts in tokens, 8k = 8192 (default: 128k)"),
+                    cl::value_desc("N,N,..."), cl::init("128k"),
+                    cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::opt<std::string>
+    sweepBatchOpt("batch",
+                  cl::desc("Batches; max = the largest that fits (default: max)"),
+                  cl::value_desc("B,B,..."), cl::init("max"), cl::cat(sweepCat),
+                  cl::sub(sweepCmd));
+cl::opt<std::string>
+    sweepKvOpt("kv",
+               cl::desc("KV policies; a key=value item belongs to the policy "
+                        "before it: full,snapstream:budget=8192,recent=1024 is "
+                        "two (default: snapstream:ratio=4)"),
+               cl::value_desc("p,p,..."), cl::init("snapstream:ratio=4"),
+               cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::opt<std::string> sweepTpOpt("tp",
+                                cl::desc("Tensor-parallel sockets (default: "
+                                         "all sockets of each chip)"),
+                                cl::value_desc("N,N,..."), cl::init("0"),
+                                cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::opt<std::string>
+    sweepDtypeOpt("weights-dtype",
+                  cl::desc("Weight dtypes: bf16, fp8 (default: checkpoint's)"),
+                  cl::value_desc("d,d"), cl::init(""), cl::cat(sweepCat),
+                  cl::sub(sweepCmd));
+cl::opt<int64_t> sweepStepsOpt("steps",
+                               cl::desc("Decode steps per point (default 16)"),
+                               cl::value_desc("N"), cl::init(16),
+                               cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::opt<int64_t> jobsOpt("j",
+                         cl::desc("Points run at once (default: 1)"),
+                         cl::value_desc("N"), cl::init(1), cl::Prefix,
+                         cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::opt<std::string> shardOpt("shard",
+                              cl::desc("Run only points with index % N == i "
+                                       "(e.g. one per cluster job); join "
+                                       "with `sweep merge`"),
+                              cl::value_desc("i/N"), cl::init("0/1"),
+                              cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::opt<bool> resumeOpt("resume",
+                        cl::desc("Continue the sweep in -o DIR: run only the "
+                                 "points without a row"),
+                        cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::opt<std::string> sweepOutOpt("o",
+                                 cl::desc("Directory for results.csv, plots/ "
+                                          "and summary.md"),
+                                 cl::value_desc("dir"), cl::init(""),
+                                 cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::list<std::string> sweepArgs(cl::Positional,
+                                cl::desc("[merge DIR... | plot DIR]"),
+                                cl::cat(sweepCat), cl::sub(sweepCmd));
+
 cl::opt<bool> jsonOpt("json", cl::desc("Print JSON instead of a summary"),
                       cl::cat(outputCat), cl::sub(infoCmd));
 cl::opt<std::string> outputOpt("o", cl::desc("Output file ('-' for stdout)"),
@@ -258,6 +323,49 @@ CompileOptions compileOptions() {
   return c;
 }
 
+Error sweep(const char *argv0) {
+  if (!sweepArgs.empty()) {
+    std::vector<std::string> rest(sweepArgs.begin() + 1, sweepArgs.end());
+    if (sweepArgs[0] == "merge")
+      return runSweepMerge(rest, sweepOutOpt, outs());
+    if (sweepArgs[0] == "plot") {
+      if (rest.size() != 1)
+        return createStringError(inconvertibleErrorCode(),
+                                 "usage: snapflow sweep plot DIR");
+      return drawSweep(rest[0], outs());
+    }
+    return createStringError(inconvertibleErrorCode(),
+                             "sweep: unexpected argument '" + sweepArgs[0] +
+                                 "' (expected merge or plot)");
+  }
+  SweepOptions o;
+  o.models = sweepModelOpt;
+  o.chips = sweepChipOpt;
+  o.contexts = sweepContextOpt;
+  o.batches = sweepBatchOpt;
+  o.kv = sweepKvOpt;
+  o.tps = sweepTpOpt;
+  o.weightsDtypes = sweepDtypeOpt;
+  o.jobs = jobsOpt;
+  o.steps = sweepStepsOpt;
+  o.resume = resumeOpt;
+  o.outputDir = sweepOutOpt;
+  auto [i, n] = StringRef(shardOpt).split('/');
+  if (i.getAsInteger(10, o.shardIndex) || n.getAsInteger(10, o.shardCount))
+    return createStringError(inconvertibleErrorCode(),
+                             "--shard: expected i/N like 0/4, got '" +
+                                 shardOpt + "'");
+  if (o.jobs < 1)
+    return createStringError(inconvertibleErrorCode(),
+                             "-j: expected a positive number, got " +
+                                 std::to_string(o.jobs));
+  if (o.steps < 1)
+    return createStringError(inconvertibleErrorCode(),
+                             "--steps: expected a positive number, got " +
+                                 std::to_string(o.steps));
+  return runSweep(o, argv0, outs());
+}
+
 } // namespace
 
 // libsystemc defines main() and calls sc_main; snapflow has its own main, so
@@ -271,7 +379,8 @@ int main(int argc, char **argv) {
   for (cl::SubCommand *sub :
        {&cl::SubCommand::getTopLevel(), &listCmd, &infoCmd, &importCmd,
         &compileCmd, &simulateCmd, &runCmd, &sweepCmd, &traceCmd})
-    cl::HideUnrelatedOptions({&workloadCat, &outputCat, &compileCat, &simCat},
+    cl::HideUnrelatedOptions(
+        {&workloadCat, &outputCat, &compileCat, &simCat, &sweepCat},
                              *sub);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -319,7 +428,9 @@ int main(int argc, char **argv) {
     return check(
         runRun(*w, maxBatch, compileOptions(), simulateOptions(), outs()));
   }
-  for (cl::SubCommand *sub : {&sweepCmd, &traceCmd})
+  if (sweepCmd)
+    return check(sweep(argv[0]));
+  for (cl::SubCommand *sub : {&traceCmd})
     if (*sub)
       return fail(createStringError(inconvertibleErrorCode(),
                                     "'snapflow " + sub->getName() +

@@ -1,0 +1,63 @@
+//===- Csv.h - The CSV dialect of snapflow's result files --------*- C++ -*-===//
+//
+// Fields are quoted only when they hold a comma, a quote or a newline
+// (newlines become spaces); quotes inside quoted fields are doubled.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_TOOLS_SNAPFLOW_CSV_H
+#define SNAPFLOW_TOOLS_SNAPFLOW_CSV_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace snapflow {
+namespace tools {
+namespace csv {
+
+/// One field as written to a file.
+inline std::string field(llvm::StringRef s) {
+  if (s.find_first_of(",\"\n") == llvm::StringRef::npos)
+    return s.str();
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"')
+      out += '"';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out + "\"";
+}
+
+/// One line split into fields.
+inline std::vector<std::string> split(llvm::StringRef line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+} // namespace csv
+} // namespace tools
+} // namespace snapflow
+
+#endif // SNAPFLOW_TOOLS_SNAPFLOW_CSV_H

@@ -1,0 +1,402 @@
+//===- SweepPlots.cpp - Plots and summary of a sweep -----------------------===//
+//
+// Reads DIR/results.csv and writes, next to it:
+//   plots/throughput_vs_context.svg  aggregate tokens/s against context, one
+//                                    line per KV policy (and batch);
+//   plots/batch_scaling.svg          aggregate and per-user tokens/s against
+//                                    batch, one line per KV policy and context;
+//   plots/memory_vs_batch.svg        peak HBM and DDR per socket against
+//                                    batch, one line per KV policy;
+//   summary.md                       the best point per model, chip and
+//                                    context, and every point that failed.
+// The plot data (plots/*.dat) and gnuplot scripts (plots/*.gp) stay beside
+// the SVGs so a plot can be restyled without rerunning the sweep. Without
+// gnuplot the scripts are written and a warning says how to draw them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+#include "Csv.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+using namespace snapflow;
+using namespace snapflow::tools;
+using llvm::Error;
+using llvm::StringRef;
+
+namespace {
+
+Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+/// The rows of a results file, by column name.
+struct Table {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+
+  int column(StringRef name) const {
+    for (size_t i = 0; i < columns.size(); ++i)
+      if (columns[i] == name)
+        return static_cast<int>(i);
+    return -1;
+  }
+  std::string get(const std::vector<std::string> &row, StringRef name) const {
+    int c = column(name);
+    return c >= 0 && c < static_cast<int>(row.size()) ? row[c] : "";
+  }
+  double num(const std::vector<std::string> &row, StringRef name) const {
+    double v = 0;
+    StringRef(get(row, name)).getAsDouble(v);
+    return v;
+  }
+};
+
+llvm::Expected<Table> readTable(StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return makeError(path + ": " + buffer.getError().message());
+  Table t;
+  llvm::SmallVector<StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  if (lines.empty())
+    return makeError(path + ": empty file");
+  t.columns = csv::split(lines[0]);
+  for (StringRef required : {"status", "kv", "context", "model", "chip"})
+    if (t.column(required) < 0)
+      return makeError(path + ":1: no column '" + required + "'");
+  for (size_t i = 1; i < lines.size(); ++i) {
+    auto row = csv::split(lines[i]);
+    if (row.size() != t.columns.size())
+      return makeError(llvm::formatv("{0}:{1}: {2} fields, expected {3}", path,
+                                     i + 1, row.size(), t.columns.size()));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+/// A gnuplot single-quoted string.
+std::string quote(StringRef s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'')
+      out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+/// One line of a plot. Lines with the same `group` share a colour.
+struct Series {
+  std::string label;
+  std::vector<std::pair<double, double>> points;
+  int group = 0;
+  bool dashed = false;
+  bool y2 = false; ///< against the right-hand axis
+};
+
+/// One plot: series of (x, y) points, drawn with lines and points, in the
+/// order of their sort keys.
+struct Plot {
+  std::string name, title, xlabel, ylabel, y2label;
+  bool logx = false;
+  std::map<std::string, Series> series;
+  std::map<std::string, int> groups; ///< group name -> colour index
+
+  Series &line(const std::string &sortKey, const std::string &label,
+               const std::string &group) {
+    Series &s = series[sortKey];
+    s.label = label;
+    s.group = groups.emplace(group, static_cast<int>(groups.size()) + 1)
+                  .first->second;
+    return s;
+  }
+};
+
+/// A sort key of a number: zero-padded, so keys order like numbers.
+std::string numKey(double v) {
+  return llvm::formatv("{0:d15}", static_cast<int64_t>(v)).str();
+}
+
+Plot makePlot(std::string name, std::string title, std::string xlabel,
+              std::string ylabel, bool logx) {
+  Plot p;
+  p.name = std::move(name);
+  p.title = std::move(title);
+  p.xlabel = std::move(xlabel);
+  p.ylabel = std::move(ylabel);
+  p.logx = logx;
+  return p;
+}
+
+double gib(double b) { return b / double(1LL << 30); }
+
+/// Writes NAME.dat and NAME.gp under `plotsDir`; runs gnuplot when given.
+Error writePlot(const Plot &p, StringRef plotsDir,
+                const std::optional<std::string> &gnuplot, bool &drawn) {
+  drawn = false;
+  if (p.series.empty())
+    return Error::success();
+  llvm::SmallString<256> dat(plotsDir), gp(plotsDir), svg(plotsDir);
+  llvm::sys::path::append(dat, p.name + ".dat");
+  llvm::sys::path::append(gp, p.name + ".gp");
+  llvm::sys::path::append(svg, p.name + ".svg");
+  if (Error e = llvm::writeToOutput(dat, [&](llvm::raw_ostream &os) {
+        for (const auto &s : p.series) {
+          os << "# " << s.second.label << "\n";
+          auto points = s.second.points;
+          llvm::sort(points);
+          for (auto [x, y] : points)
+            os << llvm::formatv("{0} {1}\n", x, y);
+          os << "\n\n";
+        }
+        return Error::success();
+      }))
+    return e;
+  if (Error e = llvm::writeToOutput(gp, [&](llvm::raw_ostream &os) {
+        os << "set terminal svg size 900,540 dynamic noenhanced font "
+              "'sans,12' background rgb 'white'\n";
+        os << "set output " << quote(svg) << "\n";
+        os << "set title " << quote(p.title) << "\n";
+        os << "set xlabel " << quote(p.xlabel) << "\n";
+        os << "set ylabel " << quote(p.ylabel) << "\n";
+        os << "set grid\nset key outside right top\nset yrange [0:*]\n";
+        if (!p.y2label.empty())
+          os << "set y2label " << quote(p.y2label)
+             << "\nset y2tics\nset ytics nomirror\nset y2range [0:*]\n";
+        if (p.logx)
+          os << "set logscale x 2\nset format x '%.0s%c'\n";
+        os << "plot ";
+        int index = 0;
+        for (const auto &s : p.series) {
+          os << (index ? ", \\\n     " : "") << quote(dat) << " index "
+             << index << " using 1:2";
+          if (s.second.y2)
+            os << " axes x1y2";
+          os << " with linespoints pt 7 ps 0.6 lw 2 lc " << s.second.group;
+          if (s.second.dashed)
+            os << " dt 2";
+          os << " title " << quote(s.second.label);
+          ++index;
+        }
+        os << "\n";
+        return Error::success();
+      }))
+    return e;
+  if (!gnuplot)
+    return Error::success();
+  std::string message;
+  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(""),
+                                          StringRef("")};
+  int rc = llvm::sys::ExecuteAndWait(*gnuplot, {*gnuplot, gp.str()},
+                                     std::nullopt, redirects, 60, 0,
+                                     &message);
+  if (rc != 0)
+    return makeError("gnuplot failed on " + gp + (message.empty() ? "" : ": ") +
+                     message);
+  drawn = true;
+  return Error::success();
+}
+
+} // namespace
+
+Error snapflow::tools::drawSweep(StringRef dir, llvm::raw_ostream &os) {
+  llvm::SmallString<256> results(dir), plotsDir(dir), summary(dir);
+  llvm::sys::path::append(results, "results.csv");
+  llvm::sys::path::append(plotsDir, "plots");
+  llvm::sys::path::append(summary, "summary.md");
+  auto table = readTable(results);
+  if (!table)
+    return table.takeError();
+  const Table &t = *table;
+  if (std::error_code ec = llvm::sys::fs::create_directories(plotsDir))
+    return makeError("cannot create " + plotsDir + ": " + ec.message());
+
+  std::vector<const std::vector<std::string> *> ok, failed;
+  for (const auto &r : t.rows)
+    (t.get(r, "status") == "ok" ? ok : failed).push_back(&r);
+
+  // Which inputs vary: only those go into series names.
+  auto varies = [&](StringRef col) {
+    std::set<std::string> values;
+    for (const auto *r : ok)
+      values.insert(t.get(*r, col));
+    return values.size() > 1;
+  };
+  bool manyModels = varies("model"), manyChips = varies("chip"),
+       manyTp = varies("tp"), manyDtypes = varies("weights_dtype"),
+       manyBatches = varies("batch"), manyContexts = varies("context");
+  auto prefix = [&](const std::vector<std::string> &r) {
+    std::string s;
+    if (manyModels)
+      s += t.get(r, "model") + " ";
+    if (manyChips)
+      s += t.get(r, "chip") + " ";
+    if (manyTp)
+      s += "tp" + t.get(r, "tp") + " ";
+    if (manyDtypes)
+      s += t.get(r, "weights_dtype") + " ";
+    return s;
+  };
+  auto contextLabel = [&](const std::vector<std::string> &r) {
+    int64_t c = static_cast<int64_t>(t.num(r, "context"));
+    return c % 1024 == 0 ? std::to_string(c / 1024) + "K" : std::to_string(c);
+  };
+
+  Plot throughput = makePlot("throughput_vs_context",
+                             "Aggregate decode throughput against context",
+                             "context (tokens)", "tokens/s (all sequences)",
+                             /*logx=*/true);
+  Plot scaling = makePlot("batch_scaling",
+                          "Aggregate (solid, left) and per-user (dashed, "
+                          "right) throughput against batch",
+                          "batch (sequences)", "tokens/s (all sequences)",
+                          false);
+  scaling.y2label = "tokens/s per sequence";
+  Plot memory = makePlot("memory_vs_batch",
+                         "Peak memory per socket against batch (HBM solid, "
+                         "DDR dashed)",
+                         "batch (sequences)", "GiB per socket", false);
+  double maxContext = 0;
+  for (const auto *r : ok)
+    maxContext = std::max(maxContext, t.num(*r, "context"));
+  for (const auto *r : ok) {
+    const auto &row = *r;
+    double context = t.num(row, "context");
+    double batch = t.num(row, "report.batch");
+    std::string base = prefix(row) + t.get(row, "kv");
+    std::string batchLabel = manyBatches ? " batch " + t.get(row, "batch") : "";
+    std::string batchKey = t.get(row, "batch") == "max"
+                               ? "max"
+                               : numKey(t.num(row, "batch"));
+    throughput
+        .line(base + "\x01" + batchKey, base + batchLabel, base + batchLabel)
+        .points.push_back(
+            {context, t.num(row, "report.throughput_tokens_per_s")});
+    std::string ctx = manyContexts ? " @" + contextLabel(row) : "";
+    std::string key = base + "\x01" + numKey(context);
+    scaling.line(key + "a", base + ctx + " aggregate", key)
+        .points.push_back(
+            {batch, t.num(row, "report.throughput_tokens_per_s")});
+    Series &perUser = scaling.line(key + "u", base + ctx + " per user", key);
+    perUser.points.push_back(
+        {batch, t.num(row, "report.per_user_tokens_per_s")});
+    perUser.dashed = perUser.y2 = true;
+    // Memory at the longest context swept, where the policies differ most.
+    if (context == maxContext) {
+      memory.line(base + "\x01h", base + " HBM", base)
+          .points.push_back(
+              {batch, gib(t.num(row, "report.memory.peak_bytes.hbm"))});
+      if (t.num(row, "report.memory.peak_bytes.ddr") > 0) {
+        Series &ddr = memory.line(base + "\x01d", base + " DDR", base);
+        ddr.points.push_back(
+            {batch, gib(t.num(row, "report.memory.peak_bytes.ddr"))});
+        ddr.dashed = true;
+      }
+    }
+  }
+  if (maxContext > 0)
+    memory.title += " at context " + std::to_string(int64_t(maxContext));
+  // A line needs two points; a grid with one context or one batch gives none.
+  for (Plot *p : {&throughput, &scaling, &memory})
+    for (auto it = p->series.begin(); it != p->series.end();)
+      it = it->second.points.size() < 2 ? p->series.erase(it) : std::next(it);
+
+  auto gnuplot = llvm::sys::findProgramByName("gnuplot");
+  std::optional<std::string> gp;
+  if (gnuplot)
+    gp = *gnuplot;
+  std::vector<std::string> drawnNames, skipped;
+  for (const Plot *p : {&throughput, &scaling, &memory}) {
+    bool drawn = false;
+    if (Error e = writePlot(*p, plotsDir, gp, drawn))
+      return e;
+    if (drawn)
+      drawnNames.push_back(p->name + ".svg");
+    else if (p->series.empty())
+      skipped.push_back(p->name);
+  }
+
+  // summary.md: the best point per model, chip and context.
+  std::map<std::tuple<std::string, std::string, double>,
+           const std::vector<std::string> *>
+      best;
+  for (const auto *r : ok) {
+    auto key = std::make_tuple(t.get(*r, "model"), t.get(*r, "chip"),
+                               t.num(*r, "context"));
+    auto &b = best[key];
+    if (!b || t.num(*r, "report.throughput_tokens_per_s") >
+                  t.num(*b, "report.throughput_tokens_per_s"))
+      b = r;
+  }
+  if (Error e = llvm::writeToOutput(summary, [&](llvm::raw_ostream &md) {
+        md << "# Sweep summary\n\n"
+           << llvm::formatv("{0} points: {1} ran, {2} did not (see below). "
+                            "Rows: `results.csv`; plots: `plots/`.\n\n",
+                            t.rows.size(), ok.size(), failed.size());
+        md << "## Highest aggregate throughput per model, chip and context\n\n"
+              "| model | chip | context | kv | batch | tp | tokens/s | "
+              "per user tokens/s | step latency ms | peak HBM GiB | "
+              "peak DDR GiB | binding |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        for (const auto &b : best) {
+          const auto &r = *b.second;
+          md << llvm::formatv(
+              "| {0} | {1} | {2} | `{3}` | {4} | {5} | {6:f1} | {7:f2} | "
+              "{8:f2} | {9:f1} | {10:f1} | {11} |\n",
+              t.get(r, "model"), t.get(r, "chip"), t.get(r, "context"),
+              t.get(r, "kv"), t.get(r, "report.batch"), t.get(r, "report.tp"),
+              t.num(r, "report.throughput_tokens_per_s"),
+              t.num(r, "report.per_user_tokens_per_s"),
+              t.num(r, "report.step_latency_s") * 1e3,
+              gib(t.num(r, "report.memory.peak_bytes.hbm")),
+              gib(t.num(r, "report.memory.peak_bytes.ddr")),
+              t.get(r, "report.roofline.binding"));
+        }
+        if (!failed.empty()) {
+          md << "\n## Points that did not run\n\n"
+                "| index | model | chip | context | batch | kv | status | "
+                "reason |\n|---|---|---|---|---|---|---|---|\n";
+          for (const auto *r : failed) {
+            std::string reason = t.get(*r, "reason");
+            if (StringRef(reason).starts_with("snapflow: error: "))
+              reason.erase(0, strlen("snapflow: error: "));
+            std::replace(reason.begin(), reason.end(), '|', '/');
+            md << llvm::formatv("| {0} | {1} | {2} | {3} | {4} | `{5}` | {6} | "
+                                "{7} |\n",
+                                t.get(*r, "index"), t.get(*r, "model"),
+                                t.get(*r, "chip"), t.get(*r, "context"),
+                                t.get(*r, "batch"), t.get(*r, "kv"),
+                                t.get(*r, "status"), reason);
+          }
+        }
+        return Error::success();
+      }))
+    return e;
+
+  os << "summary: " << summary << "\n";
+  if (!drawnNames.empty())
+    os << "plots: " << plotsDir << "/{" << llvm::join(drawnNames, ",")
+       << "}\n";
+  if (!skipped.empty())
+    os << "no plot " << llvm::join(skipped, ", ")
+       << ": it needs two or more points along its x axis\n";
+  if (!gp)
+    llvm::WithColor::warning(os, "snapflow")
+        << "gnuplot not found: plot scripts are in " << plotsDir
+        << "; draw them with `gnuplot FILE.gp` (make install brings it)\n";
+  return Error::success();
+}
