@@ -1,5 +1,6 @@
 # lit configuration for snapflow's FileCheck tests.
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -20,3 +21,4 @@ llvm_config.with_environment("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1")
 config.substitutions.append(("%src_root", config.snapflow_src_root))
 config.substitutions.append(("%chips", os.path.join(config.snapflow_src_root, "arch", "chips")))
 config.substitutions.append(("%models", os.path.join(config.snapflow_src_root, "models", "configs")))
+config.substitutions.append(("%python", sys.executable))
