@@ -139,6 +139,11 @@ llvm::Error runSweepMerge(const std::vector<std::string> &dirs,
 /// Draws DIR/results.csv as SVG plots (gnuplot) and DIR/summary.md.
 llvm::Error drawSweep(llvm::StringRef dir, llvm::raw_ostream &os);
 
+/// `snapflow trace t.json`: occupancy per tier (peak, time-weighted mean)
+/// and the largest tensors of a trace; `svgPath` draws occupancy over time.
+llvm::Error runTrace(const std::string &path, const std::string &svgPath,
+                     llvm::raw_ostream &os);
+
 /// `snapflow list`: built-in models, chips and KV policies.
 llvm::Error runList(llvm::raw_ostream &os);
 

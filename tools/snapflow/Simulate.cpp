@@ -68,9 +68,13 @@ Error simulateAndReport(const sim::Program &decode,
   if (o.steps < 1)
     return makeError(llvm::formatv("--steps must be >= 1, got {0}", o.steps));
   std::vector<sim::Job> jobs;
-  if (prefill)
+  std::vector<const sim::Program *> programs;
+  if (prefill) {
     jobs.push_back({prefill, 1});
+    programs.push_back(prefill);
+  }
   jobs.push_back({&decode, o.steps});
+  programs.push_back(&decode);
   sim::SimOptions so;
   so.fastForward = o.fastForward;
   so.allSockets = o.allSockets;
@@ -93,7 +97,7 @@ Error simulateAndReport(const sim::Program &decode,
         }))
       return e;
   if (!o.tracePath.empty())
-    if (Error e = sim::writeChromeTrace(o.tracePath, result))
+    if (Error e = sim::writeChromeTrace(o.tracePath, result, programs, chip))
       return e;
   if (!o.csvPath.empty())
     if (Error e = sim::writeMemoryCsv(o.csvPath, result))

@@ -39,8 +39,8 @@ cl::SubCommand runCmd("run", "Compile and simulate: the everyday command");
 cl::SubCommand sweepCmd(
     "sweep", "Run a grid of configurations in parallel worker processes; "
              "resumable, shardable; CSV, plots and a summary");
-cl::SubCommand traceCmd("trace", "Summarise a memory trace (not yet "
-                                 "available)");
+cl::SubCommand traceCmd("trace", "Summarise the memory occupancy of a "
+                                 "trace written by run/simulate --trace");
 
 // Workload options, shared by info and import.
 cl::opt<std::string> modelOpt("model",
@@ -257,6 +257,12 @@ cl::list<std::string> sweepArgs(cl::Positional,
                                 cl::desc("[merge DIR... | plot DIR]"),
                                 cl::cat(sweepCat), cl::sub(sweepCmd));
 
+cl::opt<std::string> traceFileOpt(cl::Positional, cl::desc("<trace.json>"),
+                                  cl::cat(outputCat), cl::sub(traceCmd));
+cl::opt<std::string> svgOpt("svg",
+                            cl::desc("Draw occupancy over time (gnuplot)"),
+                            cl::value_desc("file.svg"), cl::init(""),
+                            cl::cat(outputCat), cl::sub(traceCmd));
 cl::opt<bool> jsonOpt("json", cl::desc("Print JSON instead of a summary"),
                       cl::cat(outputCat), cl::sub(infoCmd));
 cl::opt<std::string> outputOpt("o", cl::desc("Output file ('-' for stdout)"),
@@ -430,12 +436,8 @@ int main(int argc, char **argv) {
   }
   if (sweepCmd)
     return check(sweep(argv[0]));
-  for (cl::SubCommand *sub : {&traceCmd})
-    if (*sub)
-      return fail(createStringError(inconvertibleErrorCode(),
-                                    "'snapflow " + sub->getName() +
-                                        "' is not yet available in this "
-                                        "version"));
+  if (traceCmd)
+    return check(runTrace(traceFileOpt, svgOpt, outs()));
   errs() << "snapflow: no command given; run `snapflow --help`\n";
   return 1;
 }

@@ -11,8 +11,9 @@
 using namespace snapflow;
 using namespace snapflow::sim;
 
-llvm::Error snapflow::sim::writeChromeTrace(llvm::StringRef path,
-                                            const SimResult &r) {
+llvm::Error snapflow::sim::writeChromeTrace(
+    llvm::StringRef path, const SimResult &r,
+    llvm::ArrayRef<const Program *> programs, const arch::ArchModel &chip) {
   return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
     llvm::json::OStream j(os);
     j.objectBegin();
@@ -54,6 +55,26 @@ llvm::Error snapflow::sim::writeChromeTrace(llvm::StringRef path,
     }
     j.arrayEnd();
     j.attributeEnd();
+    j.attributeObject("snapflow", [&] {
+      j.attribute("chip", chip.getName());
+      j.attributeObject("capacity_bytes_per_socket", [&] {
+        for (arch::MemoryTier t : arch::kAllTiers)
+          j.attribute(arch::tierName(t), chip.tierBytesPerSocket(t));
+      });
+      j.attributeArray("tensors", [&] {
+        for (const Program *p : programs)
+          for (const Tensor &t : p->tensors) {
+            j.objectBegin();
+            j.attribute("program", p->phase);
+            j.attribute("name", t.name);
+            j.attribute("tier",
+                        arch::tierName(static_cast<arch::MemoryTier>(t.tier)));
+            j.attribute("bytes", t.bytes);
+            j.attribute("kv", t.isKV);
+            j.objectEnd();
+          }
+      });
+    });
     j.objectEnd();
     os << "\n";
     return llvm::Error::success();

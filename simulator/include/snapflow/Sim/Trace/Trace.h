@@ -3,7 +3,10 @@
 // Writes the simulation's events as Chrome Trace Event JSON (Perfetto opens
 // it: a track of sections, one per stage, counters of SRAM/HBM/DDR
 // occupancy and KV bytes; timestamps in microseconds) and the occupancy as
-// CSV. Files are written whole or not at all.
+// CSV. Files are written whole or not at all. Beside the events, a top-level
+// "snapflow" object (ignored by trace viewers; read by `snapflow trace`)
+// names the chip, its capacity per tier and socket, and every tensor of the
+// programs that ran, so a trace explains its own occupancy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,13 +15,16 @@
 
 #include "snapflow/Sim/Core/Simulator.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 namespace snapflow {
 namespace sim {
 
-llvm::Error writeChromeTrace(llvm::StringRef path, const SimResult &result);
+llvm::Error writeChromeTrace(llvm::StringRef path, const SimResult &result,
+                             llvm::ArrayRef<const Program *> programs,
+                             const arch::ArchModel &chip);
 llvm::Error writeMemoryCsv(llvm::StringRef path, const SimResult &result);
 
 } // namespace sim

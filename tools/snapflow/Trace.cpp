@@ -1,0 +1,310 @@
+//===- Trace.cpp - snapflow trace: read a memory trace back ----------------===//
+//
+// `snapflow trace t.json [--svg out.svg]` reads a trace written by
+// `snapflow simulate|run --trace` and prints, per memory tier and socket,
+// the capacity, the peak and the time-weighted mean occupancy (each counter
+// sample holds until the next one; the last until the trace ends), and the
+// largest tensors. `--svg` draws occupancy over time with gnuplot.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+using namespace snapflow;
+using namespace snapflow::tools;
+using llvm::Error;
+using llvm::StringRef;
+
+namespace {
+
+Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+const char *const kSeries[] = {"sram_bytes", "hbm_bytes", "ddr_bytes",
+                               "kv_bytes"};
+const char *const kLabels[] = {"SRAM", "HBM", "DDR", "KV cache"};
+
+struct Sample {
+  double us = 0;
+  std::array<double, 4> bytes{};
+};
+
+struct Consumer {
+  std::string name, tier;
+  int64_t bytes = 0;
+  bool kv = false;
+  std::vector<std::string> programs;
+};
+
+struct TraceData {
+  std::string chip;
+  std::array<double, 3> capacity{};
+  std::vector<Sample> samples;
+  double endUs = 0;
+  std::vector<Consumer> consumers;
+};
+
+llvm::Expected<TraceData> readTrace(StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return makeError(path + ": " + buffer.getError().message());
+  auto parsed = llvm::json::parse((*buffer)->getBuffer());
+  if (!parsed) {
+    // llvm::json says "[line:col, byte=N]: what"; say it the LLVM way.
+    std::string msg = llvm::toString(parsed.takeError());
+    unsigned line = 0, col = 0;
+    StringRef rest = msg;
+    if (rest.consume_front("[") && !rest.consumeInteger(10, line) &&
+        rest.consume_front(":") && !rest.consumeInteger(10, col)) {
+      rest = rest.substr(rest.find("]: ") + 3);
+      return makeError(llvm::formatv("{0}:{1}:{2}: error: not JSON: {3}",
+                                     path, line, col, rest));
+    }
+    return makeError(path + ": not JSON: " + msg);
+  }
+  const llvm::json::Object *root = parsed->getAsObject();
+  const llvm::json::Array *events =
+      root ? root->getArray("traceEvents") : nullptr;
+  if (!events)
+    return makeError(path + ": not a Chrome trace (no traceEvents array)");
+  TraceData d;
+  for (size_t i = 0; i < events->size(); ++i) {
+    const llvm::json::Object *e = (*events)[i].getAsObject();
+    if (!e)
+      return makeError(llvm::formatv("{0}: traceEvents[{1}] is not an object",
+                                     path, i));
+    double ts = e->getNumber("ts").value_or(0);
+    d.endUs = std::max(d.endUs, ts + e->getNumber("dur").value_or(0));
+    if (e->getString("ph").value_or("") != "C" ||
+        e->getString("name").value_or("") != "memory")
+      continue;
+    const llvm::json::Object *args = e->getObject("args");
+    Sample s;
+    s.us = ts;
+    for (int k = 0; k < 4; ++k) {
+      auto v = args ? args->getNumber(kSeries[k]) : std::nullopt;
+      if (!v)
+        return makeError(llvm::formatv("{0}: traceEvents[{1}]: memory "
+                                       "counter without args.{2}",
+                                       path, i, kSeries[k]));
+      s.bytes[k] = *v;
+    }
+    d.samples.push_back(s);
+  }
+  if (d.samples.empty())
+    return makeError(path + ": no memory counters; write the trace with "
+                            "`snapflow run --trace` or `snapflow simulate "
+                            "--trace`");
+  // Samples are written in time order; sort anyway, keeping equal times in
+  // file order (std::stable_sort is deprecated-noisy with clang and
+  // libstdc++ 12, so the order is an explicit key).
+  std::vector<size_t> order(d.samples.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::make_pair(d.samples[a].us, a) <
+           std::make_pair(d.samples[b].us, b);
+  });
+  std::vector<Sample> sorted;
+  for (size_t i : order)
+    sorted.push_back(d.samples[i]);
+  d.samples = std::move(sorted);
+  if (const llvm::json::Object *meta = root->getObject("snapflow")) {
+    d.chip = meta->getString("chip").value_or("").str();
+    if (const llvm::json::Object *cap =
+            meta->getObject("capacity_bytes_per_socket")) {
+      const char *tiers[] = {"sram", "hbm", "ddr"};
+      for (int t = 0; t < 3; ++t)
+        d.capacity[t] = cap->getNumber(tiers[t]).value_or(0);
+    }
+    // The same tensor in several programs (weights of prefill and decode)
+    // is one consumer.
+    std::map<std::tuple<std::string, std::string, int64_t>, size_t> seen;
+    if (const llvm::json::Array *tensors = meta->getArray("tensors"))
+      for (const llvm::json::Value &v : *tensors) {
+        const llvm::json::Object *t = v.getAsObject();
+        if (!t)
+          continue;
+        Consumer c;
+        c.name = t->getString("name").value_or("?").str();
+        c.tier = t->getString("tier").value_or("?").str();
+        c.bytes = t->getInteger("bytes").value_or(0);
+        c.kv = t->getBoolean("kv").value_or(false);
+        std::string program = t->getString("program").value_or("").str();
+        auto key = std::make_tuple(c.name, c.tier, c.bytes);
+        auto it = seen.find(key);
+        if (it != seen.end()) {
+          d.consumers[it->second].programs.push_back(program);
+          continue;
+        }
+        c.programs.push_back(program);
+        seen[key] = d.consumers.size();
+        d.consumers.push_back(std::move(c));
+      }
+  }
+  return d;
+}
+
+double gib(double b) { return b / double(1LL << 30); }
+
+std::string percent(double part, double whole) {
+  return whole > 0 ? llvm::formatv("{0,6:f1}%", 100.0 * part / whole).str()
+                   : std::string(7, ' ');
+}
+
+Error drawOccupancy(const TraceData &d, StringRef trace, StringRef svg,
+                    const std::array<double, 4> &peak) {
+  auto gnuplot = llvm::sys::findProgramByName("gnuplot");
+  if (!gnuplot)
+    return makeError("--svg needs gnuplot, which is not installed (`make "
+                     "install` brings it)");
+  // Milliseconds read better than microseconds on a step-scale axis.
+  llvm::SmallString<128> script, tmpSvg;
+  int fd;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("snapflow-trace", "gp", fd, script))
+    return makeError("cannot create a temporary file: " + ec.message());
+  tmpSvg = svg;
+  tmpSvg += ".tmp";
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    auto q = [](StringRef s) {
+      std::string out = "'";
+      for (char c : s)
+        out += c == '\'' ? std::string("''") : std::string(1, c);
+      return out + "'";
+    };
+    os << "$occupancy << EOD\n";
+    for (const Sample &s : d.samples)
+      os << llvm::formatv("{0} {1} {2} {3} {4}\n", s.us * 1e-3,
+                          gib(s.bytes[0]), gib(s.bytes[1]), gib(s.bytes[2]),
+                          gib(s.bytes[3]));
+    // The last sample holds until the trace ends.
+    const Sample &last = d.samples.back();
+    os << llvm::formatv("{0} {1} {2} {3} {4}\nEOD\n", d.endUs * 1e-3,
+                        gib(last.bytes[0]), gib(last.bytes[1]),
+                        gib(last.bytes[2]), gib(last.bytes[3]));
+    os << "set terminal svg size 900,500 dynamic noenhanced font 'sans,12' "
+          "background rgb 'white'\n";
+    os << "set output " << q(tmpSvg) << "\n";
+    os << "set title " << q("Memory occupancy per socket: " + trace.str() +
+                            (d.chip.empty() ? "" : " on " + d.chip))
+       << "\n";
+    os << "set xlabel 'simulated time (ms)'\nset ylabel 'GiB per socket'\n";
+    os << "set grid\nset key outside right top\nset yrange [0:*]\n";
+    std::vector<std::string> plots;
+    for (int k = 0; k < 4; ++k)
+      if (peak[k] > 0)
+        plots.push_back(llvm::formatv("$occupancy using 1:{0} with steps lw 2 "
+                                      "lc {1} title '{2}'",
+                                      k + 2, k + 1, kLabels[k])
+                            .str());
+    // Capacity of the tiers in use (SRAM's is too small to show beside
+    // HBM's), dashed in the tier's colour.
+    for (int t = 1; t < 3; ++t)
+      if (peak[t] > 0 && d.capacity[t] > 0)
+        plots.push_back(llvm::formatv("{0} with lines dt 2 lw 1 lc {1} "
+                                      "title '{2} capacity'",
+                                      gib(d.capacity[t]), t + 1, kLabels[t])
+                            .str());
+    os << "plot " << llvm::join(plots, ", \\\n     ") << "\n";
+  }
+  std::string message;
+  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(""),
+                                          StringRef("")};
+  int rc = llvm::sys::ExecuteAndWait(*gnuplot, {*gnuplot, script.str()},
+                                     std::nullopt, redirects, 60, 0, &message);
+  llvm::sys::fs::remove(script);
+  if (rc != 0) {
+    llvm::sys::fs::remove(tmpSvg);
+    return makeError("gnuplot failed drawing " + svg +
+                     (message.empty() ? "" : ": " + message));
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(tmpSvg, svg))
+    return makeError("cannot write " + svg + ": " + ec.message());
+  return Error::success();
+}
+
+} // namespace
+
+Error snapflow::tools::runTrace(const std::string &path,
+                                const std::string &svgPath,
+                                llvm::raw_ostream &os) {
+  if (path.empty())
+    return makeError("trace needs a trace file; write one with `snapflow run "
+                     "--trace t.json`");
+  auto data = readTrace(path);
+  if (!data)
+    return data.takeError();
+  const TraceData &d = *data;
+  std::array<double, 4> peak{}, mean{};
+  double span = d.endUs - d.samples.front().us;
+  for (size_t i = 0; i < d.samples.size(); ++i) {
+    const Sample &s = d.samples[i];
+    double until = i + 1 < d.samples.size() ? d.samples[i + 1].us : d.endUs;
+    for (int k = 0; k < 4; ++k) {
+      peak[k] = std::max(peak[k], s.bytes[k]);
+      mean[k] += s.bytes[k] * (until - s.us);
+    }
+  }
+  for (int k = 0; k < 4; ++k)
+    mean[k] = span > 0 ? mean[k] / span : d.samples.back().bytes[k];
+
+  os << llvm::formatv("{0}: {1}{2:f3} ms simulated, {3} memory samples\n",
+                      path, d.chip.empty() ? "" : d.chip + ", ",
+                      span * 1e-3, d.samples.size());
+  os << "occupancy per socket    capacity GiB   peak GiB   peak/cap   "
+        "mean GiB (time-weighted)\n";
+  for (int k = 0; k < 4; ++k) {
+    double cap = k < 3 ? d.capacity[k] : 0;
+    os << llvm::formatv("  {0,-20} {1,12} {2,10:f3}  {3}   {4,10:f3}\n",
+                        kLabels[k],
+                        cap > 0 ? llvm::formatv("{0:f3}", gib(cap)).str()
+                                : std::string("-"),
+                        gib(peak[k]), percent(peak[k], cap), gib(mean[k]));
+  }
+  if (!d.consumers.empty()) {
+    std::vector<const Consumer *> order;
+    for (const Consumer &c : d.consumers)
+      order.push_back(&c);
+    std::sort(order.begin(), order.end(),
+              [](const Consumer *a, const Consumer *b) {
+                return std::make_pair(-a->bytes, a->name) <
+                       std::make_pair(-b->bytes, b->name);
+              });
+    size_t shown = std::min<size_t>(order.size(), 10);
+    os << llvm::formatv("largest consumers ({0} of {1} tensors):\n", shown,
+                        order.size());
+    for (size_t i = 0; i < shown; ++i) {
+      const Consumer &c = *order[i];
+      int tier = c.tier == "sram" ? 0 : c.tier == "hbm" ? 1 : 2;
+      os << llvm::formatv("  {0,-52} {1,-4} {2,9:f3} GiB {3} of {4}{5}  "
+                          "({6})\n",
+                          c.name, c.tier, gib(double(c.bytes)),
+                          percent(double(c.bytes), d.capacity[tier]),
+                          StringRef(c.tier).upper(), c.kv ? "  KV" : "",
+                          llvm::join(c.programs, ", "));
+    }
+  }
+  if (!svgPath.empty()) {
+    if (Error e = drawOccupancy(d, llvm::sys::path::filename(path), svgPath,
+                                peak))
+      return e;
+    os << "occupancy plot: " << svgPath << "\n";
+  }
+  return Error::success();
+}
