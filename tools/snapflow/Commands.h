@@ -12,6 +12,7 @@
 #include "snapflow/Arch/ArchModel.h"
 #include "snapflow/Dialect/KV/PolicySpec.h"
 #include "snapflow/Models/ModelConfig.h"
+#include "snapflow/Sim/Core/Program.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -112,6 +113,18 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 compileModel(mlir::MLIRContext &context, const Workload &workload,
              const WorkloadOptions &options, const CompileOptions &compile,
              int64_t batch, const std::string &phase);
+
+/// compileModel for one phase, printed as df IR text (the hand-off between
+/// compiler and simulator). A plan that does not fit is a ProgramFailure;
+/// `maxBatch` receives the plan's largest batch that fits.
+llvm::Expected<std::string>
+compileToDataflowText(const Workload &workload, const WorkloadOptions &options,
+                      const CompileOptions &compile, int64_t batch,
+                      bool prefill, int64_t &maxBatch);
+
+/// A ProgramFailure when a program's tensors exceed an off-chip tier of
+/// `chip`.
+llvm::Error checkFits(const sim::Program &program, const arch::ArchModel &chip);
 
 /// `snapflow compile`: the pipeline on one phase, the IR and a JSON report.
 llvm::Error runCompile(const WorkloadOptions &workload,

@@ -136,6 +136,29 @@ snapflow::tools::compileModel(mlir::MLIRContext &context, const Workload &w,
   return std::move(*module);
 }
 
+/// Compiles one phase into df IR text; `maxBatch` receives the plan's
+/// largest batch that fits.
+llvm::Expected<std::string> snapflow::tools::compileToDataflowText(
+    const Workload &w, const WorkloadOptions &o, const CompileOptions &c,
+    int64_t batch, bool prefill, int64_t &maxBatch) {
+  mlir::MLIRContext context;
+  auto module = compileModel(context, w, o, c, batch,
+                             prefill ? "prefill" : "decode");
+  if (!module)
+    return module.takeError();
+  auto program =
+      (*module)->lookupSymbol<df::ProgramOp>(prefill ? "prefill" : "decode");
+  std::optional<MemoryPlan> plan = getMemoryPlan(program);
+  maxBatch = plan ? plan->maxBatch : 0;
+  if (plan && !plan->fits)
+    return llvm::make_error<ProgramFailure>(
+        llvm::formatv("{0}: {1}", w.config.name, plan->diagnostic).str());
+  std::string text;
+  llvm::raw_string_ostream ts(text);
+  (*module)->print(ts);
+  return text;
+}
+
 Error snapflow::tools::runCompile(const WorkloadOptions &o,
                                   const CompileOptions &c,
                                   llvm::raw_ostream &os) {

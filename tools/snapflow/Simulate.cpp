@@ -40,8 +40,9 @@ Error makeError(const llvm::Twine &msg) {
 
 double gib(double b) { return b / double(1LL << 30); }
 
-/// A program whose tensors exceed a tier of its chip cannot run.
-Error checkFits(const sim::Program &p, const arch::ArchModel &chip) {
+} // namespace
+
+Error snapflow::tools::checkFits(const sim::Program &p, const arch::ArchModel &chip) {
   for (arch::MemoryTier tier : arch::kAllTiers) {
     double need = double(p.tensorBytes(static_cast<sim::Tier>(tier)));
     double cap = double(chip.tierBytesPerSocket(tier));
@@ -56,6 +57,7 @@ Error checkFits(const sim::Program &p, const arch::ArchModel &chip) {
   return Error::success();
 }
 
+namespace {
 Error simulateAndReport(const sim::Program &decode,
                         const sim::Program *prefill,
                         const arch::ArchModel &chip,
@@ -129,32 +131,6 @@ Error snapflow::tools::runSimulate(const std::string &path,
                            os);
 }
 
-namespace {
-/// Compiles one phase into df IR text; `maxBatch` receives the plan's
-/// largest batch that fits.
-llvm::Expected<std::string> compileToText(const Workload &w,
-                                          const WorkloadOptions &o,
-                                          const CompileOptions &c,
-                                          int64_t batch, bool prefill,
-                                          int64_t &maxBatch) {
-  mlir::MLIRContext context;
-  auto module = compileModel(context, w, o, c, batch,
-                             prefill ? "prefill" : "decode");
-  if (!module)
-    return module.takeError();
-  auto program =
-      (*module)->lookupSymbol<df::ProgramOp>(prefill ? "prefill" : "decode");
-  std::optional<MemoryPlan> plan = getMemoryPlan(program);
-  maxBatch = plan ? plan->maxBatch : 0;
-  if (plan && !plan->fits)
-    return llvm::make_error<ProgramFailure>(
-        llvm::formatv("{0}: {1}", w.config.name, plan->diagnostic).str());
-  std::string text;
-  llvm::raw_string_ostream ts(text);
-  (*module)->print(ts);
-  return text;
-}
-} // namespace
 
 Error snapflow::tools::runRun(const WorkloadOptions &o, bool maxBatch,
                               const CompileOptions &c,
@@ -166,7 +142,7 @@ Error snapflow::tools::runRun(const WorkloadOptions &o, bool maxBatch,
   int64_t batch = o.batch, fits = 0;
   if (maxBatch) {
     // Compile at batch 1 to learn the largest batch that fits.
-    auto probe = compileToText(*w, o, c, 1, /*prefill=*/false, fits);
+    auto probe = compileToDataflowText(*w, o, c, 1, /*prefill=*/false, fits);
     if (!probe)
       return probe.takeError();
     if (fits < 1)
@@ -176,7 +152,7 @@ Error snapflow::tools::runRun(const WorkloadOptions &o, bool maxBatch,
     os << llvm::formatv("largest batch that fits: {0}\n", batch);
     // The simulation below reports the batch it ran.
   }
-  auto decodeText = compileToText(*w, o, c, batch, /*prefill=*/false, fits);
+  auto decodeText = compileToDataflowText(*w, o, c, batch, /*prefill=*/false, fits);
   if (!decodeText)
     return decodeText.takeError();
   auto decode = sim::parseProgram(*decodeText, "<decode>", "decode");
@@ -186,7 +162,7 @@ Error snapflow::tools::runRun(const WorkloadOptions &o, bool maxBatch,
   std::optional<sim::Program> prefill;
   if (s.withPrefill) {
     int64_t ignored = 0;
-    auto prefillText = compileToText(*w, o, c, 1, /*prefill=*/true, ignored);
+    auto prefillText = compileToDataflowText(*w, o, c, 1, /*prefill=*/true, ignored);
     if (!prefillText) {
       // A whole-prompt prefill may not fit where decode does (its
       // activations grow with the prompt); decode is still worth running.

@@ -1,0 +1,140 @@
+//===- Serving.h - Continuous batching over static slots -------*- C++ -*-===//
+//
+// The serving loop: requests arrive, wait for one of B static slots, run
+// their prefill (batch 1; SnapKV selection is part of the prefill graph when
+// the prompt exceeds the KV budget), then take part in decode steps of the
+// whole B-slot graph until their output is complete; a finished slot is
+// refilled by the next waiting request. A static graph costs the same every
+// time it runs with the same shapes, so the loop replays step costs the
+// SystemC model measured once per shape (CostTable) instead of simulating
+// every step again: this is what makes 1,000 requests take seconds.
+//
+// Scheduling, one event at a time on one chip:
+//   1. a waiting request that has arrived and a free slot: run its prefill
+//      (first come, first served; prefill before decode, as vLLM does);
+//   2. else, with any slot active: one decode step, with the graph of the
+//      smallest context bucket that holds the longest live sequence;
+//   3. else: idle until the next arrival.
+// Every active slot gains one token per decode step; a request's first token
+// comes from its prefill.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_SIM_SERVING_SERVING_H
+#define SNAPFLOW_SIM_SERVING_SERVING_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace snapflow {
+namespace sim {
+namespace serving {
+
+struct Request {
+  int64_t id = 0;
+  double arrivalS = 0;
+  int64_t promptTokens = 0, outputTokens = 0;
+  int64_t line = 0; ///< line of the request file (0: generated)
+};
+
+/// Reads `arrival_s,prompt_tokens,output_tokens` rows (header first, '#'
+/// comments and blank lines skipped). Errors are `path:line:col: error:`.
+llvm::Expected<std::vector<Request>> readRequests(llvm::StringRef path);
+
+/// A seeded synthetic workload: Poisson arrivals at `rate` per second;
+/// prompt and output lengths uniform in mean*(1 -+ spread), at least 1.
+/// Reproducible across platforms (mt19937_64 and explicit transforms).
+struct GeneratorOptions {
+  double rate = 1.0;
+  int64_t count = 100;
+  uint64_t seed = 1;
+  int64_t promptMean = 4096, outputMean = 256;
+  double spread = 0.5;
+};
+std::vector<Request> generateRequests(const GeneratorOptions &options);
+
+/// Seconds of one run of a graph, per shape. Buckets are sorted; a shape
+/// uses the smallest bucket that holds it.
+struct CostTable {
+  std::vector<int64_t> prefillBuckets; ///< prompt tokens
+  std::vector<double> prefillS;
+  std::vector<int64_t> decodeBuckets; ///< context tokens of the longest slot
+  std::vector<double> decodeStepS;
+
+  /// Index of the smallest bucket >= tokens, or -1.
+  static int bucketOf(llvm::ArrayRef<int64_t> buckets, int64_t tokens);
+};
+
+struct ServeConfig {
+  int64_t slots = 1;
+  int64_t maxContext = 0; ///< prompt + output tokens allowed per request
+  /// KV tokens a slot keeps (the policy's budget; maxContext for full KV).
+  int64_t kvTokensPerSlot = 0;
+  double kvBytesPerToken = 0;   ///< per socket
+  double weightBytes = 0;       ///< per socket, resident
+  double kvAllocatedBytes = 0;  ///< per socket, the static KV allocation
+};
+
+/// What happened to one request (seconds).
+struct RequestResult {
+  int64_t id = 0, slot = -1;
+  double arrivalS = 0, prefillStartS = 0, firstTokenS = 0, finishS = 0;
+  int64_t promptTokens = 0, outputTokens = 0;
+  double ttftS() const { return firstTokenS - arrivalS; }
+  /// Time per output token after the first; 0 for one-token outputs.
+  double tpotS() const {
+    return outputTokens > 1 ? (finishS - firstTokenS) / double(outputTokens - 1)
+                            : 0;
+  }
+};
+
+/// Occupancy after an event.
+struct Sample {
+  double timeS = 0;
+  int64_t activeSlots = 0, waiting = 0;
+  double kvLiveBytes = 0; ///< per socket: tokens held, capped per slot
+};
+
+/// A span on a slot's timeline (prefill of a request, or its decoding).
+struct Span {
+  int64_t slot = 0, request = 0;
+  bool prefill = true;
+  double startS = 0, endS = 0;
+};
+
+struct ServeResult {
+  std::vector<RequestResult> requests; ///< in request order
+  std::vector<Sample> samples;
+  std::vector<Span> spans;
+  double makespanS = 0; ///< first arrival to last finish
+  double prefillS = 0, decodeS = 0, idleS = 0;
+  int64_t prefills = 0, decodeSteps = 0, outputTokens = 0;
+  /// Sum over decode steps of active/slots, weighted by step time.
+  double decodeSlotUtilization = 0;
+};
+
+/// Runs the loop. Requests must fit (`validate`) and every shape needs a
+/// bucket; a shape without one is an error naming it.
+llvm::Expected<ServeResult> serve(llvm::ArrayRef<Request> requests,
+                                  const CostTable &costs,
+                                  const ServeConfig &config);
+
+/// Errors on the first request that cannot be served under `config`,
+/// naming its line (or index when generated).
+llvm::Error validate(llvm::ArrayRef<Request> requests, const ServeConfig &config,
+                     llvm::StringRef source);
+
+/// Nearest-rank percentile: the smallest value with at least q of the values
+/// at or below it. 0 for no values.
+double percentile(std::vector<double> values, double q);
+
+} // namespace serving
+} // namespace sim
+} // namespace snapflow
+
+#endif // SNAPFLOW_SIM_SERVING_SERVING_H

@@ -1,0 +1,281 @@
+//===- Serving.cpp - Continuous batching over static slots ----------------===//
+
+#include "snapflow/Sim/Serving/Serving.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <random>
+
+using namespace snapflow;
+using namespace snapflow::sim::serving;
+using llvm::Error;
+using llvm::StringRef;
+
+namespace {
+Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+const char *const kColumns[] = {"arrival_s", "prompt_tokens", "output_tokens"};
+} // namespace
+
+llvm::Expected<std::vector<Request>>
+snapflow::sim::serving::readRequests(StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return makeError(path + ": " + buffer.getError().message());
+  StringRef text = (*buffer)->getBuffer();
+  auto located = [&](int64_t line, size_t col, const llvm::Twine &msg) {
+    return makeError(llvm::formatv("{0}:{1}:{2}: error: ", path, line, col) +
+                     msg);
+  };
+  std::vector<Request> requests;
+  int columnOf[3] = {-1, -1, -1};
+  size_t width = 0;
+  bool haveHeader = false;
+  int64_t lineNo = 0;
+  while (!text.empty()) {
+    auto [raw, rest] = text.split('\n');
+    text = rest;
+    ++lineNo;
+    StringRef line = raw.rtrim("\r");
+    if (line.trim().empty() || line.trim().starts_with("#"))
+      continue;
+    llvm::SmallVector<StringRef> fields;
+    line.split(fields, ',');
+    // Column (1-based) where field k starts.
+    auto colOf = [&](size_t k) {
+      return static_cast<size_t>(fields[k].data() - line.data()) + 1;
+    };
+    if (!haveHeader) {
+      for (size_t k = 0; k < fields.size(); ++k)
+        for (int c = 0; c < 3; ++c)
+          if (fields[k].trim() == kColumns[c])
+            columnOf[c] = static_cast<int>(k);
+      for (int c = 0; c < 3; ++c)
+        if (columnOf[c] < 0)
+          return located(lineNo, 1,
+                         llvm::Twine("the header needs the columns "
+                                     "arrival_s,prompt_tokens,output_tokens; "
+                                     "'") +
+                             kColumns[c] + "' is missing");
+      width = fields.size();
+      haveHeader = true;
+      continue;
+    }
+    if (fields.size() != width)
+      return located(lineNo, 1,
+                     llvm::formatv("{0} fields, the header has {1}",
+                                   fields.size(), width));
+    Request r;
+    r.id = static_cast<int64_t>(requests.size());
+    r.line = lineNo;
+    StringRef arrival = fields[columnOf[0]].trim();
+    if (arrival.getAsDouble(r.arrivalS) || !std::isfinite(r.arrivalS) ||
+        r.arrivalS < 0)
+      return located(lineNo, colOf(columnOf[0]),
+                     "arrival_s must be a number of seconds >= 0, got '" +
+                         arrival + "'");
+    for (int c = 1; c < 3; ++c) {
+      StringRef f = fields[columnOf[c]].trim();
+      int64_t n;
+      if (f.getAsInteger(10, n) || n < 1)
+        return located(lineNo, colOf(columnOf[c]),
+                       llvm::Twine(kColumns[c]) +
+                           " must be a whole number >= 1, got '" + f + "'");
+      (c == 1 ? r.promptTokens : r.outputTokens) = n;
+    }
+    requests.push_back(r);
+  }
+  if (!haveHeader)
+    return makeError(path + ": error: empty request file; expected a header "
+                            "arrival_s,prompt_tokens,output_tokens and rows");
+  if (requests.empty())
+    return makeError(path + ": error: no requests after the header");
+  return requests;
+}
+
+std::vector<Request>
+snapflow::sim::serving::generateRequests(const GeneratorOptions &o) {
+  std::mt19937_64 rng(o.seed);
+  // 53 random bits -> [0, 1): the same sequence on every platform (the
+  // standard distributions are not specified bit for bit).
+  auto uniform = [&] { return double(rng() >> 11) * 0x1.0p-53; };
+  auto length = [&](int64_t mean) {
+    double lo = double(mean) * (1 - o.spread), hi = double(mean) * (1 + o.spread);
+    return std::max<int64_t>(1, std::llround(lo + (hi - lo) * uniform()));
+  };
+  std::vector<Request> out;
+  double t = 0;
+  for (int64_t i = 0; i < o.count; ++i) {
+    t += -std::log1p(-uniform()) / o.rate;
+    Request r;
+    r.id = i;
+    r.arrivalS = t;
+    r.promptTokens = length(o.promptMean);
+    r.outputTokens = length(o.outputMean);
+    out.push_back(r);
+  }
+  return out;
+}
+
+int CostTable::bucketOf(llvm::ArrayRef<int64_t> buckets, int64_t tokens) {
+  auto it = std::lower_bound(buckets.begin(), buckets.end(), tokens);
+  return it == buckets.end() ? -1 : static_cast<int>(it - buckets.begin());
+}
+
+Error snapflow::sim::serving::validate(llvm::ArrayRef<Request> requests,
+                                       const ServeConfig &config,
+                                       StringRef source) {
+  for (const Request &r : requests)
+    if (r.promptTokens + r.outputTokens > config.maxContext) {
+      std::string where =
+          r.line > 0 ? llvm::formatv("{0}:{1}: error: ", source, r.line).str()
+                     : llvm::formatv("{0}: error: request {1}: ", source, r.id)
+                           .str();
+      return makeError(llvm::formatv(
+          "{0}prompt_tokens + output_tokens = {1} + {2} exceeds the context "
+          "of {3} tokens a slot holds (--context)",
+          where, r.promptTokens, r.outputTokens, config.maxContext));
+    }
+  return Error::success();
+}
+
+llvm::Expected<ServeResult>
+snapflow::sim::serving::serve(llvm::ArrayRef<Request> requests,
+                              const CostTable &costs, const ServeConfig &cfg) {
+  if (cfg.slots < 1)
+    return makeError("serving needs at least one slot");
+  ServeResult res;
+  res.requests.resize(requests.size());
+  // Arrival order; ties keep request order.
+  std::vector<size_t> order(requests.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::make_pair(requests[a].arrivalS, a) <
+           std::make_pair(requests[b].arrivalS, b);
+  });
+  struct Slot {
+    int64_t request = -1; ///< index into requests
+    int64_t context = 0;  ///< tokens in context (prompt + generated)
+    int64_t generated = 0;
+  };
+  std::vector<Slot> slots(cfg.slots);
+  std::deque<size_t> waiting;
+  size_t nextArrival = 0, finished = 0;
+  int64_t active = 0;
+  double t = requests.empty() ? 0 : requests[order[0]].arrivalS;
+  double start = t, utilization = 0;
+
+  auto kvLive = [&] {
+    double tokens = 0;
+    for (const Slot &s : slots)
+      if (s.request >= 0)
+        tokens += double(std::min(s.context, cfg.kvTokensPerSlot));
+    return tokens * cfg.kvBytesPerToken;
+  };
+  auto sample = [&] {
+    res.samples.push_back(
+        {t, active, static_cast<int64_t>(waiting.size()), kvLive()});
+  };
+  auto finish = [&](Slot &s, int64_t slotIndex) {
+    RequestResult &rr = res.requests[s.request];
+    rr.finishS = t;
+    res.spans.push_back({slotIndex, rr.id, false, rr.firstTokenS, t});
+    s.request = -1;
+    --active;
+    ++finished;
+  };
+  sample();
+  while (finished < requests.size()) {
+    while (nextArrival < order.size() &&
+           requests[order[nextArrival]].arrivalS <= t)
+      waiting.push_back(order[nextArrival++]);
+    auto freeSlot = std::find_if(slots.begin(), slots.end(),
+                                 [](const Slot &s) { return s.request < 0; });
+    if (!waiting.empty() && freeSlot != slots.end()) {
+      size_t i = waiting.front();
+      waiting.pop_front();
+      const Request &r = requests[i];
+      int b = CostTable::bucketOf(costs.prefillBuckets, r.promptTokens);
+      if (b < 0)
+        return makeError(llvm::formatv("no prefill cost for a {0}-token "
+                                       "prompt",
+                                       r.promptTokens));
+      int64_t slotIndex = freeSlot - slots.begin();
+      RequestResult &rr = res.requests[i];
+      rr.id = r.id;
+      rr.slot = slotIndex;
+      rr.arrivalS = r.arrivalS;
+      rr.promptTokens = r.promptTokens;
+      rr.outputTokens = r.outputTokens;
+      rr.prefillStartS = t;
+      t += costs.prefillS[b];
+      res.prefillS += costs.prefillS[b];
+      ++res.prefills;
+      rr.firstTokenS = t;
+      res.spans.push_back({slotIndex, r.id, true, rr.prefillStartS, t});
+      freeSlot->request = static_cast<int64_t>(i);
+      freeSlot->context = r.promptTokens + 1;
+      freeSlot->generated = 1;
+      ++active;
+      ++res.outputTokens;
+      if (r.outputTokens == 1)
+        finish(*freeSlot, slotIndex);
+      sample();
+      continue;
+    }
+    if (active > 0) {
+      int64_t longest = 0;
+      for (const Slot &s : slots)
+        if (s.request >= 0)
+          longest = std::max(longest, s.context);
+      // The step appends one token to every live sequence.
+      int b = CostTable::bucketOf(costs.decodeBuckets, longest + 1);
+      if (b < 0)
+        return makeError(llvm::formatv("no decode cost for a context of {0} "
+                                       "tokens",
+                                       longest + 1));
+      double step = costs.decodeStepS[b];
+      utilization += step * double(active) / double(cfg.slots);
+      t += step;
+      res.decodeS += step;
+      ++res.decodeSteps;
+      for (size_t k = 0; k < slots.size(); ++k) {
+        Slot &s = slots[k];
+        if (s.request < 0)
+          continue;
+        ++s.context;
+        ++s.generated;
+        ++res.outputTokens;
+        if (s.generated == requests[s.request].outputTokens)
+          finish(s, static_cast<int64_t>(k));
+      }
+      sample();
+      continue;
+    }
+    // Idle until the next request arrives.
+    double next = requests[order[nextArrival]].arrivalS;
+    res.idleS += next - t;
+    t = next;
+  }
+  res.makespanS = t - start;
+  res.decodeSlotUtilization = res.decodeS > 0 ? utilization / res.decodeS : 0;
+  return res;
+}
+
+double snapflow::sim::serving::percentile(std::vector<double> values,
+                                          double q) {
+  if (values.empty())
+    return 0;
+  std::sort(values.begin(), values.end());
+  size_t rank = static_cast<size_t>(std::ceil(q * double(values.size())));
+  return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
+}

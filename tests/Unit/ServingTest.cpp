@@ -1,0 +1,235 @@
+//===- ServingTest.cpp - The serving loop on hand-checked traces ----------===//
+//
+// Costs are round numbers so every time below can be followed by hand:
+// prefill of a prompt up to 128 tokens takes 2 s, a decode step 1 s.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Sim/Serving/Serving.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+using namespace snapflow::sim::serving;
+using llvm::Error;
+
+namespace {
+
+CostTable roundCosts() {
+  CostTable c;
+  c.prefillBuckets = {128};
+  c.prefillS = {2.0};
+  c.decodeBuckets = {128, 1024};
+  c.decodeStepS = {1.0, 3.0};
+  return c;
+}
+
+ServeConfig config(int64_t slots) {
+  ServeConfig cfg;
+  cfg.slots = slots;
+  cfg.maxContext = 1024;
+  cfg.kvTokensPerSlot = 1024;
+  cfg.kvBytesPerToken = 1.0;
+  return cfg;
+}
+
+Request req(int64_t id, double arrival, int64_t prompt, int64_t output) {
+  Request r;
+  r.id = id;
+  r.arrivalS = arrival;
+  r.promptTokens = prompt;
+  r.outputTokens = output;
+  return r;
+}
+
+// Three requests at t=0, one slot, 3 output tokens each (one from prefill,
+// two from decode steps):
+//   r0: prefill 0-2 (TTFT 2), steps 2-3, 3-4: done at 4, TPOT (4-2)/2 = 1
+//   r1: prefill 4-6: TTFT 6 = r0's total time 4 + its own prefill 2; done 8
+//   r2: prefill 8-10: TTFT 10; done 12
+TEST(Serving, OneSlotServesInTurn) {
+  std::vector<Request> rs = {req(0, 0, 100, 3), req(1, 0, 100, 3),
+                             req(2, 0, 100, 3)};
+  auto r = serve(rs, roundCosts(), config(1));
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_DOUBLE_EQ(r->requests[0].ttftS(), 2.0);
+  EXPECT_DOUBLE_EQ(r->requests[0].finishS, 4.0);
+  EXPECT_DOUBLE_EQ(r->requests[0].tpotS(), 1.0);
+  EXPECT_DOUBLE_EQ(r->requests[1].ttftS(),
+                   r->requests[0].finishS - r->requests[0].arrivalS + 2.0);
+  EXPECT_DOUBLE_EQ(r->requests[1].finishS, 8.0);
+  EXPECT_DOUBLE_EQ(r->requests[2].ttftS(), 10.0);
+  EXPECT_DOUBLE_EQ(r->makespanS, 12.0);
+  EXPECT_EQ(r->outputTokens, 9);
+  EXPECT_EQ(r->decodeSteps, 6);
+  EXPECT_EQ(r->prefills, 3);
+  EXPECT_DOUBLE_EQ(r->prefillS, 6.0);
+  EXPECT_DOUBLE_EQ(r->decodeS, 6.0);
+  EXPECT_DOUBLE_EQ(r->decodeSlotUtilization, 1.0);
+  // Spans: prefill and decode of each request, on slot 0.
+  ASSERT_EQ(r->spans.size(), 6u);
+  EXPECT_TRUE(r->spans[0].prefill);
+  EXPECT_DOUBLE_EQ(r->spans[1].startS, 2.0);
+  EXPECT_DOUBLE_EQ(r->spans[1].endS, 4.0);
+}
+
+// Two slots; r1 arrives at 0.5 while r0 is in prefill. At t=2 r1 takes the
+// free slot before any decode step (prefill first): prefill 2-4, TTFT 3.5.
+// Then steps 4-5 and 5-6 serve both: both finish at 6; r0's TPOT is
+// (6-2)/2 = 2 (it waited during r1's prefill).
+TEST(Serving, PrefillGoesBeforeDecode) {
+  std::vector<Request> rs = {req(0, 0, 100, 3), req(1, 0.5, 100, 3)};
+  auto r = serve(rs, roundCosts(), config(2));
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_DOUBLE_EQ(r->requests[1].prefillStartS, 2.0);
+  EXPECT_DOUBLE_EQ(r->requests[1].ttftS(), 3.5);
+  EXPECT_EQ(r->requests[1].slot, 1);
+  EXPECT_DOUBLE_EQ(r->requests[0].finishS, 6.0);
+  EXPECT_DOUBLE_EQ(r->requests[1].finishS, 6.0);
+  EXPECT_DOUBLE_EQ(r->requests[0].tpotS(), 2.0);
+  EXPECT_DOUBLE_EQ(r->decodeSlotUtilization, 1.0);
+}
+
+// One of two slots busy: utilization 1/2. A one-token request ends with
+// its prefill. A gap between arrivals is idle time.
+TEST(Serving, IdleAndHalfEmptySteps) {
+  std::vector<Request> rs = {req(0, 0, 100, 1), req(1, 10, 100, 2)};
+  auto r = serve(rs, roundCosts(), config(2));
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_DOUBLE_EQ(r->requests[0].finishS, 2.0);
+  EXPECT_DOUBLE_EQ(r->requests[0].tpotS(), 0.0);
+  EXPECT_DOUBLE_EQ(r->idleS, 8.0);
+  // r1: prefill 10-12, one step 12-13.
+  EXPECT_DOUBLE_EQ(r->requests[1].finishS, 13.0);
+  EXPECT_DOUBLE_EQ(r->makespanS, 13.0);
+  EXPECT_DOUBLE_EQ(r->decodeSlotUtilization, 0.5);
+}
+
+// A prompt of 126 holds 127 tokens after prefill. The first step makes 128
+// (bucket 128: 1 s); the next ones 129 and 130 need bucket 1024 (3 s each):
+// finish at 2 + 1 + 3 + 3 = 9.
+TEST(Serving, DecodeUsesTheSmallestBucketThatHolds) {
+  std::vector<Request> rs = {req(0, 0, 126, 4)};
+  auto r = serve(rs, roundCosts(), config(1));
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_DOUBLE_EQ(r->requests[0].finishS, 9.0);
+}
+
+// KV held: capped per slot at the policy's budget. r0 (prompt 100) after its
+// prefill holds 101 tokens; with a budget of 64 it counts 64 x 2 bytes.
+TEST(Serving, LiveKVIsCappedByTheBudget) {
+  ServeConfig cfg = config(1);
+  cfg.kvTokensPerSlot = 64;
+  cfg.kvBytesPerToken = 2;
+  auto r = serve({req(0, 0, 100, 2)}, roundCosts(), cfg);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  ASSERT_GE(r->samples.size(), 2u);
+  EXPECT_DOUBLE_EQ(r->samples[0].kvLiveBytes, 0.0);
+  EXPECT_DOUBLE_EQ(r->samples[1].kvLiveBytes, 128.0);
+}
+
+TEST(Serving, ShapeWithoutCostIsAnError) {
+  auto r = serve({req(0, 0, 200, 2)}, roundCosts(), config(1));
+  ASSERT_FALSE(static_cast<bool>(r));
+  EXPECT_EQ(llvm::toString(r.takeError()),
+            "no prefill cost for a 200-token prompt");
+}
+
+TEST(Serving, ValidateNamesTheRequest) {
+  ServeConfig cfg = config(1);
+  Request r = req(3, 0, 1000, 100);
+  r.line = 7;
+  Error e = validate({r}, cfg, "reqs.csv");
+  EXPECT_EQ(llvm::toString(std::move(e)),
+            "reqs.csv:7: error: prompt_tokens + output_tokens = 1000 + 100 "
+            "exceeds the context of 1024 tokens a slot holds (--context)");
+}
+
+TEST(Serving, NearestRankPercentiles) {
+  std::vector<double> v = {10, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  EXPECT_DOUBLE_EQ(percentile(v, 0.5), 5);
+  EXPECT_DOUBLE_EQ(percentile(v, 0.9), 9);
+  EXPECT_DOUBLE_EQ(percentile(v, 0.99), 10);
+  EXPECT_DOUBLE_EQ(percentile({}, 0.5), 0);
+}
+
+// Seeded: the same trace twice; Poisson at rate 2/s: 20,000 arrivals span
+// about 10,000 s (standard deviation ~71 s); lengths stay in mean -+ 50%.
+TEST(Serving, GeneratorIsSeededPoissonAndBounded) {
+  GeneratorOptions o;
+  o.rate = 2;
+  o.count = 20000;
+  o.seed = 7;
+  o.promptMean = 1000;
+  o.outputMean = 100;
+  auto a = generateRequests(o), b = generateRequests(o);
+  ASSERT_EQ(a.size(), 20000u);
+  EXPECT_DOUBLE_EQ(a.back().arrivalS, b.back().arrivalS);
+  EXPECT_NEAR(a.back().arrivalS, 10000, 400);
+  for (const Request &r : a) {
+    EXPECT_GE(r.promptTokens, 500);
+    EXPECT_LE(r.promptTokens, 1500);
+    EXPECT_GE(r.outputTokens, 50);
+    EXPECT_LE(r.outputTokens, 150);
+  }
+  o.seed = 8;
+  EXPECT_NE(generateRequests(o).back().arrivalS, a.back().arrivalS);
+}
+
+std::string writeTemp(llvm::StringRef text) {
+  llvm::SmallString<128> path;
+  int fd;
+  EXPECT_FALSE(
+      llvm::sys::fs::createTemporaryFile("requests", "csv", fd, path));
+  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+  os << text;
+  return path.str().str();
+}
+
+TEST(Serving, ReadsRequestFiles) {
+  std::string path = writeTemp("# a comment\n"
+                               "prompt_tokens,arrival_s,output_tokens\n"
+                               "100,0.0,3\n"
+                               "\n"
+                               "200,1.5,7\r\n");
+  auto r = readRequests(path);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[1].promptTokens, 200);
+  EXPECT_DOUBLE_EQ((*r)[1].arrivalS, 1.5);
+  EXPECT_EQ((*r)[1].outputTokens, 7);
+  EXPECT_EQ((*r)[1].line, 5);
+  llvm::sys::fs::remove(path);
+}
+
+TEST(Serving, MalformedRequestFilesNameTheLine) {
+  struct Case {
+    const char *text, *error;
+  } cases[] = {
+      {"arrival_s,prompt_tokens,output_tokens\n0,100,3\n0.5,abc,3\n",
+       ":3:5: error: prompt_tokens must be a whole number >= 1, got 'abc'"},
+      {"arrival_s,prompt_tokens,output_tokens\n-1,100,3\n",
+       ":2:1: error: arrival_s must be a number of seconds >= 0, got '-1'"},
+      {"arrival_s,prompt_tokens,output_tokens\n0,100\n",
+       ":2:1: error: 2 fields, the header has 3"},
+      {"arrival_s,prompt,output_tokens\n0,100,3\n",
+       ":1:1: error: the header needs the columns "
+       "arrival_s,prompt_tokens,output_tokens; 'prompt_tokens' is missing"},
+      {"arrival_s,prompt_tokens,output_tokens\n0,100,0\n",
+       ":2:7: error: output_tokens must be a whole number >= 1, got '0'"},
+      {"arrival_s,prompt_tokens,output_tokens\n",
+       ": error: no requests after the header"},
+  };
+  for (const Case &c : cases) {
+    std::string path = writeTemp(c.text);
+    auto r = readRequests(path);
+    ASSERT_FALSE(static_cast<bool>(r)) << c.text;
+    std::string msg = llvm::toString(r.takeError());
+    EXPECT_EQ(msg, path + c.error);
+    llvm::sys::fs::remove(path);
+  }
+}
+
+} // namespace
