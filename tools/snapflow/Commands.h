@@ -13,6 +13,7 @@
 #include "snapflow/Dialect/KV/PolicySpec.h"
 #include "snapflow/Models/ModelConfig.h"
 #include "snapflow/Sim/Core/Program.h"
+#include "snapflow/Sim/Serving/Serving.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -95,6 +96,20 @@ struct SimulateOptions {
 /// `snapflow simulate prog.mlir`: run a df program on the SystemC model.
 llvm::Error runSimulate(const std::string &path, const std::string &chip,
                         const SimulateOptions &options, llvm::raw_ostream &os);
+
+/// Options of `snapflow run --serve`.
+struct ServeOptions {
+  std::string requestsPath; ///< --trace-requests; "" to generate
+  bool generate = false;    ///< --rate or --requests given
+  sim::serving::GeneratorOptions gen;
+};
+
+/// `snapflow run --serve`: continuous batching of a request trace over
+/// --batch slots, with step costs from one SystemC run per shape.
+llvm::Error runServe(const WorkloadOptions &workload, bool maxBatch,
+                     const CompileOptions &compile,
+                     const SimulateOptions &simulate,
+                     const ServeOptions &serve, llvm::raw_ostream &os);
 
 /// `snapflow run`: compile and simulate; `maxBatch` picks the largest batch
 /// that fits.

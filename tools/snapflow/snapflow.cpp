@@ -263,6 +263,42 @@ cl::opt<std::string> svgOpt("svg",
                             cl::desc("Draw occupancy over time (gnuplot)"),
                             cl::value_desc("file.svg"), cl::init(""),
                             cl::cat(outputCat), cl::sub(traceCmd));
+cl::OptionCategory serveCat("Serving options (run --serve)");
+cl::opt<bool> serveOpt("serve",
+                       cl::desc("Serve a request trace with continuous "
+                                "batching over --batch slots of --context "
+                                "tokens; report TTFT, TPOT, throughput"),
+                       cl::cat(serveCat), cl::sub(runCmd));
+cl::opt<std::string>
+    requestsFileOpt("trace-requests",
+                    cl::desc("CSV of requests: arrival_s,prompt_tokens,"
+                             "output_tokens"),
+                    cl::value_desc("file.csv"), cl::init(""),
+                    cl::cat(serveCat), cl::sub(runCmd));
+cl::opt<double> rateOpt("rate",
+                        cl::desc("Generate Poisson arrivals at R requests/s "
+                                 "(default 1)"),
+                        cl::value_desc("R"), cl::init(1.0), cl::cat(serveCat),
+                        cl::sub(runCmd));
+cl::opt<int64_t> requestsOpt("requests",
+                             cl::desc("Generated requests (default 100)"),
+                             cl::value_desc("N"), cl::init(100),
+                             cl::cat(serveCat), cl::sub(runCmd));
+cl::opt<uint64_t> seedOpt("seed", cl::desc("Generator seed (default 1)"),
+                          cl::value_desc("S"), cl::init(1), cl::cat(serveCat),
+                          cl::sub(runCmd));
+cl::opt<int64_t> promptTokensOpt(
+    "prompt-tokens", cl::desc("Mean generated prompt length (default 4096)"),
+    cl::value_desc("N"), cl::init(4096), cl::cat(serveCat), cl::sub(runCmd));
+cl::opt<int64_t> outputTokensOpt(
+    "output-tokens", cl::desc("Mean generated output length (default 512)"),
+    cl::value_desc("N"), cl::init(512), cl::cat(serveCat), cl::sub(runCmd));
+cl::opt<double> spreadOpt("length-spread",
+                          cl::desc("Generated lengths are uniform in "
+                                   "mean*(1 -+ F) (default 0.5)"),
+                          cl::value_desc("F"), cl::init(0.5),
+                          cl::cat(serveCat), cl::sub(runCmd));
+
 cl::opt<bool> jsonOpt("json", cl::desc("Print JSON instead of a summary"),
                       cl::cat(outputCat), cl::sub(infoCmd));
 cl::opt<std::string> outputOpt("o", cl::desc("Output file ('-' for stdout)"),
@@ -386,7 +422,8 @@ int main(int argc, char **argv) {
        {&cl::SubCommand::getTopLevel(), &listCmd, &infoCmd, &importCmd,
         &compileCmd, &simulateCmd, &runCmd, &sweepCmd, &traceCmd})
     cl::HideUnrelatedOptions(
-        {&workloadCat, &outputCat, &compileCat, &simCat, &sweepCat},
+        {&workloadCat, &outputCat, &compileCat, &simCat, &sweepCat,
+         &serveCat},
                              *sub);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -431,8 +468,32 @@ int main(int argc, char **argv) {
     auto w = workload(/*allowMax=*/true, &maxBatch);
     if (!w)
       return fail(w.takeError());
-    return check(
-        runRun(*w, maxBatch, compileOptions(), simulateOptions(), outs()));
+    bool generating = rateOpt.getNumOccurrences() ||
+                      requestsOpt.getNumOccurrences() ||
+                      seedOpt.getNumOccurrences() ||
+                      promptTokensOpt.getNumOccurrences() ||
+                      outputTokensOpt.getNumOccurrences() ||
+                      spreadOpt.getNumOccurrences();
+    if (!serveOpt) {
+      if (generating || !requestsFileOpt.empty())
+        return fail(createStringError(
+            inconvertibleErrorCode(),
+            "--trace-requests, --rate, --requests, --seed, --prompt-tokens, "
+            "--output-tokens and --length-spread need --serve"));
+      return check(
+          runRun(*w, maxBatch, compileOptions(), simulateOptions(), outs()));
+    }
+    ServeOptions so;
+    so.requestsPath = requestsFileOpt;
+    so.generate = generating;
+    so.gen.rate = rateOpt;
+    so.gen.count = requestsOpt;
+    so.gen.seed = seedOpt;
+    so.gen.promptMean = promptTokensOpt;
+    so.gen.outputMean = outputTokensOpt;
+    so.gen.spread = spreadOpt;
+    return check(runServe(*w, maxBatch, compileOptions(), simulateOptions(),
+                          so, outs()));
   }
   if (sweepCmd)
     return check(sweep(argv[0]));

@@ -193,11 +193,12 @@ snapflow::sim::serving::serve(llvm::ArrayRef<Request> requests,
     --active;
     ++finished;
   };
-  sample();
   while (finished < requests.size()) {
     while (nextArrival < order.size() &&
            requests[order[nextArrival]].arrivalS <= t)
       waiting.push_back(order[nextArrival++]);
+    if (res.samples.empty())
+      sample(); // the start: nothing held, the first arrivals waiting
     auto freeSlot = std::find_if(slots.begin(), slots.end(),
                                  [](const Slot &s) { return s.request < 0; });
     if (!waiting.empty() && freeSlot != slots.end()) {

@@ -1,0 +1,529 @@
+//===- Serve.cpp - snapflow run --serve ------------------------------------===//
+//
+// Serving a request trace on a deployment: --batch static slots of --context
+// tokens each, with the KV policy resolved once for --context.
+//
+//   1. Requests: read (--trace-requests) or generated (--rate, --requests);
+//      each must fit a slot.
+//   2. Shapes: prompt lengths round up to power-of-two buckets (at least 128,
+//      at most --context) and so do decode contexts, as a static-graph
+//      deployment keeps one compiled graph per bucket. Each bucket is
+//      compiled; a bucket within the KV budget keeps every token (full),
+//      a larger one uses the policy with its budget fixed for --context.
+//   3. Costs: one SystemC run times every bucket's graph (prefill once,
+//      decode two steps so the second is steady state).
+//   4. The serving loop (Sim/Serving) replays those costs over the trace.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "snapflow/Sim/Core/Simulator.h"
+#include "snapflow/Sim/Loader/Loader.h"
+#include "snapflow/Sim/Serving/Serving.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <map>
+#include <set>
+
+using namespace snapflow;
+using namespace snapflow::tools;
+using namespace snapflow::sim::serving;
+using llvm::Error;
+
+namespace {
+
+Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+constexpr int64_t kMinBucket = 128;
+
+/// Smallest power of two >= tokens (at least kMinBucket), capped at `cap`.
+int64_t bucketFor(int64_t tokens, int64_t cap) {
+  int64_t b = kMinBucket;
+  while (b < tokens)
+    b *= 2;
+  return std::min(b, cap);
+}
+
+/// The policy a graph for `tokens` tokens uses: every token while they fit
+/// the budget, else the policy with its numbers fixed for the deployment.
+std::string policyFor(const kv::ResolvedPolicy &r, int64_t tokens) {
+  if (r.kind == kv::PolicyKind::Full || r.slots >= tokens)
+    return "full";
+  std::string pool = r.maxPool ? "max" : "avg";
+  switch (r.kind) {
+  case kv::PolicyKind::Streaming:
+    return llvm::formatv("streaming:sinks={0},window={1}", r.sinks, r.recent);
+  case kv::PolicyKind::SnapKV:
+    return llvm::formatv("snapkv:budget={0},obs_window={1},kernel={2},pool={3}",
+                         r.slots, r.obsWindow, r.kernel, pool);
+  case kv::PolicyKind::SnapStream:
+    return llvm::formatv("snapstream:budget={0},sinks={1},recent={2},"
+                         "obs_window={3},kernel={4},pool={5}",
+                         r.slots, r.sinks, r.recent, r.obsWindow, r.kernel,
+                         pool);
+  case kv::PolicyKind::Full:
+    break;
+  }
+  return "full";
+}
+
+/// Bytes in GiB, or MiB when under one GiB.
+std::string size(double b) {
+  return b >= double(1LL << 30) ? llvm::formatv("{0:f2} GiB", b / double(1LL << 30)).str()
+                                : llvm::formatv("{0:f2} MiB", b / double(1LL << 20)).str();
+}
+
+struct Percentiles {
+  double p50 = 0, p90 = 0, p99 = 0, mean = 0;
+};
+Percentiles summarize(const std::vector<double> &v) {
+  Percentiles p;
+  p.p50 = percentile(v, 0.50);
+  p.p90 = percentile(v, 0.90);
+  p.p99 = percentile(v, 0.99);
+  for (double x : v)
+    p.mean += x;
+  p.mean = v.empty() ? 0 : p.mean / double(v.size());
+  return p;
+}
+llvm::json::Object toJson(const Percentiles &p) {
+  return llvm::json::Object{
+      {"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"mean", p.mean}};
+}
+
+/// Resident bytes per tier of a program, KV apart (it is counted live).
+struct Residency {
+  std::array<double, 3> bytes{};
+  int kvTier = 1;
+};
+Residency residency(const sim::Program &p) {
+  Residency r;
+  for (const sim::Tensor &t : p.tensors) {
+    if (t.isKV)
+      r.kvTier = static_cast<int>(t.tier);
+    else
+      r.bytes[static_cast<int>(t.tier)] += double(t.bytes);
+  }
+  return r;
+}
+
+/// Occupancy samples to write: all when few, else every k-th plus every
+/// change of the active slots, so a long trace stays small.
+std::vector<const Sample *> thin(const std::vector<Sample> &samples,
+                                 size_t target = 20000) {
+  std::vector<const Sample *> out;
+  size_t k = std::max<size_t>(1, samples.size() / target);
+  for (size_t i = 0; i < samples.size(); ++i)
+    if (i % k == 0 || i + 1 == samples.size() ||
+        (i > 0 && samples[i].activeSlots != samples[i - 1].activeSlots))
+      out.push_back(&samples[i]);
+  return out;
+}
+
+} // namespace
+
+Error snapflow::tools::runServe(const WorkloadOptions &o, bool maxBatch,
+                                const CompileOptions &c,
+                                const SimulateOptions &s,
+                                const ServeOptions &so,
+                                llvm::raw_ostream &os) {
+  auto w = resolveWorkload(o, /*needChip=*/true);
+  if (!w)
+    return w.takeError();
+  if (c.mtp > 0)
+    return makeError("--serve does not model MTP speculative decoding; drop "
+                     "--mtp");
+  // 1. Requests.
+  std::vector<Request> requests;
+  std::string source;
+  if (!so.requestsPath.empty()) {
+    if (so.generate)
+      return makeError("--trace-requests and --rate/--requests exclude each "
+                       "other");
+    auto r = readRequests(so.requestsPath);
+    if (!r)
+      return r.takeError();
+    requests = std::move(*r);
+    source = so.requestsPath;
+  } else {
+    if (so.gen.rate <= 0 || !std::isfinite(so.gen.rate))
+      return makeError(llvm::formatv("--rate must be > 0 requests/s, got {0}",
+                                     so.gen.rate));
+    if (so.gen.count < 1)
+      return makeError(llvm::formatv("--requests must be >= 1, got {0}",
+                                     so.gen.count));
+    if (so.gen.promptMean < 1 || so.gen.outputMean < 1)
+      return makeError("--prompt-tokens and --output-tokens must be >= 1");
+    if (so.gen.spread < 0 || so.gen.spread > 1)
+      return makeError(llvm::formatv("--length-spread must be in [0, 1], got "
+                                     "{0}",
+                                     so.gen.spread));
+    requests = generateRequests(so.gen);
+    std::string rate;
+    llvm::raw_string_ostream(rate) << llvm::format("%g", so.gen.rate);
+    source = llvm::formatv("generated: Poisson {0} requests/s, seed {1}", rate,
+                           so.gen.seed);
+  }
+  ServeConfig cfg;
+  cfg.maxContext = o.context;
+  cfg.kvTokensPerSlot = std::min(w->policy.slots, o.context);
+  if (Error e = validate(requests, cfg, source))
+    return e;
+
+  // Slots: --batch, or the most that fit at the full context.
+  int64_t slots = o.batch, fits = 0;
+  if (maxBatch) {
+    auto probe = compileToDataflowText(*w, o, c, 1, /*prefill=*/false, fits);
+    if (!probe)
+      return probe.takeError();
+    if (fits < 1)
+      return llvm::make_error<ProgramFailure>(
+          w->config.name + ": not even one slot fits " + w->chip.getName());
+    slots = fits;
+  }
+  cfg.slots = slots;
+
+  // 2. Buckets and their graphs.
+  std::set<int64_t> prefillBuckets, decodeBuckets;
+  int64_t lo = o.context, hi = 0;
+  for (const Request &r : requests) {
+    prefillBuckets.insert(bucketFor(r.promptTokens, o.context));
+    lo = std::min(lo, r.promptTokens + 1);
+    hi = std::max(hi, r.promptTokens + r.outputTokens);
+  }
+  for (int64_t b = bucketFor(lo, o.context);; b *= 2) {
+    decodeBuckets.insert(std::min(b, o.context));
+    if (b >= hi || b >= o.context)
+      break;
+  }
+  // The full-context graph fixes the KV allocation and the resident tensors.
+  decodeBuckets.insert(o.context);
+
+  auto start = std::chrono::steady_clock::now();
+  std::vector<sim::Program> programs;
+  std::vector<std::pair<bool, int64_t>> shapes; // (prefill, tokens)
+  programs.reserve(prefillBuckets.size() + decodeBuckets.size());
+  auto build = [&](bool prefill, int64_t tokens) -> Error {
+    WorkloadOptions bo = o;
+    bo.context = tokens;
+    bo.kv = policyFor(w->policy, tokens);
+    int64_t ignored = 0;
+    auto text = compileToDataflowText(*w, bo, c, prefill ? 1 : slots, prefill,
+                                      ignored);
+    if (!text) {
+      std::string why = llvm::toString(text.takeError());
+      return llvm::make_error<ProgramFailure>(llvm::formatv(
+          "the {0} graph for {1} tokens (bucket of --serve) cannot run: {2}",
+          prefill ? "prefill" : "decode", tokens, why));
+    }
+    auto p = sim::parseProgram(*text, prefill ? "<prefill>" : "<decode>",
+                               prefill ? "prefill" : "decode");
+    if (!p)
+      return p.takeError();
+    if (Error e = checkFits(*p, w->chip))
+      return e;
+    programs.push_back(std::move(*p));
+    shapes.push_back({prefill, tokens});
+    return Error::success();
+  };
+  for (int64_t b : prefillBuckets)
+    if (Error e = build(true, b))
+      return e;
+  for (int64_t b : decodeBuckets)
+    if (Error e = build(false, b))
+      return e;
+  double compileS = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+
+  // 3. One SystemC run for every shape.
+  std::vector<sim::Job> jobs;
+  for (size_t i = 0; i < programs.size(); ++i)
+    jobs.push_back({&programs[i], shapes[i].first ? 1 : 2});
+  sim::SimOptions simOptions;
+  simOptions.fastForward = s.fastForward;
+  simOptions.allSockets = s.allSockets;
+  simOptions.trace = false;
+  start = std::chrono::steady_clock::now();
+  sim::SimResult sim = sim::simulate(jobs, w->chip, simOptions);
+  double simS = std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+  if (sim.deadlocked)
+    return llvm::make_error<ProgramFailure>("serving step costs: " +
+                                            sim.deadlock);
+  CostTable costs;
+  for (size_t i = 0; i < programs.size(); ++i) {
+    double seconds = sim.jobs[i].stepPs * 1e-12;
+    if (shapes[i].first) {
+      costs.prefillBuckets.push_back(shapes[i].second);
+      costs.prefillS.push_back(seconds);
+    } else {
+      costs.decodeBuckets.push_back(shapes[i].second);
+      costs.decodeStepS.push_back(seconds);
+    }
+  }
+  const sim::Program &full = programs.back(); // decode at --context
+  Residency res = residency(full);
+  cfg.kvAllocatedBytes = double(full.kvBytes);
+  cfg.kvBytesPerToken =
+      double(full.kvBytes) / double(slots * cfg.kvTokensPerSlot);
+
+  // 4. The loop.
+  start = std::chrono::steady_clock::now();
+  auto served = serve(requests, costs, cfg);
+  if (!served)
+    return served.takeError();
+  double loopS = std::chrono::duration<double>(
+                     std::chrono::steady_clock::now() - start)
+                     .count();
+  const ServeResult &r = *served;
+
+  std::vector<double> ttft, tpot, e2e, wait;
+  for (const RequestResult &q : r.requests) {
+    ttft.push_back(q.ttftS());
+    if (q.outputTokens > 1)
+      tpot.push_back(q.tpotS());
+    e2e.push_back(q.finishS - q.arrivalS);
+    wait.push_back(q.prefillStartS - q.arrivalS);
+  }
+  Percentiles pTtft = summarize(ttft), pTpot = summarize(tpot),
+              pE2e = summarize(e2e), pWait = summarize(wait);
+  double kvPeak = 0, kvMean = 0;
+  for (size_t i = 0; i < r.samples.size(); ++i) {
+    kvPeak = std::max(kvPeak, r.samples[i].kvLiveBytes);
+    double until = i + 1 < r.samples.size() ? r.samples[i + 1].timeS
+                                            : r.samples[i].timeS;
+    kvMean += r.samples[i].kvLiveBytes * (until - r.samples[i].timeS);
+  }
+  kvMean = r.makespanS > 0 ? kvMean / r.makespanS : kvPeak;
+  double throughput = r.makespanS > 0 ? double(r.outputTokens) / r.makespanS
+                                      : 0;
+
+  // Summary.
+  std::string kvSpec = w->policySpec.str();
+  os << llvm::formatv("serving {0} requests ({1}) on {2} slot(s) of {3} tokens: "
+                      "{4} on {5}, tp {6}, --kv {7}\n",
+                      requests.size(), source, slots, o.context,
+                      w->config.name, w->chip.getName(), w->tp, kvSpec);
+  os << llvm::formatv("step costs: {0} graphs compiled in {1:f2} s, timed in "
+                      "one SystemC run of {2:f2} s; loop {3:f3} s\n",
+                      programs.size(), compileS, simS, loopS);
+  os << "  prefill (prompt bucket: time)";
+  for (size_t i = 0; i < costs.prefillBuckets.size(); ++i)
+    os << llvm::formatv("  {0}: {1:f1} ms", costs.prefillBuckets[i],
+                        costs.prefillS[i] * 1e3);
+  os << "\n  decode step (context bucket: time)";
+  for (size_t i = 0; i < costs.decodeBuckets.size(); ++i)
+    os << llvm::formatv("  {0}: {1:f2} ms", costs.decodeBuckets[i],
+                        costs.decodeStepS[i] * 1e3);
+  os << "\n";
+  auto pct = [](double part, double whole) {
+    return whole > 0 ? 100.0 * part / whole : 0.0;
+  };
+  os << llvm::formatv("makespan            {0:f3} s (prefill {1:f0}%, decode "
+                      "{2:f0}%, idle {3:f0}%)\n",
+                      r.makespanS, pct(r.prefillS, r.makespanS),
+                      pct(r.decodeS, r.makespanS), pct(r.idleS, r.makespanS));
+  os << llvm::formatv("throughput          {0:f1} output tokens/s, {1:f3} "
+                      "requests/s\n",
+                      throughput,
+                      r.makespanS > 0 ? double(requests.size()) / r.makespanS
+                                      : 0);
+  auto line = [&](const char *name, const Percentiles &p, double scale,
+                  const char *unit) {
+    os << llvm::formatv("{0,-19} p50 {1:f3}  p90 {2:f3}  p99 {3:f3}  mean "
+                        "{4:f3} {5}\n",
+                        name, p.p50 * scale, p.p90 * scale, p.p99 * scale,
+                        p.mean * scale, unit);
+  };
+  line("TTFT", pTtft, 1, "s");
+  line("TPOT", pTpot, 1e3, "ms");
+  line("end to end", pE2e, 1, "s");
+  line("queue wait", pWait, 1, "s");
+  os << llvm::formatv("decode slot use     {0:f1}% of {1} slots over {2} "
+                      "steps\n",
+                      100 * r.decodeSlotUtilization, slots, r.decodeSteps);
+  os << llvm::formatv("KV held per socket  peak {0}, mean {1} (allocated "
+                      "{2})\n",
+                      size(kvPeak), size(kvMean), size(cfg.kvAllocatedBytes));
+
+  // Report.
+  if (!s.reportPath.empty()) {
+    llvm::json::Array reqs;
+    for (const RequestResult &q : r.requests)
+      reqs.push_back(llvm::json::Object{
+          {"id", q.id},
+          {"slot", q.slot},
+          {"arrival_s", q.arrivalS},
+          {"prompt_tokens", q.promptTokens},
+          {"output_tokens", q.outputTokens},
+          {"prefill_start_s", q.prefillStartS},
+          {"first_token_s", q.firstTokenS},
+          {"finish_s", q.finishS},
+          {"ttft_s", q.ttftS()},
+          {"tpot_s", q.tpotS()},
+      });
+    llvm::json::Array prefillCosts, decodeCosts;
+    for (size_t i = 0; i < costs.prefillBuckets.size(); ++i)
+      prefillCosts.push_back(llvm::json::Object{
+          {"prompt_tokens", costs.prefillBuckets[i]},
+          {"seconds", costs.prefillS[i]}});
+    for (size_t i = 0; i < costs.decodeBuckets.size(); ++i)
+      decodeCosts.push_back(llvm::json::Object{
+          {"context_tokens", costs.decodeBuckets[i]},
+          {"step_seconds", costs.decodeStepS[i]}});
+    llvm::json::Object report{
+        {"model", w->config.name},
+        {"chip", w->chip.getName()},
+        {"tp", w->tp},
+        {"kv", kvSpec},
+        {"slots", slots},
+        {"context_tokens", o.context},
+        {"requests_source", source},
+        {"requests_count", static_cast<int64_t>(requests.size())},
+        {"makespan_s", r.makespanS},
+        {"prefill_s", r.prefillS},
+        {"decode_s", r.decodeS},
+        {"idle_s", r.idleS},
+        {"decode_steps", r.decodeSteps},
+        {"output_tokens", r.outputTokens},
+        {"throughput_tokens_per_s", throughput},
+        {"requests_per_s",
+         r.makespanS > 0 ? double(requests.size()) / r.makespanS : 0},
+        {"ttft_s", toJson(pTtft)},
+        {"tpot_s", toJson(pTpot)},
+        {"e2e_s", toJson(pE2e)},
+        {"queue_wait_s", toJson(pWait)},
+        {"decode_slot_utilization", r.decodeSlotUtilization},
+        {"kv_live_bytes_per_socket",
+         llvm::json::Object{{"peak", kvPeak}, {"mean", kvMean}}},
+        {"kv_allocated_bytes_per_socket", cfg.kvAllocatedBytes},
+        {"step_costs", llvm::json::Object{{"prefill", std::move(prefillCosts)},
+                                          {"decode", std::move(decodeCosts)}}},
+        {"wall_time_s",
+         llvm::json::Object{
+             {"compile", compileS}, {"simulate", simS}, {"loop", loopS}}},
+        {"requests", std::move(reqs)},
+    };
+    if (Error e = llvm::writeToOutput(s.reportPath, [&](llvm::raw_ostream &f) {
+          f << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
+            << "\n";
+          return Error::success();
+        }))
+      return e;
+  }
+
+  // Occupancy: resident tensors plus the KV the live tokens hold.
+  auto occupancy = [&](const Sample &smp) {
+    std::array<double, 4> v{res.bytes[0], res.bytes[1], res.bytes[2],
+                            smp.kvLiveBytes};
+    v[res.kvTier] += smp.kvLiveBytes;
+    return v;
+  };
+  std::vector<const Sample *> kept = thin(r.samples);
+  if (!s.csvPath.empty())
+    if (Error e = llvm::writeToOutput(s.csvPath, [&](llvm::raw_ostream &f) {
+          f << "time_s,sram_bytes,hbm_bytes,ddr_bytes,kv_bytes,active_slots,"
+               "waiting\n";
+          for (const Sample *smp : kept) {
+            auto v = occupancy(*smp);
+            f << llvm::formatv("{0:e},{1},{2},{3},{4},{5},{6}\n", smp->timeS,
+                               int64_t(v[0]), int64_t(v[1]), int64_t(v[2]),
+                               int64_t(v[3]), smp->activeSlots, smp->waiting);
+          }
+          return Error::success();
+        }))
+      return e;
+  if (!s.tracePath.empty())
+    if (Error e = llvm::writeToOutput(s.tracePath, [&](llvm::raw_ostream &f) {
+          llvm::json::OStream j(f);
+          j.objectBegin();
+          j.attribute("displayTimeUnit", "ms");
+          j.attributeArray("traceEvents", [&] {
+            for (const Span &sp : r.spans) {
+              j.objectBegin();
+              j.attribute("name", llvm::formatv("r{0} {1}", sp.request,
+                                                sp.prefill ? "prefill"
+                                                           : "decode")
+                                      .str());
+              j.attribute("cat", sp.prefill ? "prefill" : "decode");
+              j.attribute("ph", "X");
+              j.attribute("pid", 0);
+              j.attribute("tid", sp.slot + 1);
+              j.attribute("ts", sp.startS * 1e6);
+              j.attribute("dur", (sp.endS - sp.startS) * 1e6);
+              j.objectEnd();
+            }
+            for (const Sample *smp : kept) {
+              auto v = occupancy(*smp);
+              j.object([&] {
+                j.attribute("name", "memory");
+                j.attribute("cat", "memory");
+                j.attribute("ph", "C");
+                j.attribute("pid", 0);
+                j.attribute("ts", smp->timeS * 1e6);
+                j.attributeObject("args", [&] {
+                  j.attribute("sram_bytes", v[0]);
+                  j.attribute("hbm_bytes", v[1]);
+                  j.attribute("ddr_bytes", v[2]);
+                  j.attribute("kv_bytes", v[3]);
+                });
+              });
+              j.object([&] {
+                j.attribute("name", "slots");
+                j.attribute("cat", "serving");
+                j.attribute("ph", "C");
+                j.attribute("pid", 0);
+                j.attribute("ts", smp->timeS * 1e6);
+                j.attributeObject("args", [&] {
+                  j.attribute("active", smp->activeSlots);
+                  j.attribute("waiting", smp->waiting);
+                });
+              });
+            }
+            for (int64_t k = 0; k < slots; ++k)
+              j.object([&] {
+                j.attribute("name", "thread_name");
+                j.attribute("ph", "M");
+                j.attribute("pid", 0);
+                j.attribute("tid", k + 1);
+                j.attributeObject("args", [&] {
+                  j.attribute("name", llvm::formatv("slot {0}", k).str());
+                });
+              });
+          });
+          j.attributeObject("snapflow", [&] {
+            j.attribute("chip", w->chip.getName());
+            j.attributeObject("capacity_bytes_per_socket", [&] {
+              for (arch::MemoryTier t : arch::kAllTiers)
+                j.attribute(arch::tierName(t), w->chip.tierBytesPerSocket(t));
+            });
+            j.attributeArray("tensors", [&] {
+              for (const sim::Tensor &t : full.tensors)
+                j.object([&] {
+                  j.attribute("program", "decode");
+                  j.attribute("name", t.name);
+                  j.attribute("tier", arch::tierName(
+                                          static_cast<arch::MemoryTier>(t.tier)));
+                  j.attribute("bytes", t.bytes);
+                  j.attribute("kv", t.isKV);
+                });
+            });
+          });
+          j.objectEnd();
+          f << "\n";
+          return Error::success();
+        }))
+      return e;
+  return Error::success();
+}
