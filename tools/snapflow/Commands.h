@@ -137,6 +137,12 @@ compileToDataflowText(const Workload &workload, const WorkloadOptions &options,
                       const CompileOptions &compile, int64_t batch,
                       bool prefill, int64_t &maxBatch);
 
+/// The largest decode batch of the workload that fits its chip (checked by
+/// compiling it); a ProgramFailure when not even batch 1 fits.
+llvm::Expected<int64_t> findMaxBatch(const Workload &workload,
+                                     const WorkloadOptions &options,
+                                     const CompileOptions &compile);
+
 /// A ProgramFailure when a program's tensors exceed an off-chip tier of
 /// `chip`.
 llvm::Error checkFits(const sim::Program &program, const arch::ArchModel &chip);

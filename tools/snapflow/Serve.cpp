@@ -180,15 +180,12 @@ Error snapflow::tools::runServe(const WorkloadOptions &o, bool maxBatch,
     return e;
 
   // Slots: --batch, or the most that fit at the full context.
-  int64_t slots = o.batch, fits = 0;
+  int64_t slots = o.batch;
   if (maxBatch) {
-    auto probe = compileToDataflowText(*w, o, c, 1, /*prefill=*/false, fits);
-    if (!probe)
-      return probe.takeError();
-    if (fits < 1)
-      return llvm::make_error<ProgramFailure>(
-          w->config.name + ": not even one slot fits " + w->chip.getName());
-    slots = fits;
+    auto largest = findMaxBatch(*w, o, c);
+    if (!largest)
+      return largest.takeError();
+    slots = *largest;
   }
   cfg.slots = slots;
 

@@ -132,6 +132,47 @@ Error snapflow::tools::runSimulate(const std::string &path,
 }
 
 
+llvm::Expected<int64_t>
+snapflow::tools::findMaxBatch(const Workload &w, const WorkloadOptions &o,
+                              const CompileOptions &c) {
+  // The plan at batch 1 estimates the largest batch (KV and activations
+  // per sequence); spilling whole activation tensors can make the estimate
+  // a little high, so it is checked, and on a miss the largest batch that
+  // fits is found by bisection (the need grows with the batch).
+  int64_t estimate = 0;
+  auto probe = compileToDataflowText(w, o, c, 1, /*prefill=*/false, estimate);
+  if (!probe)
+    return probe.takeError();
+  if (estimate < 1)
+    return llvm::make_error<ProgramFailure>(
+        w.config.name + ": not even batch 1 fits " + w.chip.getName());
+  auto fitsAt = [&](int64_t batch) -> llvm::Expected<bool> {
+    int64_t ignored = 0;
+    auto text = compileToDataflowText(w, o, c, batch, false, ignored);
+    if (text)
+      return true;
+    Error e = text.takeError();
+    if (!e.isA<ProgramFailure>())
+      return std::move(e);
+    llvm::consumeError(std::move(e));
+    return false;
+  };
+  auto top = fitsAt(estimate);
+  if (!top)
+    return top.takeError();
+  if (*top)
+    return estimate;
+  int64_t lo = 1, hi = estimate; // lo fits, hi does not
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    auto ok = fitsAt(mid);
+    if (!ok)
+      return ok.takeError();
+    (*ok ? lo : hi) = mid;
+  }
+  return lo;
+}
+
 Error snapflow::tools::runRun(const WorkloadOptions &o, bool maxBatch,
                               const CompileOptions &c,
                               const SimulateOptions &s,
@@ -141,14 +182,10 @@ Error snapflow::tools::runRun(const WorkloadOptions &o, bool maxBatch,
     return w.takeError();
   int64_t batch = o.batch, fits = 0;
   if (maxBatch) {
-    // Compile at batch 1 to learn the largest batch that fits.
-    auto probe = compileToDataflowText(*w, o, c, 1, /*prefill=*/false, fits);
-    if (!probe)
-      return probe.takeError();
-    if (fits < 1)
-      return llvm::make_error<ProgramFailure>(
-          w->config.name + ": not even batch 1 fits " + w->chip.getName());
-    batch = fits;
+    auto largest = findMaxBatch(*w, o, c);
+    if (!largest)
+      return largest.takeError();
+    batch = *largest;
     os << llvm::formatv("largest batch that fits: {0}\n", batch);
     // The simulation below reports the batch it ran.
   }

@@ -122,8 +122,12 @@ std::string lookup(const llvm::json::Object &report, StringRef key) {
     return s->str();
   if (auto i = v->getAsInteger())
     return std::to_string(*i);
-  if (auto d = v->getAsNumber())
-    return llvm::formatv("{0}", *d).str();
+  if (v->getAsNumber()) {
+    // JSON's own spelling: shortest text that reads back to the same double.
+    std::string text;
+    llvm::raw_string_ostream(text) << *v;
+    return text;
+  }
   if (auto b = v->getAsBoolean())
     return *b ? "true" : "false";
   return "";

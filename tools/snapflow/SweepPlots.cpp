@@ -115,6 +115,7 @@ struct Plot {
   bool logx = false;
   std::map<std::string, Series> series;
   std::map<std::string, int> groups; ///< group name -> colour index
+  std::vector<std::pair<double, std::string>> hlines; ///< level, title
 
   Series &line(const std::string &sortKey, const std::string &label,
                const std::string &group) {
@@ -178,7 +179,27 @@ Error writePlot(const Plot &p, StringRef plotsDir,
           os << "set y2label " << quote(p.y2label)
              << "\nset y2tics\nset ytics nomirror\nset y2range [0:*]\n";
         if (p.logx)
-          os << "set logscale x 2\nset format x '%.0s%c'\n";
+          os << "set logscale x 2\n";
+        // Tics at the swept values (8K for 8192), when they are few.
+        std::set<double> xs;
+        for (const auto &s : p.series)
+          for (auto [x, y] : s.second.points)
+            xs.insert(x);
+        if (xs.size() <= 12) {
+          std::vector<std::string> tics;
+          for (double x : xs) {
+            int64_t n = static_cast<int64_t>(x);
+            std::string label = n >= 4096 && n % 1024 == 0
+                                    ? std::to_string(n / 1024) + "K"
+                                    : std::to_string(n);
+            tics.push_back(llvm::formatv("\"{0}\" {1}", label, x));
+          }
+          os << "set xtics (" << llvm::join(tics, ", ") << ")\n";
+          // Room either side of the first and last value.
+          if (p.logx && xs.size() > 1)
+            os << llvm::formatv("set xrange [{0}:{1}]\n", *xs.begin() / 1.3,
+                                *xs.rbegin() * 1.3);
+        }
         os << "plot ";
         int index = 0;
         for (const auto &s : p.series) {
@@ -186,12 +207,18 @@ Error writePlot(const Plot &p, StringRef plotsDir,
              << index << " using 1:2";
           if (s.second.y2)
             os << " axes x1y2";
-          os << " with linespoints pt 7 ps 0.6 lw 2 lc " << s.second.group;
+          // Colour and point shape both follow the group, so lines stay
+          // apart after gnuplot's eight colours come round again.
+          os << " with linespoints pt " << (4 + 2 * ((s.second.group - 1) % 4))
+             << " ps 0.7 lw 2 lc " << s.second.group;
           if (s.second.dashed)
             os << " dt 2";
           os << " title " << quote(s.second.label);
           ++index;
         }
+        for (const auto &[level, title] : p.hlines)
+          os << ", \\\n     " << level
+             << " with lines dt 3 lw 1 lc rgb 'black' title " << quote(title);
         os << "\n";
         return Error::success();
       }))
@@ -224,110 +251,138 @@ Error snapflow::tools::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   const Table &t = *table;
   if (std::error_code ec = llvm::sys::fs::create_directories(plotsDir))
     return makeError("cannot create " + plotsDir + ": " + ec.message());
+  // plots/ is ours: drop the plots of an earlier drawing (a resumed sweep
+  // may have more models now, and so other file names).
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(plotsDir, ec), end;
+       it != end && !ec; it.increment(ec)) {
+    StringRef ext = llvm::sys::path::extension(it->path());
+    if (ext == ".svg" || ext == ".gp" || ext == ".dat")
+      llvm::sys::fs::remove(it->path());
+  }
 
   std::vector<const std::vector<std::string> *> ok, failed;
   for (const auto &r : t.rows)
     (t.get(r, "status") == "ok" ? ok : failed).push_back(&r);
 
-  // Which inputs vary: only those go into series names.
+  // One set of plots per model and chip (and TP and weight dtype when those
+  // vary): lines of different models on one axis are unreadable.
   auto varies = [&](StringRef col) {
     std::set<std::string> values;
     for (const auto *r : ok)
       values.insert(t.get(*r, col));
     return values.size() > 1;
   };
-  bool manyModels = varies("model"), manyChips = varies("chip"),
-       manyTp = varies("tp"), manyDtypes = varies("weights_dtype"),
+  bool manyTp = varies("tp"), manyDtypes = varies("weights_dtype"),
        manyBatches = varies("batch"), manyContexts = varies("context");
-  auto prefix = [&](const std::vector<std::string> &r) {
-    std::string s;
-    if (manyModels)
-      s += t.get(r, "model") + " ";
-    if (manyChips)
-      s += t.get(r, "chip") + " ";
+  bool manyScopes = varies("model") || varies("chip") || manyTp || manyDtypes;
+  auto scopeOf = [&](const std::vector<std::string> &r) {
+    std::string s = t.get(r, "model") + " on " + t.get(r, "chip");
     if (manyTp)
-      s += "tp" + t.get(r, "tp") + " ";
+      s += " tp " + t.get(r, "tp");
     if (manyDtypes)
-      s += t.get(r, "weights_dtype") + " ";
+      s += " " + t.get(r, "weights_dtype");
     return s;
   };
   auto contextLabel = [&](const std::vector<std::string> &r) {
     int64_t c = static_cast<int64_t>(t.num(r, "context"));
     return c % 1024 == 0 ? std::to_string(c / 1024) + "K" : std::to_string(c);
   };
-
-  Plot throughput = makePlot("throughput_vs_context",
-                             "Aggregate decode throughput against context",
-                             "context (tokens)", "tokens/s (all sequences)",
-                             /*logx=*/true);
-  Plot scaling = makePlot("batch_scaling",
-                          "Aggregate (solid, left) and per-user (dashed, "
-                          "right) throughput against batch",
-                          "batch (sequences)", "tokens/s (all sequences)",
-                          false);
-  scaling.y2label = "tokens/s per sequence";
-  Plot memory = makePlot("memory_vs_batch",
-                         "Peak memory per socket against batch (HBM solid, "
-                         "DDR dashed)",
-                         "batch (sequences)", "GiB per socket", false);
-  double maxContext = 0;
+  std::map<std::string, std::vector<const std::vector<std::string> *>> scopes;
   for (const auto *r : ok)
-    maxContext = std::max(maxContext, t.num(*r, "context"));
-  for (const auto *r : ok) {
-    const auto &row = *r;
-    double context = t.num(row, "context");
-    double batch = t.num(row, "report.batch");
-    std::string base = prefix(row) + t.get(row, "kv");
-    std::string batchLabel = manyBatches ? " batch " + t.get(row, "batch") : "";
-    std::string batchKey = t.get(row, "batch") == "max"
-                               ? "max"
-                               : numKey(t.num(row, "batch"));
-    throughput
-        .line(base + "\x01" + batchKey, base + batchLabel, base + batchLabel)
-        .points.push_back(
-            {context, t.num(row, "report.throughput_tokens_per_s")});
-    std::string ctx = manyContexts ? " @" + contextLabel(row) : "";
-    std::string key = base + "\x01" + numKey(context);
-    scaling.line(key + "a", base + ctx + " aggregate", key)
-        .points.push_back(
-            {batch, t.num(row, "report.throughput_tokens_per_s")});
-    Series &perUser = scaling.line(key + "u", base + ctx + " per user", key);
-    perUser.points.push_back(
-        {batch, t.num(row, "report.per_user_tokens_per_s")});
-    perUser.dashed = perUser.y2 = true;
-    // Memory at the longest context swept, where the policies differ most.
-    if (context == maxContext) {
-      memory.line(base + "\x01h", base + " HBM", base)
-          .points.push_back(
-              {batch, gib(t.num(row, "report.memory.peak_bytes.hbm"))});
-      if (t.num(row, "report.memory.peak_bytes.ddr") > 0) {
-        Series &ddr = memory.line(base + "\x01d", base + " DDR", base);
-        ddr.points.push_back(
-            {batch, gib(t.num(row, "report.memory.peak_bytes.ddr"))});
-        ddr.dashed = true;
-      }
-    }
-  }
-  if (maxContext > 0)
-    memory.title += " at context " + std::to_string(int64_t(maxContext));
-  // A line needs two points; a grid with one context or one batch gives none.
-  for (Plot *p : {&throughput, &scaling, &memory})
-    for (auto it = p->series.begin(); it != p->series.end();)
-      it = it->second.points.size() < 2 ? p->series.erase(it) : std::next(it);
+    scopes[scopeOf(*r)].push_back(r);
 
   auto gnuplot = llvm::sys::findProgramByName("gnuplot");
   std::optional<std::string> gp;
   if (gnuplot)
     gp = *gnuplot;
   std::vector<std::string> drawnNames, skipped;
-  for (const Plot *p : {&throughput, &scaling, &memory}) {
-    bool drawn = false;
-    if (Error e = writePlot(*p, plotsDir, gp, drawn))
-      return e;
-    if (drawn)
-      drawnNames.push_back(p->name + ".svg");
-    else if (p->series.empty())
-      skipped.push_back(p->name);
+  for (const auto &[scope, rows] : scopes) {
+    // File names: the scope with anything but letters, digits, '.', '-'
+    // turned into '_'.
+    std::string suffix;
+    if (manyScopes) {
+      suffix = "-";
+      for (char ch : scope)
+        suffix += llvm::isAlnum(ch) || ch == '.' || ch == '-' ? ch : '_';
+    }
+    Plot throughput = makePlot("throughput_vs_context" + suffix,
+                               "Decode throughput against context: " + scope,
+                               "context (tokens)", "tokens/s (all sequences)",
+                               /*logx=*/true);
+    Plot scaling = makePlot("batch_scaling" + suffix,
+                            "Aggregate (solid) and per-user (dashed) "
+                            "throughput: " +
+                                scope,
+                            "batch (sequences)", "tokens/s (all sequences)",
+                            /*logx=*/true);
+    scaling.y2label = "tokens/s per sequence (dashed)";
+    Plot memory = makePlot("memory_vs_batch" + suffix,
+                           "Peak memory per socket: " + scope,
+                           "batch (sequences)", "GiB per socket",
+                           /*logx=*/true);
+    double maxContext = 0;
+    for (const auto *r : rows)
+      maxContext = std::max(maxContext, t.num(*r, "context"));
+    for (const auto *r : rows) {
+      const auto &row = *r;
+      double context = t.num(row, "context");
+      double batch = t.num(row, "report.batch");
+      std::string kv = t.get(row, "kv");
+      std::string batchLabel =
+          manyBatches ? " batch " + t.get(row, "batch") : "";
+      std::string batchKey = t.get(row, "batch") == "max"
+                                 ? "max"
+                                 : numKey(t.num(row, "batch"));
+      throughput.line(kv + "\x01" + batchKey, kv + batchLabel, kv + batchLabel)
+          .points.push_back(
+              {context, t.num(row, "report.throughput_tokens_per_s")});
+      std::string ctx = manyContexts ? " @" + contextLabel(row) : "";
+      std::string key = kv + "\x01" + numKey(context);
+      scaling.line(key + "a", kv + ctx + " aggregate", key)
+          .points.push_back(
+              {batch, t.num(row, "report.throughput_tokens_per_s")});
+      Series &perUser = scaling.line(key + "u", kv + ctx + " per user", key);
+      perUser.points.push_back(
+          {batch, t.num(row, "report.per_user_tokens_per_s")});
+      perUser.dashed = perUser.y2 = true;
+      // Memory at the longest context swept, where the policies differ most.
+      if (context == maxContext) {
+        memory.line(kv + "\x01h", kv + " HBM", kv)
+            .points.push_back(
+                {batch, gib(t.num(row, "report.memory.peak_bytes.hbm"))});
+        if (t.num(row, "report.memory.peak_bytes.ddr") > 0) {
+          Series &ddr = memory.line(kv + "\x01d", kv + " DDR", kv);
+          ddr.points.push_back(
+              {batch, gib(t.num(row, "report.memory.peak_bytes.ddr"))});
+          ddr.dashed = true;
+        }
+      }
+    }
+    // The HBM a socket has, when the chip is one snapflow can load.
+    if (auto chip = arch::ArchModel::load(t.get(*rows.front(), "chip")))
+      memory.hlines.push_back(
+          {gib(double(chip->tierBytesPerSocket(arch::MemoryTier::HBM))),
+           "HBM capacity"});
+    else
+      llvm::consumeError(chip.takeError());
+    if (maxContext > 0)
+      memory.title += " at context " + std::to_string(int64_t(maxContext)) +
+                      " (HBM solid, DDR dashed)";
+    // A line needs two points; one context or one batch gives none.
+    for (Plot *p : {&throughput, &scaling, &memory})
+      for (auto it = p->series.begin(); it != p->series.end();)
+        it = it->second.points.size() < 2 ? p->series.erase(it)
+                                          : std::next(it);
+    for (const Plot *p : {&throughput, &scaling, &memory}) {
+      bool drawn = false;
+      if (Error e = writePlot(*p, plotsDir, gp, drawn))
+        return e;
+      if (drawn)
+        drawnNames.push_back(p->name + ".svg");
+      else if (p->series.empty())
+        skipped.push_back(p->name);
+    }
   }
 
   // summary.md: the best point per model, chip and context.
