@@ -5,10 +5,17 @@
   sweep_csv.py missing FILE.csv R.json
                                    report keys (dotted) with no report.<key>
                                    column in the CSV header
+  sweep_csv.py kill FILE.csv ROWS CMD...
+                                   runs CMD and kills it (SIGKILL, with its
+                                   workers) once FILE.csv holds ROWS rows
 """
 import csv
 import json
+import os
+import signal
+import subprocess
 import sys
+import time
 
 
 def flat(obj, prefix=""):
@@ -20,8 +27,29 @@ def flat(obj, prefix=""):
             yield name
 
 
+def kill(path, rows, cmd):
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                            start_new_session=True)
+    while proc.poll() is None:
+        try:
+            with open(path) as f:
+                done = f.read().count("\n") - 1
+        except FileNotFoundError:
+            done = 0
+        if done >= rows:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            print("killed")
+            return
+        time.sleep(0.001)
+    print("finished before the kill")
+
+
 def main():
     mode, path = sys.argv[1], sys.argv[2]
+    if mode == "kill":
+        kill(path, int(sys.argv[3]), sys.argv[4:])
+        return
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
     header = rows[0]
