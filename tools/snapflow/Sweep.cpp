@@ -27,6 +27,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <charconv>
 #include <chrono>
 #include <map>
 #include <set>
@@ -122,11 +123,11 @@ std::string lookup(const llvm::json::Object &report, StringRef key) {
     return s->str();
   if (auto i = v->getAsInteger())
     return std::to_string(*i);
-  if (v->getAsNumber()) {
-    // JSON's own spelling: shortest text that reads back to the same double.
-    std::string text;
-    llvm::raw_string_ostream(text) << *v;
-    return text;
+  if (auto d = v->getAsNumber()) {
+    // The shortest text that reads back to the same double.
+    char buf[64];
+    auto end = std::to_chars(buf, buf + sizeof(buf), *d).ptr;
+    return std::string(buf, end);
   }
   if (auto b = v->getAsBoolean())
     return *b ? "true" : "false";
@@ -413,8 +414,11 @@ Error snapflow::tools::runSweep(const SweepOptions &o, const char *argv0,
                           r.point.chip, r.point.context, r.point.batch,
                           r.point.kv, status,
                           status == "ok"
-                              ? " " + lookup(report, "throughput_tokens_per_s") +
-                                    " tokens/s"
+                              ? llvm::formatv(
+                                    " {0:f1} tokens/s",
+                                    report.getNumber("throughput_tokens_per_s")
+                                        .value_or(0))
+                                    .str()
                               : "",
                           eta);
     }

@@ -244,6 +244,9 @@ Error snapflow::tools::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   llvm::SmallString<256> results(dir), plotsDir(dir), summary(dir);
   llvm::sys::path::append(results, "results.csv");
   llvm::sys::path::append(plotsDir, "plots");
+  // The scripts name their data by absolute path, so they can be rerun from
+  // anywhere.
+  llvm::sys::fs::make_absolute(plotsDir);
   llvm::sys::path::append(summary, "summary.md");
   auto table = readTable(results);
   if (!table)
@@ -306,8 +309,18 @@ Error snapflow::tools::drawSweep(StringRef dir, llvm::raw_ostream &os) {
       for (char ch : scope)
         suffix += llvm::isAlnum(ch) || ch == '.' || ch == '-' ? ch : '_';
     }
+    std::set<std::string> batchesHere;
+    for (const auto *r : rows)
+      batchesHere.insert(t.get(*r, "batch"));
+    std::string batchNote =
+        batchesHere.size() == 1
+            ? (*batchesHere.begin() == "max"
+                   ? ", largest batch that fits"
+                   : ", batch " + *batchesHere.begin())
+            : "";
     Plot throughput = makePlot("throughput_vs_context" + suffix,
-                               "Decode throughput against context: " + scope,
+                               "Decode throughput against context: " + scope +
+                                   batchNote,
                                "context (tokens)", "tokens/s (all sequences)",
                                /*logx=*/true);
     Plot scaling = makePlot("batch_scaling" + suffix,

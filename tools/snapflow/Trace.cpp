@@ -172,7 +172,6 @@ Error drawOccupancy(const TraceData &d, StringRef trace, StringRef svg,
   if (!gnuplot)
     return makeError("--svg needs gnuplot, which is not installed (`make "
                      "install` brings it)");
-  // Milliseconds read better than microseconds on a step-scale axis.
   llvm::SmallString<128> script, tmpSvg;
   int fd;
   if (std::error_code ec =
@@ -188,14 +187,17 @@ Error drawOccupancy(const TraceData &d, StringRef trace, StringRef svg,
         out += c == '\'' ? std::string("''") : std::string(1, c);
       return out + "'";
     };
+    // Milliseconds for a few steps, seconds for a serving run.
+    bool seconds = d.endUs - d.samples.front().us > 1e7;
+    double scale = seconds ? 1e-6 : 1e-3;
     os << "$occupancy << EOD\n";
     for (const Sample &s : d.samples)
-      os << llvm::formatv("{0} {1} {2} {3} {4}\n", s.us * 1e-3,
+      os << llvm::formatv("{0} {1} {2} {3} {4}\n", s.us * scale,
                           gib(s.bytes[0]), gib(s.bytes[1]), gib(s.bytes[2]),
                           gib(s.bytes[3]));
     // The last sample holds until the trace ends.
     const Sample &last = d.samples.back();
-    os << llvm::formatv("{0} {1} {2} {3} {4}\nEOD\n", d.endUs * 1e-3,
+    os << llvm::formatv("{0} {1} {2} {3} {4}\nEOD\n", d.endUs * scale,
                         gib(last.bytes[0]), gib(last.bytes[1]),
                         gib(last.bytes[2]), gib(last.bytes[3]));
     os << "set terminal svg size 900,500 dynamic noenhanced font 'sans,12' "
@@ -204,7 +206,8 @@ Error drawOccupancy(const TraceData &d, StringRef trace, StringRef svg,
     os << "set title " << q("Memory occupancy per socket: " + trace.str() +
                             (d.chip.empty() ? "" : " on " + d.chip))
        << "\n";
-    os << "set xlabel 'simulated time (ms)'\nset ylabel 'GiB per socket'\n";
+    os << "set xlabel 'simulated time (" << (seconds ? "s" : "ms")
+       << ")'\nset ylabel 'GiB per socket'\n";
     os << "set grid\nset key outside right top\nset yrange [0:*]\n";
     std::vector<std::string> plots;
     for (int k = 0; k < 4; ++k)
