@@ -436,7 +436,16 @@ int main(int argc, char **argv) {
       "[-o model.mlir]\n"
       "  snapflow compile --model deepseek-r1 --chip sn40l-16 --phase decode "
       "--batch 8 --context 131072 --kv snapstream:ratio=4 -o out.mlir "
-      "--report compile.json\n\n"
+      "--report compile.json\n"
+      "  snapflow simulate out.mlir --steps 64 --trace t.json\n"
+      "  snapflow run --model deepseek-r1 --chip sn40l-16 --batch max "
+      "--context 131072 --kv snapstream:ratio=4\n"
+      "  snapflow run --serve --context 16384 --batch max --rate 0.5 "
+      "--requests 300 | --trace-requests reqs.csv\n"
+      "  snapflow sweep --context 8k,32k,128k --kv full,snapstream:ratio=4 "
+      "--batch 1,16,max -j 2 -o DIR [--resume] [--shard i/N]\n"
+      "  snapflow sweep merge DIR... -o OUT\n"
+      "  snapflow trace t.json [--svg occupancy.svg]\n\n"
       "Run `snapflow <command> --help` for a command's options.\n");
 
   if (listCmd) {
