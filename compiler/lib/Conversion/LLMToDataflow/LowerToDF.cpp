@@ -33,6 +33,10 @@ namespace {
 constexpr int64_t kActivationTileBytes = 256 * 1024;
 /// Streams hold two tiles: one being filled, one being drained.
 constexpr int64_t kStreamDepth = 2;
+/// An activation larger than a stream can hold at the activation tile size
+/// (a long prompt's hidden states, a large batch's) never fans out through
+/// one stream: see FunctionLowering::findSpills.
+constexpr int64_t kFanOutBytes = kStreamDepth * kActivationTileBytes;
 
 int64_t elementsOf(Type t) {
   return cast<RankedTensorType>(t).getNumElements();
@@ -103,6 +107,7 @@ public:
     decls = OpBuilder::atBlockBegin(body);
     declareKV();
     findHomes();
+    findSpills();
 
     // Sections in program order: top-level runs and loop bodies.
     SmallVector<std::pair<int64_t, SmallVector<Operation *>>> order;
@@ -127,6 +132,7 @@ public:
           info.getAs<IntegerAttr>("repeat").getInt());
       b.setInsertionPointToStart(b.createBlock(&section.getBody()));
       streams.clear();
+      taken.clear();
       for (Operation *op : ops)
         if (failed(lower(op)))
           return failure();
@@ -204,6 +210,58 @@ private:
         homes[arg] = "tokens";
   }
 
+  /// A large activation with more than one consumer in its section is stored
+  /// to a home tensor as it is produced; its first consumer takes the stream,
+  /// every later one reads the home. Fanning it out through one bounded
+  /// stream would deadlock wherever the branches meet again at different
+  /// paces: a residual add waits for the attention branch, which (through a
+  /// whole-tensor collective or a SnapKV top-k) needs all of the input first,
+  /// while the add holds the shared stream full. Hardware spills such skip
+  /// edges the same way; small activations (decode) fan out as before.
+  void findSpills() {
+    int64_t counter = 0;
+    auto consumers = [](Value v) {
+      // Views (shard_slice) count as their input's consumers.
+      SmallVector<Operation *> out;
+      SmallVector<Value> work{v};
+      while (!work.empty()) {
+        Value x = work.pop_back_val();
+        for (Operation *user : x.getUsers()) {
+          if (auto slice = dyn_cast<llm::ShardSliceOp>(user))
+            work.push_back(slice.getResult());
+          else if (!isa<llm::YieldOp, func::ReturnOp>(user))
+            out.push_back(user);
+        }
+      }
+      return out;
+    };
+    fn.walk([&](Operation *op) {
+      if (isa<llm::ParamOp, llm::RepeatOp, llm::ShardSliceOp>(op))
+        return;
+      for (Value r : op->getResults()) {
+        auto type = dyn_cast<RankedTensorType>(r.getType());
+        if (!type || getTensorBytes(type) <= kFanOutBytes)
+          continue;
+        SmallVector<Operation *> users = consumers(r);
+        int64_t sameSection = llvm::count_if(users, [&](Operation *u) {
+          return u->getAttr("df.section") == op->getAttr("df.section");
+        });
+        if (sameSection < 2)
+          continue;
+        if (!homes.count(r))
+          homes[r] = llvm::formatv("spill{0}", counter++);
+        fanOut.insert(r);
+      }
+    });
+    // Loop-carried and argument values are loaded, never produced, in the
+    // section: give every consumer its own load.
+    for (auto &[v, name] : homes) {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (type && getTensorBytes(type) > kFanOutBytes)
+        fanOut.insert(v);
+    }
+  }
+
   /// 1-D tile type of an activation cut into about `want` tiles; sets the
   /// exact count.
   RankedTensorType activationTile(Type type, int64_t want, int64_t &count) {
@@ -227,8 +285,11 @@ private:
     if (auto slice = v.getDefiningOp<llm::ShardSliceOp>())
       return streamFor(slice.getInput(), wantTiles); // a view
     auto it = streams.find(v);
-    if (it != streams.end())
-      return it->second;
+    if (it != streams.end()) {
+      // A large value's first consumer takes its stream; later ones reload.
+      if (!fanOut.count(v) || taken.insert(v).second)
+        return it->second;
+    }
     auto home = homes.find(v);
     if (home == homes.end()) {
       fn.emitOpError() << "internal error: value without stream or home";
@@ -246,7 +307,10 @@ private:
             parseTier(def ? tierOf(def) : StringRef("sram")));
     Value s = b.create<df::LoadOp>(v.getLoc(), streamOf(tile),
                                    home->second, count);
-    streams[v] = s;
+    if (!streams.count(v)) {
+      streams[v] = s;
+      taken.insert(v);
+    }
     return s;
   }
 
@@ -421,7 +485,21 @@ private:
       }
     }
 
-    // Outputs: tensor results that are used, then new KV tokens.
+    // Outputs: tensor results that are used, then new KV tokens. A stage
+    // fires often enough that no output tile exceeds the activation tile:
+    // tile-and-map counts tiles by the bytes streamed from memory, and a
+    // prefill RMSNorm streams a few KiB of weights but emits the whole
+    // prompt's activations. (Weights above keep tile-and-map's count; a
+    // stage consumes each input in proportion to its firings.)
+    // Only outputs too large for a stream are re-cut: they never fan out
+    // through a stream (findSpills), so finer tiles cannot unbalance a
+    // fork and join.
+    for (Value r : op->getResults())
+      if (isa<RankedTensorType>(r.getType()) && !r.use_empty() &&
+          getTensorBytes(r.getType()) > kFanOutBytes)
+        tiles = std::max(tiles, (getTensorBytes(r.getType()) +
+                                 kActivationTileBytes - 1) /
+                                    kActivationTileBytes);
     SmallVector<Type> outTypes;
     SmallVector<int64_t> outCounts;
     SmallVector<Value> outValues;
@@ -511,6 +589,10 @@ private:
   llvm::StringSet<> declared;
   DenseMap<Value, std::string> homes;
   DenseMap<Value, Value> streams;
+  /// Large values that reach several consumers through their home tensor.
+  DenseSet<Value> fanOut;
+  /// Fan-out values whose stream a consumer has taken (per section).
+  DenseSet<Value> taken;
 };
 
 struct LowerToDFPass : public snapflow::impl::LowerToDFBase<LowerToDFPass> {
