@@ -81,6 +81,11 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
       {"tiles_per_wall_second",
        wallSeconds > 0 ? double(r.tilesMoved) / wallSeconds : 0},
   };
+  // A prefill program (simulate on `compile --phase prefill` output):
+  // prompt tokens processed per second.
+  if (decode.phase == "prefill")
+    report["prompt_tokens_per_s"] =
+        step > 0 ? double(decode.batch * decode.tokens) / step : 0.0;
   return report;
 }
 
@@ -95,10 +100,16 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
                       *r.getString("program"), *r.getString("chip"),
                       *r.getInteger("tp"), *r.getInteger("batch"),
                       *r.getInteger("context_tokens"));
-  os << llvm::formatv("  throughput     {0:f1} tokens/s ({1:f1} per user, "
-                      "{2:f2} tokens per step)\n",
-                      num("throughput_tokens_per_s"),
-                      num("per_user_tokens_per_s"), num("tokens_per_step"));
+  if (auto prompt = r.getNumber("prompt_tokens_per_s"))
+    // A prefill program: its step is the time to first token.
+    os << llvm::formatv("  prefill        {0:f1} prompt tokens/s; first token "
+                        "after {1:f3} s\n",
+                        *prompt, num("step_latency_s"));
+  else
+    os << llvm::formatv("  throughput     {0:f1} tokens/s ({1:f1} per user, "
+                        "{2:f2} tokens per step)\n",
+                        num("throughput_tokens_per_s"),
+                        num("per_user_tokens_per_s"), num("tokens_per_step"));
   os << llvm::formatv("  step latency   {0:f3} ms; roofline bound {1:f3} ms "
                       "({2}), efficiency {3:f2}\n",
                       num("step_latency_s") * 1e3,
