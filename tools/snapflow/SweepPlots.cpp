@@ -155,6 +155,10 @@ Error writePlot(const Plot &p, StringRef plotsDir,
   llvm::sys::path::append(dat, p.name + ".dat");
   llvm::sys::path::append(gp, p.name + ".gp");
   llvm::sys::path::append(svg, p.name + ".svg");
+  // gnuplot writes beside the SVG, renamed when complete: an SVG is whole
+  // or absent.
+  llvm::SmallString<256> tmpSvg(svg);
+  tmpSvg += ".tmp";
   if (Error e = llvm::writeToOutput(dat, [&](llvm::raw_ostream &os) {
         for (const auto &s : p.series) {
           os << "# " << s.second.label << "\n";
@@ -170,7 +174,10 @@ Error writePlot(const Plot &p, StringRef plotsDir,
   if (Error e = llvm::writeToOutput(gp, [&](llvm::raw_ostream &os) {
         os << "set terminal svg size 900,540 dynamic noenhanced font "
               "'sans,12' background rgb 'white'\n";
-        os << "set output " << quote(svg) << "\n";
+        // `gnuplot FILE.gp` draws FILE.svg; snapflow passes `out` to draw a
+        // temporary file first.
+        os << "if (!exists('out')) out = " << quote(svg)
+           << "\nset output out\n";
         os << "set title " << quote(p.title) << "\n";
         os << "set xlabel " << quote(p.xlabel) << "\n";
         os << "set ylabel " << quote(p.ylabel) << "\n";
@@ -228,12 +235,18 @@ Error writePlot(const Plot &p, StringRef plotsDir,
   std::string message;
   std::optional<StringRef> redirects[] = {StringRef(""), StringRef(""),
                                           StringRef("")};
-  int rc = llvm::sys::ExecuteAndWait(*gnuplot, {*gnuplot, gp.str()},
+  std::string outVar = "out=" + quote(tmpSvg);
+  int rc = llvm::sys::ExecuteAndWait(*gnuplot,
+                                     {*gnuplot, "-e", outVar, gp.str()},
                                      std::nullopt, redirects, 60, 0,
                                      &message);
-  if (rc != 0)
+  if (rc != 0) {
+    llvm::sys::fs::remove(tmpSvg);
     return makeError("gnuplot failed on " + gp + (message.empty() ? "" : ": ") +
                      message);
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(tmpSvg, svg))
+    return makeError("cannot write " + svg + ": " + ec.message());
   drawn = true;
   return Error::success();
 }
