@@ -21,6 +21,7 @@
 
 #include <systemc>
 
+#include <climits>
 #include <cmath>
 #include <deque>
 #include <map>
@@ -459,10 +460,26 @@ private:
     return sum;
   }
 
-  /// Occupancy of each tier while `section` runs, per socket.
+  /// Occupancy of each tier while `section` runs, per socket. Off-chip
+  /// tensors (weights, the KV cache, homes) stay allocated for the whole
+  /// run; an SRAM tensor only from the first section that loads or stores
+  /// it to the last, as plan-memory places on-chip activations by their
+  /// live ranges.
   std::array<double, 4> occupancy(const Program &p, const Section &sec) const {
     std::array<double, 4> v{};
-    for (const Tensor &t : p.tensors) {
+    int here = static_cast<int>(&sec - p.sections.data());
+    std::vector<std::pair<int, int>> live(p.tensors.size(), {INT_MAX, -1});
+    for (size_t i = 0; i < p.sections.size(); ++i)
+      for (const Node &n : p.sections[i].nodes)
+        if (n.tensor >= 0) {
+          auto &range = live[n.tensor];
+          range.first = std::min(range.first, static_cast<int>(i));
+          range.second = std::max(range.second, static_cast<int>(i));
+        }
+    for (size_t k = 0; k < p.tensors.size(); ++k) {
+      const Tensor &t = p.tensors[k];
+      if (t.tier == Tier::SRAM && (here < live[k].first || here > live[k].second))
+        continue;
       v[static_cast<int>(t.tier)] += double(t.bytes);
       if (t.isKV)
         v[3] += double(t.bytes);
