@@ -28,6 +28,14 @@
 namespace snapflow {
 namespace tools {
 
+/// An error whose message is `msg` (main prints it once).
+inline llvm::Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+/// Bytes in GiB.
+inline double gib(double bytes) { return bytes / double(1LL << 30); }
+
 /// Options shared by the commands that build a model for a chip.
 struct WorkloadOptions {
   std::string model;

@@ -35,9 +35,6 @@ using llvm::Error;
 char ProgramFailure::ID;
 
 namespace {
-Error makeError(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
 
 /// Sections of the compiled program with the units tile-and-map gave them.
 llvm::json::Array describeSections(df::ProgramOp program) {

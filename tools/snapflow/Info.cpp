@@ -31,10 +31,6 @@ using llvm::formatv;
 
 namespace {
 
-Error makeError(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
-
 /// "1.50 TiB", "64.00 GiB", "520.0 MB": binary units, as capacities are sized.
 std::string humanBytes(double bytes) {
   const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};

@@ -21,6 +21,7 @@
 #include "snapflow/Sim/Core/Simulator.h"
 #include "snapflow/Sim/Loader/Loader.h"
 #include "snapflow/Sim/Serving/Serving.h"
+#include "snapflow/Sim/Trace/Trace.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -38,10 +39,6 @@ using namespace snapflow::sim::serving;
 using llvm::Error;
 
 namespace {
-
-Error makeError(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
 
 constexpr int64_t kMinBucket = 128;
 
@@ -462,20 +459,7 @@ Error snapflow::tools::runServe(const WorkloadOptions &o, bool maxBatch,
               j.objectEnd();
             }
             for (const Sample *smp : kept) {
-              auto v = occupancy(*smp);
-              j.object([&] {
-                j.attribute("name", "memory");
-                j.attribute("cat", "memory");
-                j.attribute("ph", "C");
-                j.attribute("pid", 0);
-                j.attribute("ts", smp->timeS * 1e6);
-                j.attributeObject("args", [&] {
-                  j.attribute("sram_bytes", v[0]);
-                  j.attribute("hbm_bytes", v[1]);
-                  j.attribute("ddr_bytes", v[2]);
-                  j.attribute("kv_bytes", v[3]);
-                });
-              });
+              sim::writeMemoryCounter(j, smp->timeS * 1e6, occupancy(*smp));
               j.object([&] {
                 j.attribute("name", "slots");
                 j.attribute("cat", "serving");
@@ -499,24 +483,7 @@ Error snapflow::tools::runServe(const WorkloadOptions &o, bool maxBatch,
                 });
               });
           });
-          j.attributeObject("snapflow", [&] {
-            j.attribute("chip", w->chip.getName());
-            j.attributeObject("capacity_bytes_per_socket", [&] {
-              for (arch::MemoryTier t : arch::kAllTiers)
-                j.attribute(arch::tierName(t), w->chip.tierBytesPerSocket(t));
-            });
-            j.attributeArray("tensors", [&] {
-              for (const sim::Tensor &t : full.tensors)
-                j.object([&] {
-                  j.attribute("program", "decode");
-                  j.attribute("name", t.name);
-                  j.attribute("tier", arch::tierName(
-                                          static_cast<arch::MemoryTier>(t.tier)));
-                  j.attribute("bytes", t.bytes);
-                  j.attribute("kv", t.isKV);
-                });
-            });
-          });
+          sim::writeTraceMetadata(j, {&full}, w->chip);
           j.objectEnd();
           f << "\n";
           return Error::success();

@@ -33,15 +33,6 @@ using namespace snapflow;
 using namespace snapflow::tools;
 using llvm::Error;
 
-namespace {
-Error makeError(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
-
-double gib(double b) { return b / double(1LL << 30); }
-
-} // namespace
-
 Error snapflow::tools::checkFits(const sim::Program &p, const arch::ArchModel &chip) {
   for (arch::MemoryTier tier : arch::kAllTiers) {
     double need = double(p.tensorBytes(static_cast<sim::Tier>(tier)));

@@ -39,10 +39,6 @@ using llvm::StringRef;
 
 namespace {
 
-Error makeError(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
-
 /// Inputs of a point, in CSV order.
 const char *const kInputColumns[] = {"index",  "model", "chip",
                                      "context", "batch", "kv",

@@ -17,13 +17,13 @@
 
 #include "Commands.h"
 #include "Csv.h"
+#include "Gnuplot.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -38,10 +38,6 @@ using llvm::Error;
 using llvm::StringRef;
 
 namespace {
-
-Error makeError(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
 
 /// The rows of a results file, by column name.
 struct Table {
@@ -88,17 +84,6 @@ llvm::Expected<Table> readTable(StringRef path) {
   return t;
 }
 
-/// A gnuplot single-quoted string.
-std::string quote(StringRef s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'')
-      out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
 /// One line of a plot. Lines with the same `group` share a colour.
 struct Series {
   std::string label;
@@ -143,11 +128,10 @@ Plot makePlot(std::string name, std::string title, std::string xlabel,
   return p;
 }
 
-double gib(double b) { return b / double(1LL << 30); }
 
 /// Writes NAME.dat and NAME.gp under `plotsDir`; runs gnuplot when given.
-Error writePlot(const Plot &p, StringRef plotsDir,
-                const std::optional<std::string> &gnuplot, bool &drawn) {
+Error writePlot(const Plot &p, StringRef plotsDir, bool gnuplot,
+                bool &drawn) {
   drawn = false;
   if (p.series.empty())
     return Error::success();
@@ -155,10 +139,6 @@ Error writePlot(const Plot &p, StringRef plotsDir,
   llvm::sys::path::append(dat, p.name + ".dat");
   llvm::sys::path::append(gp, p.name + ".gp");
   llvm::sys::path::append(svg, p.name + ".svg");
-  // gnuplot writes beside the SVG, renamed when complete: an SVG is whole
-  // or absent.
-  llvm::SmallString<256> tmpSvg(svg);
-  tmpSvg += ".tmp";
   if (Error e = llvm::writeToOutput(dat, [&](llvm::raw_ostream &os) {
         for (const auto &s : p.series) {
           os << "# " << s.second.label << "\n";
@@ -174,16 +154,13 @@ Error writePlot(const Plot &p, StringRef plotsDir,
   if (Error e = llvm::writeToOutput(gp, [&](llvm::raw_ostream &os) {
         os << "set terminal svg size 900,540 dynamic noenhanced font "
               "'sans,12' background rgb 'white'\n";
-        // `gnuplot FILE.gp` draws FILE.svg; snapflow passes `out` to draw a
-        // temporary file first.
-        os << "if (!exists('out')) out = " << quote(svg)
-           << "\nset output out\n";
-        os << "set title " << quote(p.title) << "\n";
-        os << "set xlabel " << quote(p.xlabel) << "\n";
-        os << "set ylabel " << quote(p.ylabel) << "\n";
+        os << gnuplotOutput(svg);
+        os << "set title " << gnuplotQuote(p.title) << "\n";
+        os << "set xlabel " << gnuplotQuote(p.xlabel) << "\n";
+        os << "set ylabel " << gnuplotQuote(p.ylabel) << "\n";
         os << "set grid\nset key outside right top\nset yrange [0:*]\n";
         if (!p.y2label.empty())
-          os << "set y2label " << quote(p.y2label)
+          os << "set y2label " << gnuplotQuote(p.y2label)
              << "\nset y2tics\nset ytics nomirror\nset y2range [0:*]\n";
         if (p.logx)
           os << "set logscale x 2\n";
@@ -210,7 +187,7 @@ Error writePlot(const Plot &p, StringRef plotsDir,
         os << "plot ";
         int index = 0;
         for (const auto &s : p.series) {
-          os << (index ? ", \\\n     " : "") << quote(dat) << " index "
+          os << (index ? ", \\\n     " : "") << gnuplotQuote(dat) << " index "
              << index << " using 1:2";
           if (s.second.y2)
             os << " axes x1y2";
@@ -220,33 +197,20 @@ Error writePlot(const Plot &p, StringRef plotsDir,
              << " ps 0.7 lw 2 lc " << s.second.group;
           if (s.second.dashed)
             os << " dt 2";
-          os << " title " << quote(s.second.label);
+          os << " title " << gnuplotQuote(s.second.label);
           ++index;
         }
         for (const auto &[level, title] : p.hlines)
           os << ", \\\n     " << level
-             << " with lines dt 3 lw 1 lc rgb 'black' title " << quote(title);
+             << " with lines dt 3 lw 1 lc rgb 'black' title " << gnuplotQuote(title);
         os << "\n";
         return Error::success();
       }))
     return e;
   if (!gnuplot)
     return Error::success();
-  std::string message;
-  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(""),
-                                          StringRef("")};
-  std::string outVar = "out=" + quote(tmpSvg);
-  int rc = llvm::sys::ExecuteAndWait(*gnuplot,
-                                     {*gnuplot, "-e", outVar, gp.str()},
-                                     std::nullopt, redirects, 60, 0,
-                                     &message);
-  if (rc != 0) {
-    llvm::sys::fs::remove(tmpSvg);
-    return makeError("gnuplot failed on " + gp + (message.empty() ? "" : ": ") +
-                     message);
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(tmpSvg, svg))
-    return makeError("cannot write " + svg + ": " + ec.message());
+  if (Error e = runGnuplot(gp, svg))
+    return e;
   drawn = true;
   return Error::success();
 }
@@ -308,10 +272,7 @@ Error snapflow::tools::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   for (const auto *r : ok)
     scopes[scopeOf(*r)].push_back(r);
 
-  auto gnuplot = llvm::sys::findProgramByName("gnuplot");
-  std::optional<std::string> gp;
-  if (gnuplot)
-    gp = *gnuplot;
+  bool gp = haveGnuplot();
   std::vector<std::string> drawnNames, skipped;
   for (const auto &[scope, rows] : scopes) {
     // File names: the scope with anything but letters, digits, '.', '-'

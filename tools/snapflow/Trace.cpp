@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
+#include "Gnuplot.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -16,7 +17,6 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -29,10 +29,6 @@ using llvm::Error;
 using llvm::StringRef;
 
 namespace {
-
-Error makeError(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
 
 const char *const kSeries[] = {"sram_bytes", "hbm_bytes", "ddr_bytes",
                                "kv_bytes"};
@@ -159,7 +155,6 @@ llvm::Expected<TraceData> readTrace(StringRef path) {
   return d;
 }
 
-double gib(double b) { return b / double(1LL << 30); }
 
 std::string percent(double part, double whole) {
   return whole > 0 ? llvm::formatv("{0,6:f1}%", 100.0 * part / whole).str()
@@ -168,25 +163,16 @@ std::string percent(double part, double whole) {
 
 Error drawOccupancy(const TraceData &d, StringRef trace, StringRef svg,
                     const std::array<double, 4> &peak) {
-  auto gnuplot = llvm::sys::findProgramByName("gnuplot");
-  if (!gnuplot)
+  if (!haveGnuplot())
     return makeError("--svg needs gnuplot, which is not installed (`make "
                      "install` brings it)");
-  llvm::SmallString<128> script, tmpSvg;
+  llvm::SmallString<128> script;
   int fd;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("snapflow-trace", "gp", fd, script))
     return makeError("cannot create a temporary file: " + ec.message());
-  tmpSvg = svg;
-  tmpSvg += ".tmp";
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    auto q = [](StringRef s) {
-      std::string out = "'";
-      for (char c : s)
-        out += c == '\'' ? std::string("''") : std::string(1, c);
-      return out + "'";
-    };
     // Milliseconds for a few steps, seconds for a serving run.
     bool seconds = d.endUs - d.samples.front().us > 1e7;
     double scale = seconds ? 1e-6 : 1e-3;
@@ -202,8 +188,8 @@ Error drawOccupancy(const TraceData &d, StringRef trace, StringRef svg,
                         gib(last.bytes[2]), gib(last.bytes[3]));
     os << "set terminal svg size 900,500 dynamic noenhanced font 'sans,12' "
           "background rgb 'white'\n";
-    os << "set output " << q(tmpSvg) << "\n";
-    os << "set title " << q("Memory occupancy per socket: " + trace.str() +
+    os << gnuplotOutput(svg);
+    os << "set title " << gnuplotQuote("Memory occupancy per socket: " + trace.str() +
                             (d.chip.empty() ? "" : " on " + d.chip))
        << "\n";
     os << "set xlabel 'simulated time (" << (seconds ? "s" : "ms")
@@ -226,20 +212,9 @@ Error drawOccupancy(const TraceData &d, StringRef trace, StringRef svg,
                             .str());
     os << "plot " << llvm::join(plots, ", \\\n     ") << "\n";
   }
-  std::string message;
-  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(""),
-                                          StringRef("")};
-  int rc = llvm::sys::ExecuteAndWait(*gnuplot, {*gnuplot, script.str()},
-                                     std::nullopt, redirects, 60, 0, &message);
+  Error e = runGnuplot(script, svg);
   llvm::sys::fs::remove(script);
-  if (rc != 0) {
-    llvm::sys::fs::remove(tmpSvg);
-    return makeError("gnuplot failed drawing " + svg +
-                     (message.empty() ? "" : ": " + message));
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(tmpSvg, svg))
-    return makeError("cannot write " + svg + ": " + ec.message());
-  return Error::success();
+  return e;
 }
 
 } // namespace

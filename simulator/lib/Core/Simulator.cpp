@@ -105,6 +105,8 @@ public:
     int64_t socketCount = options.allSockets ? group : 1;
     for (int64_t k = 0; k < socketCount; ++k)
       sockets.push_back(makeSocket(static_cast<int>(k)));
+    for (const Job &j : jobs)
+      occupancyOf.push_back(occupancy(*j.program));
     SC_THREAD(controller);
   }
 
@@ -460,14 +462,12 @@ private:
     return sum;
   }
 
-  /// Occupancy of each tier while `section` runs, per socket. Off-chip
-  /// tensors (weights, the KV cache, homes) stay allocated for the whole
-  /// run; an SRAM tensor only from the first section that loads or stores
-  /// it to the last, as plan-memory places on-chip activations by their
-  /// live ranges.
-  std::array<double, 4> occupancy(const Program &p, const Section &sec) const {
-    std::array<double, 4> v{};
-    int here = static_cast<int>(&sec - p.sections.data());
+  /// Occupancy of each tier while each section of `p` runs, per socket.
+  /// Off-chip tensors (weights, the KV cache, homes) stay allocated for the
+  /// whole run; an SRAM tensor only from the first section that loads or
+  /// stores it to the last, as plan-memory places on-chip activations by
+  /// their live ranges. Fixed per program: computed once, before the run.
+  static std::vector<std::array<double, 4>> occupancy(const Program &p) {
     std::vector<std::pair<int, int>> live(p.tensors.size(), {INT_MAX, -1});
     for (size_t i = 0; i < p.sections.size(); ++i)
       for (const Node &n : p.sections[i].nodes)
@@ -476,17 +476,23 @@ private:
           range.first = std::min(range.first, static_cast<int>(i));
           range.second = std::max(range.second, static_cast<int>(i));
         }
-    for (size_t k = 0; k < p.tensors.size(); ++k) {
-      const Tensor &t = p.tensors[k];
-      if (t.tier == Tier::SRAM && (here < live[k].first || here > live[k].second))
-        continue;
-      v[static_cast<int>(t.tier)] += double(t.bytes);
-      if (t.isKV)
-        v[3] += double(t.bytes);
+    std::vector<std::array<double, 4>> out(p.sections.size());
+    for (size_t i = 0; i < p.sections.size(); ++i) {
+      std::array<double, 4> &v = out[i];
+      int here = static_cast<int>(i);
+      for (size_t k = 0; k < p.tensors.size(); ++k) {
+        const Tensor &t = p.tensors[k];
+        if (t.tier == Tier::SRAM &&
+            (here < live[k].first || here > live[k].second))
+          continue;
+        v[static_cast<int>(t.tier)] += double(t.bytes);
+        if (t.isKV)
+          v[3] += double(t.bytes);
+      }
+      for (const Stream &st : p.sections[i].streams)
+        v[0] += double(st.depth * st.tileBytes);
     }
-    for (const Stream &st : sec.streams)
-      v[0] += double(st.depth * st.tileBytes);
-    return v;
+    return out;
   }
 
   /// Runs one iteration of section `i` of job `j` on every socket.
@@ -562,7 +568,7 @@ private:
         bd.reconfigPs += reconfig;
         lastSection = &sec;
       }
-      std::array<double, 4> occ = occupancy(p, sec);
+      const std::array<double, 4> &occ = occupancyOf[j][i];
       for (int t = 0; t < 3; ++t)
         result.peakBytes[t] = std::max(result.peakBytes[t], occ[t]);
       if (options.trace)
@@ -668,6 +674,8 @@ private:
   }
 
   const std::vector<Job> &jobs;
+  /// Per job and section: bytes per tier and KV while it runs.
+  std::vector<std::vector<std::array<double, 4>>> occupancyOf;
   const arch::ArchModel &chip;
   const SimOptions &options;
   double periodPs = 1;

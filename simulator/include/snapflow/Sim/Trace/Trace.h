@@ -18,9 +18,23 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <array>
 
 namespace snapflow {
 namespace sim {
+
+/// One `memory` counter event (`ph: "C"`): SRAM, HBM, DDR and KV bytes per
+/// socket at `us` microseconds. `snapflow trace` reads these.
+void writeMemoryCounter(llvm::json::OStream &j, double us,
+                        const std::array<double, 4> &bytes);
+
+/// The top-level "snapflow" attribute: the chip, its capacity per tier and
+/// socket, and every tensor of `programs`.
+void writeTraceMetadata(llvm::json::OStream &j,
+                        llvm::ArrayRef<const Program *> programs,
+                        const arch::ArchModel &chip);
 
 llvm::Error writeChromeTrace(llvm::StringRef path, const SimResult &result,
                              llvm::ArrayRef<const Program *> programs,
