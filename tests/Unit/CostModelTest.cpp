@@ -32,7 +32,9 @@ ModelStats statsOf(MLIRContext &ctx, const std::string &model,
   EXPECT_TRUE(static_cast<bool>(config));
   auto module = models::buildModel(ctx, *config, options);
   EXPECT_TRUE(static_cast<bool>(module));
-  return computeModelStats((*module)->lookupSymbol<func::FuncOp>(phase));
+  auto stats = computeModelStats((*module)->lookupSymbol<func::FuncOp>(phase));
+  EXPECT_TRUE(succeeded(stats));
+  return *stats;
 }
 
 models::BuildOptions decodeAt(int64_t batch, int64_t context) {
@@ -140,8 +142,8 @@ OpCost costOf(const std::string &ir, llvm::StringRef opName) {
   OpCost c{-1, -1, -1, -1};
   m->walk([&](CostOpInterface op) {
     if (op->getName().getStringRef() == opName && c.flops < 0)
-      c = {op.getFlops(), op.getBytesRead(), op.getBytesWritten(),
-           op.getLinkBytes()};
+      c = {op.getFlops().value(), op.getBytesRead().value(),
+           op.getBytesWritten().value(), op.getLinkBytes().value()};
   });
   return c;
 }
@@ -234,7 +236,9 @@ ModelStats statsAfter(llvm::function_ref<void(PassManager &)> passes) {
   PassManager pm(&ctx);
   passes(pm);
   EXPECT_TRUE(succeeded(pm.run(**module)));
-  return computeModelStats((*module)->lookupSymbol<func::FuncOp>("decode"));
+  auto stats = computeModelStats((*module)->lookupSymbol<func::FuncOp>("decode"));
+  EXPECT_TRUE(succeeded(stats));
+  return *stats;
 }
 } // namespace
 

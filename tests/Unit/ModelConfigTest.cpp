@@ -74,6 +74,32 @@ TEST(ModelConfig, WrongFields) {
             std::string::npos);
 }
 
+// Counts outside their documented range are refused at the field, with its
+// line and column, before any product of them can wrap (issue 8, defect 5).
+TEST(ModelConfig, LimitsAreLocated) {
+  std::string json = kLlama;
+  json.replace(json.find("\"vocab_size\": 100"), 17,
+               "\"vocab_size\": 1000000000000000");
+  std::string error = errorOf(json);
+  EXPECT_NE(error.find("cfg.json:"), std::string::npos) << error;
+  EXPECT_NE(error.find(": error: field 'vocab_size' is 1000000000000000; "
+                       "snapflow accepts 1 to 16777216"),
+            std::string::npos)
+      << error;
+  json = kLlama;
+  json.replace(json.find("\"num_hidden_layers\": 2"), 22,
+               "\"num_hidden_layers\": 0");
+  EXPECT_NE(errorOf(json).find("field 'num_hidden_layers' is 0; snapflow "
+                               "accepts 1 to 4096"),
+            std::string::npos);
+  json = kLlama;
+  json.insert(json.rfind('}'), ", \"rms_norm_eps\": -1");
+  EXPECT_NE(errorOf(json).find("field 'rms_norm_eps' must be a finite number "
+                               "> 0, got -1"),
+            std::string::npos)
+      << errorOf(json);
+}
+
 // An unknown model name lists the built-ins; a missing path is named.
 TEST(ModelConfig, UnknownModel) {
   auto c = ModelConfig::load("gpt-5");

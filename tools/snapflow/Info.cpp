@@ -17,6 +17,7 @@
 #include "snapflow/Models/ModelBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -52,8 +53,9 @@ llvm::Expected<Workload> snapflow::tools::resolveWorkload(const WorkloadOptions 
   if (!config)
     return config.takeError();
   w.config = std::move(*config);
-  if (o.batch <= 0)
-    return makeError(formatv("--batch must be > 0, got {0}", o.batch));
+  if (o.batch <= 0 || o.batch > models::kMaxBatch)
+    return makeError(formatv("--batch must be in [1, {0}], got {1}",
+                             models::kMaxBatch, o.batch));
   if (o.context <= 0)
     return makeError(formatv("--context must be > 0, got {0}", o.context));
   if (!o.weightsDtype.empty()) {
@@ -79,6 +81,7 @@ llvm::Expected<Workload> snapflow::tools::resolveWorkload(const WorkloadOptions 
   if (!policy)
     return makeError("--kv " + o.kv + ": " + llvm::toString(policy.takeError()));
   w.policy = *policy;
+  // tp 0 in the options means "not given": every socket of the chip.
   w.tp = o.tp == 0 ? w.chip.numSockets() : o.tp;
   if (w.tp < 1 || w.tp > w.chip.numSockets())
     return makeError(formatv("--tp {0} is not possible on {1}, which has {2} "
@@ -139,7 +142,17 @@ Error snapflow::tools::runInfo(const WorkloadOptions &o, bool json,
     return makeError("internal error: --kv-compress failed on " +
                      w->config.name);
   auto decode = (*module)->lookupSymbol<mlir::func::FuncOp>("decode");
-  ModelStats stats = computeModelStats(decode);
+  std::string diagnostics;
+  mlir::FailureOr<ModelStats> checkedStats = [&] {
+    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+      diagnostics += d.str();
+      return mlir::success();
+    });
+    return computeModelStats(decode);
+  }();
+  if (mlir::failed(checkedStats))
+    return makeError(w->config.name + ": " + diagnostics);
+  const ModelStats &stats = *checkedStats;
 
   int64_t kvBytes = stats.kvBytesPerToken * stats.kvSlots * o.batch;
 

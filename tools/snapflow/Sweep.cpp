@@ -15,6 +15,7 @@
 #include "Csv.h"
 
 #include "snapflow/Dialect/KV/PolicySpec.h"
+#include "snapflow/Support/CheckedInt.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -158,7 +159,10 @@ llvm::Expected<int64_t> parseTokens(StringRef s) {
     return makeError("--context: expected a positive number like 8192 or 8k, "
                      "got '" +
                      s + "'");
-  return n * scale;
+  std::optional<int64_t> tokens = (CheckedInt(n) * scale).get();
+  if (!tokens)
+    return makeError("--context: '" + s + "k' tokens exceeds a 64-bit count");
+  return *tokens;
 }
 
 struct Point {
@@ -235,8 +239,8 @@ Error snapflow::tools::runSweep(const SweepOptions &o, const char *argv0,
   }
   for (const std::string &t : splitList(o.tps, false)) {
     int64_t n;
-    if (StringRef(t).getAsInteger(10, n) || n < 0)
-      return makeError("--tp: expected non-negative numbers, got '" + t + "'");
+    if (StringRef(t).getAsInteger(10, n) || n < 1)
+      return makeError("--tp: expected positive numbers, got '" + t + "'");
     tps.push_back(n);
   }
   if (dtypes.empty())
@@ -340,9 +344,13 @@ Error snapflow::tools::runSweep(const SweepOptions &o, const char *argv0,
     std::vector<std::string> args = {
         exe, "run", "--model", p.model, "--chip", p.chip,
         "--context", std::to_string(p.context), "--batch", p.batch,
-        "--kv", p.kv, "--tp", std::to_string(p.tp),
+        "--kv", p.kv,
         "--steps", std::to_string(o.steps), "--no-prefill",
         "--report", r.report};
+    if (p.tp > 0) { // 0: every socket of the chip, the worker's default
+      args.push_back("--tp");
+      args.push_back(std::to_string(p.tp));
+    }
     if (!p.dtype.empty()) {
       args.push_back("--weights-dtype");
       args.push_back(p.dtype);

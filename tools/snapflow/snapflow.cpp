@@ -223,7 +223,7 @@ cl::opt<std::string>
 cl::opt<std::string> sweepTpOpt("tp",
                                 cl::desc("Tensor-parallel sockets (default: "
                                          "all sockets of each chip)"),
-                                cl::value_desc("N,N,..."), cl::init("0"),
+                                cl::value_desc("N,N,..."), cl::init(""),
                                 cl::cat(sweepCat), cl::sub(sweepCmd));
 cl::opt<std::string>
     sweepDtypeOpt("weights-dtype",
@@ -333,6 +333,12 @@ llvm::Expected<WorkloadOptions> workload(bool allowMax = false,
                                  std::string(allowMax ? " or max" : "") +
                                  ", got '" + batchOpt + "'");
   }
+  // --tp defaults to every socket of the chip (0 inside); a given value
+  // must name a real group size.
+  if (tpOpt.getNumOccurrences() && tpOpt < 1)
+    return createStringError(inconvertibleErrorCode(),
+                             "--tp must be >= 1, got " +
+                                 std::to_string(tpOpt));
   return WorkloadOptions{modelOpt, chipOpt, contextOpt, batch, kvOpt, tpOpt,
                          weightsDtypeOpt};
 }

@@ -14,14 +14,20 @@ using namespace mlir;
 using namespace snapflow;
 
 namespace {
+/// The counts of ModelStats, checked while they accumulate.
+struct CheckedStats {
+  CheckedInt layers, moeLayers, paramsTotal, weightBytes, kvBytesPerToken,
+      flops, bytesRead, bytesWritten, linkBytes, inactive;
+};
+
 /// Accumulates the stats of a block; ops inside an llm.repeat count once per
 /// iteration (each iteration is another layer with its own parameters).
 struct StatsWalker {
-  ModelStats s;
+  CheckedStats c;
+  int64_t kvSlots = 0, batch = 0;
   llvm::StringSet<> seen;
-  int64_t inactive = 0;
 
-  void walk(Block &block, int64_t times) {
+  void walk(Block &block, CheckedInt times) {
     for (Operation &op : block) {
       if (auto repeat = dyn_cast<llm::RepeatOp>(op)) {
         walk(repeat.getBody().front(), times * repeat.getCount());
@@ -34,26 +40,26 @@ struct StatsWalker {
     }
   }
 
-  void visit(Operation *op, int64_t times) {
+  void visit(Operation *op, CheckedInt times) {
     if (auto p = dyn_cast<llm::ParamOp>(op)) {
       // A tied weight is one parameter however often it is named.
       if (seen.insert(p.getName()).second) {
-        auto t = cast<RankedTensorType>(p.getType());
-        s.paramsTotal += times * t.getNumElements();
-        s.weightBytes += times * getTensorBytes(t);
+        c.paramsTotal += times * getNumElements(p.getType());
+        c.weightBytes += times * getTensorBytes(p.getType());
       }
     }
     if (auto moe = dyn_cast<llm::MoEOp>(op)) {
-      s.moeLayers += times;
-      int64_t routed = 0;
+      c.moeLayers += times;
+      CheckedInt routed = 0;
       for (Value w : {moe.getGate(), moe.getUp(), moe.getDown()})
-        routed += cast<RankedTensorType>(w.getType()).getNumElements();
+        routed += getNumElements(w.getType());
       // A token uses top_k of the num_experts x expert_shards experts; the
       // rest of the routed weights held here are idle for it.
       double global = double(moe.getNumExperts() * moe.getExpertShards());
       double idle = 1.0 - double(moe.getTopK()) / global;
-      inactive += static_cast<int64_t>(
-          std::llround(double(times) * double(routed) * idle));
+      std::optional<int64_t> idleParams = (times * routed).get();
+      c.inactive += idleParams ? CheckedInt::fromDouble(double(*idleParams) * idle)
+                               : CheckedInt::overflow();
     }
     Value cacheValue;
     if (auto gqa = dyn_cast<llm::AttentionOp>(op))
@@ -61,25 +67,46 @@ struct StatsWalker {
     else if (auto mla = dyn_cast<llm::MLAAttentionOp>(op))
       cacheValue = mla.getCache();
     if (cacheValue) {
-      s.layers += times;
+      c.layers += times;
       auto cache = cast<kv::KVCacheTypeInterface>(cacheValue.getType());
-      s.kvBytesPerToken += times * cache.getBytesPerTokenPerLayer();
-      s.kvSlots = cache.getSlots();
-      s.batch = cache.getBatch();
+      c.kvBytesPerToken += times * cache.getBytesPerTokenPerLayer();
+      kvSlots = cache.getSlots();
+      batch = cache.getBatch();
     }
     if (auto cost = dyn_cast<CostOpInterface>(op)) {
-      s.flops += times * cost.getFlops();
-      s.bytesRead += times * cost.getBytesRead();
-      s.bytesWritten += times * cost.getBytesWritten();
-      s.linkBytes += times * cost.getLinkBytes();
+      c.flops += times * cost.getFlops();
+      c.bytesRead += times * cost.getBytesRead();
+      c.bytesWritten += times * cost.getBytesWritten();
+      c.linkBytes += times * cost.getLinkBytes();
     }
   }
 };
 } // namespace
 
-ModelStats snapflow::computeModelStats(func::FuncOp fn) {
+FailureOr<ModelStats> snapflow::computeModelStats(func::FuncOp fn) {
   StatsWalker w;
   w.walk(fn.getBody().front(), 1);
-  w.s.paramsActive = w.s.paramsTotal - w.inactive;
-  return w.s;
+  const CheckedStats &c = w.c;
+  CheckedInt active = c.paramsTotal - c.inactive;
+  for (CheckedInt v : {c.layers, c.moeLayers, c.paramsTotal, c.weightBytes,
+                       c.kvBytesPerToken, c.flops, c.bytesRead,
+                       c.bytesWritten, c.linkBytes, active})
+    if (v.overflowed())
+      return fn.emitOpError()
+             << "totals (parameters, bytes or FLOPs over all layers) exceed "
+                "a 64-bit count; the model, batch or context is too large";
+  ModelStats s;
+  s.layers = c.layers.value();
+  s.moeLayers = c.moeLayers.value();
+  s.paramsTotal = c.paramsTotal.value();
+  s.paramsActive = active.value();
+  s.weightBytes = c.weightBytes.value();
+  s.kvBytesPerToken = c.kvBytesPerToken.value();
+  s.kvSlots = w.kvSlots;
+  s.batch = w.batch;
+  s.flops = c.flops.value();
+  s.bytesRead = c.bytesRead.value();
+  s.bytesWritten = c.bytesWritten.value();
+  s.linkBytes = c.linkBytes.value();
+  return s;
 }

@@ -92,13 +92,16 @@ private:
     });
 
     SmallVector<Tensor> weights, activations;
-    int64_t kvBytes = 0, batch = 0, context = 0;
+    int64_t batch = 0, context = 0;
+    // Every total below is checked: a model, batch or context too large for
+    // 64-bit byte counts is an error, never a wrapped "fits".
+    CheckedInt kvTotal = 0, overflowProbe = 0;
     std::string policy = "full";
     for (Type t : fn.getArgumentTypes())
       if (auto cache = dyn_cast<kv::KVCacheTypeInterface>(t)) {
-        kvBytes += cache.getTotalBytes();
+        kvTotal += cache.getTotalBytes();
         batch = cache.getBatch();
-        context = cache.getTotalSlots();
+        context = cache.getTotalSlots().value();
         policy = policyLabel(cache.getPolicy());
       }
     if (auto c = fn->getAttrOfType<IntegerAttr>("llm.context_tokens"))
@@ -114,13 +117,15 @@ private:
           op->setAttr(kTierAttr, Builder(op).getStringAttr("hbm"));
           return;
         }
-        int64_t times = 1;
+        CheckedInt times = 1;
         for (auto r = op->getParentOfType<llm::RepeatOp>(); r;
              r = r->getParentOfType<llm::RepeatOp>())
           times *= r.getCount();
         Tensor t;
         t.owner = op;
-        t.bytes = times * getTensorBytes(param.getType());
+        CheckedInt bytes = times * getTensorBytes(param.getType());
+        overflowProbe += bytes;
+        t.bytes = bytes.get().value_or(0);
         for (Operation *user : param->getUsers())
           if (auto moe = dyn_cast<llm::MoEOp>(user))
             if (param.getResult() == moe.getGate() ||
@@ -138,7 +143,8 @@ private:
           continue;
         Tensor t;
         t.owner = op;
-        t.bytes = getTensorBytes(type);
+        t.bytes = getTensorBytes(type).value(); // a verified op's result
+        overflowProbe += t.bytes;
         t.first = index[op];
         t.last = t.first;
         for (Operation *user : r.getUsers()) {
@@ -149,6 +155,13 @@ private:
         activations.push_back(t);
       }
     });
+
+    // The sum of every tensor bounds every total below (peaks, tiers, KV).
+    if ((overflowProbe + kvTotal).overflowed())
+      return fn.emitOpError()
+             << "plan-memory: the byte totals of the phase exceed a 64-bit "
+                "count; the model, batch or context is too large";
+    int64_t kvBytes = kvTotal.value();
 
     // Activations: on chip while the peak fits, the largest spilled first.
     int64_t sramCap = chip.tierBytesPerSocket(arch::MemoryTier::SRAM);

@@ -62,11 +62,13 @@ int64_t streamedBytes(Operation *op) {
   auto cost = dyn_cast<CostOpInterface>(op);
   if (!cost)
     return 0;
-  int64_t activations = 0;
+  CheckedInt activations = 0;
   for (Value v : op->getOperands())
     if (isa<RankedTensorType>(v.getType()) && !v.getDefiningOp<llm::ParamOp>())
       activations += getTensorBytes(v.getType());
-  return std::max<int64_t>(0, cost.getBytesRead() - activations);
+  // A verified op's bytes read fit in 64 bits and include its activations.
+  return std::max<int64_t>(
+      0, (cost.getBytesRead() - activations).get().value_or(0));
 }
 
 /// Splits `total` units over `weights` (>= 0), at least `floor` each, by
@@ -170,14 +172,16 @@ private:
       double rate = kind == "gemm" ? s.pcuSystolicFlopsPerCycle
                                    : s.pcuSimdFlopsPerCycle;
       int64_t streamed = streamedBytes(op);
-      int64_t tile = std::max(kMinTileBytes,
-                              (streamed + maxTiles - 1) / maxTiles);
+      int64_t tile = std::max(
+          kMinTileBytes, ceilDiv(CheckedInt(streamed), static_cast<int64_t>(maxTiles)).value());
       int64_t count =
-          streamed > 0 ? std::max<int64_t>(1, (streamed + tile - 1) / tile)
-                       : 1;
+          streamed > 0
+              ? std::max<int64_t>(1, ceilDiv(CheckedInt(streamed), tile).value())
+              : 1;
+      double opFlops = static_cast<double>(cost.getFlops().value());
       stages.push_back(op);
-      computeTime.push_back(static_cast<double>(cost.getFlops()) / rate);
-      flops.push_back(static_cast<double>(cost.getFlops()));
+      computeTime.push_back(opFlops / rate);
+      flops.push_back(opFlops);
       bytes.push_back(static_cast<double>(streamed));
       tileBytes.push_back(streamed > 0 ? std::min(tile, streamed) : 0);
       tiles.push_back(count);

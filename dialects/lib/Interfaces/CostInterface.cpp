@@ -1,30 +1,70 @@
 //===- CostInterface.cpp - FLOPs and bytes of an op -----------------------===//
 //
-// Helpers shared by every CostOpInterface implementation.
+// Helpers shared by every CostOpInterface implementation, and the verifier
+// that keeps every cost within 64 bits.
 //
 //===----------------------------------------------------------------------===//
 
 #include "snapflow/Interfaces/CostInterface.h"
 
 using namespace mlir;
+using namespace snapflow;
 
 int64_t snapflow::getElementBytes(Type type) {
   unsigned bits = type.getIntOrFloatBitWidth();
   return (bits + 7) / 8;
 }
 
-int64_t snapflow::getTensorBytes(Type type) {
+CheckedInt snapflow::getNumElements(Type type) {
   auto shaped = llvm::cast<ShapedType>(type);
   assert(shaped.hasStaticShape() && "cost of a dynamically shaped tensor");
-  return shaped.getNumElements() * getElementBytes(shaped.getElementType());
+  return checkedProduct(shaped.getShape());
 }
 
-int64_t snapflow::getTotalBytes(ValueRange values) {
-  int64_t bytes = 0;
+CheckedInt snapflow::getTensorBytes(Type type) {
+  auto shaped = llvm::cast<ShapedType>(type);
+  return getNumElements(type) * getElementBytes(shaped.getElementType());
+}
+
+CheckedInt snapflow::getTotalBytes(ValueRange values) {
+  CheckedInt bytes = 0;
   for (Value v : values)
     if (isa<ShapedType>(v.getType()))
       bytes += getTensorBytes(v.getType());
   return bytes;
+}
+
+LogicalResult snapflow::verifyCostsFit(Operation *op) {
+  auto tooLarge = [&](StringRef what) {
+    return op->emitOpError()
+           << what
+           << " exceeds a 64-bit count; a dimension or count of the model, "
+              "batch or context is too large";
+  };
+  auto tooLargeType = [&](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return shaped && shaped.hasStaticShape() &&
+           shaped.getElementType().isIntOrFloat() &&
+           getTensorBytes(t).overflowed();
+  };
+  SmallVector<Type> types(op->getOperandTypes());
+  llvm::append_range(types, op->getResultTypes());
+  for (Type t : types)
+    if (tooLargeType(t))
+      return op->emitOpError()
+             << "the byte size of " << t
+             << " exceeds a 64-bit count; a dimension of the model, batch or "
+                "context is too large";
+  auto cost = cast<CostOpInterface>(op);
+  if (cost.getFlops().overflowed())
+    return tooLarge("its FLOP count");
+  if (cost.getBytesRead().overflowed())
+    return tooLarge("its count of bytes read");
+  if (cost.getBytesWritten().overflowed())
+    return tooLarge("its count of bytes written");
+  if (cost.getLinkBytes().overflowed())
+    return tooLarge("its count of link bytes");
+  return success();
 }
 
 #include "snapflow/Interfaces/CostInterface.cpp.inc"

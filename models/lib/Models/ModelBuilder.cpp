@@ -15,7 +15,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace snapflow;
@@ -239,9 +241,10 @@ llvm::Expected<OwningOpRef<ModuleOp>>
 snapflow::models::buildModel(MLIRContext &context, const ModelConfig &config,
                              const BuildOptions &options) {
   context.loadDialect<func::FuncDialect, llm::LLMDialect, kv::KVDialect>();
-  if (options.batch <= 0)
-    return optionError("batch must be > 0, got " +
-                       llvm::Twine(options.batch));
+  if (options.batch <= 0 || options.batch > kMaxBatch)
+    return optionError(llvm::formatv("batch must be in [1, {0}], got {1}",
+                                     kMaxBatch, options.batch)
+                           .str());
   if (options.buildPrefill && options.promptTokens <= 0)
     return optionError("prompt length must be > 0 tokens, got " +
                        llvm::Twine(options.promptTokens));
@@ -275,8 +278,23 @@ snapflow::models::buildModel(MLIRContext &context, const ModelConfig &config,
     PhaseBuilder(b, config, options, llm::Phase::prefill).build("prefill");
   if (options.buildDecode)
     PhaseBuilder(b, config, options, llm::Phase::decode).build("decode");
-  if (failed(verify(*module)))
-    return optionError("internal error: the IR built for " + config.name +
-                       " does not verify");
-  return std::move(module);
+  // The builder's own IR always has consistent shapes; what can fail is
+  // size: a batch or context so large that a tensor's bytes or an op's
+  // FLOPs exceed 64 bits (the cost interface's verifier). Say which.
+  std::string diagnostics;
+  {
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+      if (diagnostics.empty())
+        diagnostics = d.str();
+      return success();
+    });
+    if (succeeded(verify(*module)))
+      return std::move(module);
+  }
+  return optionError(llvm::formatv("{0} at batch {1}, context {2}: {3}",
+                                   config.name, options.batch,
+                                   std::max(options.promptTokens,
+                                            options.contextTokens),
+                                   diagnostics)
+                         .str());
 }

@@ -2,6 +2,7 @@
 
 #include "snapflow/Models/ModelConfig.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -21,44 +22,44 @@ const EmbeddedFile kBuiltinModels[] = {
 };
 
 /// Reads typed fields from a config object, recording the first error with the
-/// file and the field name.
+/// file, the line and column of the field (found in the text: llvm::json
+/// keeps no positions) and the field name. Every count has a sane range
+/// (docs/Models.md, "Limits"): a value outside it is refused where it is
+/// read, so no product of config values downstream can wrap.
 class FieldReader {
 public:
-  FieldReader(const llvm::json::Object &obj, StringRef origin)
-      : obj(obj), origin(origin) {}
+  FieldReader(const llvm::json::Object &obj, StringRef text, StringRef origin)
+      : obj(obj), text(text), origin(origin) {}
 
-  int64_t integer(StringRef key) {
+  /// A required integer in [lo, hi].
+  int64_t integer(StringRef key, int64_t lo, int64_t hi) {
     const llvm::json::Value *v = obj.get(key);
     if (!v)
-      return fail(key, "missing field '" + key.str() + "' (integer)"), 0;
-    if (std::optional<int64_t> i = v->getAsInteger())
-      return *i;
-    return fail(key, "field '" + key.str() + "' must be an integer"), 0;
+      return fail(key, "missing field '" + key.str() + "' (integer)"), lo;
+    return check(key, *v, lo, hi, lo);
   }
-  int64_t positive(StringRef key) {
-    int64_t i = integer(key);
-    if (!error && i <= 0)
-      fail(key, "field '" + key.str() + "' must be > 0, got " +
-                    std::to_string(i));
-    return i;
-  }
-  /// An integer that may be absent or null (e.g. q_lora_rank: null).
-  int64_t optionalInteger(StringRef key, int64_t fallback) {
+  /// An integer that may be absent or null (e.g. q_lora_rank: null), in
+  /// [lo, hi] when present.
+  int64_t optionalInteger(StringRef key, int64_t fallback, int64_t lo,
+                          int64_t hi) {
     const llvm::json::Value *v = obj.get(key);
     if (!v || v->kind() == llvm::json::Value::Null)
       return fallback;
-    if (std::optional<int64_t> i = v->getAsInteger())
-      return *i;
-    return fail(key, "field '" + key.str() + "' must be an integer or null"),
-           fallback;
+    return check(key, *v, lo, hi, fallback);
   }
-  double number(StringRef key, double fallback) {
+  /// A finite number > 0, or `fallback` when absent.
+  double positiveNumber(StringRef key, double fallback) {
     const llvm::json::Value *v = obj.get(key);
     if (!v)
       return fallback;
-    if (std::optional<double> d = v->getAsNumber())
-      return *d;
-    return fail(key, "field '" + key.str() + "' must be a number"), fallback;
+    std::optional<double> d = v->getAsNumber();
+    if (!d)
+      return fail(key, "field '" + key.str() + "' must be a number"), fallback;
+    if (!std::isfinite(*d) || *d <= 0)
+      return fail(key, "field '" + key.str() + "' must be a finite number > "
+                       "0, got " + llvm::formatv("{0}", *d).str()),
+             fallback;
+    return *d;
   }
   bool boolean(StringRef key, bool fallback) {
     const llvm::json::Value *v = obj.get(key);
@@ -69,15 +70,73 @@ public:
     return fail(key, "field '" + key.str() + "' must be true or false"),
            fallback;
   }
-  void fail(StringRef, const std::string &msg) {
-    if (!error)
-      error = origin.str() + ": error: " + msg;
+  /// Records the first error, located at `key` when it is in the text.
+  void fail(StringRef key, const std::string &msg) {
+    if (error)
+      return;
+    error = locate(key) + ": error: " + msg;
   }
 
   const llvm::json::Object &obj;
-  StringRef origin;
+  StringRef text, origin;
   std::optional<std::string> error;
+
+private:
+  int64_t check(StringRef key, const llvm::json::Value &v, int64_t lo,
+                int64_t hi, int64_t fallback) {
+    // getAsInteger accepts only exact integers in the int64_t range; a
+    // double such as 1e15 is "not an integer" here, which is right: a count
+    // written as a float is a mistake.
+    std::optional<int64_t> i = v.getAsInteger();
+    if (!i) {
+      std::optional<double> d = v.getAsNumber();
+      if (d && std::isfinite(*d) && *d == std::floor(*d))
+        return fail(key, llvm::formatv("field '{0}' is {1}; snapflow accepts "
+                                       "{2} to {3}",
+                                       key, *d, lo, hi)),
+               fallback;
+      return fail(key, "field '" + key.str() + "' must be an integer"),
+             fallback;
+    }
+    if (*i < lo || *i > hi)
+      return fail(key, llvm::formatv("field '{0}' is {1}; snapflow accepts "
+                                     "{2} to {3}",
+                                     key, *i, lo, hi)),
+             fallback;
+    return *i;
+  }
+
+  /// "origin:line:col" of the first `"key":` in the text, or "origin".
+  std::string locate(StringRef key) {
+    if (key.empty())
+      return origin.str();
+    std::string quoted = ("\"" + key + "\"").str();
+    for (size_t at = text.find(quoted); at != StringRef::npos;
+         at = text.find(quoted, at + 1)) {
+      StringRef rest = text.drop_front(at + quoted.size()).ltrim();
+      if (!rest.starts_with(":"))
+        continue;
+      StringRef before = text.take_front(at);
+      size_t line = before.count('\n') + 1;
+      size_t lineStart = before.rfind('\n');
+      size_t col = at - (lineStart == StringRef::npos ? 0 : lineStart + 1) + 1;
+      return llvm::formatv("{0}:{1}:{2}", origin, line, col).str();
+    }
+    return origin.str();
+  }
 };
+
+/// Ranges of the config fields (docs/Models.md, "Limits"): far above any
+/// published model, far below what would overflow a 64-bit byte count.
+constexpr int64_t kMaxWidth = 1 << 20;       ///< hidden, intermediate sizes
+constexpr int64_t kMaxLayers = 4096;
+constexpr int64_t kMaxHeads = 1 << 14;       ///< attention and KV heads
+constexpr int64_t kMaxHeadDim = 1 << 14;
+constexpr int64_t kMaxVocab = 1 << 24;
+constexpr int64_t kMaxPositions = 1 << 27;   ///< 134,217,728 tokens
+constexpr int64_t kMaxRank = 1 << 16;        ///< LoRA ranks
+constexpr int64_t kMaxExperts = 1 << 16;
+constexpr int64_t kMaxMtpLayers = 64;
 } // namespace
 
 StringRef snapflow::models::weightDtypeName(WeightDtype dtype) {
@@ -99,7 +158,7 @@ llvm::Expected<ModelConfig> ModelConfig::parse(StringRef json,
 
   ModelConfig c;
   c.origin = origin.str();
-  FieldReader r(*obj, origin);
+  FieldReader r(*obj, json, origin);
   std::optional<StringRef> type = obj->getString("model_type");
   if (!type)
     return makeError(origin + ": error: missing field 'model_type' (string)");
@@ -114,46 +173,49 @@ llvm::Expected<ModelConfig> ModelConfig::parse(StringRef json,
     return makeError(origin + ": error: field 'model_type' is '" + *type +
                      "'; supported: llama, deepseek_v2, deepseek_v3");
 
-  c.hiddenSize = r.positive("hidden_size");
-  c.intermediateSize = r.positive("intermediate_size");
-  c.numLayers = r.positive("num_hidden_layers");
-  c.numHeads = r.positive("num_attention_heads");
-  c.vocabSize = r.positive("vocab_size");
-  c.maxPositionEmbeddings = r.positive("max_position_embeddings");
+  c.hiddenSize = r.integer("hidden_size", 1, kMaxWidth);
+  c.intermediateSize = r.integer("intermediate_size", 1, kMaxWidth);
+  c.numLayers = r.integer("num_hidden_layers", 1, kMaxLayers);
+  c.numHeads = r.integer("num_attention_heads", 1, kMaxHeads);
+  c.vocabSize = r.integer("vocab_size", 1, kMaxVocab);
+  c.maxPositionEmbeddings =
+      r.integer("max_position_embeddings", 1, kMaxPositions);
   c.tieWordEmbeddings = r.boolean("tie_word_embeddings", false);
-  c.rmsNormEps = r.number("rms_norm_eps", 1e-6);
-  c.ropeTheta = r.number("rope_theta", 10000.0);
+  c.rmsNormEps = r.positiveNumber("rms_norm_eps", 1e-6);
+  c.ropeTheta = r.positiveNumber("rope_theta", 10000.0);
 
   if (c.arch == Architecture::Llama) {
-    c.numKvHeads = r.optionalInteger("num_key_value_heads", c.numHeads);
+    c.numKvHeads =
+        r.optionalInteger("num_key_value_heads", c.numHeads, 1, kMaxHeads);
     c.headDim = r.optionalInteger(
-        "head_dim", c.numHeads > 0 ? c.hiddenSize / c.numHeads : 0);
-    if (!r.error && (c.numKvHeads <= 0 || c.headDim <= 0))
-      r.fail("", "fields 'num_key_value_heads' and 'head_dim' must be > 0");
+        "head_dim", std::max<int64_t>(1, c.hiddenSize / c.numHeads), 1,
+        kMaxHeadDim);
     if (!r.error && c.numHeads % c.numKvHeads != 0)
-      r.fail("", "field 'num_attention_heads' (" +
-                     std::to_string(c.numHeads) +
-                     ") is not a multiple of 'num_key_value_heads' (" +
-                     std::to_string(c.numKvHeads) + ")");
+      r.fail("num_key_value_heads",
+             "field 'num_attention_heads' (" + std::to_string(c.numHeads) +
+                 ") is not a multiple of 'num_key_value_heads' (" +
+                 std::to_string(c.numKvHeads) + ")");
   } else {
-    c.qLoraRank = r.optionalInteger("q_lora_rank", 0);
-    c.kvLoraRank = r.positive("kv_lora_rank");
-    c.qkNopeHeadDim = r.positive("qk_nope_head_dim");
-    c.qkRopeHeadDim = r.positive("qk_rope_head_dim");
-    c.vHeadDim = r.positive("v_head_dim");
-    c.numRoutedExperts = r.optionalInteger("n_routed_experts", 0);
+    c.qLoraRank = r.optionalInteger("q_lora_rank", 0, 0, kMaxRank);
+    c.kvLoraRank = r.integer("kv_lora_rank", 1, kMaxRank);
+    c.qkNopeHeadDim = r.integer("qk_nope_head_dim", 1, kMaxHeadDim);
+    c.qkRopeHeadDim = r.integer("qk_rope_head_dim", 1, kMaxHeadDim);
+    c.vHeadDim = r.integer("v_head_dim", 1, kMaxHeadDim);
+    c.numRoutedExperts =
+        r.optionalInteger("n_routed_experts", 0, 0, kMaxExperts);
     if (c.numRoutedExperts > 0) {
-      c.numSharedExperts = r.optionalInteger("n_shared_experts", 0);
-      c.numExpertsPerToken = r.positive("num_experts_per_tok");
-      c.moeIntermediateSize = r.positive("moe_intermediate_size");
-      c.firstKDenseReplace = r.optionalInteger("first_k_dense_replace", 0);
-      c.moeLayerFreq = r.optionalInteger("moe_layer_freq", 1);
-      if (!r.error && c.moeLayerFreq <= 0)
-        r.fail("", "field 'moe_layer_freq' must be > 0");
-      if (!r.error && c.numExpertsPerToken > c.numRoutedExperts)
-        r.fail("", "field 'num_experts_per_tok' exceeds 'n_routed_experts'");
+      c.numSharedExperts =
+          r.optionalInteger("n_shared_experts", 0, 0, kMaxExperts);
+      c.numExpertsPerToken =
+          r.integer("num_experts_per_tok", 1, c.numRoutedExperts);
+      c.moeIntermediateSize = r.integer("moe_intermediate_size", 1, kMaxWidth);
+      c.firstKDenseReplace =
+          r.optionalInteger("first_k_dense_replace", 0, 0, c.numLayers);
+      c.moeLayerFreq =
+          r.optionalInteger("moe_layer_freq", 1, 1, c.numLayers);
     }
-    c.numMtpLayers = r.optionalInteger("num_nextn_predict_layers", 0);
+    c.numMtpLayers =
+        r.optionalInteger("num_nextn_predict_layers", 0, 0, kMaxMtpLayers);
     c.headDim = c.qkNopeHeadDim + c.qkRopeHeadDim;
   }
   if (r.error)

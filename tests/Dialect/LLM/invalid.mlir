@@ -552,3 +552,13 @@ func.func @f(%x: tensor<1x1x32xbf16>) {
   %y = llm.shard_slice %x {dim = 3, shards = 4} : tensor<1x1x32xbf16> -> tensor<1x1x8xbf16>
   return
 }
+
+// -----
+
+// Tests that an op whose costs exceed 64 bits is refused, not wrapped: a
+// 2^62-row activation through a 4 x 4 projection.
+func.func @costs_overflow(%x: tensor<4611686018427387904x4xbf16>, %w: tensor<4x4xbf16>) -> tensor<4611686018427387904x4xbf16> {
+  // expected-error @+1 {{'llm.linear' op the byte size of 'tensor<4611686018427387904x4xbf16>' exceeds a 64-bit count}}
+  %y = llm.linear %x, %w : tensor<4611686018427387904x4xbf16>, tensor<4x4xbf16> -> tensor<4611686018427387904x4xbf16>
+  return %y : tensor<4611686018427387904x4xbf16>
+}

@@ -30,8 +30,9 @@ struct ModelStats {
   int64_t flops = 0, bytesRead = 0, bytesWritten = 0, linkBytes = 0;
 };
 
-/// Walks `fn` and sums its parameters, cache and costs.
-ModelStats computeModelStats(mlir::func::FuncOp fn);
+/// Walks `fn` and sums its parameters, cache and costs; an error at `fn`
+/// when a total exceeds a 64-bit count.
+mlir::FailureOr<ModelStats> computeModelStats(mlir::func::FuncOp fn);
 
 } // namespace snapflow
 

@@ -38,6 +38,9 @@ constexpr int64_t kStreamDepth = 2;
 /// one stream: see FunctionLowering::findSpills.
 constexpr int64_t kFanOutBytes = kStreamDepth * kActivationTileBytes;
 
+/// Bytes of a tensor of verified IR (its costs fit in 64 bits).
+int64_t bytesOf(Type t) { return getTensorBytes(t).value(); }
+
 int64_t elementsOf(Type t) {
   return cast<RankedTensorType>(t).getNumElements();
 }
@@ -240,7 +243,7 @@ private:
         return;
       for (Value r : op->getResults()) {
         auto type = dyn_cast<RankedTensorType>(r.getType());
-        if (!type || getTensorBytes(type) <= kFanOutBytes)
+        if (!type || bytesOf(type) <= kFanOutBytes)
           continue;
         SmallVector<Operation *> users = consumers(r);
         int64_t sameSection = llvm::count_if(users, [&](Operation *u) {
@@ -257,7 +260,7 @@ private:
     // section: give every consumer its own load.
     for (auto &[v, name] : homes) {
       auto type = dyn_cast<RankedTensorType>(v.getType());
-      if (type && getTensorBytes(type) > kFanOutBytes)
+      if (type && bytesOf(type) > kFanOutBytes)
         fanOut.insert(v);
     }
   }
@@ -299,7 +302,7 @@ private:
     int64_t count = 0;
     RankedTensorType tile = activationTile(
         v.getType(),
-        (getTensorBytes(v.getType()) + kActivationTileBytes - 1) /
+        (bytesOf(v.getType()) + kActivationTileBytes - 1) /
             kActivationTileBytes,
         count);
     Operation *def = v.getDefiningOp();
@@ -340,7 +343,7 @@ private:
   /// The KV-cache slice one layer's attention reads (every slot of every
   /// sequence), in tiles of about `tileBytes`.
   Value loadKV(Location loc, int64_t tileBytes) {
-    int64_t layerBytes = getTensorBytes(kvType) / kvType.getDimSize(0);
+    int64_t layerBytes = bytesOf(kvType) / kvType.getDimSize(0);
     int64_t want = std::max<int64_t>(1, layerBytes / std::max<int64_t>(1, tileBytes));
     auto [tile, pieces] = cutTile(kvType.getShape(), want, /*keep=*/1);
     return b.create<df::LoadOp>(
@@ -354,7 +357,7 @@ private:
       auto c = cast<kv::KVCacheTypeInterface>(cache.getType());
       bool overflow = phase == llm::Phase::prefill &&
                       c.getPolicy().isCompressing() &&
-                      tokens > c.getTotalSlots();
+                      tokens > c.getTotalSlots().value();
       return overflow ? int64_t(0) : c.getBatch() * tokens;
     };
     if (auto a = dyn_cast<llm::AttentionOp>(op))
@@ -417,7 +420,7 @@ private:
     int64_t weightBytes = 0;
     for (Value v : op->getOperands())
       if (v.getDefiningOp<llm::ParamOp>())
-        weightBytes += getTensorBytes(v.getType());
+        weightBytes += bytesOf(v.getType());
     SmallVector<Value> inputs;
     for (Value v : op->getOperands()) {
       if (isa<kv::KVCacheTypeInterface>(v.getType()))
@@ -431,7 +434,7 @@ private:
             routed = true;
           }
         int64_t want = std::max<int64_t>(
-            1, tiles * getTensorBytes(v.getType()) /
+            1, tiles * bytesOf(v.getType()) /
                    std::max<int64_t>(1, weightBytes));
         // The embedding reads only the rows it looks up.
         if (auto embed = dyn_cast<llm::EmbedOp>(op)) {
@@ -496,8 +499,8 @@ private:
     // fork and join.
     for (Value r : op->getResults())
       if (isa<RankedTensorType>(r.getType()) && !r.use_empty() &&
-          getTensorBytes(r.getType()) > kFanOutBytes)
-        tiles = std::max(tiles, (getTensorBytes(r.getType()) +
+          bytesOf(r.getType()) > kFanOutBytes)
+        tiles = std::max(tiles, (bytesOf(r.getType()) +
                                  kActivationTileBytes - 1) /
                                     kActivationTileBytes);
     SmallVector<Type> outTypes;
@@ -520,7 +523,7 @@ private:
       outCounts.push_back(kvTokens);
     }
     int64_t flopsPerTile =
-        (cost.getFlops() + tiles - 1) / std::max<int64_t>(1, tiles);
+        ceilDiv(cost.getFlops(), std::max<int64_t>(1, tiles)).value();
     auto st = b.create<df::StageOp>(
         op->getLoc(), outTypes, df::StageKindAttr::get(op->getContext(), kind),
         inputs, b.getI64IntegerAttr(pcus), b.getI64IntegerAttr(flopsPerTile),

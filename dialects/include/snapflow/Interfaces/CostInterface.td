@@ -22,14 +22,20 @@ def CostOpInterface : OpInterface<"CostOpInterface"> {
   let cppNamespace = "::snapflow";
   let methods = [
     InterfaceMethod<"Floating-point operations of one execution of the op.",
-      "int64_t", "getFlops">,
+      "::snapflow::CheckedInt", "getFlops">,
     InterfaceMethod<"Bytes read from memory by one execution of the op.",
-      "int64_t", "getBytesRead">,
+      "::snapflow::CheckedInt", "getBytesRead">,
     InterfaceMethod<"Bytes written to memory by one execution of the op.",
-      "int64_t", "getBytesWritten">,
+      "::snapflow::CheckedInt", "getBytesWritten">,
     InterfaceMethod<"Bytes each socket sends over peer links (collectives).",
-      "int64_t", "getLinkBytes", (ins), [{}], [{ return 0; }]>,
+      "::snapflow::CheckedInt", "getLinkBytes", (ins), [{}],
+      [{ return 0; }]>,
   ];
+  // Costs are products of shapes and attributes a user chose; a verified op's
+  // costs fit in 64 bits, so passes may read them with value(). Runs after
+  // the op's own verifier (which makes the formulas meaningful).
+  let verifyWithRegions = 1;
+  let verify = [{ return ::snapflow::verifyCostsFit($_op); }];
 }
 
 #endif // SNAPFLOW_INTERFACES_COSTINTERFACE

@@ -21,6 +21,10 @@
 namespace snapflow {
 namespace models {
 
+/// The largest batch a model is built for (docs/Models.md, "Limits"): far
+/// above what fits any chip, far below what overflows a byte count.
+constexpr int64_t kMaxBatch = 1 << 20;
+
 /// What to build.
 struct BuildOptions {
   int64_t batch = 1;

@@ -139,7 +139,8 @@ int64_t SnapStreamPolicyAttr::getRecentTokens() const { return getRecent(); }
 static LogicalResult
 verifyCacheCommon(function_ref<InFlightDiagnostic()> emitError, int64_t layers,
                   int64_t batch, int64_t slots, Type dtype,
-                  KVPolicyAttrInterface policy, int64_t seqShards = 1) {
+                  KVPolicyAttrInterface policy, CheckedInt valuesPerToken,
+                  int64_t seqShards = 1) {
   if (layers <= 0 || batch <= 0 || slots <= 0)
     return emitError() << "cache layers, batch and slots must be > 0, got "
                        << layers << ", " << batch << ", " << slots;
@@ -149,7 +150,17 @@ verifyCacheCommon(function_ref<InFlightDiagnostic()> emitError, int64_t layers,
     return emitError() << "cache policy must be a kv policy attribute";
   if (seqShards < 1)
     return emitError() << "seq_shards must be >= 1, got " << seqShards;
-  int64_t total = slots * seqShards;
+  std::optional<int64_t> checkedTotal = (CheckedInt(slots) * seqShards).get();
+  if (!checkedTotal)
+    return emitError() << "cache slots x seq_shards exceeds a 64-bit count";
+  int64_t total = *checkedTotal;
+  // Every byte count of the cache (per token, per sequence, in all) must fit
+  // in 64 bits, so the cache interface's totals can be read with value().
+  if ((valuesPerToken * getElementBytes(dtype) * total * batch * layers)
+          .overflowed())
+    return emitError() << "cache of " << layers << " layers x " << batch
+                       << " sequences x " << total
+                       << " slots exceeds a 64-bit byte count";
   if (policy.isCompressing() && policy.getSlotsFor(total) != total)
     return emitError() << "cache has " << total
                        << " slots per sequence but its policy keeps "
@@ -166,7 +177,8 @@ LogicalResult CacheType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (kvHeads <= 0 || headDim <= 0)
     return emitError() << "cache kv_heads and head_dim must be > 0, got "
                        << kvHeads << ", " << headDim;
-  return verifyCacheCommon(emitError, layers, batch, slots, dtype, policy);
+  return verifyCacheCommon(emitError, layers, batch, slots, dtype, policy,
+                           2 * CheckedInt(kvHeads) * headDim);
 }
 int64_t CacheType::getValuesPerToken() const {
   return 2 * getKvHeads() * getHeadDim();
@@ -182,7 +194,7 @@ LatentCacheType::verify(function_ref<InFlightDiagnostic()> emitError,
                           ">= 0, got "
                        << latentDim << ", " << ropeDim;
   return verifyCacheCommon(emitError, layers, batch, slots, dtype, policy,
-                           seqShards);
+                           CheckedInt(latentDim) + ropeDim, seqShards);
 }
 int64_t LatentCacheType::getValuesPerToken() const {
   return getLatentDim() + getRopeDim();
@@ -259,13 +271,6 @@ static LogicalResult verifyLayer(Operation *op, KVCacheTypeInterface cache,
   return success();
 }
 
-static int64_t product(ArrayRef<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims)
-    n *= d;
-  return n;
-}
-
 //===----------------------------------------------------------------------===//
 // AppendOp
 //===----------------------------------------------------------------------===//
@@ -287,9 +292,9 @@ LogicalResult AppendOp::verify() {
                          << " holds only " << room;
   return success();
 }
-int64_t AppendOp::getFlops() { return 0; }
-int64_t AppendOp::getBytesRead() { return getTotalBytes(getValues()); }
-int64_t AppendOp::getBytesWritten() { return getTotalBytes(getValues()); }
+CheckedInt AppendOp::getFlops() { return 0; }
+CheckedInt AppendOp::getBytesRead() { return getTotalBytes(getValues()); }
+CheckedInt AppendOp::getBytesWritten() { return getTotalBytes(getValues()); }
 
 //===----------------------------------------------------------------------===//
 // ReadOp
@@ -308,9 +313,9 @@ LogicalResult ReadOp::verify() {
                          << cache.getSlots() << " slots";
   return success();
 }
-int64_t ReadOp::getFlops() { return 0; }
-int64_t ReadOp::getBytesRead() { return getTotalBytes(getValues()); }
-int64_t ReadOp::getBytesWritten() { return 0; }
+CheckedInt ReadOp::getFlops() { return 0; }
+CheckedInt ReadOp::getBytesRead() { return getTotalBytes(getValues()); }
+CheckedInt ReadOp::getBytesWritten() { return 0; }
 
 //===----------------------------------------------------------------------===//
 // ScoreOp
@@ -382,28 +387,29 @@ LogicalResult ScoreOp::verify() {
     return emitOpError("scores must be f32");
   return success();
 }
-int64_t ScoreOp::getFlops() {
+CheckedInt ScoreOp::getFlops() {
   auto q = cast<RankedTensorType>(getQueries().getType());
   auto k = cast<RankedTensorType>(getKeys().getType());
-  int64_t b = q.getDimSize(0), w = getObsWindow(), l = k.getDimSize(1);
+  CheckedInt b = q.getDimSize(0), w = getObsWindow(), l = k.getDimSize(1);
   Dims d = getDims();
-  int64_t pairs = b * getNumHeads() * w * l;
+  CheckedInt pairs = b * getNumHeads() * w * l;
   // Absorption of each window query's non-rotary part into latent space;
   // QK^T (2 per MAC), softmax (max, sub, exp, sum, div: 5) and the sum over
   // window queries and heads (1).
-  int64_t absorb = 2 * b * w * getNumHeads() * d.absorbedDim * d.latentDim;
-  return absorb + pairs * (2 * d.keyDim + 6);
+  CheckedInt absorb = 2 * b * w * getNumHeads() * d.absorbedDim * d.latentDim;
+  return absorb + pairs * (2 * CheckedInt(d.keyDim) + 6);
 }
-int64_t ScoreOp::getBytesRead() {
+CheckedInt ScoreOp::getBytesRead() {
   auto q = cast<RankedTensorType>(getQueries().getType());
-  int64_t windowQueries = q.getDimSize(0) * getObsWindow() * q.getDimSize(2) *
-                          getElementBytes(q.getElementType());
-  int64_t bytes = windowQueries + getTensorBytes(getKeys().getType());
+  CheckedInt windowQueries = CheckedInt(q.getDimSize(0)) * getObsWindow() *
+                             q.getDimSize(2) *
+                             getElementBytes(q.getElementType());
+  CheckedInt bytes = windowQueries + getTensorBytes(getKeys().getType());
   if (Value up = getKeyUp())
     bytes += getTensorBytes(up.getType());
   return bytes;
 }
-int64_t ScoreOp::getBytesWritten() {
+CheckedInt ScoreOp::getBytesWritten() {
   return getTensorBytes(getScores().getType());
 }
 
@@ -423,12 +429,11 @@ LogicalResult PoolOp::verify() {
                          << s.getDimSize(2) << " scored tokens";
   return success();
 }
-int64_t PoolOp::getFlops() {
-  return getKernel() *
-         product(cast<RankedTensorType>(getScores().getType()).getShape());
+CheckedInt PoolOp::getFlops() {
+  return getKernel() * snapflow::getNumElements(getScores().getType());
 }
-int64_t PoolOp::getBytesRead() { return getTensorBytes(getScores().getType()); }
-int64_t PoolOp::getBytesWritten() {
+CheckedInt PoolOp::getBytesRead() { return getTensorBytes(getScores().getType()); }
+CheckedInt PoolOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
 
@@ -457,14 +462,14 @@ LogicalResult TopKOp::verify() {
                          << s.getDimSize(1) << "x" << k << "xi32>";
   return success();
 }
-int64_t TopKOp::getFlops() {
+CheckedInt TopKOp::getFlops() {
   auto s = cast<RankedTensorType>(getScores().getType());
   // A heap selection: about log2(k) comparisons per scored token.
   int64_t logK = static_cast<int64_t>(std::ceil(std::log2(getK() + 1.0)));
-  return product(s.getShape()) * logK;
+  return snapflow::getNumElements(s) * logK;
 }
-int64_t TopKOp::getBytesRead() { return getTensorBytes(getScores().getType()); }
-int64_t TopKOp::getBytesWritten() {
+CheckedInt TopKOp::getBytesRead() { return getTensorBytes(getScores().getType()); }
+CheckedInt TopKOp::getBytesWritten() {
   return getTensorBytes(getIndices().getType());
 }
 
@@ -484,7 +489,7 @@ LogicalResult GatherStoreOp::verify() {
       verifyCacheValues(*this, cache, getValues().getTypes(), "prompt");
   if (tokens < 0)
     return failure();
-  int64_t budget = cache.getTotalSlots();
+  int64_t budget = cache.getTotalSlots().value();
   if (tokens < budget)
     return emitOpError() << "budget of " << budget
                          << " slots exceeds the context of " << tokens
@@ -502,25 +507,24 @@ LogicalResult GatherStoreOp::verify() {
                            << ")";
     selected = idx.getDimSize(2);
   }
-  int64_t kept =
-      policy.getSinkTokens() + selected + policy.getRecentTokens();
-  if (kept != budget)
-    return emitOpError() << "sinks + selected + recent = " << kept
+  CheckedInt kept =
+      CheckedInt(policy.getSinkTokens()) + selected + policy.getRecentTokens();
+  if (kept.get() != budget)
+    return emitOpError() << "sinks + selected + recent = "
+                         << kept.get().value_or(-1)
                          << " tokens but the cache has " << budget
                          << " slots";
   return success();
 }
-int64_t GatherStoreOp::getFlops() { return 0; }
-int64_t GatherStoreOp::getBytesRead() {
+CheckedInt GatherStoreOp::getFlops() { return 0; }
+CheckedInt GatherStoreOp::getBytesRead() {
   auto cache = cast<KVCacheTypeInterface>(getCache().getType());
-  int64_t bytes =
-      cache.getBatch() * cache.getSlots() * cache.getBytesPerTokenPerLayer();
+  CheckedInt bytes = cache.getBytesPerSequencePerLayer() * cache.getBatch();
   if (Value indices = getIndices())
     bytes += getTensorBytes(indices.getType());
   return bytes;
 }
-int64_t GatherStoreOp::getBytesWritten() {
+CheckedInt GatherStoreOp::getBytesWritten() {
   auto cache = cast<KVCacheTypeInterface>(getCache().getType());
-  return cache.getBatch() * cache.getSlots() *
-         cache.getBytesPerTokenPerLayer();
+  return cache.getBytesPerSequencePerLayer() * cache.getBatch();
 }

@@ -46,15 +46,22 @@ static RankedTensorType tensorOf(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-static int64_t numElements(Value v) { return tensorOf(v).getNumElements(); }
-
 static int64_t lastDim(Value v) {
   RankedTensorType t = tensorOf(v);
   return t.getRank() == 0 ? 1 : t.getDimSize(t.getRank() - 1);
 }
 
-/// Rows of an activation: every dimension but the last (B*T).
-static int64_t rows(Value v) { return numElements(v) / std::max<int64_t>(1, lastDim(v)); }
+/// Elements of a value, checked.
+static CheckedInt numElements(Value v) {
+  return snapflow::getNumElements(v.getType());
+}
+
+/// Rows of an activation: every dimension but the last (B*T), checked.
+static CheckedInt rows(Value v) {
+  RankedTensorType t = tensorOf(v);
+  return t.getRank() == 0 ? CheckedInt(1)
+                          : checkedProduct(t.getShape().drop_back());
+}
 
 static LogicalResult verifyStatic(Operation *op) {
   for (Type t : op->getOperandTypes())
@@ -107,11 +114,11 @@ static LogicalResult verifyLayerIndex(Operation *op, int64_t layer,
 static bool writesCache(Phase phase, kv::KVCacheTypeInterface cache,
                         int64_t tokens) {
   return phase == Phase::decode || !cache.getPolicy().isCompressing() ||
-         tokens <= cache.getTotalSlots();
+         tokens <= cache.getTotalSlots().value();
 }
 
 /// Causal (query, key) pairs of a prompt of `t` tokens.
-static int64_t causalPairs(int64_t t) { return t * (t + 1) / 2; }
+static CheckedInt causalPairs(CheckedInt t) { return t * (t + 1) / 2; }
 
 //===----------------------------------------------------------------------===//
 // ParamOp
@@ -122,9 +129,9 @@ LogicalResult ParamOp::verify() {
     return emitOpError("needs a non-empty parameter name");
   return verifyStatic(*this);
 }
-int64_t ParamOp::getFlops() { return 0; }
-int64_t ParamOp::getBytesRead() { return 0; }
-int64_t ParamOp::getBytesWritten() { return 0; }
+CheckedInt ParamOp::getFlops() { return 0; }
+CheckedInt ParamOp::getBytesRead() { return 0; }
+CheckedInt ParamOp::getBytesWritten() { return 0; }
 
 //===----------------------------------------------------------------------===//
 // EmbedOp
@@ -148,13 +155,13 @@ LogicalResult EmbedOp::verify() {
   return expectBTW(*this, "result", getResult(), tokens.getDimSize(0),
                    tokens.getDimSize(1), table.getDimSize(1));
 }
-int64_t EmbedOp::getFlops() { return 0; }
-int64_t EmbedOp::getBytesRead() {
+CheckedInt EmbedOp::getFlops() { return 0; }
+CheckedInt EmbedOp::getBytesRead() {
   return numElements(getTokens()) * lastDim(getTable()) *
              getElementBytes(tensorOf(getTable()).getElementType()) +
          getTensorBytes(getTokens().getType());
 }
-int64_t EmbedOp::getBytesWritten() {
+CheckedInt EmbedOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
 
@@ -173,18 +180,18 @@ LogicalResult RMSNormOp::verify() {
     return emitOpError("eps must be > 0");
   return success();
 }
-int64_t RMSNormOp::getFlops() { return 4 * numElements(getInput()); }
-int64_t RMSNormOp::getBytesRead() {
+CheckedInt RMSNormOp::getFlops() { return 4 * numElements(getInput()); }
+CheckedInt RMSNormOp::getBytesRead() {
   return getTensorBytes(getInput().getType()) +
          getTensorBytes(getWeight().getType());
 }
-int64_t RMSNormOp::getBytesWritten() {
+CheckedInt RMSNormOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
 
-int64_t AddOp::getFlops() { return numElements(getResult()); }
-int64_t AddOp::getBytesRead() { return 2 * getTensorBytes(getResult().getType()); }
-int64_t AddOp::getBytesWritten() {
+CheckedInt AddOp::getFlops() { return numElements(getResult()); }
+CheckedInt AddOp::getBytesRead() { return 2 * getTensorBytes(getResult().getType()); }
+CheckedInt AddOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
 
@@ -204,12 +211,12 @@ LogicalResult RopeOp::verify() {
                          << "]";
   return success();
 }
-int64_t RopeOp::getFlops() {
+CheckedInt RopeOp::getFlops() {
   // Each rotated pair: 4 multiplies and 2 adds, i.e. 3 FLOPs per element.
   return 3 * rows(getInput()) * getNumHeads() * getRotaryDim();
 }
-int64_t RopeOp::getBytesRead() { return getTensorBytes(getInput().getType()); }
-int64_t RopeOp::getBytesWritten() {
+CheckedInt RopeOp::getBytesRead() { return getTensorBytes(getInput().getType()); }
+CheckedInt RopeOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
 
@@ -234,14 +241,14 @@ LogicalResult LinearOp::verify() {
                          << w.getDimSize(0) << ", got " << out;
   return success();
 }
-int64_t LinearOp::getFlops() {
+CheckedInt LinearOp::getFlops() {
   return 2 * rows(getInput()) * lastDim(getInput()) * lastDim(getResult());
 }
-int64_t LinearOp::getBytesRead() {
+CheckedInt LinearOp::getBytesRead() {
   return getTensorBytes(getInput().getType()) +
          getTensorBytes(getWeight().getType());
 }
-int64_t LinearOp::getBytesWritten() {
+CheckedInt LinearOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
 
@@ -256,16 +263,16 @@ LogicalResult MLPOp::verify() {
   return failure(failed(expectShape(*this, "up", getUp(), {i, h})) ||
                  failed(expectShape(*this, "down", getDown(), {h, i})));
 }
-int64_t MLPOp::getFlops() {
-  int64_t m = rows(getInput()), h = lastDim(getInput()),
-          i = tensorOf(getGate()).getDimSize(0);
+CheckedInt MLPOp::getFlops() {
+  CheckedInt m = rows(getInput()), h = lastDim(getInput()),
+             i = tensorOf(getGate()).getDimSize(0);
   return m * (6 * h * i + 5 * i);
 }
-int64_t MLPOp::getBytesRead() {
+CheckedInt MLPOp::getBytesRead() {
   return getTensorBytes(getInput().getType()) +
          getTotalBytes(ValueRange{getGate(), getUp(), getDown()});
 }
-int64_t MLPOp::getBytesWritten() {
+CheckedInt MLPOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
 
@@ -318,31 +325,35 @@ double MoEOp::getActiveExperts() {
     return active.getValueAsDouble();
   double e = static_cast<double>(getNumExperts());
   double p = static_cast<double>(getTopK()) / (e * getExpertShards());
-  return e * (1.0 - std::pow(1.0 - p, static_cast<double>(rows(getInput()))));
+  // Tokens routed: B*T (a verified op's shapes fit in 64 bits).
+  double tokens = static_cast<double>(rows(getInput()).get().value_or(0));
+  return e * (1.0 - std::pow(1.0 - p, tokens));
 }
-int64_t MoEOp::getFlops() {
-  int64_t m = rows(getInput()), h = lastDim(getInput());
-  int64_t i = tensorOf(getGate()).getDimSize(1);
+CheckedInt MoEOp::getFlops() {
+  CheckedInt m = rows(getInput()), h = lastDim(getInput());
+  CheckedInt i = tensorOf(getGate()).getDimSize(1);
   // Router over all experts; each token runs top_k / expert_shards of its
   // experts on this socket on average.
-  int64_t flops = 2 * m * h * getNumExperts() * getExpertShards() +
-                  m * getTopK() * (6 * h * i + 5 * i) / getExpertShards();
+  CheckedInt flops = 2 * m * h * getNumExperts() * getExpertShards() +
+                     m * getTopK() * (6 * h * i + 5 * i) / getExpertShards();
   if (!getShared().empty()) {
-    int64_t s = tensorOf(getShared()[0]).getDimSize(0);
+    CheckedInt s = tensorOf(getShared()[0]).getDimSize(0);
     flops += m * (6 * h * s + 5 * s);
   }
   return flops;
 }
-int64_t MoEOp::getBytesRead() {
-  double experts =
-      static_cast<double>(getTotalBytes(ValueRange{getGate(), getUp(), getDown()}));
-  int64_t touched = static_cast<int64_t>(
-      std::llround(experts * getActiveExperts() / getNumExperts()));
+CheckedInt MoEOp::getBytesRead() {
+  std::optional<int64_t> experts =
+      getTotalBytes(ValueRange{getGate(), getUp(), getDown()}).get();
+  if (!experts)
+    return CheckedInt::overflow();
+  CheckedInt touched = CheckedInt::fromDouble(
+      double(*experts) * getActiveExperts() / getNumExperts());
   return getTensorBytes(getInput().getType()) +
          getTensorBytes(getRouter().getType()) + touched +
          getTotalBytes(getShared());
 }
-int64_t MoEOp::getBytesWritten() {
+CheckedInt MoEOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
 
@@ -400,26 +411,27 @@ LogicalResult AttentionOp::verify() {
                          << cache.getSlots() << " slots";
   return success();
 }
-int64_t AttentionOp::getFlops() {
+CheckedInt AttentionOp::getFlops() {
   RankedTensorType q = tensorOf(getQuery());
-  int64_t b = q.getDimSize(0), t = q.getDimSize(1);
-  int64_t pairs = getPhase() == Phase::prefill
-                      ? causalPairs(t)
-                      : t * cast<kv::CacheType>(getCache().getType()).getSlots();
+  CheckedInt b = q.getDimSize(0), t = q.getDimSize(1);
+  CheckedInt pairs =
+      getPhase() == Phase::prefill
+          ? causalPairs(t)
+          : t * cast<kv::CacheType>(getCache().getType()).getSlots();
   // QK^T and PV (2 x 2 FLOPs per MAC) plus softmax per score.
   return b * getNumHeads() * pairs * (4 * getHeadDim() + 5);
 }
-int64_t AttentionOp::getBytesRead() {
-  int64_t bytes = getTotalBytes(ValueRange{getQuery(), getKey(), getValue()});
+CheckedInt AttentionOp::getBytesRead() {
+  CheckedInt bytes =
+      getTotalBytes(ValueRange{getQuery(), getKey(), getValue()});
   if (getPhase() == Phase::decode) {
-    auto cache = cast<kv::CacheType>(getCache().getType());
-    bytes += cache.getBatch() * cache.getSlots() *
-             cast<kv::KVCacheTypeInterface>(cache).getBytesPerTokenPerLayer();
+    auto cache = cast<kv::KVCacheTypeInterface>(getCache().getType());
+    bytes += cache.getBytesPerSequencePerLayer() * cache.getBatch();
   }
   return bytes;
 }
-int64_t AttentionOp::getBytesWritten() {
-  int64_t bytes = getTensorBytes(getResult().getType());
+CheckedInt AttentionOp::getBytesWritten() {
+  CheckedInt bytes = getTensorBytes(getResult().getType());
   auto cache = cast<kv::CacheType>(getCache().getType());
   // New tokens go to the cache, except in a prefill longer than a compressed
   // cache, where kv.gather_store writes the tokens kept instead.
@@ -478,42 +490,41 @@ LogicalResult MLAAttentionOp::verify() {
                          << " slots";
   return success();
 }
-int64_t MLAAttentionOp::getFlops() {
+CheckedInt MLAAttentionOp::getFlops() {
   RankedTensorType q = tensorOf(getQuery());
-  int64_t b = q.getDimSize(0), t = q.getDimSize(1);
-  int64_t h = getNumHeads(), nope = getQkNopeHeadDim(),
-          rope = getQkRopeHeadDim(), v = getVHeadDim(), r = getKvLoraRank();
+  CheckedInt b = q.getDimSize(0), t = q.getDimSize(1);
+  CheckedInt h = getNumHeads(), nope = getQkNopeHeadDim(),
+             rope = getQkRopeHeadDim(), v = getVHeadDim(), r = getKvLoraRank();
   // Norm of the new latents and rotation of their rotary part.
-  int64_t prep = b * t * (4 * r + 3 * rope);
+  CheckedInt prep = b * t * (4 * r + 3 * rope);
   if (getPhase() == Phase::decode) {
     // Absorbed: q_nope -> latent space, scores and PV against the latent
     // cache, latent -> v_head output.
-    int64_t s = cast<kv::LatentCacheType>(getCache().getType()).getSlots();
-    int64_t perQuery = 2 * h * nope * r + 2 * h * s * (r + rope) +
-                       2 * h * s * r + 2 * h * r * v + 5 * h * s;
+    CheckedInt s = cast<kv::LatentCacheType>(getCache().getType()).getSlots();
+    CheckedInt perQuery = 2 * h * nope * r + 2 * h * s * (r + rope) +
+                          2 * h * s * r + 2 * h * r * v + 5 * h * s;
     return prep + b * t * perQuery;
   }
   // Prefill: decompress the prompt's K and V, then causal attention; a cache
   // split by sequence gives each socket 1/seq_shards of the keys.
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
-  int64_t pairs = causalPairs(t) / cache.getSeqShards();
+  CheckedInt pairs = causalPairs(t) / cache.getSeqShards();
   // Each socket decompresses only the tokens it holds.
   return prep + b * (2 * t * r * h * (nope + v) / cache.getSeqShards() +
                      2 * h * pairs * (nope + rope) +
               2 * h * pairs * v + 5 * h * pairs);
 }
-int64_t MLAAttentionOp::getBytesRead() {
-  int64_t bytes =
-      getTotalBytes(ValueRange{getQuery(), getLatent(), getKvUp(), getLatentNorm()});
+CheckedInt MLAAttentionOp::getBytesRead() {
+  CheckedInt bytes = getTotalBytes(
+      ValueRange{getQuery(), getLatent(), getKvUp(), getLatentNorm()});
   if (getPhase() == Phase::decode) {
-    auto cache = cast<kv::LatentCacheType>(getCache().getType());
-    bytes += cache.getBatch() * cache.getSlots() *
-             cast<kv::KVCacheTypeInterface>(cache).getBytesPerTokenPerLayer();
+    auto cache = cast<kv::KVCacheTypeInterface>(getCache().getType());
+    bytes += cache.getBytesPerSequencePerLayer() * cache.getBatch();
   }
   return bytes;
 }
-int64_t MLAAttentionOp::getBytesWritten() {
-  int64_t bytes = getTensorBytes(getResult().getType());
+CheckedInt MLAAttentionOp::getBytesWritten() {
+  CheckedInt bytes = getTensorBytes(getResult().getType());
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
   if (writesCache(getPhase(), cache, tensorOf(getLatent()).getDimSize(1)))
     bytes += getTensorBytes(getLatent().getType());
@@ -537,15 +548,15 @@ LogicalResult LMHeadOp::verify() {
   return expectBTW(*this, "result", getResult(), in.getDimSize(0), t,
                    w.getDimSize(0));
 }
-int64_t LMHeadOp::getFlops() {
+CheckedInt LMHeadOp::getFlops() {
   return 2 * rows(getResult()) * lastDim(getInput()) * lastDim(getResult());
 }
-int64_t LMHeadOp::getBytesRead() {
+CheckedInt LMHeadOp::getBytesRead() {
   return getTensorBytes(getWeight().getType()) +
          rows(getResult()) * lastDim(getInput()) *
              getElementBytes(tensorOf(getInput()).getElementType());
 }
-int64_t LMHeadOp::getBytesWritten() {
+CheckedInt LMHeadOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
 
@@ -560,14 +571,14 @@ LogicalResult MTPOp::verify() {
   int64_t h = lastDim(getHidden());
   return expectShape(*this, "eh_proj", getEhProj(), {h, 2 * h});
 }
-int64_t MTPOp::getFlops() {
-  int64_t m = rows(getHidden()), h = lastDim(getHidden());
+CheckedInt MTPOp::getFlops() {
+  CheckedInt m = rows(getHidden()), h = lastDim(getHidden());
   return 2 * m * 2 * h * h + 2 * 4 * m * h; // projection + two RMS norms
 }
-int64_t MTPOp::getBytesRead() {
+CheckedInt MTPOp::getBytesRead() {
   return getTotalBytes(ValueRange{getHidden(), getEmbedded(), getEhProj()});
 }
-int64_t MTPOp::getBytesWritten() {
+CheckedInt MTPOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
 
@@ -617,9 +628,9 @@ LogicalResult ShardSliceOp::verify() {
                          << " divided by " << shards << ", got " << out;
   return success();
 }
-int64_t ShardSliceOp::getFlops() { return 0; }
-int64_t ShardSliceOp::getBytesRead() { return 0; }
-int64_t ShardSliceOp::getBytesWritten() { return 0; }
+CheckedInt ShardSliceOp::getFlops() { return 0; }
+CheckedInt ShardSliceOp::getBytesRead() { return 0; }
+CheckedInt ShardSliceOp::getBytesWritten() { return 0; }
 
 //===----------------------------------------------------------------------===//
 // Collectives
@@ -633,7 +644,7 @@ static LogicalResult verifyGroup(Operation *op, int64_t group) {
 
 /// The share of a tensor each socket must send in a bandwidth-optimal
 /// collective over `group` sockets: (group - 1) / group of it.
-static int64_t sentShare(int64_t bytes, int64_t group) {
+static CheckedInt sentShare(CheckedInt bytes, int64_t group) {
   return bytes * (group - 1) / group;
 }
 
@@ -641,16 +652,16 @@ LogicalResult AllReduceOp::verify() {
   return failed(verifyStatic(*this)) ? failure()
                                      : verifyGroup(*this, getGroupSize());
 }
-int64_t AllReduceOp::getFlops() {
+CheckedInt AllReduceOp::getFlops() {
   return numElements(getInput()) * (getGroupSize() - 1) / getGroupSize();
 }
-int64_t AllReduceOp::getBytesRead() {
+CheckedInt AllReduceOp::getBytesRead() {
   return getTensorBytes(getInput().getType());
 }
-int64_t AllReduceOp::getBytesWritten() {
+CheckedInt AllReduceOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
-int64_t AllReduceOp::getLinkBytes() {
+CheckedInt AllReduceOp::getLinkBytes() {
   // Reduce-scatter then all-gather.
   return 2 * sentShare(getTensorBytes(getInput().getType()), getGroupSize());
 }
@@ -672,14 +683,14 @@ LogicalResult AllGatherOp::verify() {
                          << ", got " << out;
   return success();
 }
-int64_t AllGatherOp::getFlops() { return 0; }
-int64_t AllGatherOp::getBytesRead() {
+CheckedInt AllGatherOp::getFlops() { return 0; }
+CheckedInt AllGatherOp::getBytesRead() {
   return getTensorBytes(getInput().getType());
 }
-int64_t AllGatherOp::getBytesWritten() {
+CheckedInt AllGatherOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
-int64_t AllGatherOp::getLinkBytes() {
+CheckedInt AllGatherOp::getLinkBytes() {
   return sentShare(getTensorBytes(getResult().getType()), getGroupSize());
 }
 
@@ -694,13 +705,13 @@ LogicalResult AllToAllOp::verify() {
                          << " equal parts";
   return success();
 }
-int64_t AllToAllOp::getFlops() { return 0; }
-int64_t AllToAllOp::getBytesRead() {
+CheckedInt AllToAllOp::getFlops() { return 0; }
+CheckedInt AllToAllOp::getBytesRead() {
   return getTensorBytes(getInput().getType());
 }
-int64_t AllToAllOp::getBytesWritten() {
+CheckedInt AllToAllOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
-int64_t AllToAllOp::getLinkBytes() {
+CheckedInt AllToAllOp::getLinkBytes() {
   return sentShare(getTensorBytes(getInput().getType()), getGroupSize());
 }

@@ -44,20 +44,21 @@ def KVCacheTypeInterface : TypeInterface<"KVCacheTypeInterface"> {
   ];
   let extraSharedClassDeclaration = [{
     /// Bytes of one token in one layer.
-    int64_t getBytesPerTokenPerLayer() {
-      return $_type.getValuesPerToken() *
+    ::snapflow::CheckedInt getBytesPerTokenPerLayer() {
+      return ::snapflow::CheckedInt($_type.getValuesPerToken()) *
              ((static_cast<int64_t>($_type.getDtype().getIntOrFloatBitWidth()) + 7) / 8);
     }
     /// Bytes of one layer's slots for one sequence.
-    int64_t getBytesPerSequencePerLayer() {
+    ::snapflow::CheckedInt getBytesPerSequencePerLayer() {
       return getBytesPerTokenPerLayer() * $_type.getSlots();
     }
     /// Slots of one sequence over all its shards.
-    int64_t getTotalSlots() {
-      return $_type.getSlots() * $_type.getSeqShards();
+    ::snapflow::CheckedInt getTotalSlots() {
+      return ::snapflow::CheckedInt($_type.getSlots()) * $_type.getSeqShards();
     }
-    /// Bytes of the whole cache held here.
-    int64_t getTotalBytes() {
+    /// Bytes of the whole cache held here (a verified cache type's fit in
+    /// 64 bits).
+    ::snapflow::CheckedInt getTotalBytes() {
       return getBytesPerSequencePerLayer() * $_type.getBatch() * $_type.getLayers();
     }
   }];
