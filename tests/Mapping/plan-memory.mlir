@@ -1,30 +1,68 @@
-// Tests that --plan-memory places every tensor and checks the chip's HBM.
+// RUN: snapflow-opt %s -split-input-file --plan-memory -verify-diagnostics | FileCheck %s
 
-// Llama-3.1-8B decode, batch 1, context 4096 on one SN40L socket: weights
-// 16,060,522,496 B (8,030,261,248 bf16 parameters) and KV 4096 x 131,072 =
-// 536,870,912 B go to HBM (16,597,393,408 B of 64 GiB); activations stay in
-// SRAM. Largest batch: (64 GiB - weights) / 131,072 B / 4096 = 98.
-// RUN: snapflow import --model llama-3.1-8b --batch 1 --prompt 16 --context 4096 | snapflow-opt --plan-memory="chip=sn40l" | FileCheck %s --check-prefix=L8B
-// L8B-LABEL: func.func @decode(
-// L8B-SAME:    df.memory_plan = {activation_bytes = {{[0-9]+}} : i64, ddr_bytes = 0 : i64, diagnostic = "", fits = true, hbm_bytes = 16597393408 : i64, kv_bytes = 536870912 : i64, max_batch = 98 : i64, sram_bytes = {{[0-9]+}} : i64, weights_bytes = 16060522496 : i64}
-// L8B:         llm.param @model.embed_tokens.weight {df.tier = "hbm"}
-// L8B:         llm.embed {{.+}}df.live = array<i64: [[E:[0-9]+]], {{[0-9]+}}>, df.tier = "sram"
+// Every case plans one socket of the tiny chip (arch/chips/tiny.yaml): SRAM
+// 4 PMUs x 64 KiB = 262,144 B, HBM 1 GiB, DDR 4 GiB.
 
-// Weights inside a layer loop count once per layer: the fused program has the
-// same plan.
-// RUN: snapflow import --model llama-3.1-8b --batch 1 --prompt 16 --context 4096 | snapflow-opt --pass-pipeline="builtin.module(func.func(fuse-layers),plan-memory{chip=sn40l})" | FileCheck %s --check-prefix=FUSED
-// FUSED-LABEL: func.func @decode(
-// FUSED-SAME:    hbm_bytes = 16597393408 : i64, kv_bytes = 536870912 : i64, max_batch = 98 : i64
+// Tests that weights and the KV cache go to HBM, activations to SRAM with
+// their live ranges, and that the plan sums them.
+// Op positions (pre-order, the function is 0): param @w 1, linear 2,
+// param @g 3, rms_norm 4, return 5. %y lives from 2 to its last use, 4;
+// %n from 4 to the return, 5. Both are live at 4: a peak of 2 x 512 B.
+// Weights 256 x 64 x 2 + 256 x 2 = 33,280 B; KV 1 layer x 1 sequence x 64
+// slots x (2 x 2 heads x 16) x 2 B = 8,192 B; HBM 41,472 B.
+// Largest batch: per sequence 8,192 B of KV and 1,024 B of activations; HBM
+// room 1 GiB - 33,280 = 1,073,708,544 B holds 131,067 caches, but SRAM only
+// 262,144 / 1,024 = 256 sequences' activations, so activations spill too:
+// (1,073,708,544 + 262,144) / (8,192 + 1,024) = 116,533.
+// CHECK-LABEL: func.func @decode(
+// CHECK-SAME:    df.memory_plan = #df.memory_plan<weights_bytes = 33280, kv_bytes = 8192, activation_bytes = 1024, sram_bytes = 1024, hbm_bytes = 41472, ddr_bytes = 0, max_batch = 116533>
+// CHECK:         llm.param @w {df.placement = #df.placement<hbm>}
+// CHECK:         llm.linear {{.+}}df.placement = #df.placement<sram, live = [2, 4]>
+// CHECK:         llm.param @g {df.placement = #df.placement<hbm>}
+// CHECK:         llm.rms_norm {{.+}}df.placement = #df.placement<sram, live = [4, 5]>
+!c = !kv.cache<layers = 1, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>
+module attributes {df.target = #df.target<"tiny">} {
+func.func @decode(%x: tensor<1x1x64xbf16>, %c: !c) -> (tensor<1x1x256xbf16>, !c) attributes {llm.workload = #llm.workload<decode, batch = 1, tokens = 64>} {
+  %w = llm.param @w : tensor<256x64xbf16>
+  %y = llm.linear %x, %w : tensor<1x1x64xbf16>, tensor<256x64xbf16> -> tensor<1x1x256xbf16>
+  %g = llm.param @g : tensor<256xbf16>
+  %n = llm.rms_norm %y, %g {eps = 1.0e-05 : f64} : tensor<1x1x256xbf16>, tensor<256xbf16>
+  return %n, %c : tensor<1x1x256xbf16>, !c
+}
+}
 
-// With allow-ddr, DeepSeek-V2-Lite in bf16 (31.4 GB) on the tiny chip (1 GiB
-// HBM, 4 GiB DDR per socket) still does not fit.
-// RUN: snapflow import --model deepseek-v2-lite --batch 1 --prompt 16 --context 64 | not snapflow-opt --mlir-print-op-on-diagnostic=false --plan-memory="chip=tiny allow-ddr=true" 2>&1 | FileCheck %s --check-prefix=DDR
-// DDR: error: 'func.func' op prefill batch 1 context 16 kv=full needs {{.+}} GiB DDR per socket; tiny has 4.0 GiB
+// -----
 
-// The error names the phase, batch, context, policy, tier, need and capacity.
-// RUN: snapflow import --model llama-3.1-8b --batch 16 --prompt 16 --context 131072 | not snapflow-opt --mlir-print-op-on-diagnostic=false --plan-memory="chip=sn40l" 2>&1 | FileCheck %s --check-prefix=FIT
-// FIT: error: 'func.func' op decode batch 16 context 131072 kv=full needs 271.0 GiB HBM per socket; sn40l has 64.0 GiB (weights 15.0 GiB, KV 256.0 GiB, spilled activations 0.0 GiB)
+// Tests that an activation larger than SRAM is spilled to HBM, keeping its
+// live range: 1 x 1 x 262,144 x bf16 = 512 KiB against 256 KiB of SRAM.
+// CHECK-LABEL: func.func @spill(
+// CHECK-SAME:    activation_bytes = 524288, sram_bytes = 0, hbm_bytes = 34078720
+// CHECK:         llm.linear {{.+}}df.placement = #df.placement<hbm, live = [2, 3]>
+module attributes {df.target = #df.target<"tiny">} {
+func.func @spill(%x: tensor<1x1x64xbf16>) -> tensor<1x1x262144xbf16> attributes {llm.workload = #llm.workload<decode, batch = 1, tokens = 1>} {
+  %w = llm.param @w : tensor<262144x64xbf16>
+  %y = llm.linear %x, %w : tensor<1x1x64xbf16>, tensor<262144x64xbf16> -> tensor<1x1x262144xbf16>
+  return %y : tensor<1x1x262144xbf16>
+}
+}
 
-// An unknown chip is an error naming it.
-// RUN: snapflow import --model llama-3.2-1b --batch 1 --prompt 16 --context 64 | not snapflow-opt --mlir-print-op-on-diagnostic=false --plan-memory="chip=sn50" 2>&1 | FileCheck %s --check-prefix=CHIP
-// CHIP: error: plan-memory: unknown chip 'sn50'
+// -----
+
+// Tests that a program larger than HBM is an error naming the phase, batch,
+// context, policy, tier, need and capacity: weights of 768 + 512 MiB
+// against 1 GiB of HBM (plan-memory-ddr.mlir: the same with allow-ddr).
+module attributes {df.target = #df.target<"tiny">} {
+// expected-error @+1 {{'func.func' op decode batch 1 context 8 kv=full needs 1.2 GiB HBM per socket; tiny has 1.0 GiB (weights 1.2 GiB, KV 0.0 GiB, spilled activations 0.0 GiB)}}
+func.func @toobig() attributes {llm.workload = #llm.workload<decode, batch = 1, tokens = 8>} {
+  %a = llm.param @a : tensor<8x50331648xbf16>
+  %b = llm.param @b : tensor<8x33554432xbf16>
+  return
+}
+}
+
+// -----
+
+// Tests that the chip comes from the module, and only from there.
+// expected-error @+1 {{plan-memory: the module has no df.target; run --assign-target{chip=...} first}}
+module {
+}

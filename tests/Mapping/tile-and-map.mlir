@@ -1,28 +1,94 @@
-// Tests that --tile-and-map gives every stage a kind, tiles and units, and
-// every section a summary within the chip's PCUs, PMUs and AGCUs.
+// RUN: snapflow-opt %s -split-input-file --tile-and-map -verify-diagnostics | FileCheck %s
+// RUN: snapflow-opt %s -split-input-file --tile-and-map="max-tiles=2" -verify-diagnostics | FileCheck %s --check-prefix=MAX2
 
-// Llama-3.1-8B decode on one SN40L socket (1040 PCUs, 32 AGCUs), layers
-// fused: three sections (embedding, the 32-layer loop, the head). In the loop,
-// the MLP does 352 MFLOP of the layer's 504 and gets most PCUs; every stage
-// streaming weights or KV gets at least one AGCU and the loop uses all 32.
-// The MLP's 352,321,536 weight bytes in 64 tiles of 5,505,024 B.
-// RUN: snapflow import --model llama-3.1-8b --batch 1 --prompt 16 --context 4096 | snapflow-opt --pass-pipeline="builtin.module(func.func(fuse-layers),tile-and-map{chip=sn40l})" | FileCheck %s
-// CHECK: module @model attributes {df.chip = "sn40l"
+// Every case runs on the tiny chip (arch/chips/tiny.yaml): 4 PCUs of 64
+// systolic / 16 SIMD FLOP per cycle, 4 PMUs of 64 KiB, 2 AGCUs, HBM at
+// 64 GB/s; its ridge point is 4 x 64 x 1e9 / 6.4e10 = 4 FLOP per byte.
+
+// Tests that one run of ops is one section whose PCUs are shared by compute
+// time and whose AGCUs go to the memory-bound stages.
+// linear: 2 x 2 x 64 x 256 = 65536 FLOP on 1024 systolic cycles; it streams
+//   its 32768-byte weight in one tile (tiles hold at least 64 KiB); 2 FLOP
+//   per byte is below the ridge, so it may use both AGCUs.
+// rms_norm: 4 x 512 = 2048 FLOP, 128 SIMD cycles; streams its 512-byte
+//   weight at 4 FLOP per byte, the ridge: compute-bound, its share of 1.
+// add: 512 FLOP, 32 cycles, streams nothing, no AGCU.
+// PCUs: one each, and the one left over goes to the largest share of the
+// 1184 cycles (linear, 1024/1184 = 0.86 of it): 2, 1, 1.
+// PMUs: two per tile (double buffering) plus one per operand and result:
+// 2 + 3, 2 + 3, 0 + 3 = 13 > 4, so the section is oversubscribed 13 / 4.
 // CHECK-LABEL: func.func @decode(
-// CHECK-SAME:    df.sections = [{agcus = 32 : i64, name = "part_0", pcus = 1 : i64, pmus = {{[0-9]+}} : i64, repeat = 1 : i64, stages = 1 : i64}, {agcus = 32 : i64, name = "layers_0_31", pcus = 1040 : i64, pmus = {{[0-9]+}} : i64, repeat = 32 : i64, stages = 12 : i64}, {agcus = 32 : i64, name = "part_2", pcus = 1040 : i64, pmus = {{[0-9]+}} : i64, repeat = 1 : i64, stages = 2 : i64}]
-// CHECK:         llm.embed {{.+}}df.kind = "gather"
-// CHECK:         llm.repeat 32 layers
-// CHECK:           llm.rms_norm {{.+}}df.kind = "norm", df.pcus = 1 : i64
-// CHECK:           llm.attention {{.+}}df.kind = "gemm"
-// CHECK:           llm.mlp {{.+}}df.agcus = {{[0-9]+}} : i64, df.kind = "gemm", df.pcus = 720 : i64, df.pmus = {{[0-9]+}} : i64, df.section = 1 : i64, df.tile_bytes = 5505024 : i64, df.tiles = 64 : i64
+// CHECK-SAME:    df.sections = [#df.section<name = "part_0", repeat = 1, stages = 3, pcus = 4, pmus = 13, agcus = 2, oversubscribed = 3.250000e+00>]
+// CHECK:         llm.param @w {df.section = 0 : i64}
+// CHECK:         llm.linear {{.+}}df.stage = #df.stage<gemm, tiles = 1, tile_bytes = 32768, pcus = 2, pmus = 5, agcus = 2>
+// CHECK:         llm.rms_norm {{.+}}df.stage = #df.stage<norm, tiles = 1, tile_bytes = 512, pcus = 1, pmus = 5, agcus = 1>
+// CHECK:         llm.add {{.+}}df.stage = #df.stage<elementwise, tiles = 1, tile_bytes = 0, pcus = 1, pmus = 3, agcus = 0>
+// CHECK:         return {df.section = 0 : i64}
+module attributes {df.target = #df.target<"tiny">} {
+func.func @decode(%x: tensor<1x2x64xbf16>) -> tensor<1x2x256xbf16> {
+  %w = llm.param @w : tensor<256x64xbf16>
+  %y = llm.linear %x, %w : tensor<1x2x64xbf16>, tensor<256x64xbf16> -> tensor<1x2x256xbf16>
+  %g = llm.param @g : tensor<256xbf16>
+  %n = llm.rms_norm %y, %g {eps = 1.0e-05 : f64} : tensor<1x2x256xbf16>, tensor<256xbf16>
+  %s = llm.add %n, %y : tensor<1x2x256xbf16>
+  return %s : tensor<1x2x256xbf16>
+}
+}
 
-// The tiny chip (4 PCUs) cannot give each of a layer's 12 stages a PCU: the
-// section is marked oversubscribed (stages share PCUs in time).
-// RUN: snapflow import --model llama-3.2-1b --batch 1 --prompt 16 --context 64 | snapflow-opt --pass-pipeline="builtin.module(func.func(fuse-layers),tile-and-map{chip=tiny})" | FileCheck %s --check-prefix=TINY
-// TINY: name = "layers_0_15", oversubscribed = {{.+}} : f64, pcus = 12 : i64
+// -----
 
-// Bad options are errors.
-// RUN: snapflow import --model llama-3.2-1b --batch 1 --prompt 16 --context 64 | not snapflow-opt --mlir-print-op-on-diagnostic=false --tile-and-map="chip=sn99" 2>&1 | FileCheck %s --check-prefix=CHIP
-// CHIP: error: tile-and-map: unknown chip 'sn99'
-// RUN: snapflow import --model llama-3.2-1b --batch 1 --prompt 16 --context 64 | not snapflow-opt --mlir-print-op-on-diagnostic=false --tile-and-map="max-tiles=0" 2>&1 | FileCheck %s --check-prefix=TILES
+// Tests that a layer loop is a section of its own, repeated, between the
+// runs of ops before and after it, and that every op knows its section.
+// CHECK-LABEL: func.func @loop(
+// CHECK-SAME:    df.sections = [#df.section<name = "part_0", repeat = 1, stages = 1, {{.+}}>, #df.section<name = "layers_3_4", repeat = 2, stages = 1, {{.+}}>, #df.section<name = "part_2", repeat = 1, stages = 1, {{.+}}>]
+// CHECK:         llm.add {{.+}}df.section = 0 : i64
+// CHECK:         llm.repeat 2 layers from 3
+// CHECK:           llm.rms_norm {{.+}}df.section = 1 : i64
+// CHECK:           llm.yield {{.+}}df.section = 1 : i64
+// CHECK:         llm.add {{.+}}df.section = 2 : i64
+module attributes {df.target = #df.target<"tiny">} {
+func.func @loop(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  %a = llm.add %x, %x : tensor<1x1x8xbf16>
+  %r = llm.repeat 2 layers from 3 (%a) : (tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  ^bb0(%h: tensor<1x1x8xbf16>):
+    %g = llm.param @model.layers.3.norm : tensor<8xbf16>
+    %n = llm.rms_norm %h, %g {eps = 1.0e-05 : f64} : tensor<1x1x8xbf16>, tensor<8xbf16>
+    llm.yield %n : tensor<1x1x8xbf16>
+  }
+  %b = llm.add %r, %r : tensor<1x1x8xbf16>
+  return %b : tensor<1x1x8xbf16>
+}
+}
+
+// -----
+
+// Tests that a weight larger than a tile streams in tiles of at least 64 KiB
+// and at most max-tiles of them: 512 x 256 bf16 = 262144 B is 4 tiles of
+// 65536 by default, and 2 of 131072 with max-tiles = 2. One stage takes all
+// 4 PCUs; 2 x 1 + 3 = 5 PMUs (2 x 2 + 3 = 7 with the larger tiles).
+// CHECK-LABEL: func.func @big(
+// CHECK:         llm.linear {{.+}}df.stage = #df.stage<gemm, tiles = 4, tile_bytes = 65536, pcus = 4, pmus = 5, agcus = 2>
+// MAX2-LABEL:  func.func @big(
+// MAX2:          llm.linear {{.+}}df.stage = #df.stage<gemm, tiles = 2, tile_bytes = 131072, pcus = 4, pmus = 7, agcus = 2>
+module attributes {df.target = #df.target<"tiny">} {
+func.func @big(%x: tensor<1x1x256xbf16>) -> tensor<1x1x512xbf16> {
+  %w = llm.param @w : tensor<512x256xbf16>
+  %y = llm.linear %x, %w : tensor<1x1x256xbf16>, tensor<512x256xbf16> -> tensor<1x1x512xbf16>
+  return %y : tensor<1x1x512xbf16>
+}
+}
+
+// -----
+
+// Tests that the chip comes from the module, and only from there.
+// expected-error @+1 {{tile-and-map: the module has no df.target; run --assign-target{chip=...} first}}
+module {
+func.func @f(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  %a = llm.add %x, %x : tensor<1x1x8xbf16>
+  return %a : tensor<1x1x8xbf16>
+}
+}
+
+// A bad option is an error.
+// RUN: echo 'module attributes {df.target = #df.target<"tiny">} {}' | not snapflow-opt --tile-and-map="max-tiles=0" 2>&1 | FileCheck %s --check-prefix=TILES
 // TILES: error: tile-and-map: max-tiles must be >= 1, got 0

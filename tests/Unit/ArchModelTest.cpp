@@ -177,3 +177,57 @@ TEST(ArchModel, MissingSections) {
   EXPECT_NE(msg.find("missing key 'socket'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("missing key 'system'"), std::string::npos) << msg;
 }
+
+// A chip survives the trip through its value texts (the form the df.target
+// attribute carries in IR): same parameters, same fingerprint.
+TEST(ArchModel, ValuesRoundTrip) {
+  for (const std::string &name : ArchModel::builtinNames()) {
+    auto chip = ArchModel::load(name);
+    ASSERT_TRUE(static_cast<bool>(chip));
+    std::vector<std::pair<std::string, std::string>> values;
+    for (const ArchParamInfo &p : ArchModel::paramInfos())
+      values.push_back({p.dottedKey(), chip->getValueText(p)});
+    auto again = ArchModel::fromValues(chip->getName(), "", values, "<ir>");
+    ASSERT_TRUE(static_cast<bool>(again)) << llvm::toString(again.takeError());
+    EXPECT_TRUE(chip->differences(*again).empty()) << name;
+    EXPECT_EQ(chip->fingerprint(), again->fingerprint());
+    EXPECT_EQ(chip->fingerprint().size(), 16u);
+    EXPECT_EQ(again->socket().hbmBytesPerS, chip->socket().hbmBytesPerS);
+  }
+}
+
+// fromValues applies a chip file's rules and names every key at fault;
+// differences and the fingerprint see a changed value.
+TEST(ArchModel, FromValuesChecksAndCompares) {
+  auto chip = ArchModel::load("sn40l");
+  ASSERT_TRUE(static_cast<bool>(chip));
+  std::vector<std::pair<std::string, std::string>> values;
+  for (const ArchParamInfo &p : ArchModel::paramInfos())
+    values.push_back({p.dottedKey(), chip->getValueText(p)});
+  for (auto &[key, text] : values)
+    if (key == "socket.hbm_bytes_per_s")
+      text = "8e11";
+  auto slow = ArchModel::fromValues("sn40l", "", values, "<ir>");
+  ASSERT_TRUE(static_cast<bool>(slow));
+  std::vector<std::string> diff = chip->differences(*slow);
+  ASSERT_EQ(diff.size(), 1u);
+  EXPECT_EQ(diff[0], "socket.hbm_bytes_per_s 1.6e+12 vs 8e+11");
+  EXPECT_NE(chip->fingerprint(), slow->fingerprint());
+
+  auto bad = values;
+  bad[1].second = "-3"; // socket.pcu_count
+  bad.push_back({"socket.pcu_cnt", "1"});
+  bad.erase(bad.begin() + 2);
+  std::string msg = llvm::toString(
+      ArchModel::fromValues("x", "", bad, "<ir>").takeError());
+  EXPECT_NE(msg.find("<ir>: error: 'socket.pcu_count' must be > 0, got '-3'"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("unknown chip parameter 'socket.pcu_cnt'"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("missing chip parameter 'socket.pcu_systolic_flops_per_"
+                     "cycle'"),
+            std::string::npos)
+      << msg;
+}

@@ -42,7 +42,9 @@ ProgramStats compileDecode(MLIRContext &ctx, const std::string &model,
   EXPECT_TRUE(succeeded(pm.run(**module)));
   auto program = (*module)->lookupSymbol<df::ProgramOp>("decode");
   EXPECT_TRUE(program);
-  return computeProgramStats(program);
+  auto stats = computeProgramStats(program);
+  EXPECT_TRUE(succeeded(stats));
+  return *stats;
 }
 } // namespace
 
@@ -63,7 +65,8 @@ TEST(Lowering, Llama8BReadsWeightsAndKV) {
   EXPECT_EQ(s.offChipBytesRead(), analytic);
   EXPECT_EQ(s.flops, 17181884416LL);
   // One new token per layer goes to the cache: 32 x 4096 B.
-  EXPECT_EQ(s.bytesStored[static_cast<int>(df::Tier::hbm)], 32LL * 4096);
+  EXPECT_EQ(s.bytesStored[static_cast<int>(arch::MemoryTier::HBM)],
+            32LL * 4096);
 }
 
 // Kernel looping changes the program's shape, not its traffic: the unfused

@@ -43,11 +43,11 @@ struct Builder {
 
   Builder() {
     p.name = p.phase = "decode";
-    p.chip = "tiny";
+    p.target = tiny();
     p.sections.emplace_back();
     sec().name = "s";
   }
-  int tensor(Tier tier, int64_t bytes) {
+  int tensor(arch::MemoryTier tier, int64_t bytes) {
     p.tensors.push_back({"t" + std::to_string(p.tensors.size()), bytes, tier,
                          false});
     return static_cast<int>(p.tensors.size()) - 1;
@@ -138,14 +138,14 @@ double nodeEnd(const SimResult &r, const std::string &label) {
 // The stage pops each as it lands; its last step ends at 524.
 TEST(Simulator, OneDMA) {
   Builder b;
-  int w = b.tensor(Tier::HBM, 4 * 4096);
+  int w = b.tensor(arch::MemoryTier::HBM, 4 * 4096);
   int s = b.stream(4096, 4);
   b.load(w, s, 4);
   b.stage(StageKind::Elementwise, {s}, {}, 4, 0);
   SimResult r = run(b.p);
   ASSERT_FALSE(r.deadlocked) << r.deadlock;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 524);
-  EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(Tier::HBM)], 16384);
+  EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(arch::MemoryTier::HBM)], 16384);
 }
 
 // One GEMM stage of 8 steps on 2 PCUs, 12800 FLOPs per step: 12800 / (2 x 64)
@@ -215,7 +215,7 @@ TEST(Simulator, BackPressureDepthTwo) {
 // The consumer pops both and spends its 10-cycle fill: 662.
 TEST(Simulator, TwoDMAsContendForOneChannel) {
   Builder b;
-  int x = b.tensor(Tier::DDR, 3200), y = b.tensor(Tier::DDR, 3200);
+  int x = b.tensor(arch::MemoryTier::DDR, 3200), y = b.tensor(arch::MemoryTier::DDR, 3200);
   int sx = b.stream(3200, 1), sy = b.stream(3200, 1);
   b.load(x, sx, 1);
   b.load(y, sy, 1);
@@ -299,7 +299,7 @@ TEST(Simulator, DeadlockIsReported) {
 TEST(Simulator, FastForwardMatchesFullRun) {
   Builder b;
   b.sec().repeat = 50;
-  int w = b.tensor(Tier::HBM, 4096);
+  int w = b.tensor(arch::MemoryTier::HBM, 4096);
   int s = b.stream(4096, 1);
   b.load(w, s, 1);
   b.stage(StageKind::Elementwise, {s}, {}, 1, 0);
@@ -307,5 +307,5 @@ TEST(Simulator, FastForwardMatchesFullRun) {
   ASSERT_FALSE(r.deadlocked) << r.deadlock;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 50 * 240);
   EXPECT_LT(r.jobs[0].iterationsSimulated, 50);
-  EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(Tier::HBM)], 50 * 4096);
+  EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(arch::MemoryTier::HBM)], 50 * 4096);
 }

@@ -99,10 +99,15 @@ struct SimulateOptions {
   bool allSockets = false;
   bool withPrefill = true; ///< run: also simulate one prefill (TTFT)
   std::string reportPath, tracePath, csvPath;
+  /// simulate: the chip the program must have been compiled for ("" any).
+  std::string chip;
+  /// simulate: run on this chip instead of the program's own (a what-if).
+  std::string whatIfChip;
 };
 
-/// `snapflow simulate prog.mlir`: run a df program on the SystemC model.
-llvm::Error runSimulate(const std::string &path, const std::string &chip,
+/// `snapflow simulate prog.mlir`: run a df program on the SystemC model of
+/// the chip it was compiled for (its df.target), or of `whatIfChip`.
+llvm::Error runSimulate(const std::string &path,
                         const SimulateOptions &options, llvm::raw_ostream &os);
 
 /// Options of `snapflow run --serve`.
@@ -193,9 +198,19 @@ llvm::Error runList(llvm::raw_ostream &os);
 llvm::Error runInfo(const WorkloadOptions &options, bool json,
                     llvm::raw_ostream &os);
 
-/// `snapflow import`: the llm IR of a model (both phases), as text.
-llvm::Error runImport(const WorkloadOptions &options, int64_t promptTokens,
-                      int64_t mtpDepth, const std::string &outputPath);
+/// Options of `snapflow import` beyond the workload.
+struct ImportOptions {
+  std::string phase = "both"; ///< decode, prefill or both
+  int64_t promptTokens = 4096;
+  int64_t mtpDepth = 0;
+  double mtpAcceptance = 0.8;
+};
+
+/// `snapflow import`: the llm IR of a model, as text; with the options of a
+/// `snapflow compile`, the module that compile hands to the pipeline.
+llvm::Error runImport(const WorkloadOptions &options,
+                      const ImportOptions &import,
+                      const std::string &outputPath);
 
 } // namespace tools
 } // namespace snapflow

@@ -39,18 +39,15 @@ namespace {
 /// Sections of the compiled program with the units tile-and-map gave them.
 llvm::json::Array describeSections(df::ProgramOp program) {
   llvm::json::Array sections;
-  if (auto list = program->getAttrOfType<mlir::ArrayAttr>("df.sections"))
+  if (mlir::ArrayAttr list = df::getSections(program))
     for (mlir::Attribute a : list) {
-      auto d = llvm::cast<mlir::DictionaryAttr>(a);
-      llvm::json::Object o;
-      for (mlir::NamedAttribute n : d) {
-        if (auto i = llvm::dyn_cast<mlir::IntegerAttr>(n.getValue()))
-          o[n.getName().str()] = i.getInt();
-        else if (auto f = llvm::dyn_cast<mlir::FloatAttr>(n.getValue()))
-          o[n.getName().str()] = f.getValueAsDouble();
-        else if (auto s = llvm::dyn_cast<mlir::StringAttr>(n.getValue()))
-          o[n.getName().str()] = s.str();
-      }
+      auto d = llvm::cast<df::SectionMapAttr>(a);
+      llvm::json::Object o{{"name", d.getName()},     {"repeat", d.getRepeat()},
+                           {"stages", d.getStages()}, {"pcus", d.getPcus()},
+                           {"pmus", d.getPmus()},     {"agcus", d.getAgcus()}};
+      double over = d.getOversubscribed().convertToDouble();
+      if (over > 1.0)
+        o["oversubscribed"] = over;
       sections.push_back(std::move(o));
     }
   return sections;
@@ -101,17 +98,13 @@ snapflow::tools::compileModel(mlir::MLIRContext &context, const Workload &w,
   build.contextTokens = o.context;
   build.weightsDtype = w.weightsDtype;
   build.mtpDepth = mtp;
+  build.mtpAcceptance = c.mtpAcceptance;
   auto module = models::buildModel(context, w.config, build);
   if (!module)
     return module.takeError();
-  if (auto fn = (*module)->lookupSymbol<mlir::func::FuncOp>(phase)) {
-    mlir::Builder b(&context);
-    fn->setAttr("llm.mtp_depth", b.getI64IntegerAttr(mtp));
-    fn->setAttr("llm.mtp_acceptance", b.getF64FloatAttr(c.mtpAcceptance));
-    fn->setAttr("llm.tokens_per_step",
-                b.getF64FloatAttr(tokensPerStep(mtp, c.mtpAcceptance)));
-  }
 
+  // Exactly what `snapflow-opt --snapflow-pipeline` runs with these options:
+  // the CLI adds nothing to the IR of its own.
   PipelineOptions p;
   p.chip = o.chip;
   p.kv = o.kv;
@@ -145,11 +138,11 @@ llvm::Expected<std::string> snapflow::tools::compileToDataflowText(
     return module.takeError();
   auto program =
       (*module)->lookupSymbol<df::ProgramOp>(prefill ? "prefill" : "decode");
-  std::optional<MemoryPlan> plan = getMemoryPlan(program);
-  maxBatch = plan ? plan->maxBatch : 0;
-  if (plan && !plan->fits)
+  df::MemoryPlanAttr plan = df::getMemoryPlan(program);
+  maxBatch = plan ? plan.getMaxBatch() : 0;
+  if (plan && !plan.fits())
     return llvm::make_error<ProgramFailure>(
-        llvm::formatv("{0}: {1}", w.config.name, plan->diagnostic).str());
+        llvm::formatv("{0}: {1}", w.config.name, plan.getDiagnostic()).str());
   std::string text;
   llvm::raw_string_ostream ts(text);
   (*module)->print(ts);
@@ -176,10 +169,20 @@ Error snapflow::tools::runCompile(const WorkloadOptions &o,
   auto program = (*module)->lookupSymbol<df::ProgramOp>(c.phase);
   if (!program)
     return makeError("internal error: no df program for @" + c.phase);
-  std::optional<MemoryPlan> plan = getMemoryPlan(program);
+  df::MemoryPlanAttr plan = df::getMemoryPlan(program);
   if (!plan)
     return makeError("internal error: no memory plan for @" + c.phase);
-  ProgramStats stats = computeProgramStats(program);
+  std::string statsError;
+  mlir::FailureOr<ProgramStats> checkedStats = [&] {
+    mlir::ScopedDiagnosticHandler h(&context, [&](mlir::Diagnostic &d) {
+      statsError += d.str();
+      return mlir::success();
+    });
+    return computeProgramStats(program);
+  }();
+  if (mlir::failed(checkedStats))
+    return makeError(w->config.name + ": " + statsError);
+  const ProgramStats &stats = *checkedStats;
 
   if (!c.reportPath.empty()) {
     llvm::json::Object report{
@@ -190,22 +193,22 @@ Error snapflow::tools::runCompile(const WorkloadOptions &o,
         {"context", o.context},
         {"tp", w->tp},
         {"kv", o.kv},
-        {"kv_cache_bytes_per_socket", plan->kvBytes},
-        {"weights_bytes_per_socket", plan->weightBytes},
-        {"activation_bytes_per_socket", plan->activationBytes},
+        {"kv_cache_bytes_per_socket", plan.getKvBytes()},
+        {"weights_bytes_per_socket", plan.getWeightsBytes()},
+        {"activation_bytes_per_socket", plan.getActivationBytes()},
         {"memory",
          llvm::json::Object{
-             {"sram_bytes", plan->sramBytes},
-             {"hbm_bytes", plan->hbmBytes},
-             {"ddr_bytes", plan->ddrBytes},
+             {"sram_bytes", plan.getSramBytes()},
+             {"hbm_bytes", plan.getHbmBytes()},
+             {"ddr_bytes", plan.getDdrBytes()},
              {"sram_capacity_bytes",
               w->chip.tierBytesPerSocket(arch::MemoryTier::SRAM)},
              {"hbm_capacity_bytes",
               w->chip.tierBytesPerSocket(arch::MemoryTier::HBM)},
              {"ddr_capacity_bytes",
               w->chip.tierBytesPerSocket(arch::MemoryTier::DDR)}}},
-        {"fits", plan->fits},
-        {"max_batch_that_fits", plan->maxBatch},
+        {"fits", plan.fits()},
+        {"max_batch_that_fits", plan.getMaxBatch()},
         {"flops_per_step_per_socket", stats.flops},
         {"offchip_bytes_read_per_step_per_socket", stats.offChipBytesRead()},
         {"collective_bytes_per_step_per_socket", stats.collectiveBytes},
@@ -215,8 +218,8 @@ Error snapflow::tools::runCompile(const WorkloadOptions &o,
         {"accepted_tokens_per_step_per_sequence", tokensPerStepValue},
         {"compile_time_s", seconds},
     };
-    if (!plan->fits)
-      report["diagnostic"] = plan->diagnostic;
+    if (!plan.fits())
+      report["diagnostic"] = plan.getDiagnostic();
     if (Error e = llvm::writeToOutput(c.reportPath, [&](llvm::raw_ostream &f) {
           f << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
             << "\n";
@@ -224,12 +227,14 @@ Error snapflow::tools::runCompile(const WorkloadOptions &o,
         }))
       return e;
   }
-  if (!plan->fits)
+  if (!plan.fits())
     return llvm::make_error<ProgramFailure>(
-        llvm::formatv("{0}: {1}", w->config.name, plan->diagnostic).str());
+        llvm::formatv("{0}: {1}", w->config.name, plan.getDiagnostic()).str());
   if (!c.output.empty())
     if (Error e = llvm::writeToOutput(c.output, [&](llvm::raw_ostream &f) {
+          // As snapflow-opt prints it, so the two outputs are byte-identical.
           (*module)->print(f);
+          f << "\n";
           return Error::success();
         }))
       return e;
@@ -241,12 +246,12 @@ Error snapflow::tools::runCompile(const WorkloadOptions &o,
   os << llvm::formatv("  per socket: weights {0:f2} GiB, KV {1:f2} GiB, "
                       "activations {2:f2} MiB; HBM {3:f2} of {4:f2} GiB; "
                       "largest batch that fits: {5}\n",
-                      plan->weightBytes / double(1LL << 30),
-                      plan->kvBytes / double(1LL << 30),
-                      plan->activationBytes / double(1 << 20),
-                      plan->hbmBytes / double(1LL << 30),
+                      plan.getWeightsBytes() / double(1LL << 30),
+                      plan.getKvBytes() / double(1LL << 30),
+                      plan.getActivationBytes() / double(1 << 20),
+                      plan.getHbmBytes() / double(1LL << 30),
                       w->chip.tierBytesPerSocket(arch::MemoryTier::HBM) /
                           double(1LL << 30),
-                      plan->maxBatch);
+                      plan.getMaxBatch());
   return Error::success();
 }

@@ -169,13 +169,13 @@ Error snapflow::tools::runInfo(const WorkloadOptions &o, bool json,
   if (mlir::failed(planPm.run(**module)))
     return makeError("internal error: the pipeline failed on " +
                      w->config.name);
-  std::optional<MemoryPlan> plan = getMemoryPlan(decode);
+  df::MemoryPlanAttr plan = df::getMemoryPlan(decode);
   if (!plan)
     return makeError("internal error: no memory plan");
-  int64_t need = plan->weightBytes + plan->kvBytes;
+  int64_t need = plan.getWeightsBytes() + plan.getKvBytes();
   auto fits = [&](arch::MemoryTier tier) {
     if (tier == arch::MemoryTier::HBM)
-      return plan->fits;
+      return plan.fits();
     return need <= w->chip.tierBytesPerSocket(tier);
   };
 
@@ -226,12 +226,12 @@ Error snapflow::tools::runInfo(const WorkloadOptions &o, bool json,
       : c.isMLA()
           ? std::string("MLA latent cache replicated on every socket")
           : formatv("{0} of {1} KV heads per socket",
-                    plan->kvBytes * c.numKvHeads / std::max<int64_t>(1, kvBytes),
+                    plan.getKvBytes() * c.numKvHeads / std::max<int64_t>(1, kvBytes),
                     c.numKvHeads)
                 .str();
   os << formatv("\n  per socket   weights {0} + KV {1} ({2}); the compiler's "
                 "memory plan\n",
-                humanBytes(plan->weightBytes), humanBytes(plan->kvBytes),
+                humanBytes(plan.getWeightsBytes()), humanBytes(plan.getKvBytes()),
                 kvPlacement);
   os << formatv("  {0,-6} {1,12} {2,12}  {3}\n", "tier", "capacity",
                 "weights+KV", "fits");
@@ -239,23 +239,29 @@ Error snapflow::tools::runInfo(const WorkloadOptions &o, bool json,
     os << formatv("  {0,-6} {1,12} {2,12}  {3}\n", arch::tierName(tier),
                   humanBytes(w->chip.tierBytesPerSocket(tier)),
                   humanBytes(need), fits(tier) ? "yes" : "no");
-  os << formatv("  largest batch that fits in HBM: {0}\n", plan->maxBatch);
+  os << formatv("  largest batch that fits in HBM: {0}\n", plan.getMaxBatch());
   return Error::success();
 }
 
 Error snapflow::tools::runImport(const WorkloadOptions &o,
-                                 int64_t promptTokens, int64_t mtpDepth,
+                                 const ImportOptions &io,
                                  const std::string &outputPath) {
   auto w = resolveWorkload(o, /*needChip=*/false);
   if (!w)
     return w.takeError();
+  if (io.phase != "both" && io.phase != "decode" && io.phase != "prefill")
+    return makeError("--phase must be decode, prefill or both, got '" +
+                     io.phase + "'");
   mlir::MLIRContext context;
   models::BuildOptions build;
   build.batch = o.batch;
   build.contextTokens = o.context;
-  build.promptTokens = promptTokens;
+  build.promptTokens = io.promptTokens;
   build.weightsDtype = w->weightsDtype;
-  build.mtpDepth = mtpDepth;
+  build.mtpDepth = io.mtpDepth;
+  build.mtpAcceptance = io.mtpAcceptance;
+  build.buildDecode = io.phase != "prefill";
+  build.buildPrefill = io.phase != "decode";
   auto module = models::buildModel(context, w->config, build);
   if (!module)
     return module.takeError();

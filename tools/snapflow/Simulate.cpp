@@ -23,6 +23,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -35,7 +36,7 @@ using llvm::Error;
 
 Error snapflow::tools::checkFits(const sim::Program &p, const arch::ArchModel &chip) {
   for (arch::MemoryTier tier : arch::kAllTiers) {
-    double need = double(p.tensorBytes(static_cast<sim::Tier>(tier)));
+    double need = double(p.tensorBytes(tier));
     double cap = double(chip.tierBytesPerSocket(tier));
     if (tier != arch::MemoryTier::SRAM && need > cap)
       return llvm::make_error<ProgramFailure>(llvm::formatv(
@@ -53,6 +54,10 @@ Error simulateAndReport(const sim::Program &decode,
                         const sim::Program *prefill,
                         const arch::ArchModel &chip,
                         const SimulateOptions &o, llvm::raw_ostream &os) {
+  // The program runs on the chip it was compiled for, unless the caller
+  // asked for a what-if (then the report names both).
+  bool whatIf = !decode.target.differences(chip).empty() ||
+                decode.target.getName() != chip.getName();
   if (Error e = checkFits(decode, chip))
     return e;
   if (prefill)
@@ -82,6 +87,11 @@ Error simulateAndReport(const sim::Program &decode,
                                             result.deadlock);
   llvm::json::Object report =
       sim::makeReport(result, decode, prefill, chip, wall);
+  if (whatIf) {
+    report["what_if"] = true;
+    report["compiled_for"] = decode.target.getName();
+    report["compiled_for_fingerprint"] = decode.target.fingerprint();
+  }
   if (!o.reportPath.empty())
     if (Error e = llvm::writeToOutput(o.reportPath, [&](llvm::raw_ostream &f) {
           f << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object(report)))
@@ -95,13 +105,56 @@ Error simulateAndReport(const sim::Program &decode,
   if (!o.csvPath.empty())
     if (Error e = sim::writeMemoryCsv(o.csvPath, result))
       return e;
+  if (whatIf)
+    os << llvm::formatv("what-if: compiled for {0} ({1}), simulated on {2} "
+                        "({3})\n",
+                        decode.target.getName(), decode.target.fingerprint(),
+                        chip.getName(), chip.fingerprint());
   sim::printSummary(os, report);
   return Error::success();
+}
+
+/// The chip to simulate `program` on: its own target, checked against
+/// `--chip` when given; another chip only as a named what-if
+/// (`--what-if-chip`), which must keep the socket count the program spans.
+llvm::Expected<arch::ArchModel> simulationChip(const sim::Program &program,
+                                               const std::string &path,
+                                               const SimulateOptions &o) {
+  const arch::ArchModel &target = program.target;
+  auto describe = [](const arch::ArchModel &c) {
+    return llvm::formatv("'{0}' ({1}, {2} socket(s))", c.getName(),
+                         c.fingerprint(), c.numSockets())
+        .str();
+  };
+  if (!o.chip.empty()) {
+    auto chip = arch::ArchModel::load(o.chip);
+    if (!chip)
+      return chip.takeError();
+    std::vector<std::string> diff = target.differences(*chip);
+    if (!diff.empty())
+      return makeError(llvm::formatv(
+          "{0} was compiled for {1}, not --chip {2}; they differ in {3}. "
+          "To run it on another chip as a what-if, use --what-if-chip {4}",
+          path, describe(target), describe(*chip), llvm::join(diff, ", "),
+          o.chip));
+  }
+  if (o.whatIfChip.empty())
+    return target;
+  auto chip = arch::ArchModel::load(o.whatIfChip);
+  if (!chip)
+    return chip.takeError();
+  if (chip->numSockets() != target.numSockets())
+    return makeError(llvm::formatv(
+        "--what-if-chip: {0} spans the {1} socket(s) of {2}; {3} cannot run "
+        "it. A different socket count needs a new compile (snapflow compile "
+        "--chip {4})",
+        path, target.numSockets(), describe(target), describe(*chip),
+        o.whatIfChip));
+  return std::move(*chip);
 }
 } // namespace
 
 Error snapflow::tools::runSimulate(const std::string &path,
-                                   const std::string &chipName,
                                    const SimulateOptions &o,
                                    llvm::raw_ostream &os) {
   auto decode = sim::loadProgram(path, "");
@@ -115,7 +168,7 @@ Error snapflow::tools::runSimulate(const std::string &path,
     else
       llvm::consumeError(p.takeError()); // the file has no prefill program
   }
-  auto chip = arch::ArchModel::load(chipName.empty() ? decode->chip : chipName);
+  auto chip = simulationChip(*decode, path, o);
   if (!chip)
     return chip.takeError();
   return simulateAndReport(*decode, prefill ? &*prefill : nullptr, *chip, o,
@@ -208,6 +261,7 @@ Error snapflow::tools::runRun(const WorkloadOptions &o, bool maxBatch,
       prefill = std::move(*p);
     }
   }
-  return simulateAndReport(*decode, prefill ? &*prefill : nullptr, w->chip, s,
-                           os);
+  // The chip the program records, which is the one just compiled for.
+  return simulateAndReport(*decode, prefill ? &*prefill : nullptr,
+                           decode->target, s, os);
 }

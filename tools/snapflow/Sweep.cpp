@@ -54,6 +54,7 @@ const char *const kReportColumns[] = {
     "breakdown.network_s",
     "breakdown.reconfig_s",
     "chip",
+    "chip_fingerprint",
     "context_tokens",
     "iterations_fast_forwarded",
     "iterations_simulated",

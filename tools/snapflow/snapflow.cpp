@@ -100,6 +100,12 @@ cl::opt<std::string> phaseOpt("phase",
                               cl::value_desc("decode|prefill"),
                               cl::init("decode"), cl::cat(compileCat),
                               cl::sub(compileCmd));
+cl::opt<std::string> importPhaseOpt(
+    "phase",
+    cl::desc("Phases to build: decode, prefill (of --prompt tokens) or both "
+             "(default both)"),
+    cl::value_desc("decode|prefill|both"), cl::init("both"),
+    cl::cat(workloadCat), cl::sub(importCmd));
 cl::opt<std::string> mlaCacheOpt(
     "mla-cache",
     cl::desc("MLA latent cache under TP: replicate (default) or sequence "
@@ -143,7 +149,7 @@ cl::opt<double> mtpAcceptanceOpt(
     "mtp-acceptance",
     cl::desc("Probability that a drafted token is accepted (default 0.8)"),
     cl::value_desc("P"), cl::init(0.8), cl::cat(compileCat),
-    cl::sub(compileCmd), cl::sub(runCmd));
+    cl::sub(compileCmd), cl::sub(importCmd), cl::sub(runCmd));
 cl::opt<std::string> reportOpt("report",
                                cl::desc("Write a JSON report of the "
                                         "compilation"),
@@ -156,11 +162,18 @@ cl::opt<std::string> compileOutOpt("o", cl::desc("Write the compiled IR"),
 cl::OptionCategory simCat("Simulation options");
 cl::opt<std::string> programOpt(cl::Positional, cl::desc("<program.mlir>"),
                                 cl::cat(simCat), cl::sub(simulateCmd));
-cl::opt<std::string> simChipOpt("chip",
-                                cl::desc("Chip to simulate on (default: the "
-                                         "one the program was compiled for)"),
-                                cl::value_desc("name|path"), cl::init(""),
-                                cl::cat(simCat), cl::sub(simulateCmd));
+cl::opt<std::string> simChipOpt(
+    "chip",
+    cl::desc("Check that the program was compiled for this chip (it always "
+             "runs on the chip recorded in it)"),
+    cl::value_desc("name|path"), cl::init(""), cl::cat(simCat),
+    cl::sub(simulateCmd));
+cl::opt<std::string> whatIfChipOpt(
+    "what-if-chip",
+    cl::desc("What-if: run the program, as compiled, on another chip with "
+             "the same socket count; the report names both"),
+    cl::value_desc("name|path"), cl::init(""), cl::cat(simCat),
+    cl::sub(simulateCmd));
 cl::opt<int64_t> stepsOpt("steps", cl::desc("Decode steps (default 1)"),
                           cl::value_desc("N"), cl::init(1), cl::cat(simCat),
                           cl::sub(simulateCmd), cl::sub(runCmd));
@@ -466,8 +479,14 @@ int main(int argc, char **argv) {
       return fail(w.takeError());
     if (infoCmd)
       return check(runInfo(*w, jsonOpt, outs()));
-    if (importCmd)
-      return check(runImport(*w, promptOpt, mtpOpt, outputOpt));
+    if (importCmd) {
+      ImportOptions io;
+      io.phase = importPhaseOpt;
+      io.promptTokens = promptOpt;
+      io.mtpDepth = mtpOpt;
+      io.mtpAcceptance = mtpAcceptanceOpt;
+      return check(runImport(*w, io, outputOpt));
+    }
     return check(runCompile(*w, compileOptions(), outs()));
   }
   if (simulateCmd) {
@@ -475,8 +494,10 @@ int main(int argc, char **argv) {
       return fail(createStringError(inconvertibleErrorCode(),
                                     "simulate needs a df program file; "
                                     "produce one with `snapflow compile -o`"));
-    return check(runSimulate(programOpt, simChipOpt, simulateOptions(),
-                             outs()));
+    SimulateOptions so = simulateOptions();
+    so.chip = simChipOpt;
+    so.whatIfChip = whatIfChipOpt;
+    return check(runSimulate(programOpt, so, outs()));
   }
   if (runCmd) {
     bool maxBatch = false;

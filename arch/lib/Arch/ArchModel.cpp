@@ -18,6 +18,9 @@
 #include "llvm/Support/YAMLParser.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
+#include <charconv>
 #include <cmath>
 
 using namespace snapflow::arch;
@@ -47,34 +50,41 @@ struct ParamDecl {
   double SystemParams::*systemReal = nullptr;
 };
 
+using InfoKind = ArchParamInfo::Kind;
+
 ParamDecl sockInt(const char *key, const char *unit, const char *desc,
                   int64_t SocketParams::*field, bool allowZero = false) {
-  ParamDecl d{{"socket", key, unit, allowZero ? ">= 0" : "> 0", desc},
+  ParamDecl d{{"socket", key, unit, allowZero ? ">= 0" : "> 0", desc,
+               InfoKind::Integer},
               Kind::Int, allowZero};
   d.socketInt = field;
   return d;
 }
 ParamDecl sockReal(const char *key, const char *unit, const char *desc,
                    double SocketParams::*field) {
-  ParamDecl d{{"socket", key, unit, "> 0", desc}, Kind::Real, false};
+  ParamDecl d{{"socket", key, unit, "> 0", desc, InfoKind::Real}, Kind::Real,
+              false};
   d.socketReal = field;
   return d;
 }
 ParamDecl sysInt(const char *key, const char *unit, const char *desc,
                  int64_t SystemParams::*field) {
-  ParamDecl d{{"system", key, unit, "> 0", desc}, Kind::Int, false};
+  ParamDecl d{{"system", key, unit, "> 0", desc, InfoKind::Integer},
+              Kind::Int, false};
   d.systemInt = field;
   return d;
 }
 ParamDecl sysReal(const char *key, const char *unit, const char *desc,
                   double SystemParams::*field, bool allowZero = false) {
-  ParamDecl d{{"system", key, unit, allowZero ? ">= 0" : "> 0", desc},
+  ParamDecl d{{"system", key, unit, allowZero ? ">= 0" : "> 0", desc,
+               InfoKind::Real},
               Kind::Real, allowZero};
   d.systemReal = field;
   return d;
 }
 ParamDecl sysEnum(const char *key, const char *rule, const char *desc) {
-  return ParamDecl{{"system", key, "-", rule, desc}, Kind::Enum, false};
+  return ParamDecl{{"system", key, "-", rule, desc, InfoKind::Choice},
+                   Kind::Enum, false};
 }
 
 using SP = SocketParams;
@@ -365,36 +375,39 @@ private:
     }
     if (!haveText)
       return;
-    StringRef t = StringRef(text).trim();
+    std::string problem = applyValue(model, decl, StringRef(text).trim());
+    if (!problem.empty())
+      error(valueNode, problem);
+  }
 
-    if (decl.kind == Kind::Enum) {
-      parseEnum(decl, valueNode, t);
-      return;
-    }
+public:
+  /// Sets `decl`'s value in `model` from its text; returns what is wrong
+  /// with the text (unlocated), or "" when it was set. Shared by chip files
+  /// and ArchModel::fromValues, so both apply the same rules.
+  static std::string applyValue(ArchModel &model, const ParamDecl &decl,
+                                StringRef t) {
+    std::string dotted = decl.info.dottedKey();
+    if (decl.kind == Kind::Enum)
+      return applyChoice(model, decl, t);
     double real = 0;
     int64_t integer = 0;
     if (decl.kind == Kind::Int) {
       if (t.getAsInteger(10, integer)) {
         // Accept 6.4e10-style spellings when they denote an exact integer.
         if (t.getAsDouble(real) || real != std::floor(real) ||
-            std::fabs(real) > 9.0e18) {
-          error(valueNode, "'" + dotted + "' must be an integer (" +
-                               decl.info.unit + "), got '" + t + "'");
-          return;
-        }
+            std::fabs(real) > 9.0e18)
+          return "'" + dotted + "' must be an integer (" + decl.info.unit +
+                 "), got '" + t.str() + "'";
         integer = static_cast<int64_t>(real);
       }
       real = static_cast<double>(integer);
     } else if (t.getAsDouble(real) || !std::isfinite(real)) {
-      error(valueNode, "'" + dotted + "' must be a number (" + decl.info.unit +
-                           "), got '" + t + "'");
-      return;
+      return "'" + dotted + "' must be a number (" + decl.info.unit +
+             "), got '" + t.str() + "'";
     }
-    if (real < 0 || (real == 0 && !decl.allowZero)) {
-      error(valueNode, "'" + dotted + "' must be " + decl.info.rule +
-                           ", got '" + t + "'");
-      return;
-    }
+    if (real < 0 || (real == 0 && !decl.allowZero))
+      return "'" + dotted + "' must be " + decl.info.rule + ", got '" +
+             t.str() + "'";
     if (decl.socketInt)
       model.socketParams.*decl.socketInt = integer;
     else if (decl.socketReal)
@@ -403,9 +416,32 @@ private:
       model.systemParams.*decl.systemInt = integer;
     else if (decl.systemReal)
       model.systemParams.*decl.systemReal = real;
+    return "";
   }
 
-  void parseEnum(const ParamDecl &decl, llvm::yaml::Node *node, StringRef t) {
+  /// The canonical text of `decl`'s value in `model`.
+  static std::string valueText(const ArchModel &model, const ParamDecl &decl) {
+    if (decl.kind == Kind::Enum)
+      return StringRef(decl.info.key) == "topology"
+                 ? topologyName(model.systemParams.topology).str()
+                 : collectiveAlgorithmName(
+                       model.systemParams.collectiveAlgorithm)
+                       .str();
+    if (decl.socketInt)
+      return std::to_string(model.socketParams.*decl.socketInt);
+    if (decl.systemInt)
+      return std::to_string(model.systemParams.*decl.systemInt);
+    double v = decl.socketReal ? model.socketParams.*decl.socketReal
+                               : model.systemParams.*decl.systemReal;
+    // The shortest text that reads back to the same double.
+    char buf[64];
+    char *end = std::to_chars(buf, buf + sizeof(buf), v).ptr;
+    return std::string(buf, end);
+  }
+
+private:
+  static std::string applyChoice(ArchModel &model, const ParamDecl &decl,
+                                 StringRef t) {
     StringRef key = decl.info.key;
     if (key == "topology") {
       if (t == "ring")
@@ -415,9 +451,9 @@ private:
       else if (t == "switch")
         model.systemParams.topology = Topology::Switch;
       else
-        error(node, "'system.topology' must be one of ring, fully_connected, "
-                    "switch; got '" +
-                        t + "'");
+        return "'system.topology' must be one of ring, fully_connected, "
+               "switch; got '" +
+               t.str() + "'";
     } else if (key == "collective_algorithm") {
       if (t == "ring")
         model.systemParams.collectiveAlgorithm = CollectiveAlgorithm::Ring;
@@ -426,10 +462,11 @@ private:
       else if (t == "one_shot")
         model.systemParams.collectiveAlgorithm = CollectiveAlgorithm::OneShot;
       else
-        error(node, "'system.collective_algorithm' must be one of ring, tree, "
-                    "one_shot; got '" +
-                        t + "'");
+        return "'system.collective_algorithm' must be one of ring, tree, "
+               "one_shot; got '" +
+               t.str() + "'";
     }
+    return "";
   }
 
   llvm::SourceMgr sm;
@@ -440,6 +477,13 @@ private:
   unsigned numErrors = 0;
   ArchModel model;
 };
+
+std::optional<MemoryTier> parseTierName(StringRef name) {
+  for (MemoryTier tier : kAllTiers)
+    if (tierName(tier) == name)
+      return tier;
+  return std::nullopt;
+}
 
 StringRef tierName(MemoryTier tier) {
   switch (tier) {
@@ -526,6 +570,80 @@ llvm::ArrayRef<ArchParamInfo> ArchModel::paramInfos() {
     return v;
   }();
   return infos;
+}
+
+llvm::Expected<ArchModel> ArchModel::fromValues(
+    StringRef name, StringRef description,
+    llvm::ArrayRef<std::pair<std::string, std::string>> values,
+    StringRef origin) {
+  ArchModel model;
+  model.name = name.str();
+  model.description = description.str();
+  model.origin = origin.str();
+  std::string errors;
+  auto error = [&](const llvm::Twine &msg) {
+    errors += (errors.empty() ? "" : "\n") + origin.str() + ": error: " +
+              msg.str();
+  };
+  if (name.empty())
+    error("the chip needs a name");
+  llvm::StringSet<> seen;
+  for (const auto &[key, text] : values) {
+    const ParamDecl *decl = nullptr;
+    for (const ParamDecl &d : params())
+      if (d.info.dottedKey() == key)
+        decl = &d;
+    if (!decl) {
+      error("unknown chip parameter '" + key + "'");
+      continue;
+    }
+    if (!seen.insert(key).second) {
+      error("chip parameter '" + key + "' given twice");
+      continue;
+    }
+    std::string problem =
+        ArchModelParser::applyValue(model, *decl, StringRef(text).trim());
+    if (!problem.empty())
+      error(problem);
+  }
+  for (const ParamDecl &d : params())
+    if (!seen.contains(d.info.dottedKey()))
+      error("missing chip parameter '" + d.info.dottedKey() + "' (" +
+            d.info.description + ", " + d.info.unit + ")");
+  if (!errors.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), errors);
+  return model;
+}
+
+std::string ArchModel::getValueText(const ArchParamInfo &param) const {
+  for (const ParamDecl &d : params())
+    if (StringRef(d.info.section) == param.section &&
+        StringRef(d.info.key) == param.key)
+      return ArchModelParser::valueText(*this, d);
+  llvm_unreachable("not a declared chip parameter");
+}
+
+std::vector<std::string> ArchModel::differences(const ArchModel &other) const {
+  std::vector<std::string> out;
+  for (const ParamDecl &d : params()) {
+    std::string mine = ArchModelParser::valueText(*this, d);
+    std::string theirs = ArchModelParser::valueText(other, d);
+    if (mine != theirs)
+      out.push_back(d.info.dottedKey() + " " + mine + " vs " + theirs);
+  }
+  return out;
+}
+
+std::string ArchModel::fingerprint() const {
+  // FNV-1a over "key=value\n" of every parameter in declaration order.
+  uint64_t h = 14695981039346656037ull;
+  for (const ParamDecl &d : params())
+    for (char c : d.info.dottedKey() + "=" +
+                      ArchModelParser::valueText(*this, d) + "\n") {
+      h ^= static_cast<unsigned char>(c);
+      h *= 1099511628211ull;
+    }
+  return llvm::formatv("{0:x-16}", h).str();
 }
 
 StringRef ArchModel::getSource(StringRef dottedKey) const {

@@ -31,10 +31,6 @@ using namespace snapflow;
 
 namespace {
 
-constexpr StringLiteral kTierAttr = "df.tier";
-constexpr StringLiteral kLiveAttr = "df.live";
-constexpr StringLiteral kPlanAttr = "df.memory_plan";
-
 double gib(int64_t bytes) { return static_cast<double>(bytes) / (1LL << 30); }
 
 /// A tensor the plan places.
@@ -63,14 +59,15 @@ struct PlanMemoryPass : public snapflow::impl::PlanMemoryBase<PlanMemoryPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto model = arch::ArchModel::load(chip);
-    if (!model) {
-      module.emitError() << "plan-memory: "
-                         << llvm::toString(model.takeError());
+    df::TargetAttr target = df::getTarget(module);
+    if (!target) {
+      module.emitError("plan-memory: the module has no df.target; run "
+                       "--assign-target{chip=...} first");
       return signalPassFailure();
     }
+    arch::ArchModel chip = target.getArchModel();
     for (auto fn : module.getOps<func::FuncOp>())
-      if (failed(plan(fn, *model)))
+      if (failed(plan(fn, chip)))
         return signalPassFailure();
   }
 
@@ -104,17 +101,20 @@ private:
         context = cache.getTotalSlots().value();
         policy = policyLabel(cache.getPolicy());
       }
-    if (auto c = fn->getAttrOfType<IntegerAttr>("llm.context_tokens"))
-      context = c.getInt();
-    else if (auto p = fn->getAttrOfType<IntegerAttr>("llm.prompt_tokens"))
-      context = p.getInt();
+    llm::WorkloadAttr workload = llm::getWorkload(fn);
+    if (workload) {
+      context = workload.getTokens();
+      batch = workload.getBatch();
+    }
 
     llvm::StringSet<> seenParams;
     fn.walk([&](Operation *op) {
       if (auto param = dyn_cast<llm::ParamOp>(op)) {
         // A weight named twice (MTP depths reusing the module) is stored once.
         if (!seenParams.insert(param.getName()).second) {
-          op->setAttr(kTierAttr, Builder(op).getStringAttr("hbm"));
+          df::setPlacement(op, df::PlacementAttr::get(
+                                   op->getContext(), arch::MemoryTier::HBM,
+                                   ArrayRef<int64_t>()));
           return;
         }
         CheckedInt times = 1;
@@ -206,9 +206,8 @@ private:
         ddr += t->bytes;
       }
     }
-    StringRef phase = "decode";
-    if (auto p = fn->getAttrOfType<llm::PhaseAttr>("llm.phase"))
-      phase = llm::stringifyPhase(p.getValue());
+    StringRef phase =
+        workload ? llm::stringifyPhase(workload.getPhase()) : "decode";
     auto describe = [&](StringRef tier, int64_t need, int64_t cap) {
       return llvm::formatv(
                  "{0} batch {1} context {2} kv={3} needs {4:f1} GiB {5} per "
@@ -244,30 +243,15 @@ private:
     }
 
     // Record the plan.
-    Builder b(fn.getContext());
+    MLIRContext *ctx = fn.getContext();
     for (const Tensor &t : weights)
-      t.owner->setAttr(kTierAttr, b.getStringAttr(arch::tierName(t.tier)));
-    for (const Tensor &t : activations) {
-      t.owner->setAttr(kTierAttr, b.getStringAttr(arch::tierName(t.tier)));
-      t.owner->setAttr(kLiveAttr, b.getDenseI64ArrayAttr({t.first, t.last}));
-    }
-    int64_t sramBytes = sramPeak;
-    int64_t hbmBytes = hbm;
-    fn->setAttr(kPlanAttr,
-                b.getDictionaryAttr({
-                    b.getNamedAttr("weights_bytes",
-                                   b.getI64IntegerAttr(weightBytes)),
-                    b.getNamedAttr("kv_bytes", b.getI64IntegerAttr(kvBytes)),
-                    b.getNamedAttr("activation_bytes",
-                                   b.getI64IntegerAttr(activationPeak)),
-                    b.getNamedAttr("sram_bytes",
-                                   b.getI64IntegerAttr(sramBytes)),
-                    b.getNamedAttr("hbm_bytes", b.getI64IntegerAttr(hbmBytes)),
-                    b.getNamedAttr("ddr_bytes", b.getI64IntegerAttr(ddr)),
-                    b.getNamedAttr("max_batch", b.getI64IntegerAttr(maxBatch)),
-                    b.getNamedAttr("fits", b.getBoolAttr(misfit.empty())),
-                    b.getNamedAttr("diagnostic", b.getStringAttr(misfit)),
-                }));
+      df::setPlacement(t.owner, df::PlacementAttr::get(ctx, t.tier, {}));
+    for (const Tensor &t : activations)
+      df::setPlacement(t.owner,
+                       df::PlacementAttr::get(ctx, t.tier, {t.first, t.last}));
+    df::setMemoryPlan(fn, df::MemoryPlanAttr::get(
+                              ctx, weightBytes, kvBytes, activationPeak,
+                              sramPeak, hbm, ddr, maxBatch, misfit));
     return success();
   }
 
@@ -293,26 +277,3 @@ private:
 };
 
 } // namespace
-
-std::optional<MemoryPlan> snapflow::getMemoryPlan(Operation *function) {
-  auto dict = function->getAttrOfType<DictionaryAttr>(kPlanAttr);
-  if (!dict)
-    return std::nullopt;
-  auto get = [&](StringRef key) -> int64_t {
-    auto a = dict.getAs<IntegerAttr>(key);
-    return a ? a.getInt() : 0;
-  };
-  MemoryPlan p;
-  p.weightBytes = get("weights_bytes");
-  p.kvBytes = get("kv_bytes");
-  p.activationBytes = get("activation_bytes");
-  p.sramBytes = get("sram_bytes");
-  p.hbmBytes = get("hbm_bytes");
-  p.ddrBytes = get("ddr_bytes");
-  p.maxBatch = get("max_batch");
-  if (auto fits = dict.getAs<BoolAttr>("fits"))
-    p.fits = fits.getValue();
-  if (auto d = dict.getAs<StringAttr>("diagnostic"))
-    p.diagnostic = d.str();
-  return p;
-}

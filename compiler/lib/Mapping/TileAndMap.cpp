@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -38,22 +39,20 @@ namespace {
 constexpr int64_t kMinTileBytes = 64 * 1024;
 
 /// What a stage computes; gemm runs PCUs as systolic arrays, the rest SIMD.
-StringRef stageKind(Operation *op) {
-  return llvm::TypeSwitch<Operation *, StringRef>(op)
+/// Ops that are not stages (params, views, collectives, loops) have none.
+std::optional<df::StageKind> stageKind(Operation *op) {
+  using K = std::optional<df::StageKind>;
+  return llvm::TypeSwitch<Operation *, K>(op)
       .Case<llm::LinearOp, llm::MLPOp, llm::MoEOp, llm::LMHeadOp,
             llm::AttentionOp, llm::MLAAttentionOp, llm::MTPOp, kv::ScoreOp>(
-          [](auto) { return "gemm"; })
-      .Case<llm::RMSNormOp>([](auto) { return "norm"; })
+          [](auto) { return df::StageKind::gemm; })
+      .Case<llm::RMSNormOp>([](auto) { return df::StageKind::norm; })
       .Case<llm::AddOp, llm::RopeOp, kv::PoolOp>(
-          [](auto) { return "elementwise"; })
-      .Case<kv::TopKOp>([](auto) { return "topk"; })
+          [](auto) { return df::StageKind::elementwise; })
+      .Case<kv::TopKOp>([](auto) { return df::StageKind::topk; })
       .Case<llm::EmbedOp, kv::GatherStoreOp, kv::AppendOp, kv::ReadOp>(
-          [](auto) { return "gather"; })
-      .Default([](auto) { return ""; });
-}
-
-bool isCollective(Operation *op) {
-  return isa<llm::AllReduceOp, llm::AllGatherOp, llm::AllToAllOp>(op);
+          [](auto) { return df::StageKind::gather; })
+      .Default([](auto) { return K(); });
 }
 
 /// Bytes a stage streams from memory (weights and KV), as opposed to
@@ -105,10 +104,10 @@ struct TileAndMapPass : public snapflow::impl::TileAndMapBase<TileAndMapPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto model = arch::ArchModel::load(chip);
-    if (!model) {
-      module.emitError() << "tile-and-map: "
-                         << llvm::toString(model.takeError());
+    df::TargetAttr target = df::getTarget(module);
+    if (!target) {
+      module.emitError("tile-and-map: the module has no df.target; run "
+                       "--assign-target{chip=...} first");
       return signalPassFailure();
     }
     if (maxTiles < 1) {
@@ -116,9 +115,9 @@ struct TileAndMapPass : public snapflow::impl::TileAndMapBase<TileAndMapPass> {
                          << static_cast<int64_t>(maxTiles);
       return signalPassFailure();
     }
-    module->setAttr("df.chip", Builder(module).getStringAttr(model->getName()));
+    arch::ArchModel chip = target.getArchModel();
     for (auto fn : module.getOps<func::FuncOp>())
-      mapFunction(fn, *model);
+      mapFunction(fn, chip);
   }
 
 private:
@@ -148,29 +147,29 @@ private:
       sections.back().second.push_back(&op);
     }
 
-    Builder b(fn.getContext());
-    SmallVector<Attribute> summaries;
+    SmallVector<df::SectionMapAttr> summaries;
     for (auto [index, section] : llvm::enumerate(sections))
       summaries.push_back(mapSection(section.first, repeats[index],
-                                     section.second, index, chip, b));
-    fn->setAttr("df.sections", b.getArrayAttr(summaries));
+                                     section.second, index, chip));
+    df::setSections(fn, summaries);
   }
 
-  DictionaryAttr mapSection(StringRef name, int64_t repeat,
-                            ArrayRef<Operation *> ops, int64_t index,
-                            const arch::ArchModel &chip, Builder &b) {
+  df::SectionMapAttr mapSection(StringRef name, int64_t repeat,
+                                ArrayRef<Operation *> ops, int64_t index,
+                                const arch::ArchModel &chip) {
     const arch::SocketParams &s = chip.socket();
     SmallVector<Operation *> stages;
+    SmallVector<df::StageKind> kinds;
     SmallVector<double> computeTime, bytes, flops;
     SmallVector<int64_t> tileBytes, tiles, streams;
     for (Operation *op : ops) {
-      op->setAttr("df.section", b.getI64IntegerAttr(index));
-      StringRef kind = stageKind(op);
-      if (kind.empty())
+      df::setSection(op, index);
+      std::optional<df::StageKind> kind = stageKind(op);
+      if (!kind)
         continue;
       auto cost = cast<CostOpInterface>(op);
-      double rate = kind == "gemm" ? s.pcuSystolicFlopsPerCycle
-                                   : s.pcuSimdFlopsPerCycle;
+      double rate = *kind == df::StageKind::gemm ? s.pcuSystolicFlopsPerCycle
+                                                 : s.pcuSimdFlopsPerCycle;
       int64_t streamed = streamedBytes(op);
       int64_t tile = std::max(
           kMinTileBytes, ceilDiv(CheckedInt(streamed), static_cast<int64_t>(maxTiles)).value());
@@ -186,7 +185,7 @@ private:
       tileBytes.push_back(streamed > 0 ? std::min(tile, streamed) : 0);
       tiles.push_back(count);
       streams.push_back(op->getNumOperands() + op->getNumResults());
-      op->setAttr("df.kind", b.getStringAttr(kind));
+      kinds.push_back(*kind);
     }
     int64_t n = static_cast<int64_t>(stages.size());
     bool oversubscribed = n > s.pcuCount;
@@ -222,32 +221,19 @@ private:
       int64_t pmus = 2 * ((tileBytes[i] + s.sramBytesPerPmu - 1) /
                           s.sramBytesPerPmu) +
                      streams[i];
-      op->setAttr("df.pcus", b.getI64IntegerAttr(pcus[i]));
-      op->setAttr("df.pmus", b.getI64IntegerAttr(pmus));
-      op->setAttr("df.agcus", b.getI64IntegerAttr(agcus[i]));
-      op->setAttr("df.tiles", b.getI64IntegerAttr(tiles[i]));
-      op->setAttr("df.tile_bytes", b.getI64IntegerAttr(tileBytes[i]));
+      df::setStageMap(op, df::StageMapAttr::get(op->getContext(), kinds[i],
+                                                tiles[i], tileBytes[i],
+                                                pcus[i], pmus, agcus[i]));
       pcuSum += pcus[i];
       pmuSum += pmus;
       agcuSum = std::max(agcuSum, agcus[i]); // lanes of the busiest stage
     }
-    for (Operation *op : ops)
-      if (isCollective(op))
-        op->setAttr("df.kind", b.getStringAttr("collective"));
-    SmallVector<NamedAttribute> summary = {
-        b.getNamedAttr("name", b.getStringAttr(name)),
-        b.getNamedAttr("repeat", b.getI64IntegerAttr(repeat)),
-        b.getNamedAttr("stages", b.getI64IntegerAttr(n)),
-        b.getNamedAttr("pcus", b.getI64IntegerAttr(pcuSum)),
-        b.getNamedAttr("pmus", b.getI64IntegerAttr(pmuSum)),
-        b.getNamedAttr("agcus", b.getI64IntegerAttr(agcuSum)),
-    };
+    double ratio = 1.0;
     if (oversubscribed || pmuSum > s.pmuCount)
-      summary.push_back(b.getNamedAttr(
-          "oversubscribed",
-          b.getF64FloatAttr(std::max(double(pcuSum) / s.pcuCount,
-                                     double(pmuSum) / s.pmuCount))));
-    return b.getDictionaryAttr(summary);
+      ratio = std::max({1.0, double(pcuSum) / s.pcuCount,
+                        double(pmuSum) / s.pmuCount});
+    return df::SectionMapAttr::get(&getContext(), name, repeat, n, pcuSum,
+                                   pmuSum, agcuSum, llvm::APFloat(ratio));
   }
 };
 

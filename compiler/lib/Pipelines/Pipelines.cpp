@@ -1,8 +1,8 @@
 //===- Pipelines.cpp - The snapflow compilation pipeline ------------------===//
 //
-// Reads top to bottom as the compiler's architecture: model-level rewrites
-// (compression, parallelism, looping), then chip mapping (tiles, memory),
-// then lowering to the dataflow program.
+// Reads top to bottom as the compiler's architecture: the target chip, then
+// model-level rewrites (compression, parallelism, looping), then chip mapping
+// (tiles, memory), then lowering to the dataflow program.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,12 +15,30 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringRef.h"
 
 using namespace mlir;
 using namespace snapflow;
 
+const PipelineOptions::Info &PipelineOptions::info(llvm::StringRef flag) {
+  static const Info infos[] = {
+#define SNAPFLOW_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)            \
+  {FLAG, HELP, #DEFAULT},
+#include "snapflow/Pipelines/PipelineOptions.def"
+  };
+  for (const Info &i : infos)
+    if (flag == i.flag)
+      return i;
+  llvm_unreachable("not a pipeline option");
+}
+
 void snapflow::buildSnapflowPipeline(OpPassManager &pm,
                                      const PipelineOptions &o) {
+  // The target first: every later pass that needs the chip (shard-tp for
+  // its socket count, tile-and-map, plan-memory) reads the module's
+  // df.target, never an option of its own.
+  pm.addPass(createAssignTarget({o.chip}));
+
   // Model level: the KV policy first, while caches still have their full
   // context (its budget is a share of it); then split over the sockets, so
   // the selection ops inserted above follow the local heads; then fold the
@@ -43,13 +61,9 @@ void snapflow::buildSnapflowPipeline(OpPassManager &pm,
 
   // Chip mapping: tiles and units per stage, then the memory tier of every
   // tensor, checked against capacity.
-  if (!o.planOnly) {
-    TileAndMapOptions tiles;
-    tiles.chip = o.chip;
-    pm.addPass(createTileAndMap(tiles));
-  }
+  if (!o.planOnly)
+    pm.addPass(createTileAndMap({o.maxTiles}));
   PlanMemoryOptions mem;
-  mem.chip = o.chip;
   mem.allowDdr = o.allowDdr;
   mem.requireFit = o.requireFit;
   pm.addPass(createPlanMemory(mem));
@@ -61,51 +75,29 @@ void snapflow::buildSnapflowPipeline(OpPassManager &pm,
 }
 
 namespace {
-struct CLIPipelineOptions
-    : public PassPipelineOptions<CLIPipelineOptions> {
-  Option<std::string> chip{*this, "chip", llvm::cl::init("sn40l-16"),
-                           llvm::cl::desc("Chip name or YAML path")};
-  Option<std::string> kv{*this, "kv", llvm::cl::init("full"),
-                         llvm::cl::desc("KV policy string")};
-  Option<int64_t> context{*this, "context", llvm::cl::init(0),
-                          llvm::cl::desc("Context the policy is resolved for")};
-  Option<int64_t> tp{*this, "tp", llvm::cl::init(1),
-                     llvm::cl::desc("Tensor-parallel sockets")};
-  Option<std::string> mlaCache{*this, "mla-cache",
-                               llvm::cl::init("replicate"),
-                               llvm::cl::desc("replicate | sequence")};
-  Option<std::string> moe{*this, "moe", llvm::cl::init("expert"),
-                          llvm::cl::desc("expert | split")};
-  Option<bool> allowDdr{*this, "allow-ddr", llvm::cl::init(false),
-                        llvm::cl::desc("Let weights overflow to DDR")};
-  Option<bool> fuseLayers{*this, "fuse-layers", llvm::cl::init(true),
-                          llvm::cl::desc("Fold identical layers into loops")};
-  Option<int64_t> routingSeed{
-      *this, "routing-seed", llvm::cl::init(-1),
-      llvm::cl::desc("Seeded MoE routing model (-1: uniform formula)")};
-  Option<double> routingSkew{*this, "routing-skew", llvm::cl::init(0.0),
-                             llvm::cl::desc("Zipf exponent of expert "
-                                            "popularity")};
+/// `--snapflow-pipeline="chip=... kv=..."`: every PipelineOptions field.
+struct CLIPipelineOptions : public PassPipelineOptions<CLIPipelineOptions> {
+#define SNAPFLOW_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)            \
+  Option<TYPE> FIELD{*this, FLAG, llvm::cl::init(DEFAULT),                     \
+                     llvm::cl::desc(HELP)};
+#include "snapflow/Pipelines/PipelineOptions.def"
+
+  PipelineOptions get() const {
+    PipelineOptions o;
+#define SNAPFLOW_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)            \
+  o.FIELD = FIELD;
+#include "snapflow/Pipelines/PipelineOptions.def"
+    return o;
+  }
 };
 } // namespace
 
 void snapflow::registerSnapflowPipeline() {
   PassPipelineRegistration<CLIPipelineOptions>(
       "snapflow-pipeline",
-      "Compress KV, shard over sockets, fuse layers, tile and map, plan "
-      "memory, lower to df",
+      "Assign the target chip, compress KV, shard over sockets, fuse layers, "
+      "tile and map, plan memory, lower to df",
       [](OpPassManager &pm, const CLIPipelineOptions &cli) {
-        PipelineOptions o;
-        o.chip = cli.chip;
-        o.kv = cli.kv;
-        o.context = cli.context;
-        o.tp = cli.tp;
-        o.mlaCache = cli.mlaCache;
-        o.moe = cli.moe;
-        o.allowDdr = cli.allowDdr;
-        o.fuseLayers = cli.fuseLayers;
-        o.routingSeed = cli.routingSeed;
-        o.routingSkew = cli.routingSkew;
-        buildSnapflowPipeline(pm, o);
+        buildSnapflowPipeline(pm, cli.get());
       });
 }

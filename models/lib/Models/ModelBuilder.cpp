@@ -37,6 +37,7 @@ public:
                      : Type(b.getBF16Type())),
         batch(o.batch),
         mtp(phase == llm::Phase::decode ? o.mtpDepth : 0),
+        acceptance(o.mtpAcceptance),
         tokens(phase == llm::Phase::prefill ? o.promptTokens : 1 + mtp),
         slots(phase == llm::Phase::prefill ? o.promptTokens
                                            : o.contextTokens) {}
@@ -51,11 +52,9 @@ public:
     results.push_back(cacheType);
     auto fn = b.create<func::FuncOp>(
         loc, name, b.getFunctionType({tokensType, cacheType}, results));
-    fn->setAttr("llm.phase", llm::PhaseAttr::get(b.getContext(), phase));
-    fn->setAttr("llm.batch", b.getI64IntegerAttr(batch));
-    fn->setAttr(phase == llm::Phase::prefill ? "llm.prompt_tokens"
-                                             : "llm.context_tokens",
-                b.getI64IntegerAttr(slots));
+    llm::setWorkload(fn, llm::WorkloadAttr::get(
+                             b.getContext(), phase, batch, slots, mtp,
+                             llvm::APFloat(mtp > 0 ? acceptance : 0.0)));
     Block *entry = fn.addEntryBlock();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(entry);
@@ -71,7 +70,7 @@ public:
       Operation *before = &entry->back();
       h = layer(i, h);
       for (Operation *op = before->getNextNode(); op; op = op->getNextNode())
-        op->setAttr(llm::kLayerAttrName, b.getI64IntegerAttr(i));
+        llm::setLayer(op, i);
     }
     Value last = h;
     h = norm("model.norm.weight", h);
@@ -99,8 +98,7 @@ public:
       outs.push_back(b.create<llm::LMHeadOp>(loc, logitsType, hn, head,
                                              /*last_token_only=*/false));
       for (Operation *op = before->getNextNode(); op; op = op->getNextNode())
-        op->setAttr(llm::kLayerAttrName,
-                    b.getI64IntegerAttr(c.numLayers + k - 1));
+        llm::setLayer(op, c.numLayers + k - 1);
     }
     outs.push_back(cache);
     b.create<func::ReturnOp>(loc, outs);
@@ -227,7 +225,9 @@ private:
   llm::Phase phase;
   Location loc;
   Type bf16, projType;
-  int64_t batch, mtp, tokens, slots;
+  int64_t batch, mtp;
+  double acceptance;
+  int64_t tokens, slots;
   Value cache;
 };
 
@@ -254,6 +254,11 @@ snapflow::models::buildModel(MLIRContext &context, const ModelConfig &config,
   if (options.mtpDepth < 0)
     return optionError("--mtp must be >= 0, got " +
                        llvm::Twine(options.mtpDepth));
+  if (!(options.mtpAcceptance >= 0.0 && options.mtpAcceptance <= 1.0))
+    return optionError(llvm::formatv("--mtp-acceptance must be in [0, 1], got "
+                                     "{0}",
+                                     options.mtpAcceptance)
+                           .str());
   if (options.mtpDepth > 0 && config.numMtpLayers == 0)
     return optionError("--mtp " + llvm::Twine(options.mtpDepth) + ": " +
                        config.name +
@@ -271,8 +276,7 @@ snapflow::models::buildModel(MLIRContext &context, const ModelConfig &config,
   OpBuilder b(&context);
   OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
   module->setSymName("model");
-  (*module)->setAttr("llm.model", b.getStringAttr(config.name));
-  (*module)->setAttr("llm.model_type", b.getStringAttr(config.modelType));
+  llm::setModel(*module, config.name, config.modelType);
   b.setInsertionPointToEnd(module->getBody());
   if (options.buildPrefill)
     PhaseBuilder(b, config, options, llm::Phase::prefill).build("prefill");

@@ -4,18 +4,6 @@
 
 using namespace snapflow::sim;
 
-const char *snapflow::sim::tierName(Tier tier) {
-  switch (tier) {
-  case Tier::SRAM:
-    return "sram";
-  case Tier::HBM:
-    return "hbm";
-  case Tier::DDR:
-    return "ddr";
-  }
-  return "?";
-}
-
 const char *snapflow::sim::stageKindName(StageKind kind) {
   switch (kind) {
   case StageKind::Gemm:
@@ -48,7 +36,7 @@ const char *snapflow::sim::collectiveKindName(CollectiveKind kind) {
   return "?";
 }
 
-int64_t Program::tensorBytes(Tier tier) const {
+int64_t Program::tensorBytes(arch::MemoryTier tier) const {
   int64_t bytes = 0;
   for (const Tensor &t : tensors)
     if (t.tier == tier)

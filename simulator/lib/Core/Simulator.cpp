@@ -318,7 +318,7 @@ private:
   }
 
   BandwidthServer &tierOf(SectionRun &r, const Node &n) {
-    Tier t = Tier::HBM;
+    arch::MemoryTier t = arch::MemoryTier::HBM;
     if (n.tensor >= 0)
       t = r.program->tensors[n.tensor].tier;
     return *socketOf(r).tiers[static_cast<int>(t)];
@@ -482,7 +482,7 @@ private:
       int here = static_cast<int>(i);
       for (size_t k = 0; k < p.tensors.size(); ++k) {
         const Tensor &t = p.tensors[k];
-        if (t.tier == Tier::SRAM &&
+        if (t.tier == arch::MemoryTier::SRAM &&
             (here < live[k].first || here > live[k].second))
           continue;
         v[static_cast<int>(t.tier)] += double(t.bytes);

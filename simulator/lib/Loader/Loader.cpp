@@ -6,6 +6,8 @@
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Dialect/LLM/IR/LLMOps.h"
 
+#include "snapflow/Support/CheckedInt.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -23,18 +25,6 @@ namespace {
 
 llvm::Error makeError(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
-
-Tier convert(df::Tier t) {
-  switch (t) {
-  case df::Tier::sram:
-    return Tier::SRAM;
-  case df::Tier::hbm:
-    return Tier::HBM;
-  case df::Tier::ddr:
-    return Tier::DDR;
-  }
-  return Tier::HBM;
 }
 
 StageKind convert(df::StageKind k) {
@@ -80,45 +70,40 @@ std::string label(Operation *op) {
   return s;
 }
 
-/// Converts one verified df.program.
-Program convertProgram(df::ProgramOp prog) {
+/// Converts one verified df.program; an error at the op whose byte counts
+/// exceed 64 bits (a tensor, or a node's tiles x tile bytes x repeat).
+FailureOr<Program> convertProgram(df::ProgramOp prog) {
   Program p;
   p.name = prog.getSymName().str();
-  p.chip = prog.getChip().str();
   p.tp = prog.getTp();
+  // The verifier guarantees the module's df.target (the chip the program
+  // was mapped for, every parameter).
+  p.target = df::getTarget(prog).getArchModel();
   p.phase = p.name;
-  if (auto phase = prog->getAttrOfType<llm::PhaseAttr>("llm.phase"))
-    p.phase = llm::stringifyPhase(phase.getValue()).str();
-  if (auto b = prog->getAttrOfType<IntegerAttr>("llm.batch"))
-    p.batch = b.getInt();
-  if (auto t = prog->getAttrOfType<IntegerAttr>("llm.context_tokens"))
-    p.tokens = t.getInt();
-  if (auto t = prog->getAttrOfType<IntegerAttr>("llm.prompt_tokens"))
-    p.tokens = t.getInt();
-  if (auto t = prog->getAttrOfType<FloatAttr>("llm.tokens_per_step"))
-    p.tokensPerStep = t.getValueAsDouble();
-  else if (p.phase == "prefill")
-    p.tokensPerStep = 1; // the first generated token
-  if (auto plan = prog->getAttrOfType<DictionaryAttr>("df.memory_plan")) {
-    auto get = [&](StringRef k) -> int64_t {
-      auto a = plan.getAs<IntegerAttr>(k);
-      return a ? a.getInt() : 0;
-    };
-    p.weightBytes = get("weights_bytes");
-    p.kvBytes = get("kv_bytes");
-    p.activationBytes = get("activation_bytes");
-    p.maxBatch = get("max_batch");
+  if (llm::WorkloadAttr w = llm::getWorkload(prog)) {
+    p.phase = llm::stringifyPhase(w.getPhase()).str();
+    p.batch = w.getBatch();
+    p.tokens = w.getTokens();
+    // A prefill step yields the first generated token.
+    p.tokensPerStep = w.getTokensPerStep();
+  }
+  if (df::MemoryPlanAttr plan = df::getMemoryPlan(prog)) {
+    p.weightBytes = plan.getWeightsBytes();
+    p.kvBytes = plan.getKvBytes();
+    p.activationBytes = plan.getActivationBytes();
+    p.maxBatch = plan.getMaxBatch();
   }
 
   llvm::StringMap<int> tensorIndex;
   for (auto t : prog.getBody().front().getOps<df::TensorOp>()) {
     Tensor tensor;
     tensor.name = t.getSymName().str();
-    auto type = cast<RankedTensorType>(t.getType());
-    tensor.bytes = type.getNumElements() *
-                   ((type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
-    tensor.tier = convert(t.getTier());
-    tensor.isKV = tensor.name == "kv_cache";
+    std::optional<int64_t> bytes = getTensorBytes(t.getType()).get();
+    if (!bytes)
+      return t.emitOpError("byte size exceeds a 64-bit count");
+    tensor.bytes = *bytes;
+    tensor.tier = t.getTier().getValue();
+    tensor.isKV = t.getKvCache();
     tensorIndex[tensor.name] = static_cast<int>(p.tensors.size());
     p.tensors.push_back(tensor);
   }
@@ -184,6 +169,14 @@ Program convertProgram(df::ProgramOp prog) {
       } else {
         continue;
       }
+      // Every byte count the simulator and the roofline form from this node
+      // (tiles x tile bytes, once per loop iteration) must fit in 64 bits.
+      for (int stream : llvm::concat<int>(n.inputs, n.outputs))
+        if ((CheckedInt(s.streams[stream].tiles) *
+             s.streams[stream].tileBytes * s.repeat)
+                .overflowed())
+          return op.emitOpError("moves more bytes per step than a 64-bit "
+                                "count holds (tiles x tile bytes x repeat)");
       for (int in : n.inputs)
         s.streams[in].consumers.push_back(self);
       for (int out : n.outputs) {
@@ -207,7 +200,9 @@ llvm::Expected<Program> snapflow::sim::parseProgram(llvm::StringRef text,
                       func::FuncDialect>();
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sm;
-  sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(text, bufferName),
+  // A copy: the parser needs a NUL-terminated buffer, and `text` may be a
+  // slice of a larger one.
+  sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, bufferName),
                         llvm::SMLoc());
   std::string errors;
   llvm::raw_string_ostream os(errors);
@@ -238,7 +233,13 @@ llvm::Expected<Program> snapflow::sim::parseProgram(llvm::StringRef text,
                                               : name.str()) +
                                 "; the file has " + known));
   }
-  return convertProgram(chosen);
+  FailureOr<Program> program = convertProgram(chosen);
+  if (failed(program)) {
+    while (!errors.empty() && errors.back() == '\n')
+      errors.pop_back();
+    return makeError(errors);
+  }
+  return std::move(*program);
 }
 
 llvm::Expected<Program> snapflow::sim::loadProgram(llvm::StringRef path,

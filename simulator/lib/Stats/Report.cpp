@@ -44,6 +44,7 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
   Object report{
       {"program", decode.name},
       {"chip", chip.getName()},
+      {"chip_fingerprint", chip.fingerprint()},
       {"tp", decode.tp},
       {"batch", decode.batch},
       {"context_tokens", decode.tokens},

@@ -1,46 +1,89 @@
-// Tests that --lower-to-df turns mapped phase functions into df programs.
+// RUN: snapflow-opt %s -split-input-file --lower-to-df -verify-diagnostics | FileCheck %s
 
-// Llama-3.1-8B decode on one socket: tensors declared first (weights stacked
-// over the 32 layers of the loop, the KV cache as layers x batch x slots x
-// K+V width), then one section per mapped section; in the loop, weights
-// stream in the mapped tiles (q_proj 32 MiB in 64 tiles of 64 rows), the
-// attention reads its layer's 4096 slots (64 tiles of 64) and stores one new
-// token; the hidden state goes home between iterations.
-// RUN: snapflow import --model llama-3.1-8b --batch 1 --prompt 16 --context 4096 | snapflow-opt --pass-pipeline="builtin.module(func.func(fuse-layers),tile-and-map{chip=sn40l},plan-memory{chip=sn40l},lower-to-df)" | FileCheck %s
-// CHECK-LABEL: df.program @decode attributes {chip = "sn40l"
-// CHECK-SAME:    tp = 1 : i64
-// CHECK-DAG:     df.tensor @kv_cache : tensor<32x1x4096x2048xbf16> in hbm
-// CHECK-DAG:     df.tensor @model.layers.0.self_attn.q_proj.weight : tensor<32x4096x4096xbf16> in hbm
-// CHECK-DAG:     df.tensor @"0_carry0" : tensor<4096xbf16> in sram
-// CHECK:         df.section @part_0 {
-// CHECK:           df.stage gather
-// CHECK:         df.section @layers_0_31 repeat 32 {
-// CHECK:           %[[H:.+]] = df.load @"0_carry0" tiles 1
-// CHECK:           df.load @model.layers.0.self_attn.q_proj.weight tiles 64 {agcus = {{[0-9]+}} : i64} : !df.stream<tensor<1x64x4096xbf16>, 2>
-// CHECK:           %[[KV:.+]] = df.load @kv_cache tiles 64 {{.*}}: !df.stream<tensor<1x1x64x2048xbf16>, 2>
-// CHECK:           %[[A:.+]]:2 = df.stage gemm({{.+}}, %[[KV]]) {{.+}}output_tiles = array<i64: 64, 1>
-// CHECK-NEXT:      df.store %[[A]]#1 to @kv_cache : !df.stream<tensor<1x1x1x2048xbf16>, 2>
-// CHECK:           df.store %{{.+}} to @"0_carry0"
-// CHECK:         df.section @part_2 {
-// CHECK-NOT:     func.func
+// Tests that a mapped decode function becomes a df program: tensors first
+// (weights stacked over their layers in the tier plan-memory chose, the KV
+// cache marked as such, homes for values that leave a section), then one
+// section per #df.section with its repeat; weights stream in the mapped
+// tiles; the attention reads its layer's cache and stores one new token;
+// the program keeps the workload, the memory plan and the sections.
+// Attention FLOPs: 4 heads x 64 slots x (4 x 16 + 5) = 17,664, 8,832 per
+// tile over 2 tiles; the KV layer, 64 slots x 64 values x 2 B = 8,192 B,
+// streams in 2 tiles of the mapped 4,096 B.
+// CHECK-LABEL: df.program @decode attributes {df.memory_plan = #df.memory_plan<weights_bytes = 24576, {{.+}}>, df.sections = [#df.section<name = "attn", {{.+}}>, #df.section<name = "out", repeat = 3, {{.+}}>], llm.workload = #llm.workload<decode, batch = 1, tokens = 64>, tp = 1 : i64} {
+// CHECK-NEXT:    df.tensor @kv_cache : tensor<1x1x64x64xbf16> in hbm kv_cache
+// CHECK-NEXT:    df.tensor @tokens : tensor<64xbf16> in sram
+// CHECK-NEXT:    df.tensor @wq : tensor<1x64x64xbf16> in hbm
+// CHECK-NEXT:    df.tensor @wk : tensor<1x32x64xbf16> in hbm
+// CHECK-NEXT:    df.tensor @wv : tensor<1x32x64xbf16> in ddr
+// CHECK-NEXT:    df.tensor @[[HOME:act[0-9]+]] : tensor<64xbf16> in sram
+// CHECK-NEXT:    df.tensor @wo : tensor<1x64x64xbf16> in hbm
+// CHECK-NEXT:    df.tensor @[[OUT:act[0-9]+]] : tensor<64xbf16> in sram
+// CHECK-NEXT:    df.section @attn {
+// CHECK-NEXT:      %[[X:.+]] = df.load @tokens tiles 1 : !df.stream<tensor<64xbf16>, 2>
+// CHECK-NEXT:      %[[WQ:.+]] = df.load @wq tiles 2 {agcus = 2 : i64} : !df.stream<tensor<1x32x64xbf16>, 2>
+// CHECK-NEXT:      %[[Q:.+]] = df.stage gemm(%[[X]], %[[WQ]]) {flops_per_tile = 4096 : i64, output_tiles = array<i64: 2>, pcus = 1 : i64, tiles = 2 : i64}
+// CHECK:           %[[KV:.+]] = df.load @kv_cache tiles 2 {agcus = 2 : i64} : !df.stream<tensor<1x1x32x64xbf16>, 2>
+// CHECK-NEXT:      %[[A:.+]]:2 = df.stage gemm(%[[Q]], %{{.+}}, %{{.+}}, %[[KV]]) {flops_per_tile = 8832 : i64, output_tiles = array<i64: 2, 1>, pcus = 1 : i64, tiles = 2 : i64}
+// CHECK-NEXT:      df.store %[[A]]#0 to @[[HOME]]
+// CHECK-NEXT:      df.store %[[A]]#1 to @kv_cache : !df.stream<tensor<1x1x1x64xbf16>, 2>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    df.section @out repeat 3 {
+// CHECK-NEXT:      %[[O:.+]] = df.load @[[HOME]] tiles 1
+// CHECK-NEXT:      %[[WO:.+]] = df.load @wo tiles 2 {agcus = 2 : i64}
+// CHECK-NEXT:      %[[Y:.+]] = df.stage gemm(%[[O]], %[[WO]]) {flops_per_tile = 4096 : i64, output_tiles = array<i64: 2>, pcus = 4 : i64, tiles = 2 : i64}
+// CHECK-NEXT:      df.store %[[Y]] to @[[OUT]]
+// CHECK-NEXT:    }
+!c = !kv.cache<layers = 1, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>
+module attributes {df.target = #df.target<"tiny">, llm.tp = 1 : i64} {
+func.func @decode(%x: tensor<1x1x64xbf16>, %c: !c) -> (tensor<1x1x64xbf16>, !c) attributes {llm.workload = #llm.workload<decode, batch = 1, tokens = 64>, df.sections = [#df.section<name = "attn", repeat = 1, stages = 4, pcus = 4, pmus = 16, agcus = 2, oversubscribed = 4.0>, #df.section<name = "out", repeat = 3, stages = 1, pcus = 4, pmus = 5, agcus = 2, oversubscribed = 1.25>], df.memory_plan = #df.memory_plan<weights_bytes = 24576, kv_bytes = 8192, activation_bytes = 256, sram_bytes = 256, hbm_bytes = 32768, ddr_bytes = 0, max_batch = 100>} {
+  %wq = llm.param @wq {df.section = 0 : i64, df.placement = #df.placement<hbm>} : tensor<64x64xbf16>
+  %wk = llm.param @wk {df.section = 0 : i64, df.placement = #df.placement<hbm>} : tensor<32x64xbf16>
+  %wv = llm.param @wv {df.section = 0 : i64, df.placement = #df.placement<ddr>} : tensor<32x64xbf16>
+  %q = llm.linear %x, %wq {df.section = 0 : i64, df.stage = #df.stage<gemm, tiles = 2, tile_bytes = 4096, pcus = 1, pmus = 4, agcus = 2>, df.placement = #df.placement<sram, live = [4, 7]>} : tensor<1x1x64xbf16>, tensor<64x64xbf16> -> tensor<1x1x64xbf16>
+  %k = llm.linear %x, %wk {df.section = 0 : i64, df.stage = #df.stage<gemm, tiles = 1, tile_bytes = 4096, pcus = 1, pmus = 4, agcus = 1>, df.placement = #df.placement<sram, live = [5, 7]>} : tensor<1x1x64xbf16>, tensor<32x64xbf16> -> tensor<1x1x32xbf16>
+  %v = llm.linear %x, %wv {df.section = 0 : i64, df.stage = #df.stage<gemm, tiles = 1, tile_bytes = 4096, pcus = 1, pmus = 4, agcus = 1>, df.placement = #df.placement<sram, live = [6, 7]>} : tensor<1x1x64xbf16>, tensor<32x64xbf16> -> tensor<1x1x32xbf16>
+  %o, %c1 = llm.attention %q, %k, %v, %c {layer = 0, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase decode>, df.section = 0 : i64, df.stage = #df.stage<gemm, tiles = 2, tile_bytes = 4096, pcus = 1, pmus = 4, agcus = 2>, df.placement = #df.placement<sram, live = [7, 8]>} : tensor<1x1x64xbf16>, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>, !c -> tensor<1x1x64xbf16>
+  %wo = llm.param @wo {df.section = 1 : i64, df.placement = #df.placement<hbm>} : tensor<64x64xbf16>
+  %y = llm.linear %o, %wo {df.section = 1 : i64, df.stage = #df.stage<gemm, tiles = 2, tile_bytes = 4096, pcus = 4, pmus = 5, agcus = 2>, df.placement = #df.placement<sram, live = [9, 10]>} : tensor<1x1x64xbf16>, tensor<64x64xbf16> -> tensor<1x1x64xbf16>
+  return {df.section = 1 : i64} %y, %c1 : tensor<1x1x64xbf16>, !c
+}
+}
 
-// Under TP the program carries its collectives: the all-reduce after each
-// attention output and MLP, the all-gather of the logits.
-// RUN: snapflow import --model llama-3.2-1b --batch 2 --prompt 16 --context 256 | snapflow-opt --pass-pipeline="builtin.module(shard-tp{tp=4},func.func(fuse-layers),tile-and-map{chip=sn40l-16},plan-memory{chip=sn40l-16},lower-to-df)" | FileCheck %s --check-prefix=TP
-// TP-LABEL: df.program @decode attributes {chip = "sn40l-16"
-// TP-SAME:    tp = 4 : i64
-// TP:         df.section @layers_0_15 repeat 16 {
-// TP:           df.collective all_reduce
-// TP:           df.collective all_reduce
-// TP:         df.section @part_2 {
-// TP:           df.collective all_gather {{.+}}{group_size = 4 : i64}
+// -----
 
-// Routed experts stream only as far as they are expected to be touched:
-// DeepSeek-V2-Lite decode, batch 1: 6 of 64 experts.
-// RUN: snapflow import --model deepseek-v2-lite --batch 1 --prompt 16 --context 256 | snapflow-opt --pass-pipeline="builtin.module(func.func(fuse-layers),tile-and-map{chip=sn40l},plan-memory{chip=sn40l},lower-to-df)" | FileCheck %s --check-prefix=MOE
-// MOE: df.tensor @model.layers.1.mlp.experts.gate_proj.weight : tensor<26x64x1408x2048xbf16> in hbm
-// MOE: df.load @model.layers.1.mlp.experts.gate_proj.weight tiles 6 {{.*}}: !df.stream<tensor<1x1x1408x2048xbf16>, 2>
+// Tests that every stage of a mapped function needs its #df.stage.
+module attributes {df.target = #df.target<"tiny">} {
+func.func @decode(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> attributes {df.sections = [#df.section<name = "s", repeat = 1, stages = 1, pcus = 1, pmus = 3, agcus = 0>]} {
+  // expected-error @+1 {{'llm.add' op has no df.stage; run --tile-and-map first}}
+  %a = llm.add %x, %x {df.section = 0 : i64} : tensor<1x1x8xbf16>
+  return {df.section = 0 : i64} %a : tensor<1x1x8xbf16>
+}
+}
 
-// Lowering needs the mapping.
-// RUN: snapflow import --model llama-3.2-1b --batch 1 --prompt 16 --context 64 | not snapflow-opt --mlir-print-op-on-diagnostic=false --lower-to-df 2>&1 | FileCheck %s --check-prefix=NOMAP
-// NOMAP: error: lower-to-df: no df.chip; run --tile-and-map first
+// -----
+
+// Tests that a function needs its sections.
+module attributes {df.target = #df.target<"tiny">} {
+// expected-error @+1 {{'func.func' op has no df.sections; run --tile-and-map first}}
+func.func @decode(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  return %x : tensor<1x1x8xbf16>
+}
+}
+
+// -----
+
+// Tests that an op's section is one of the function's sections.
+module attributes {df.target = #df.target<"tiny">} {
+// expected-error @+1 {{'func.func' op df.section 3 is not one of its 1 df.sections}}
+func.func @decode(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> attributes {df.sections = [#df.section<name = "s", repeat = 1, stages = 1, pcus = 1, pmus = 3, agcus = 0>]} {
+  %a = llm.add %x, %x {df.section = 3 : i64, df.stage = #df.stage<elementwise, tiles = 1, tile_bytes = 0, pcus = 1, pmus = 3, agcus = 0>} : tensor<1x1x8xbf16>
+  return {df.section = 3 : i64} %a : tensor<1x1x8xbf16>
+}
+}
+
+// -----
+
+// Tests that the target chip comes from the module.
+// expected-error @+1 {{lower-to-df: the module has no df.target; run --assign-target, --tile-and-map and --plan-memory first}}
+module {
+}

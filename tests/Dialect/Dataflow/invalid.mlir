@@ -1,60 +1,163 @@
 // RUN: snapflow-opt %s -split-input-file -verify-diagnostics
 
 // Tests that a stream carries statically shaped tiles.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     // expected-error @+1 {{stream tile 'tensor<?x8xf32>' must have a static shape}}
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<?x8xf32>, 2>
   }
 }
+}
 
 // -----
 
 // Tests that a stream holds at least one tile in flight.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     // expected-error @+1 {{stream depth must be >= 1, got 0}}
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x8xf32>, 0>
   }
 }
-
-// -----
-
-// Tests that a program spans at least one socket.
-// expected-error @+1 {{'df.program' op tp must be >= 1, got 0}}
-df.program @p attributes {chip = "sn40l-16", tp = 0 : i64} {
 }
 
 // -----
 
-// Tests that a program names the chip it was mapped for.
-// expected-error @+1 {{'df.program' op needs the name of the chip it was mapped for}}
-df.program @p attributes {chip = "", tp = 1 : i64} {
+// Tests that a program spans at least one socket.
+module attributes {df.target = #df.target<"sn40l-16">} {
+// expected-error @+1 {{'df.program' op tp must be >= 1, got 0}}
+df.program @p attributes {tp = 0 : i64} {
+}
+}
+
+// -----
+
+// Tests that a program needs the chip it was mapped for: its module's
+// df.target.
+module {
+// expected-error @+1 {{'df.program' op needs the chip it was mapped for: the enclosing module has no df.target attribute}}
+df.program @p attributes {tp = 1 : i64} {
+}
+}
+
+// -----
+
+// Tests that a program spans no more sockets than its target has.
+module attributes {df.target = #df.target<"sn40l">} {
+// expected-error @+1 {{'df.program' op spans tp = 16 sockets but its target 'sn40l' has 1}}
+df.program @p attributes {tp = 16 : i64} {
+}
+}
+
+// -----
+
+// Tests that a df.target names a built-in chip when it lists no parameters.
+// expected-error @+1 {{'sn99' is not a built-in chip; a df.target of another chip lists its socket and system parameters}}
+module attributes {df.target = #df.target<"sn99">} {
+}
+
+// -----
+
+// Tests that a df.target's parameters follow the chip file's rules: every
+// key present, each within its rule.
+// expected-error @+1 {{df.target 'mini' is not a valid chip: 'socket.clock_hz' must be > 0, got '0'; missing chip parameter 'socket.pcu_count'}}
+module attributes {df.target = #df.target<"mini", socket = {clock_hz = 0.0 : f64}, system = {}>} {
+}
+
+// -----
+
+// Tests that the df dialect refuses attributes it does not declare.
+// expected-error @+1 {{unknown attribute 'df.chip'; the df dialect declares df.target, df.section, df.stage, df.sections, df.placement and df.memory_plan}}
+module attributes {df.chip = "sn40l-16"} {
+}
+
+// -----
+
+// Tests that df.target belongs on a module.
+// expected-error @+1 {{'df.target' must be on a module}}
+func.func @f() attributes {df.target = #df.target<"tiny">} {
+  return
+}
+
+// -----
+
+// Tests that a stage mapping has tiles and PCUs.
+// expected-error @+1 {{df.stage needs tiles >= 1, pcus >= 1 and tile_bytes, pmus, agcus >= 0; got tiles = 0}}
+func.func @f() attributes {df.stage = #df.stage<gemm, tiles = 0, tile_bytes = 65536, pcus = 4, pmus = 6, agcus = 1>} {
+  return
+}
+
+// -----
+
+// Tests that a placement's live range is ordered.
+// expected-error @+1 {{df.placement live range must be [first, last] with 0 <= first <= last}}
+func.func @f() attributes {df.placement = #df.placement<sram, live = [7, 3]>} {
+  return
+}
+
+// -----
+
+// Tests that a tier is sram, hbm or ddr.
+// expected-error @+2 {{unknown memory tier 'flash'; expected sram, hbm or ddr}}
+// expected-error @+1 {{failed to parse DF_PlacementAttr parameter 'tier'}}
+func.func @f() attributes {df.placement = #df.placement<flash>} {
+  return
+}
+
+// -----
+
+// Tests that df.sections lists section summaries.
+// expected-error @+1 {{'df.sections' must be a list of #df.section}}
+func.func @f() attributes {df.sections = [{name = "s", repeat = 1 : i64}]} {
+  return
+}
+
+// -----
+
+// Tests that a section summary has a name and runs at least once, and is
+// oversubscribed by a ratio of at least 1.
+// expected-error @+1 {{df.section 's' oversubscribed must be a finite ratio >= 1, got 5.000000e-01}}
+func.func @f() attributes {df.sections = [#df.section<name = "s", repeat = 1, stages = 1, pcus = 1, pmus = 1, agcus = 0, oversubscribed = 0.5>]} {
+  return
+}
+
+// -----
+
+// Tests that a memory plan's byte counts are not negative.
+// expected-error @+1 {{df.memory_plan byte counts and max_batch must be >= 0}}
+func.func @f() attributes {df.memory_plan = #df.memory_plan<weights_bytes = -1, kv_bytes = 0, activation_bytes = 0, sram_bytes = 0, hbm_bytes = 0, ddr_bytes = 0, max_batch = 0>} {
+  return
 }
 
 // -----
 
 // Tests that a program holds only tensor declarations and sections.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   // expected-error @+1 {{'func.func' op is not allowed directly in a df.program; only df.tensor and df.section are}}
   func.func @f() {
     return
   }
 }
+}
 
 // -----
 
 // Tests that a section runs at least once.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   // expected-error @+1 {{'df.section' op repeat must be >= 1, got 0}}
   df.section @s repeat 0 {
   }
+}
 }
 
 // -----
 
 // Tests that df.load reads at least one tile.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.tensor @x : tensor<64x64xbf16> in hbm
   df.section @s {
     // expected-error @+1 {{'df.load' op tiles must be >= 1, got 0}}
@@ -62,11 +165,13 @@ df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
     df.store %a to @x : !df.stream<tensor<32x32xbf16>, 2>
   }
 }
+}
 
 // -----
 
 // Tests that df.load names a df.tensor, not another symbol of the program.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.tensor @x : tensor<64x64xbf16> in hbm
   df.section @s {
     // expected-error @+1 {{'df.load' op names @s, which is not a df.tensor of the program}}
@@ -74,11 +179,13 @@ df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
     df.store %a to @x : !df.stream<tensor<32x32xbf16>, 2>
   }
 }
+}
 
 // -----
 
 // Tests that df.store names a declared tensor.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.tensor @x : tensor<64x64xbf16> in hbm
   df.section @s {
     %a = df.load @x tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
@@ -86,11 +193,13 @@ df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
     df.store %a to @y : !df.stream<tensor<32x32xbf16>, 2>
   }
 }
+}
 
 // -----
 
 // Tests that df.load's tiles have the tensor's element type.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.tensor @x : tensor<64x64xbf16> in hbm
   df.section @s {
     // expected-error @+1 {{'df.load' op stream tile element type 'f16' does not match tensor @x of type 'tensor<64x64xbf16>'}}
@@ -98,11 +207,13 @@ df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
     df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 4} : (!df.stream<tensor<32x32xf16>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that df.load's tiles have the tensor's rank.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.tensor @x : tensor<64x64xbf16> in hbm
   df.section @s {
     // expected-error @+1 {{'df.load' op stream tile 'tensor<1024xbf16>' does not have the rank of tensor @x ('tensor<64x64xbf16>')}}
@@ -110,11 +221,13 @@ df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
     df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 4} : (!df.stream<tensor<1024xbf16>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that df.load's tile divides every dimension of the tensor.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.tensor @x : tensor<64x64xbf16> in hbm
   df.section @s {
     // expected-error @+1 {{'df.load' op stream tile 'tensor<32x48xbf16>' does not tile tensor @x ('tensor<64x64xbf16>') evenly}}
@@ -122,76 +235,90 @@ df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
     df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 2} : (!df.stream<tensor<32x48xbf16>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that a stream produced by df.load has a consumer.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.tensor @x : tensor<64x64xbf16> in hbm
   df.section @s {
     // expected-error @+1 {{'df.load' op produces stream #0 that nothing consumes}}
     %a = df.load @x tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
   }
 }
+}
 
 // -----
 
 // Tests that every stage runs on at least one PCU.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     // expected-error @+1 {{'df.stage' op has 0 PCUs; every stage needs at least one}}
     %a = df.stage gemm () {pcus = 0, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x8xf32>, 2>
     df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that a stage processes at least one tile.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     // expected-error @+1 {{'df.stage' op tiles must be >= 1, got 0}}
     %a = df.stage softmax () {pcus = 1, flops_per_tile = 64, tiles = 0} : () -> !df.stream<tensor<8x8xf32>, 2>
     df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that a stage does not report negative work.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     // expected-error @+1 {{'df.stage' op flops_per_tile must be >= 0}}
     %a = df.stage norm () {pcus = 1, flops_per_tile = -1, tiles = 8} : () -> !df.stream<tensor<8x8xf32>, 2>
     df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that a stage is connected to at least one stream.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     // expected-error @+1 {{'df.stage' op needs at least one input or output stream}}
     df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> ()
   }
 }
+}
 
 // -----
 
 // Tests that every output stream of a stage has a consumer.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     // expected-error @+1 {{'df.stage' op produces stream #1 that nothing consumes}}
     %a, %b = df.stage topk () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> (!df.stream<tensor<8x8xf32>, 2>, !df.stream<tensor<8x8xi32>, 2>)
     df.stage gather (%a) {pcus = 1, flops_per_tile = 0, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that df.buffer passes its producer's tiles through unchanged.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<32x32xbf16>, 2>
     // expected-error @+1 {{'df.buffer' op stream tile type 'tensor<32x16xbf16>' does not match its producer's tile type 'tensor<32x32xbf16>'}}
@@ -199,11 +326,13 @@ df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
     df.stage reduce (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<32x16xbf16>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that df.buffer uses at least one PMU and one bank.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<32x32xbf16>, 2>
     // expected-error @+1 {{'df.buffer' op pmus and banks must be >= 1}}
@@ -211,11 +340,13 @@ df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
     df.stage reduce (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<32x32xbf16>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that df.buffer holds its output stream's depth of tiles.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<32x32xbf16>, 2>
     // expected-error @+1 {{'df.buffer' op holds 4096 bytes but 4 tiles of 2048 bytes need 8192}}
@@ -223,11 +354,13 @@ df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
     df.stage reduce (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<32x32xbf16>, 4>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that a collective spans at least two sockets.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x64xbf16>, 2>
     // expected-error @+1 {{'df.collective' op group_size must be >= 2, got 1}}
@@ -235,11 +368,13 @@ df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
     df.stage reduce (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x64xbf16>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that df.collective all_gather needs a leading dimension to gather along.
-df.program @p attributes {chip = "sn40l-16", tp = 4 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 4 : i64} {
   df.section @s {
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 1, tiles = 8} : () -> !df.stream<tensor<bf16>, 2>
     // expected-error @+1 {{'df.collective' op all_gather needs tiles of rank >= 1}}
@@ -247,11 +382,13 @@ df.program @p attributes {chip = "sn40l-16", tp = 4 : i64} {
     df.stage reduce (%b) {pcus = 1, flops_per_tile = 1, tiles = 8} : (!df.stream<tensor<bf16>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that df.collective all_reduce keeps its producer's tile type.
-df.program @p attributes {chip = "sn40l-16", tp = 4 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 4 : i64} {
   df.section @s {
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x64xbf16>, 2>
     // expected-error @+1 {{'df.collective' op result tile type 'tensor<8x64xf32>' is not the all_reduce of its producer's tile type 'tensor<8x64xbf16>'; expected 'tensor<8x64xbf16>'}}
@@ -259,12 +396,14 @@ df.program @p attributes {chip = "sn40l-16", tp = 4 : i64} {
     df.stage reduce (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x64xf32>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that df.collective all_gather multiplies the tile's leading dimension
 // by the group size.
-df.program @p attributes {chip = "sn40l-16", tp = 4 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 4 : i64} {
   df.section @s {
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x64xbf16>, 2>
     // expected-error @+1 {{'df.collective' op result tile type 'tensor<8x256xbf16>' is not the all_gather of its producer's tile type 'tensor<8x64xbf16>'; expected 'tensor<32x64xbf16>'}}
@@ -272,21 +411,25 @@ df.program @p attributes {chip = "sn40l-16", tp = 4 : i64} {
     df.stage reduce (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x256xbf16>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that a stream's tiles have an integer or float element type.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     // expected-error @+1 {{stream tile 'tensor<8x8xindex>' must have an integer or float element type}}
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x8xindex>, 2>
   }
 }
+}
 
 // -----
 
 // Tests that a double-buffered buffer holds two halves of `depth` tiles.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<32x32xbf16>, 2>
     // expected-error @+1 {{'df.buffer' op holds 4096 bytes but 4 tiles of 2048 bytes need 8192}}
@@ -294,11 +437,13 @@ df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
     df.stage elementwise (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<32x32xbf16>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that a collective spans a group that divides the program's sockets.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x64xbf16>, 2>
     // expected-error @+1 {{'df.collective' op group_size 16 does not divide the program's tp 1}}
@@ -306,33 +451,39 @@ df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
     df.stage elementwise (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x64xbf16>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that output_tiles gives one count per output.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     // expected-error @+1 {{'df.stage' op has 1 outputs but output_tiles lists 2}}
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8, output_tiles = array<i64: 8, 8>} : () -> !df.stream<tensor<8x8xf32>, 2>
     df.stage elementwise (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that every output carries at least one tile.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     // expected-error @+1 {{'df.stage' op output_tiles must be >= 1, got 0}}
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8, output_tiles = array<i64: 0>} : () -> !df.stream<tensor<8x8xf32>, 2>
     df.stage elementwise (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that a buffer reads its input at least once.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x8xf32>, 2>
     // expected-error @+1 {{'df.buffer' op reads must be >= 1, got 0}}
@@ -340,15 +491,18 @@ df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
     df.stage elementwise (%b) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
   }
 }
+}
 
 // -----
 
 // Tests that a re-reading buffer holds every input tile: 8 tiles of 256 B.
-df.program @p attributes {chip = "sn40l-16", tp = 1 : i64} {
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
   df.section @s {
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x8xf32>, 2>
     // expected-error @+1 {{'df.buffer' op re-reads its input but holds 1024 bytes of the 2048 it needs}}
     %b = df.buffer %a {pmus = 1, bytes = 1024, banks = 16, reads = 4} : !df.stream<tensor<8x8xf32>, 2> -> !df.stream<tensor<8x8xf32>, 2>
     df.stage elementwise (%b) {pcus = 1, flops_per_tile = 64, tiles = 32} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
   }
+}
 }

@@ -1,13 +1,19 @@
 // RUN: snapflow-opt %s | snapflow-opt | FileCheck %s
 // RUN: snapflow-opt %s --mlir-print-op-generic | snapflow-opt | FileCheck %s
 
+// Tests that the module records its target chip with every parameter: the
+// built-in short form is read as the full set and printed in full.
+// CHECK-LABEL: module attributes {df.target = #df.target<"sn40l-16", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 32 : i64, clock_hz = 1.600000e+09 : f64,
+// CHECK-SAME:    hbm_bytes_per_s = 1.600000e+12 : f64
+// CHECK-SAME:    system = {collective_algorithm = "ring", collective_launch_ns = 1.000000e+03 : f64, link_bytes_per_s = 6.400000e+10 : f64, link_latency_ns = 2.000000e+03 : f64, links_per_socket = 2 : i64, sockets = 16 : i64, topology = "ring"}>} {
+module attributes {df.target = #df.target<"sn40l-16">} {
 // Tests that a program declares tensors in every memory tier.
-// CHECK-LABEL: df.program @tiers attributes {chip = "sn40l-16", tp = 1 : i64} {
+// CHECK-LABEL: df.program @tiers attributes {tp = 1 : i64} {
 // CHECK-NEXT:    df.tensor @act : tensor<64x64xbf16> in sram
 // CHECK-NEXT:    df.tensor @weights : tensor<64x64xbf16> in hbm
 // CHECK-NEXT:    df.tensor @spill : tensor<256x64xf32> in ddr
 // CHECK-NEXT:  }
-df.program @tiers attributes {chip = "sn40l-16", tp = 1 : i64} {
+df.program @tiers attributes {tp = 1 : i64} {
   df.tensor @act : tensor<64x64xbf16> in sram
   df.tensor @weights : tensor<64x64xbf16> in hbm
   df.tensor @spill : tensor<256x64xf32> in ddr
@@ -15,7 +21,7 @@ df.program @tiers attributes {chip = "sn40l-16", tp = 1 : i64} {
 
 // Tests that a section loads tiles, computes with gemm, softmax, reduce,
 // elementwise and norm stages, buffers a stream and stores the result.
-// CHECK-LABEL: df.program @attention attributes {chip = "sn40l-16", tp = 1 : i64} {
+// CHECK-LABEL: df.program @attention attributes {tp = 1 : i64} {
 // CHECK:         df.section @layer {
 // CHECK-NEXT:      %[[X:.+]] = df.load @x tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
 // CHECK-NEXT:      %[[W:.+]] = df.load @wq tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
@@ -29,7 +35,7 @@ df.program @tiers attributes {chip = "sn40l-16", tp = 1 : i64} {
 // CHECK-NEXT:      %[[N:.+]] = df.stage norm(%[[E]]) {flops_per_tile = 4096 : i64, pcus = 1 : i64, tiles = 4 : i64} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
 // CHECK-NEXT:      df.store %[[N]] to @y : !df.stream<tensor<32x32xbf16>, 2>
 // CHECK-NEXT:    }
-df.program @attention attributes {chip = "sn40l-16", tp = 1 : i64} {
+df.program @attention attributes {tp = 1 : i64} {
   df.tensor @x : tensor<64x64xbf16> in sram
   df.tensor @wq : tensor<64x64xbf16> in hbm
   df.tensor @k : tensor<256x64xbf16> in ddr
@@ -51,7 +57,7 @@ df.program @attention attributes {chip = "sn40l-16", tp = 1 : i64} {
 
 // Tests that a kernel-looped section selects with topk and gather stages,
 // double-buffers, and runs every collective kind.
-// CHECK-LABEL: df.program @moe attributes {chip = "sn40l-16", tp = 4 : i64} {
+// CHECK-LABEL: df.program @moe attributes {tp = 4 : i64} {
 // CHECK:         df.section @experts repeat 2 {
 // CHECK-NEXT:      %[[H:.+]] = df.load @h tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
 // CHECK-NEXT:      %[[T:.+]] = df.stage topk(%[[H]]) {flops_per_tile = 1024 : i64, pcus = 1 : i64, tiles = 4 : i64} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
@@ -62,7 +68,7 @@ df.program @attention attributes {chip = "sn40l-16", tp = 1 : i64} {
 // CHECK-NEXT:      %[[AG:.+]] = df.collective all_gather %[[AA]] {group_size = 4 : i64} : !df.stream<tensor<32x32xbf16>, 2> -> !df.stream<tensor<128x32xbf16>, 2>
 // CHECK-NEXT:      df.store %[[AG]] to @out : !df.stream<tensor<128x32xbf16>, 2>
 // CHECK-NEXT:    }
-df.program @moe attributes {chip = "sn40l-16", tp = 4 : i64} {
+df.program @moe attributes {tp = 4 : i64} {
   df.tensor @h : tensor<64x64xbf16> in sram
   df.tensor @out : tensor<128x64xbf16> in hbm
   df.section @experts repeat 2 {
@@ -80,13 +86,13 @@ df.program @moe attributes {chip = "sn40l-16", tp = 4 : i64} {
 // Tests that a section is a graph region: a stream may be used before its
 // producer and have several consumers, and stages may have only outputs or
 // only inputs.
-// CHECK-LABEL: df.program @graph attributes {chip = "sn40l-16", tp = 1 : i64} {
+// CHECK-LABEL: df.program @graph attributes {tp = 1 : i64} {
 // CHECK-NEXT:    df.section @cycle {
 // CHECK-NEXT:      %[[B:.+]] = df.stage elementwise(%[[A:.+]]) {flops_per_tile = 64 : i64, pcus = 1 : i64, tiles = 8 : i64} : (!df.stream<tensor<8x8xf32>, 2>) -> !df.stream<tensor<8x8xf32>, 2>
 // CHECK-NEXT:      %[[A]] = df.stage elementwise() {flops_per_tile = 64 : i64, pcus = 1 : i64, tiles = 8 : i64} : () -> !df.stream<tensor<8x8xf32>, 2>
 // CHECK-NEXT:      df.stage reduce(%[[B]], %[[A]]) {flops_per_tile = 64 : i64, pcus = 1 : i64, tiles = 8 : i64} : (!df.stream<tensor<8x8xf32>, 2>, !df.stream<tensor<8x8xf32>, 2>) -> (){{$}}
 // CHECK-NEXT:    }
-df.program @graph attributes {chip = "sn40l-16", tp = 1 : i64} {
+df.program @graph attributes {tp = 1 : i64} {
   df.section @cycle {
     %b = df.stage elementwise (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> !df.stream<tensor<8x8xf32>, 2>
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x8xf32>, 2>
@@ -98,10 +104,12 @@ df.program @graph attributes {chip = "sn40l-16", tp = 1 : i64} {
 // CHECK-LABEL: df.program @counts
 // CHECK:         df.stage gemm() {{.+}}output_tiles = array<i64: 4, 2>
 // CHECK:         df.buffer %{{.+}} {{.+}}reads = 3 : i64
-df.program @counts attributes {chip = "tiny", tp = 1 : i64} {
+df.program @counts attributes {tp = 1 : i64} {
   df.section @s {
     %a, %b = df.stage gemm () {pcus = 1, flops_per_tile = 64, tiles = 4, output_tiles = array<i64: 4, 2>} : () -> (!df.stream<tensor<8x8xf32>, 2>, !df.stream<tensor<8x8xf32>, 2>)
     %c = df.buffer %a {pmus = 1, bytes = 4096, banks = 16, reads = 3} : !df.stream<tensor<8x8xf32>, 2> -> !df.stream<tensor<8x8xf32>, 2>
     df.stage elementwise (%c, %b) {pcus = 1, flops_per_tile = 64, tiles = 12} : (!df.stream<tensor<8x8xf32>, 2>, !df.stream<tensor<8x8xf32>, 2>) -> ()
   }
 }
+}
+

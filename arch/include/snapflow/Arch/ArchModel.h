@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,8 @@ constexpr MemoryTier kAllTiers[] = {MemoryTier::SRAM, MemoryTier::HBM,
                                     MemoryTier::DDR};
 /// Lower-case tier name as used in keys and reports ("sram", "hbm", "ddr").
 llvm::StringRef tierName(MemoryTier tier);
+/// The tier named `name` ("sram", "hbm", "ddr"), if any.
+std::optional<MemoryTier> parseTierName(llvm::StringRef name);
 
 /// How sockets are wired to each other.
 enum class Topology { Ring, FullyConnected, Switch };
@@ -80,11 +83,20 @@ struct SystemParams {
 
 /// One declared parameter of the chip file: where it lives, its unit and its rule.
 struct ArchParamInfo {
+  /// How the value is written: an integer, a real number, or one of a few
+  /// names (topology, algorithm).
+  enum class Kind { Integer, Real, Choice };
   const char *section; ///< "socket" or "system"
   const char *key;     ///< snake_case key with the unit in its name
   const char *unit;    ///< unit, for docs and listings
   const char *rule;    ///< validity rule in words ("> 0", ">= 0", "one of ...")
   const char *description;
+  Kind kind = Kind::Integer;
+
+  /// "socket.clock_hz".
+  std::string dottedKey() const {
+    return std::string(section) + "." + key;
+  }
 };
 
 /// The chip model. Immutable once loaded.
@@ -102,6 +114,15 @@ public:
   static llvm::Expected<ArchModel> load(llvm::StringRef nameOrPath);
   /// Names of the chips built into this binary (from arch/chips/*.yaml).
   static std::vector<std::string> builtinNames();
+  /// A chip from one text value per declared parameter, keyed "socket.clock_hz"
+  /// (as getValueText writes them): every key required once, none unknown,
+  /// each checked against its rule like a chip file's. `origin` names the
+  /// source in errors (e.g. the IR the values were read from). Sources are
+  /// not carried: they document a file, not a value.
+  static llvm::Expected<ArchModel>
+  fromValues(llvm::StringRef name, llvm::StringRef description,
+             llvm::ArrayRef<std::pair<std::string, std::string>> values,
+             llvm::StringRef origin);
   /// Every parameter the schema declares, in file order.
   static llvm::ArrayRef<ArchParamInfo> paramInfos();
 
@@ -113,6 +134,16 @@ public:
   const SystemParams &system() const { return systemParams; }
   /// The source text of a parameter ("published: ..."), keyed "socket.clock_hz".
   llvm::StringRef getSource(llvm::StringRef dottedKey) const;
+  /// The value of a declared parameter as canonical text: an integer in
+  /// decimal, a real number in the shortest form that reads back exactly, a
+  /// choice by its name. fromValues reads these back to the same chip.
+  std::string getValueText(const ArchParamInfo &param) const;
+  /// Every declared parameter whose value differs from `other`'s, one line
+  /// each: "socket.hbm_bytes_per_s 1.6e+12 vs 8e+11". Names are not compared.
+  std::vector<std::string> differences(const ArchModel &other) const;
+  /// A stable hash of every parameter value (not the name, description or
+  /// sources), as 16 hex digits: equal for chips that simulate the same.
+  std::string fingerprint() const;
 
   // Derived quantities, so no caller repeats the arithmetic.
   int64_t numSockets() const { return systemParams.sockets; }

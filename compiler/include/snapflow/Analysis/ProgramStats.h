@@ -19,20 +19,24 @@ namespace snapflow {
 
 /// Per-step totals of a df program, per socket.
 struct ProgramStats {
-  /// Bytes loaded from / stored to each tier, indexed by df::Tier.
+  /// Bytes loaded from / stored to each tier, indexed by arch::MemoryTier.
   std::array<int64_t, 3> bytesLoaded{}, bytesStored{};
   int64_t flops = 0;
   int64_t collectiveBytes = 0; ///< bytes entering collectives
   int64_t stages = 0, sections = 0;
 
+  int64_t loaded(arch::MemoryTier tier) const {
+    return bytesLoaded[static_cast<int>(tier)];
+  }
   /// Bytes read from off-chip memory (HBM and DDR).
   int64_t offChipBytesRead() const {
-    return bytesLoaded[static_cast<int>(df::Tier::hbm)] +
-           bytesLoaded[static_cast<int>(df::Tier::ddr)];
+    return loaded(arch::MemoryTier::HBM) + loaded(arch::MemoryTier::DDR);
   }
 };
 
-ProgramStats computeProgramStats(df::ProgramOp program);
+/// The totals of `program`; an error at the program when one exceeds a
+/// 64-bit count.
+mlir::FailureOr<ProgramStats> computeProgramStats(df::ProgramOp program);
 
 } // namespace snapflow
 

@@ -2,7 +2,8 @@
 //
 // The named pipeline that turns model IR into the program a chip runs. It is a
 // plain function over a pass manager (CIRCT style) so `snapflow compile`,
-// `snapflow info` and `snapflow-opt --snapflow-pipeline` run the same passes.
+// `snapflow info` and `snapflow-opt --snapflow-pipeline` run the same passes
+// with the same options (PipelineOptions.def declares each once).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,31 +12,28 @@
 
 #include "mlir/Pass/PassManager.h"
 
+#include <cstdint>
 #include <string>
 
 namespace snapflow {
 
-/// Options of the snapflow pipeline; defaults are the CLI's.
+/// Options of the snapflow pipeline, with their defaults
+/// (PipelineOptions.def).
 struct PipelineOptions {
-  std::string chip = "sn40l-16";
-  std::string kv = "full";
-  int64_t context = 0; ///< tokens the KV policy is resolved for (0: largest cache)
-  int64_t tp = 1;
-  std::string mlaCache = "replicate";
-  std::string moe = "expert";
-  bool fuseLayers = true;
-  /// Seeded MoE routing model (--moe-routing); < 0 keeps the uniform formula.
-  int64_t routingSeed = -1;
-  double routingSkew = 0.0;
-  bool allowDdr = false;
-  bool requireFit = true;
-  /// Stop after memory planning (no tiling or df lowering), for `info`.
-  bool planOnly = false;
+#define SNAPFLOW_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)            \
+  TYPE FIELD = DEFAULT;
+#include "snapflow/Pipelines/PipelineOptions.def"
+
+  /// The flag and help text of an option, by its flag name ("mla-cache").
+  struct Info {
+    const char *flag, *help, *defaultText;
+  };
+  static const Info &info(llvm::StringRef flag);
 };
 
 /// Appends the pipeline to `pm`:
-///   kv-compress -> shard-tp -> [moe-routing] -> fuse-layers -> tile-and-map
-///   -> plan-memory -> lower-to-df
+///   assign-target -> kv-compress -> shard-tp -> [moe-routing] -> fuse-layers
+///   -> tile-and-map -> plan-memory -> lower-to-df
 /// (the pass manager verifies the IR after every pass).
 void buildSnapflowPipeline(mlir::OpPassManager &pm,
                            const PipelineOptions &options);

@@ -78,34 +78,35 @@ cutTile(ArrayRef<int64_t> shape, int64_t want, unsigned keep) {
   return {tile, pieces};
 }
 
-StringRef tierOf(Operation *op) {
-  if (auto t = op->getAttrOfType<StringAttr>("df.tier"))
-    return t.getValue();
-  return "hbm";
-}
-
-df::Tier parseTier(StringRef t) {
-  return t == "sram" ? df::Tier::sram
-                     : (t == "ddr" ? df::Tier::ddr : df::Tier::hbm);
+/// The tier plan-memory placed the tensor `op` defines in (HBM when the
+/// op carries no placement, e.g. in a plan-only test).
+arch::MemoryTier tierOf(Operation *op) {
+  if (df::PlacementAttr p = op ? df::getPlacement(op) : df::PlacementAttr())
+    return p.getTier();
+  return arch::MemoryTier::HBM;
 }
 
 /// Lowers one phase function.
 class FunctionLowering {
 public:
-  FunctionLowering(func::FuncOp fn, OpBuilder &b, StringRef chip, int64_t tp)
-      : fn(fn), b(b), chip(chip), tp(tp) {}
+  FunctionLowering(func::FuncOp fn, OpBuilder &b, int64_t tp)
+      : fn(fn), b(b), tp(tp) {}
 
   LogicalResult run() {
-    auto sections = fn->getAttrOfType<ArrayAttr>("df.sections");
+    ArrayAttr sections = df::getSections(fn);
     if (!sections)
       return fn.emitOpError("has no df.sections; run --tile-and-map first");
     Location loc = fn.getLoc();
-    program = b.create<df::ProgramOp>(loc, fn.getSymName(), chip, tp);
-    // Keep what the phase was and how it was mapped and planned.
-    for (NamedAttribute a : fn->getDiscardableAttrs())
-      if (a.getName().strref().starts_with("llm.") ||
-          a.getName() == "df.memory_plan" || a.getName() == "df.sections")
-        program->setAttr(a.getName(), a.getValue());
+    program = b.create<df::ProgramOp>(loc, fn.getSymName(), tp);
+    // Keep what the phase computes and how it was mapped and planned.
+    if (llm::WorkloadAttr workload = llm::getWorkload(fn))
+      llm::setWorkload(program, workload);
+    if (df::MemoryPlanAttr plan = df::getMemoryPlan(fn))
+      df::setMemoryPlan(program, plan);
+    df::setSections(program, llvm::to_vector(llvm::map_range(
+                                 sections, [](Attribute a) {
+                                   return cast<df::SectionMapAttr>(a);
+                                 })));
     Block *body = b.createBlock(&program.getBody());
     decls = OpBuilder::atBlockBegin(body);
     declareKV();
@@ -129,10 +130,13 @@ public:
     }
     OpBuilder sb = OpBuilder::atBlockEnd(body);
     for (auto &[index, ops] : order) {
-      auto info = cast<DictionaryAttr>(sections[index]);
-      auto section = sb.create<df::SectionOp>(
-          loc, info.getAs<StringAttr>("name").getValue(),
-          info.getAs<IntegerAttr>("repeat").getInt());
+      if (index < 0 || index >= static_cast<int64_t>(sections.size()))
+        return fn.emitOpError() << "df.section " << index
+                                << " is not one of its " << sections.size()
+                                << " df.sections";
+      auto info = cast<df::SectionMapAttr>(sections[index]);
+      auto section = sb.create<df::SectionOp>(loc, info.getName(),
+                                              info.getRepeat());
       b.setInsertionPointToStart(b.createBlock(&section.getBody()));
       streams.clear();
       taken.clear();
@@ -153,15 +157,17 @@ public:
 private:
   int64_t sectionOf(Operation *op, llm::RepeatOp loop) {
     Operation *probe = loop ? &loop.getBody().front().front() : op;
-    auto a = probe->getAttrOfType<IntegerAttr>("df.section");
-    return a ? a.getInt() : 0;
+    return df::getSection(probe).value_or(0);
   }
 
-  /// The df.tensor @name, declared once.
-  void declare(StringRef name, RankedTensorType type, df::Tier tier) {
+  /// The df.tensor @name, declared once; `kvCache` marks the KV cache.
+  void declare(StringRef name, RankedTensorType type, arch::MemoryTier tier,
+               bool kvCache = false) {
     if (!declared.insert(name).second)
       return;
-    decls.create<df::TensorOp>(fn.getLoc(), name, type, tier);
+    decls.create<df::TensorOp>(fn.getLoc(), name, type,
+                               df::TierAttr::get(fn.getContext(), tier),
+                               kvCache);
   }
 
   void declareKV() {
@@ -171,7 +177,7 @@ private:
             {cache.getLayers(), cache.getBatch(), cache.getSlots(),
              cache.getValuesPerToken()},
             cache.getDtype());
-        declare("kv_cache", kvType, df::Tier::hbm);
+        declare("kv_cache", kvType, arch::MemoryTier::HBM, /*kvCache=*/true);
       }
   }
 
@@ -202,8 +208,7 @@ private:
       for (Value r : op->getResults())
         for (Operation *user : r.getUsers()) {
           bool crosses = isa<func::ReturnOp>(user) ||
-                         user->getAttr("df.section") !=
-                             op->getAttr("df.section");
+                         df::getSection(user) != df::getSection(op);
           if (crosses)
             homeFor(r, llvm::formatv("act{0}", counter++));
         }
@@ -247,7 +252,7 @@ private:
           continue;
         SmallVector<Operation *> users = consumers(r);
         int64_t sameSection = llvm::count_if(users, [&](Operation *u) {
-          return u->getAttr("df.section") == op->getAttr("df.section");
+          return df::getSection(u) == df::getSection(op);
         });
         if (sameSection < 2)
           continue;
@@ -307,7 +312,7 @@ private:
         count);
     Operation *def = v.getDefiningOp();
     declare(home->second, homeType(v),
-            parseTier(def ? tierOf(def) : StringRef("sram")));
+            def ? tierOf(def) : arch::MemoryTier::SRAM);
     Value s = b.create<df::LoadOp>(v.getLoc(), streamOf(tile),
                                    home->second, count);
     if (!streams.count(v)) {
@@ -330,7 +335,7 @@ private:
     shape.append(type.getShape().begin(), type.getShape().end());
     auto stacked = RankedTensorType::get(shape, type.getElementType());
     std::string name = param.getName().str();
-    declare(name, stacked, parseTier(tierOf(param)));
+    declare(name, stacked, tierOf(param));
     auto [tile, pieces] = cutTile(shape, wantTiles, perExpert ? 2 : 1);
     int64_t tiles = std::max<int64_t>(
         1, static_cast<int64_t>(std::llround(pieces * fraction)));
@@ -402,17 +407,20 @@ private:
     if (auto aa = dyn_cast<llm::AllToAllOp>(op))
       return collective(op, df::CollectiveKind::all_to_all,
                         aa.getGroupSize());
-    auto kind = op->getAttrOfType<StringAttr>("df.kind");
-    if (!kind)
+    df::StageMapAttr map = df::getStageMap(op);
+    if (!map) {
+      if (isa<CostOpInterface>(op))
+        return op->emitOpError("has no df.stage; run --tile-and-map first");
       return success(); // not a stage (e.g. a repeat already split)
-    return stage(op, *df::symbolizeStageKind(kind.getValue()));
+    }
+    return stage(op, map);
   }
 
-  LogicalResult stage(Operation *op, df::StageKind kind) {
-    int64_t tiles = op->getAttrOfType<IntegerAttr>("df.tiles").getInt();
-    int64_t tileBytes =
-        op->getAttrOfType<IntegerAttr>("df.tile_bytes").getInt();
-    int64_t pcus = op->getAttrOfType<IntegerAttr>("df.pcus").getInt();
+  LogicalResult stage(Operation *op, df::StageMapAttr map) {
+    df::StageKind kind = map.getKind();
+    int64_t tiles = map.getTiles();
+    int64_t tileBytes = map.getTileBytes();
+    int64_t pcus = map.getPcus();
     auto cost = cast<CostOpInterface>(op);
 
     // Weights stream in proportion to their bytes; routed experts only as
@@ -444,7 +452,7 @@ private:
                   RankedTensorType::get({1, type.getDimSize(0),
                                          type.getDimSize(1)},
                                         type.getElementType()),
-                  parseTier(tierOf(param)));
+                  tierOf(param));
           inputs.push_back(b.create<df::LoadOp>(
               op->getLoc(),
               streamOf(RankedTensorType::get({1, 1, type.getDimSize(1)},
@@ -465,13 +473,13 @@ private:
     if (readsKV(op))
       inputs.push_back(loadKV(op->getLoc(), tileBytes));
     // The stage's AGCUs go to its memory loads in proportion to their bytes.
-    if (auto agcus = op->getAttrOfType<IntegerAttr>("df.agcus")) {
+    if (int64_t agcus = map.getAgcus()) {
       SmallVector<df::LoadOp> loads;
       int64_t total = 0;
       auto offChip = [&](df::LoadOp load) {
         auto t = SymbolTable::lookupNearestSymbolFrom<df::TensorOp>(
             program, load.getSrcAttr());
-        return t && t.getTier() != df::Tier::sram;
+        return t && t.getTier().getValue() != arch::MemoryTier::SRAM;
       };
       for (Value in : inputs)
         if (auto load = in.getDefiningOp<df::LoadOp>())
@@ -484,7 +492,7 @@ private:
         int64_t bytes =
             load.getTiles() * load.getResult().getType().getTileBytes();
         load.setAgcus(std::max<int64_t>(
-            1, agcus.getInt() * bytes / std::max<int64_t>(1, total)));
+            1, agcus * bytes / std::max<int64_t>(1, total)));
       }
     }
 
@@ -577,15 +585,13 @@ private:
           tile.getElementType());
     }
     Operation *def = v.getDefiningOp();
-    declare(home->second, homeTy,
-            parseTier(def ? tierOf(def) : StringRef("sram")));
+    declare(home->second, homeTy, def ? tierOf(def) : arch::MemoryTier::SRAM);
     b.create<df::StoreOp>(v.getLoc(), stream, home->second);
   }
 
   func::FuncOp fn;
   OpBuilder &b;
   OpBuilder decls{fn.getContext()};
-  StringRef chip;
   int64_t tp;
   df::ProgramOp program;
   RankedTensorType kvType;
@@ -601,18 +607,17 @@ private:
 struct LowerToDFPass : public snapflow::impl::LowerToDFBase<LowerToDFPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto chip = module->getAttrOfType<StringAttr>("df.chip");
-    if (!chip) {
-      module.emitError("lower-to-df: no df.chip; run --tile-and-map first");
+    if (!df::getTarget(module)) {
+      module.emitError("lower-to-df: the module has no df.target; run "
+                       "--assign-target, --tile-and-map and --plan-memory "
+                       "first");
       return signalPassFailure();
     }
-    int64_t tp = 1;
-    if (auto a = module->getAttrOfType<IntegerAttr>("llm.tp"))
-      tp = a.getInt();
+    int64_t tp = llm::getTensorParallelism(module);
     SmallVector<func::FuncOp> fns(module.getOps<func::FuncOp>());
     for (func::FuncOp fn : fns) {
       OpBuilder b(fn);
-      FunctionLowering lowering(fn, b, chip.getValue(), tp);
+      FunctionLowering lowering(fn, b, tp);
       if (failed(lowering.run()))
         return signalPassFailure();
       fn.erase();

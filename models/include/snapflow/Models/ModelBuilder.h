@@ -37,6 +37,9 @@ struct BuildOptions {
   /// Speculative decoding with DeepSeek's MTP module: @decode verifies
   /// 1 + mtpDepth tokens per sequence and runs mtpDepth draft depths.
   int64_t mtpDepth = 0;
+  /// Probability that a drafted token is accepted (recorded in the decode
+  /// function's llm.workload; sets the accepted tokens per step).
+  double mtpAcceptance = 0.8;
 };
 
 /// Builds a module with the requested phase functions. Errors (a batch or

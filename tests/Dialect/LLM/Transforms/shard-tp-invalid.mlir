@@ -17,7 +17,7 @@
 // SEQ: cannot split a latent cache of 66 slots by sequence over tp = 4
 
 // RUN: not snapflow-opt %s --shard-tp="tp=0" 2>&1 | FileCheck %s --check-prefix=ZERO
-// ZERO: error: shard-tp: tp must be >= 1, got 0
+// ZERO: error: shard-tp: tp must be >= 1 (tp = 0, every socket of the target, needs a df.target), got 0
 
 // A KV-head count that neither divides nor is divided by tp.
 // RUN: not snapflow-opt %s --shard-tp="tp=4" 2>&1 | FileCheck %s --check-prefix=KV

@@ -38,7 +38,8 @@ struct Layer {
 
 /// Attributes that may differ between identical layers.
 bool isLayerSpecific(StringRef name) {
-  return name == kLayerAttrName || name == "layer" || name == "name";
+  return name == LLMDialect::LayerAttrHelper::getNameStr() || name == "layer" ||
+         name == "name";
 }
 
 bool sameShape(Operation *a, Operation *b) {
@@ -138,13 +139,13 @@ private:
   SmallVector<Layer> collect(Block &block) {
     SmallVector<Layer> layers;
     for (Operation &op : block) {
-      auto attr = op.getAttrOfType<IntegerAttr>(kLayerAttrName);
-      if (!attr)
+      std::optional<int64_t> layer = getLayer(&op);
+      if (!layer)
         continue;
-      if (layers.empty() || layers.back().index != attr.getInt() ||
+      if (layers.empty() || layers.back().index != *layer ||
           layers.back().ops.back()->getNextNode() != &op) {
         layers.emplace_back();
-        layers.back().index = attr.getInt();
+        layers.back().index = *layer;
       }
       layers.back().ops.push_back(&op);
     }
@@ -184,13 +185,13 @@ private:
       map.map(in, body->addArgument(in.getType(), in.getLoc()));
     for (Operation *op : first.ops) {
       Operation *clone = b.clone(*op, map);
-      clone->removeAttr(kLayerAttrName);
+      clone->removeAttr(LLMDialect::LayerAttrHelper::getNameStr());
     }
     SmallVector<Value> yielded;
     for (size_t k = 0; k < perm.size(); ++k)
       yielded.push_back(map.lookup(first.outputs[perm[k]]));
     b.create<YieldOp>(loc, yielded);
-    repeat->setAttr(kLayerAttrName, b.getI64IntegerAttr(first.index));
+    setLayer(repeat, first.index);
     // The last layer's outputs, as input slots, are the repeat's results.
     for (size_t k = 0; k < perm.size(); ++k)
       Value(last.outputs[perm[k]]).replaceAllUsesWith(repeat.getResult(k));

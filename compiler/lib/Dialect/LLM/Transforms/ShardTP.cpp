@@ -10,6 +10,8 @@
 
 #include "snapflow/Dialect/LLM/Transforms/Passes.h"
 
+#include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
+
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -50,9 +52,24 @@ struct ShardTPPass : public llm::impl::ShardTPBase<ShardTPPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (tp < 1) {
-      module.emitError() << "shard-tp: tp must be >= 1, got "
-                         << static_cast<int64_t>(tp);
+    // tp 0: every socket of the chip the module is compiled for.
+    df::TargetAttr target = df::getTarget(module);
+    int64_t groupSize = tp;
+    if (groupSize == 0 && target)
+      groupSize = target.getSockets();
+    if (groupSize < 1) {
+      module.emitError() << "shard-tp: tp must be >= 1"
+                         << (tp == 0 ? " (tp = 0, every socket of the "
+                                       "target, needs a df.target)"
+                                     : "")
+                         << ", got " << static_cast<int64_t>(tp);
+      return signalPassFailure();
+    }
+    if (target && groupSize > target.getSockets()) {
+      module.emitError() << "shard-tp: tp " << groupSize
+                         << " is not possible on "
+                         << target.getName().strref() << ", which has "
+                         << target.getSockets() << " socket(s)";
       return signalPassFailure();
     }
     if (mlaCache != "replicate" && mlaCache != "sequence") {
@@ -66,8 +83,8 @@ struct ShardTPPass : public llm::impl::ShardTPBase<ShardTPPass> {
                          << moe << "'";
       return signalPassFailure();
     }
-    n = tp;
-    module->setAttr("llm.tp", Builder(module).getI64IntegerAttr(n));
+    n = groupSize;
+    setTensorParallelism(module, n);
     if (n == 1)
       return;
     for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))

@@ -10,21 +10,46 @@
 
 #include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
 
+#include "snapflow/Support/CheckedInt.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <charconv>
+#include <cmath>
+
 using namespace mlir;
+using namespace snapflow;
 using namespace snapflow::df;
 
 #include "snapflow/Dialect/Dataflow/IR/DataflowDialect.cpp.inc"
 #include "snapflow/Dialect/Dataflow/IR/DataflowEnums.cpp.inc"
+
+// The custom<Tier> directive of df.tensor: the bare tier keyword.
+static ParseResult parseTier(OpAsmParser &parser, TierAttr &tier) {
+  FailureOr<arch::MemoryTier> t = parseTierKeyword(parser);
+  if (failed(t))
+    return failure();
+  tier = TierAttr::get(parser.getContext(), *t);
+  return success();
+}
+static void printTier(OpAsmPrinter &printer, Operation *, TierAttr tier) {
+  printer << arch::tierName(tier.getValue());
+}
+
+#define GET_ATTRDEF_CLASSES
+#include "snapflow/Dialect/Dataflow/IR/DataflowAttrs.cpp.inc"
 #define GET_TYPEDEF_CLASSES
 #include "snapflow/Dialect/Dataflow/IR/DataflowTypes.cpp.inc"
 #define GET_OP_CLASSES
 #include "snapflow/Dialect/Dataflow/IR/DataflowOps.cpp.inc"
 
 void DFDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "snapflow/Dialect/Dataflow/IR/DataflowAttrs.cpp.inc"
+      >();
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "snapflow/Dialect/Dataflow/IR/DataflowTypes.cpp.inc"
@@ -33,6 +58,301 @@ void DFDialect::initialize() {
 #define GET_OP_LIST
 #include "snapflow/Dialect/Dataflow/IR/DataflowOps.cpp.inc"
       >();
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+FailureOr<arch::MemoryTier> snapflow::df::parseTierKeyword(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  if (std::optional<arch::MemoryTier> tier = arch::parseTierName(keyword))
+    return *tier;
+  return parser.emitError(loc) << "unknown memory tier '" << keyword
+                               << "'; expected sram, hbm or ddr";
+}
+
+/// The parameter texts of a target, keyed "socket.clock_hz", as
+/// ArchModel::fromValues reads them.
+static std::vector<std::pair<std::string, std::string>>
+targetValues(DictionaryAttr socket, DictionaryAttr system) {
+  std::vector<std::pair<std::string, std::string>> values;
+  for (auto [section, dict] : {std::pair<StringRef, DictionaryAttr>{"socket", socket},
+                               {"system", system}})
+    for (NamedAttribute entry : dict) {
+      std::string text;
+      if (auto i = dyn_cast<IntegerAttr>(entry.getValue())) {
+        text = std::to_string(i.getValue().getSExtValue());
+      } else if (auto f = dyn_cast<FloatAttr>(entry.getValue())) {
+        char buf[64];
+        text = std::string(
+            buf, std::to_chars(buf, buf + sizeof(buf), f.getValueAsDouble()).ptr);
+      } else if (auto str = dyn_cast<StringAttr>(entry.getValue())) {
+        text = str.str();
+      } else {
+        text = "<not a number or name>";
+      }
+      values.push_back({(section + "." + entry.getName().strref()).str(), text});
+    }
+  return values;
+}
+
+LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringAttr name, DictionaryAttr socket,
+                                 DictionaryAttr system) {
+  if (!name || name.empty())
+    return emitError() << "df.target needs the chip's name";
+  auto chip = arch::ArchModel::fromValues(
+      name.strref(), "", targetValues(socket, system), "df.target");
+  if (chip)
+    return success();
+  // One line per problem, each "df.target: error: ..."; join them.
+  std::string text = llvm::toString(chip.takeError());
+  SmallVector<StringRef> lines;
+  StringRef(text).split(lines, '\n');
+  InFlightDiagnostic diag = emitError();
+  diag << "df.target '" << name.strref() << "' is not a valid chip: ";
+  for (auto [i, line] : llvm::enumerate(lines)) {
+    line.consume_front("df.target: error: ");
+    diag << (i ? "; " : "") << line;
+  }
+  return diag;
+}
+
+TargetAttr TargetAttr::get(MLIRContext *context, const arch::ArchModel &chip) {
+  Builder b(context);
+  SmallVector<NamedAttribute> socket, system;
+  for (const arch::ArchParamInfo &p : arch::ArchModel::paramInfos()) {
+    std::string text = chip.getValueText(p);
+    Attribute value;
+    switch (p.kind) {
+    case arch::ArchParamInfo::Kind::Integer: {
+      int64_t i = 0;
+      (void)StringRef(text).getAsInteger(10, i);
+      value = b.getI64IntegerAttr(i);
+      break;
+    }
+    case arch::ArchParamInfo::Kind::Real: {
+      double d = 0;
+      (void)StringRef(text).getAsDouble(d);
+      value = b.getF64FloatAttr(d);
+      break;
+    }
+    case arch::ArchParamInfo::Kind::Choice:
+      value = b.getStringAttr(text);
+      break;
+    }
+    (StringRef(p.section) == "socket" ? socket : system)
+        .push_back(b.getNamedAttr(p.key, value));
+  }
+  return get(context, b.getStringAttr(chip.getName()),
+             b.getDictionaryAttr(socket), b.getDictionaryAttr(system));
+}
+
+arch::ArchModel TargetAttr::getArchModel() const {
+  auto chip = arch::ArchModel::fromValues(
+      getName().strref(), "", targetValues(getSocket(), getSystem()),
+      "df.target");
+  assert(chip && "df.target was verified");
+  return std::move(*chip);
+}
+
+int64_t TargetAttr::getSockets() const {
+  auto sockets = getSystem().getAs<IntegerAttr>("sockets");
+  return sockets ? sockets.getInt() : 1;
+}
+
+Attribute TargetAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  std::string name;
+  if (parser.parseLess() || parser.parseString(&name))
+    return {};
+  MLIRContext *ctx = parser.getContext();
+  // A built-in chip's name alone stands for its full parameter set.
+  if (succeeded(parser.parseOptionalGreater())) {
+    std::vector<std::string> builtins = arch::ArchModel::builtinNames();
+    if (llvm::find(builtins, name) == builtins.end()) {
+      parser.emitError(loc) << "'" << name
+                            << "' is not a built-in chip; a df.target of "
+                               "another chip lists its socket and system "
+                               "parameters";
+      return {};
+    }
+    auto chip = arch::ArchModel::load(name);
+    if (!chip) {
+      parser.emitError(loc) << llvm::toString(chip.takeError());
+      return {};
+    }
+    return TargetAttr::get(ctx, *chip);
+  }
+  DictionaryAttr socket, system;
+  if (parser.parseComma() || parser.parseKeyword("socket") ||
+      parser.parseEqual() || parser.parseAttribute(socket) ||
+      parser.parseComma() || parser.parseKeyword("system") ||
+      parser.parseEqual() || parser.parseAttribute(system) ||
+      parser.parseGreater())
+    return {};
+  return TargetAttr::getChecked(
+      [&] { return parser.emitError(loc); }, ctx, StringAttr::get(ctx, name),
+      socket, system);
+}
+
+void TargetAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printer.printString(getName().strref());
+  printer << ", socket = ";
+  printer.printAttribute(getSocket());
+  printer << ", system = ";
+  printer.printAttribute(getSystem());
+  printer << ">";
+}
+
+LogicalResult
+StageMapAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                     StageKind kind, int64_t tiles, int64_t tileBytes,
+                     int64_t pcus, int64_t pmus, int64_t agcus) {
+  if (tiles < 1 || pcus < 1 || pmus < 0 || agcus < 0 || tileBytes < 0)
+    return emitError() << "df.stage needs tiles >= 1, pcus >= 1 and "
+                          "tile_bytes, pmus, agcus >= 0; got tiles = "
+                       << tiles << ", tile_bytes = " << tileBytes
+                       << ", pcus = " << pcus << ", pmus = " << pmus
+                       << ", agcus = " << agcus;
+  return success();
+}
+
+LogicalResult
+SectionMapAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       StringRef name, int64_t repeat, int64_t stages,
+                       int64_t pcus, int64_t pmus, int64_t agcus,
+                       llvm::APFloat oversubscribedValue) {
+  double oversubscribed = oversubscribedValue.convertToDouble();
+  if (name.empty())
+    return emitError() << "df.section needs a name";
+  if (repeat < 1 || stages < 0 || pcus < 0 || pmus < 0 || agcus < 0)
+    return emitError() << "df.section '" << name
+                       << "' needs repeat >= 1 and stages, pcus, pmus, agcus "
+                          ">= 0";
+  if (!(oversubscribed >= 1.0) || !std::isfinite(oversubscribed))
+    return emitError() << "df.section '" << name
+                       << "' oversubscribed must be a finite ratio >= 1, got "
+                       << oversubscribed;
+  return success();
+}
+
+LogicalResult
+PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      arch::MemoryTier, ArrayRef<int64_t> live) {
+  if (!live.empty() && (live.size() != 2 || live[0] < 0 || live[1] < live[0]))
+    return emitError() << "df.placement live range must be [first, last] "
+                          "with 0 <= first <= last";
+  return success();
+}
+
+LogicalResult
+MemoryPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       int64_t weights, int64_t kv, int64_t activations,
+                       int64_t sram, int64_t hbm, int64_t ddr,
+                       int64_t maxBatch, StringRef) {
+  for (int64_t v : {weights, kv, activations, sram, hbm, ddr, maxBatch})
+    if (v < 0)
+      return emitError() << "df.memory_plan byte counts and max_batch must "
+                            "be >= 0";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes
+//===----------------------------------------------------------------------===//
+
+LogicalResult DFDialect::verifyOperationAttribute(Operation *op,
+                                                  NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  Attribute value = attr.getValue();
+  auto expect = [&](bool ok, StringRef what) -> LogicalResult {
+    if (ok)
+      return success();
+    return op->emitError() << "'" << name << "' must be " << what << ", got "
+                           << value;
+  };
+  if (name == TargetAttrHelper::getNameStr())
+    return failure(failed(expect(isa<TargetAttr>(value), "a #df.target")) ||
+                   failed(expect(isa<ModuleOp>(op), "on a module")));
+  if (name == SectionAttrHelper::getNameStr()) {
+    auto i = dyn_cast<IntegerAttr>(value);
+    return expect(i && i.getType().isInteger(64) && i.getInt() >= 0,
+                  "a section index >= 0 (i64)");
+  }
+  if (name == StageAttrHelper::getNameStr())
+    return expect(isa<StageMapAttr>(value), "a #df.stage");
+  if (name == SectionsAttrHelper::getNameStr()) {
+    auto list = dyn_cast<ArrayAttr>(value);
+    return expect(list && llvm::all_of(list,
+                                       [](Attribute a) {
+                                         return isa<SectionMapAttr>(a);
+                                       }),
+                  "a list of #df.section");
+  }
+  if (name == PlacementAttrHelper::getNameStr())
+    return expect(isa<PlacementAttr>(value), "a #df.placement");
+  if (name == MemoryPlanAttrHelper::getNameStr())
+    return expect(isa<MemoryPlanAttr>(value), "a #df.memory_plan");
+  return op->emitError() << "unknown attribute '" << name
+                         << "'; the df dialect declares df.target, "
+                            "df.section, df.stage, df.sections, "
+                            "df.placement and df.memory_plan";
+}
+
+static DFDialect *dialectOf(Operation *op) {
+  return op->getContext()->getOrLoadDialect<DFDialect>();
+}
+
+TargetAttr snapflow::df::getTarget(Operation *op) {
+  ModuleOp module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
+                                      : op->getParentOfType<ModuleOp>();
+  return module ? dialectOf(module)->getTargetAttrHelper().getAttr(module)
+                : TargetAttr();
+}
+void snapflow::df::setTarget(Operation *module, TargetAttr value) {
+  dialectOf(module)->getTargetAttrHelper().setAttr(module, value);
+}
+StageMapAttr snapflow::df::getStageMap(Operation *op) {
+  return dialectOf(op)->getStageAttrHelper().getAttr(op);
+}
+void snapflow::df::setStageMap(Operation *op, StageMapAttr value) {
+  dialectOf(op)->getStageAttrHelper().setAttr(op, value);
+}
+std::optional<int64_t> snapflow::df::getSection(Operation *op) {
+  if (IntegerAttr a = dialectOf(op)->getSectionAttrHelper().getAttr(op))
+    return a.getInt();
+  return std::nullopt;
+}
+void snapflow::df::setSection(Operation *op, int64_t section) {
+  dialectOf(op)->getSectionAttrHelper().setAttr(
+      op, Builder(op->getContext()).getI64IntegerAttr(section));
+}
+ArrayAttr snapflow::df::getSections(Operation *op) {
+  return dialectOf(op)->getSectionsAttrHelper().getAttr(op);
+}
+void snapflow::df::setSections(Operation *op,
+                               ArrayRef<SectionMapAttr> sections) {
+  SmallVector<Attribute> list(sections.begin(), sections.end());
+  dialectOf(op)->getSectionsAttrHelper().setAttr(
+      op, ArrayAttr::get(op->getContext(), list));
+}
+PlacementAttr snapflow::df::getPlacement(Operation *op) {
+  return dialectOf(op)->getPlacementAttrHelper().getAttr(op);
+}
+void snapflow::df::setPlacement(Operation *op, PlacementAttr value) {
+  dialectOf(op)->getPlacementAttrHelper().setAttr(op, value);
+}
+MemoryPlanAttr snapflow::df::getMemoryPlan(Operation *op) {
+  return dialectOf(op)->getMemoryPlanAttrHelper().getAttr(op);
+}
+void snapflow::df::setMemoryPlan(Operation *op, MemoryPlanAttr value) {
+  dialectOf(op)->getMemoryPlanAttrHelper().setAttr(op, value);
 }
 
 //===----------------------------------------------------------------------===//
@@ -48,6 +368,11 @@ LogicalResult StreamType::verify(function_ref<InFlightDiagnostic()> emitError,
                        << " must have an integer or float element type";
   if (depth < 1)
     return emitError() << "stream depth must be >= 1, got " << depth;
+  if ((checkedProduct(tile.getShape()) *
+       ((tile.getElementType().getIntOrFloatBitWidth() + 7) / 8) * depth)
+          .overflowed())
+    return emitError() << "stream of " << depth << " tiles of " << tile
+                       << " exceeds a 64-bit byte count";
   return success();
 }
 
@@ -123,8 +448,14 @@ static LogicalResult verifyTensorRef(Operation *op, FlatSymbolRefAttr ref,
 LogicalResult ProgramOp::verify() {
   if (getTp() < 1)
     return emitOpError() << "tp must be >= 1, got " << getTp();
-  if (getChip().empty())
-    return emitOpError("needs the name of the chip it was mapped for");
+  TargetAttr target = getTarget(*this);
+  if (!target)
+    return emitOpError("needs the chip it was mapped for: the enclosing "
+                       "module has no df.target attribute");
+  if (getTp() > target.getSockets())
+    return emitOpError() << "spans tp = " << getTp() << " sockets but its "
+                         << "target '" << target.getName().strref()
+                         << "' has " << target.getSockets();
   for (Operation &op : getBody().front())
     if (!isa<TensorOp, SectionOp>(op))
       return op.emitOpError("is not allowed directly in a df.program; only "

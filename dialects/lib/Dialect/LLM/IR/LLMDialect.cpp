@@ -11,6 +11,7 @@
 #include "snapflow/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -36,6 +37,111 @@ void LLMDialect::initialize() {
 #define GET_OP_LIST
 #include "snapflow/Dialect/LLM/IR/LLMOps.cpp.inc"
       >();
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+WorkloadAttr::verify(function_ref<InFlightDiagnostic()> emitError, Phase phase,
+                     int64_t batch, int64_t tokens, int64_t mtpDepth,
+                     llvm::APFloat mtpAcceptance) {
+  double p = mtpAcceptance.convertToDouble();
+  if (batch < 1 || tokens < 1)
+    return emitError() << "llm.workload batch and tokens must be >= 1, got "
+                       << batch << " and " << tokens;
+  if (mtpDepth < 0)
+    return emitError() << "llm.workload mtp_depth must be >= 0, got "
+                       << mtpDepth;
+  if (mtpDepth > 0 && phase != Phase::decode)
+    return emitError() << "llm.workload: MTP speculation (mtp_depth "
+                       << mtpDepth << ") applies to decode only";
+  if (!(p >= 0.0 && p <= 1.0))
+    return emitError() << "llm.workload mtp_acceptance must be in [0, 1], got "
+                       << p;
+  return success();
+}
+
+double WorkloadAttr::getTokensPerStep() const {
+  double p = getMtpAcceptance().convertToDouble(), tokens = 0, term = 1;
+  for (int64_t i = 0; i <= getMtpDepth(); ++i, term *= p)
+    tokens += term;
+  return tokens;
+}
+
+LogicalResult LLMDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  Attribute value = attr.getValue();
+  auto expect = [&](bool ok, StringRef what) -> LogicalResult {
+    if (ok)
+      return success();
+    return op->emitError() << "'" << name << "' must be " << what << ", got "
+                           << value;
+  };
+  auto i64 = [&](int64_t min) {
+    auto i = dyn_cast<IntegerAttr>(value);
+    return i && i.getType().isInteger(64) && i.getInt() >= min;
+  };
+  if (name == WorkloadAttrHelper::getNameStr())
+    return expect(isa<WorkloadAttr>(value), "a #llm.workload");
+  if (name == ModelAttrHelper::getNameStr() ||
+      name == ModelTypeAttrHelper::getNameStr())
+    return expect(isa<StringAttr>(value) && isa<ModuleOp>(op),
+                  "a string on the module");
+  if (name == TpAttrHelper::getNameStr())
+    return expect(i64(1) && isa<ModuleOp>(op),
+                  "a group size >= 1 (i64) on the module");
+  if (name == LayerAttrHelper::getNameStr())
+    return expect(i64(0), "a layer index >= 0 (i64)");
+  return op->emitError() << "unknown attribute '" << name
+                         << "'; the llm dialect declares llm.workload, "
+                            "llm.model, llm.model_type, llm.tp and llm.layer";
+}
+
+static LLMDialect *dialectOf(Operation *op) {
+  return op->getContext()->getOrLoadDialect<LLMDialect>();
+}
+
+WorkloadAttr snapflow::llm::getWorkload(Operation *op) {
+  return dialectOf(op)->getWorkloadAttrHelper().getAttr(op);
+}
+void snapflow::llm::setWorkload(Operation *op, WorkloadAttr workload) {
+  dialectOf(op)->getWorkloadAttrHelper().setAttr(op, workload);
+}
+std::optional<int64_t> snapflow::llm::getLayer(Operation *op) {
+  if (IntegerAttr a = dialectOf(op)->getLayerAttrHelper().getAttr(op))
+    return a.getInt();
+  return std::nullopt;
+}
+void snapflow::llm::setLayer(Operation *op, int64_t layer) {
+  dialectOf(op)->getLayerAttrHelper().setAttr(
+      op, Builder(op->getContext()).getI64IntegerAttr(layer));
+}
+void snapflow::llm::copyLayerMarker(Operation *from, Operation *to) {
+  if (std::optional<int64_t> layer = getLayer(from))
+    setLayer(to, *layer);
+}
+int64_t snapflow::llm::getTensorParallelism(Operation *op) {
+  ModuleOp module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
+                                      : op->getParentOfType<ModuleOp>();
+  if (!module)
+    return 1;
+  IntegerAttr tp = dialectOf(module)->getTpAttrHelper().getAttr(module);
+  return tp ? tp.getInt() : 1;
+}
+void snapflow::llm::setTensorParallelism(Operation *module, int64_t tp) {
+  dialectOf(module)->getTpAttrHelper().setAttr(
+      module, Builder(module->getContext()).getI64IntegerAttr(tp));
+}
+void snapflow::llm::setModel(Operation *module, StringRef name,
+                             StringRef modelType) {
+  Builder b(module->getContext());
+  dialectOf(module)->getModelAttrHelper().setAttr(module,
+                                                  b.getStringAttr(name));
+  dialectOf(module)->getModelTypeAttrHelper().setAttr(
+      module, b.getStringAttr(modelType));
 }
 
 //===----------------------------------------------------------------------===//

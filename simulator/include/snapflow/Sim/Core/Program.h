@@ -9,6 +9,8 @@
 #ifndef SNAPFLOW_SIM_CORE_PROGRAM_H
 #define SNAPFLOW_SIM_CORE_PROGRAM_H
 
+#include "snapflow/Arch/ArchModel.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,12 +18,10 @@
 namespace snapflow {
 namespace sim {
 
-enum class Tier { SRAM = 0, HBM = 1, DDR = 2 };
 enum class StageKind { Gemm, Elementwise, Reduce, Softmax, Norm, TopK, Gather };
 enum class CollectiveKind { AllReduce, AllGather, AllToAll };
 enum class NodeKind { Load, Store, Stage, Buffer, Collective };
 
-const char *tierName(Tier tier);
 const char *stageKindName(StageKind kind);
 const char *collectiveKindName(CollectiveKind kind);
 
@@ -29,8 +29,8 @@ const char *collectiveKindName(CollectiveKind kind);
 struct Tensor {
   std::string name;
   int64_t bytes = 0;
-  Tier tier = Tier::HBM;
-  bool isKV = false; ///< the KV cache
+  arch::MemoryTier tier = arch::MemoryTier::HBM;
+  bool isKV = false; ///< the KV cache (df.tensor ... kv_cache)
 };
 
 /// A bounded FIFO of tiles from one producer to its consumers.
@@ -75,7 +75,8 @@ struct Section {
 /// A whole program for one socket of a TP group of `tp` sockets.
 struct Program {
   std::string name;  ///< "decode" or "prefill"
-  std::string chip;  ///< chip it was mapped for
+  /// The chip it was mapped for: the module's df.target, every parameter.
+  arch::ArchModel target;
   std::string phase; ///< "decode" or "prefill"
   int64_t tp = 1;
   int64_t batch = 1;
@@ -88,7 +89,7 @@ struct Program {
   int64_t maxBatch = 0;
 
   /// Bytes of declared tensors in `tier`.
-  int64_t tensorBytes(Tier tier) const;
+  int64_t tensorBytes(arch::MemoryTier tier) const;
 };
 
 } // namespace sim

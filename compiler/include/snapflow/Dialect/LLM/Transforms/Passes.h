@@ -3,6 +3,7 @@
 #ifndef SNAPFLOW_DIALECT_LLM_TRANSFORMS_PASSES_H
 #define SNAPFLOW_DIALECT_LLM_TRANSFORMS_PASSES_H
 
+#include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
 #include "snapflow/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

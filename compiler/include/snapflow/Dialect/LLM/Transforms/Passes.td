@@ -32,13 +32,16 @@ def ShardTP : Pass<"shard-tp", "::mlir::ModuleOp"> {
     names the op and the numbers.
   }];
   let options = [
-    Option<"tp", "tp", "int64_t", "1", "Sockets in the tensor-parallel group">,
+    Option<"tp", "tp", "int64_t", "1",
+           "Sockets in the tensor-parallel group (0: every socket of the "
+           "module's df.target)">,
     Option<"mlaCache", "mla-cache", "std::string", "\"replicate\"",
            "MLA latent cache: replicate | sequence">,
     Option<"moe", "moe", "std::string", "\"expert\"",
            "MoE layers: expert (expert parallel) | split (split every expert)">,
   ];
-  let dependentDialects = ["::snapflow::llm::LLMDialect"];
+  let dependentDialects = ["::snapflow::llm::LLMDialect",
+                           "::snapflow::df::DFDialect"];
 }
 
 def FuseLayers : Pass<"fuse-layers", "::mlir::func::FuncOp"> {
@@ -52,7 +55,8 @@ def FuseLayers : Pass<"fuse-layers", "::mlir::func::FuncOp"> {
     as they are. Costs and parameter counts are unchanged (`ModelStats`
     counts a repeated body once per iteration).
   }];
-  let dependentDialects = ["::snapflow::llm::LLMDialect"];
+  let dependentDialects = ["::snapflow::llm::LLMDialect",
+                           "::snapflow::df::DFDialect"];
 }
 
 def MoERouting : Pass<"moe-routing", "::mlir::ModuleOp"> {
@@ -75,7 +79,8 @@ def MoERouting : Pass<"moe-routing", "::mlir::ModuleOp"> {
     Option<"skew", "skew", "double", "0.0",
            "Zipf exponent of expert popularity (0: uniform)">,
   ];
-  let dependentDialects = ["::snapflow::llm::LLMDialect"];
+  let dependentDialects = ["::snapflow::llm::LLMDialect",
+                           "::snapflow::df::DFDialect"];
 }
 
 #endif // SNAPFLOW_DIALECT_LLM_TRANSFORMS_PASSES

@@ -24,6 +24,25 @@ def DF_Dialect : Dialect {
   }];
   let cppNamespace = "::snapflow::df";
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  // The discardable attributes the passes and the Loader exchange; each is
+  // typed (DataflowAttrs.td) and checked by verifyOperationAttribute, which
+  // also refuses any other `df.*` name.
+  let discardableAttrs = (ins
+    // On the module: the chip every pass and the simulator use.
+    "TargetAttr":$target,
+    // On each op of a mapped phase function: the section it runs in.
+    "::mlir::IntegerAttr":$section,
+    // On each op tile-and-map runs as a pipeline stage.
+    "StageMapAttr":$stage,
+    // On a mapped phase function and its df.program: SectionMapAttr each.
+    "::mlir::ArrayAttr":$sections,
+    // On each op defining a tensor plan-memory placed.
+    "PlacementAttr":$placement,
+    // On a planned phase function and its df.program.
+    "MemoryPlanAttr":$memory_plan
+  );
+  let hasOperationAttrVerify = 1;
 }
 
 #endif // SNAPFLOW_DIALECT_DATAFLOW_DATAFLOWDIALECT

@@ -6,11 +6,6 @@
 include "snapflow/Dialect/Dataflow/IR/DataflowDialect.td"
 include "mlir/IR/EnumAttr.td"
 
-def DF_Tier : I32EnumAttr<"Tier", "memory tier", [
-  I32EnumAttrCase<"sram", 0>, I32EnumAttrCase<"hbm", 1>, I32EnumAttrCase<"ddr", 2>]> {
-  let cppNamespace = "::snapflow::df";
-}
-
 def DF_StageKind : I32EnumAttr<"StageKind", "what a stage computes", [
   I32EnumAttrCase<"gemm", 0>, I32EnumAttrCase<"elementwise", 1>,
   I32EnumAttrCase<"reduce", 2>, I32EnumAttrCase<"softmax", 3>,

@@ -1,21 +1,41 @@
 //===- DataflowOps.h - df dialect: tiled dataflow programs -----*- C++ -*-===//
 //
-// The df dialect, its stream type, enums and ops.
+// The df dialect: its stream type, enums, the typed attributes that carry
+// the compiler-simulator contract (target chip, stage mapping, sections,
+// placement, memory plan) and the ops.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SNAPFLOW_DIALECT_DATAFLOW_IR_DATAFLOWOPS_H
 #define SNAPFLOW_DIALECT_DATAFLOW_IR_DATAFLOWOPS_H
 
+#include "snapflow/Arch/ArchModel.h"
+
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/RegionKindInterface.h"
 #include "mlir/IR/SymbolTable.h"
 
-#include "snapflow/Dialect/Dataflow/IR/DataflowDialect.h.inc"
 #include "snapflow/Dialect/Dataflow/IR/DataflowEnums.h.inc"
+
+namespace snapflow {
+namespace df {
+/// Parses `sram`, `hbm` or `ddr`.
+mlir::FailureOr<arch::MemoryTier> parseTierKeyword(mlir::AsmParser &parser);
+} // namespace df
+} // namespace snapflow
+
+// The attributes come first: the dialect declares typed helpers for its
+// discardable attributes, which need the complete attribute classes.
+#define GET_ATTRDEF_CLASSES
+#include "snapflow/Dialect/Dataflow/IR/DataflowAttrs.h.inc"
+
+#include "snapflow/Dialect/Dataflow/IR/DataflowDialect.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "snapflow/Dialect/Dataflow/IR/DataflowTypes.h.inc"
@@ -29,6 +49,25 @@ namespace df {
 /// stage output's `output_tiles` entry (or `tiles`), a buffer's input times
 /// `reads`, a collective's input count.
 int64_t getStreamTileCount(mlir::Value stream);
+
+/// The target chip of the module holding `op` (its `df.target`), or null.
+TargetAttr getTarget(mlir::Operation *op);
+
+/// The typed discardable attributes, read and written through the
+/// dialect's generated helpers (declared in DataflowDialect.td).
+StageMapAttr getStageMap(mlir::Operation *op);
+void setStageMap(mlir::Operation *op, StageMapAttr value);
+/// The section index tile-and-map gave `op`, if any.
+std::optional<int64_t> getSection(mlir::Operation *op);
+void setSection(mlir::Operation *op, int64_t section);
+/// The SectionMapAttr list of a mapped function or program.
+mlir::ArrayAttr getSections(mlir::Operation *op);
+void setSections(mlir::Operation *op, llvm::ArrayRef<SectionMapAttr> sections);
+PlacementAttr getPlacement(mlir::Operation *op);
+void setPlacement(mlir::Operation *op, PlacementAttr value);
+MemoryPlanAttr getMemoryPlan(mlir::Operation *op);
+void setMemoryPlan(mlir::Operation *op, MemoryPlanAttr value);
+void setTarget(mlir::Operation *module, TargetAttr value);
 } // namespace df
 } // namespace snapflow
 

@@ -7,6 +7,7 @@ include "snapflow/Dialect/SnapflowBase.td"
 include "snapflow/Dialect/Dataflow/IR/DataflowDialect.td"
 include "snapflow/Dialect/Dataflow/IR/DataflowTypes.td"
 include "snapflow/Dialect/Dataflow/IR/DataflowEnums.td"
+include "snapflow/Dialect/Dataflow/IR/DataflowAttrs.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -18,21 +19,24 @@ def DF_ProgramOp : DF_Op<"program", [SymbolTable, Symbol, NoTerminator,
     SingleBlock, IsolatedFromAbove]> {
   let summary = "a compiled dataflow program for one inference phase";
   let description = [{
-    Holds tensor declarations and sections; sections run in order. `chip` names
-    the chip file the program was mapped for, `tp` the sockets it spans.
+    Holds tensor declarations and sections; sections run in order. `tp` is
+    the number of sockets it spans. The chip it was mapped for is the
+    enclosing module's `df.target`, which every program needs.
 
     Example:
     ```mlir
-    df.program @decode attributes {chip = "sn40l-16", tp = 16 : i64} {
+    module attributes {df.target = #df.target<"sn40l-16">} {
+    df.program @decode attributes {tp = 16 : i64} {
       df.tensor @wq : tensor<4096x4096xbf16> in hbm
       df.section @layer repeat 32 {
         %t = df.load @wq tiles 16 : !df.stream<tensor<1024x1024xbf16>, 2>
         df.stage gemm (%t) {pcus = 8 : i64, flops_per_tile = 2097152 : i64, tiles = 16 : i64} : (!df.stream<tensor<1024x1024xbf16>, 2>) -> ()
       }
     }
+    }
     ```
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$chip, SF_I64Attr:$tp);
+  let arguments = (ins SymbolNameAttr:$sym_name, SF_I64Attr:$tp);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
@@ -42,16 +46,20 @@ def DF_TensorOp : DF_Op<"tensor", [Symbol, HasParent<"ProgramOp">]> {
   let summary = "declare a tensor the program keeps in a memory tier";
   let description = [{
     A weight, KV-cache region or spilled activation of type `type` placed in
-    `tier` by memory planning. Loads and stores refer to it by symbol.
+    `tier` by memory planning. Loads and stores refer to it by symbol. The
+    KV cache is marked `kv_cache` (the simulator counts its bytes apart and
+    serving tracks its live share); its name carries no meaning.
 
     Example:
     ```mlir
     df.tensor @wq : tensor<4096x4096xbf16> in hbm
+    df.tensor @kv : tensor<32x1x4096x2048xbf16> in hbm kv_cache
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<AnyRankedTensor>:$type,
-                       DF_Tier:$tier);
-  let assemblyFormat = "$sym_name `:` $type `in` $tier attr-dict";
+                       DF_TierAttr:$tier, UnitAttr:$kv_cache);
+  let assemblyFormat =
+      "$sym_name `:` $type `in` custom<Tier>($tier) (`kv_cache` $kv_cache^)? attr-dict";
 }
 
 def DF_SectionOp : DF_Op<"section", [Symbol, HasParent<"ProgramOp">, NoTerminator,

@@ -25,6 +25,21 @@ def LLM_Dialect : Dialect {
   let cppNamespace = "::snapflow::llm";
   let dependentDialects = ["::snapflow::kv::KVDialect"];
   let useDefaultAttributePrinterParser = 1;
+  // The discardable attributes the builder and passes exchange; each is typed
+  // and checked by verifyOperationAttribute, which refuses other `llm.*`
+  // names.
+  let discardableAttrs = (ins
+    // On each phase function and its df.program: what it computes.
+    "WorkloadAttr":$workload,
+    // On the module: the model's name and config model_type.
+    "::mlir::StringAttr":$model,
+    "::mlir::StringAttr":$model_type,
+    // On the module after shard-tp: the sockets of the TP group.
+    "::mlir::IntegerAttr":$tp,
+    // On each op of a decoder layer: its index (for fuse-layers).
+    "::mlir::IntegerAttr":$layer
+  );
+  let hasOperationAttrVerify = 1;
 }
 
 #endif // SNAPFLOW_DIALECT_LLM_LLMDIALECT

@@ -1,6 +1,6 @@
 //===- LLMOps.h - llm dialect: model-level inference ops -------*- C++ -*-===//
 //
-// The llm dialect, its enum attributes and its ops.
+// The llm dialect, its enum attributes, the workload attribute and its ops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,31 +13,46 @@
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 
-#include "snapflow/Dialect/LLM/IR/LLMDialect.h.inc"
 #include "snapflow/Dialect/LLM/IR/LLMEnums.h.inc"
 
+// The attributes come first: the dialect declares typed helpers for its
+// discardable attributes, which need the complete attribute classes.
 #define GET_ATTRDEF_CLASSES
 #include "snapflow/Dialect/LLM/IR/LLMAttrs.h.inc"
+
+#include "snapflow/Dialect/LLM/IR/LLMDialect.h.inc"
 
 #define GET_OP_CLASSES
 #include "snapflow/Dialect/LLM/IR/LLMOps.h.inc"
 
 namespace snapflow {
 namespace llm {
-/// Discardable attribute naming the decoder layer an op belongs to. The model
-/// builder sets it; passes that insert ops copy it from the op they extend.
-constexpr llvm::StringLiteral kLayerAttrName = "llm.layer";
+/// The workload of a phase function or df.program (`llm.workload`), if any.
+WorkloadAttr getWorkload(mlir::Operation *op);
+void setWorkload(mlir::Operation *op, WorkloadAttr workload);
+
+/// The decoder layer an op belongs to (`llm.layer`). The model builder sets
+/// it; passes that insert ops copy it from the op they extend.
+std::optional<int64_t> getLayer(mlir::Operation *op);
+void setLayer(mlir::Operation *op, int64_t layer);
 
 /// Copies `from`'s layer marker, if any, to `to`.
-inline void copyLayerMarker(mlir::Operation *from, mlir::Operation *to) {
-  if (mlir::Attribute a = from->getAttr(kLayerAttrName))
-    to->setAttr(kLayerAttrName, a);
-}
+void copyLayerMarker(mlir::Operation *from, mlir::Operation *to);
+
+/// The TP group size shard-tp recorded on the module holding `op` (1 when
+/// the module is not sharded).
+int64_t getTensorParallelism(mlir::Operation *op);
+void setTensorParallelism(mlir::Operation *module, int64_t tp);
+
+/// The model name and config model_type the builder recorded on the module.
+void setModel(mlir::Operation *module, llvm::StringRef name,
+              llvm::StringRef modelType);
 } // namespace llm
 } // namespace snapflow
 

@@ -1,0 +1,40 @@
+//===- LLMAttrs.td - What a phase function computes -------------*- tablegen -*-===//
+
+#ifndef SNAPFLOW_DIALECT_LLM_LLMATTRS
+#define SNAPFLOW_DIALECT_LLM_LLMATTRS
+
+include "snapflow/Dialect/SnapflowBase.td"
+include "snapflow/Dialect/LLM/IR/LLMDialect.td"
+include "snapflow/Dialect/LLM/IR/LLMEnums.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def LLM_WorkloadAttr : AttrDef<LLM_Dialect, "Workload"> {
+  let mnemonic = "workload";
+  let summary = "what a phase function computes: phase, batch, tokens, speculation";
+  let description = [{
+    Set by the model builder on each phase function (`llm.workload`) and
+    carried by lower-to-df onto its `df.program`. `tokens` is the prompt
+    length for prefill and the context each sequence attends for decode.
+    With DeepSeek's MTP module, decode verifies `1 + mtp_depth` tokens per
+    sequence and step, each draft accepted with probability
+    `mtp_acceptance`; the accepted tokens per step are derived from these
+    two (`getTokensPerStep`), never stored.
+
+    Example: `#llm.workload<decode, batch = 8, tokens = 131072>`,
+    `#llm.workload<decode, batch = 147, tokens = 131072, mtp_depth = 1, mtp_acceptance = 8.000000e-01>`
+  }];
+  let parameters = (ins EnumParameter<LLM_Phase>:$phase, "int64_t":$batch,
+                        "int64_t":$tokens,
+                        DefaultValuedParameter<"int64_t", "0">:$mtp_depth,
+                        SF_F64Parameter<"draft acceptance", "::llvm::APFloat(0.0)">:$mtp_acceptance);
+  let assemblyFormat =
+      "`<` $phase `,` struct($batch, $tokens, $mtp_depth, $mtp_acceptance) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Accepted tokens per sequence and step: 1 + P + ... + P^mtp_depth
+    /// (token i is kept when the i drafts before it were all accepted).
+    double getTokensPerStep() const;
+  }];
+}
+
+#endif // SNAPFLOW_DIALECT_LLM_LLMATTRS
