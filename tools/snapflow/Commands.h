@@ -10,7 +10,6 @@
 #define SNAPFLOW_TOOLS_SNAPFLOW_COMMANDS_H
 
 #include "snapflow/Arch/ArchModel.h"
-#include "snapflow/Dialect/KV/PolicySpec.h"
 #include "snapflow/Models/ModelConfig.h"
 #include "snapflow/Sim/Core/Program.h"
 #include "snapflow/Sim/Serving/Serving.h"
@@ -51,8 +50,12 @@ struct WorkloadOptions {
 struct Workload {
   models::ModelConfig config;
   arch::ArchModel chip;
-  kv::PolicySpec policySpec;
-  kv::ResolvedPolicy policy;
+  /// The KV policy resolved for the context: its label (every number
+  /// fixed, as kv::parsePolicy reads it), the slots a sequence keeps, and
+  /// whether it compresses at all.
+  std::string kvLabel;
+  int64_t kvSlots = 0;
+  bool kvCompressing = false;
   int64_t tp = 0;
   std::optional<models::WeightDtype> weightsDtype;
 };

@@ -10,7 +10,7 @@
 
 #include "snapflow/Analysis/ModelStats.h"
 #include "snapflow/Arch/ArchModel.h"
-#include "snapflow/Dialect/KV/PolicySpec.h"
+#include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Dialect/KV/Transforms/Passes.h"
 #include "snapflow/Mapping/Passes.h"
 #include "snapflow/Pipelines/Pipelines.h"
@@ -73,14 +73,15 @@ llvm::Expected<Workload> snapflow::tools::resolveWorkload(const WorkloadOptions 
   if (!chip)
     return chip.takeError();
   w.chip = std::move(*chip);
-  auto spec = kv::PolicySpec::parse(o.kv);
-  if (!spec)
-    return spec.takeError();
-  w.policySpec = *spec;
-  auto policy = kv::resolve(*spec, o.context);
-  if (!policy)
-    return makeError("--kv " + o.kv + ": " + llvm::toString(policy.takeError()));
-  w.policy = *policy;
+  {
+    mlir::MLIRContext context;
+    auto policy = kv::resolvePolicy(&context, o.kv, o.context);
+    if (!policy) // the message names the policy string
+      return policy.takeError();
+    w.kvLabel = policy->getLabel();
+    w.kvSlots = policy->getSlotsFor(o.context);
+    w.kvCompressing = policy->isCompressing();
+  }
   // tp 0 in the options means "not given": every socket of the chip.
   w.tp = o.tp == 0 ? w.chip.numSockets() : o.tp;
   if (w.tp < 1 || w.tp > w.chip.numSockets())
@@ -217,8 +218,8 @@ Error snapflow::tools::runInfo(const WorkloadOptions &o, bool json,
                 stats.kvBytesPerToken);
   os << formatv("               {0} keeps {1} of {2} tokens per sequence "
                 "({3:f1}x less than full)\n",
-                w->policySpec.str(), w->policy.slots, o.context,
-                static_cast<double>(o.context) / w->policy.slots);
+                w->kvLabel, w->kvSlots, o.context,
+                static_cast<double>(o.context) / w->kvSlots);
   os << formatv("               batch {0}: {1} in all\n", o.batch,
                 humanBytes(kvBytes));
   std::string kvPlacement =

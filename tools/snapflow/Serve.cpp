@@ -51,26 +51,12 @@ int64_t bucketFor(int64_t tokens, int64_t cap) {
 }
 
 /// The policy a graph for `tokens` tokens uses: every token while they fit
-/// the budget, else the policy with its numbers fixed for the deployment.
-std::string policyFor(const kv::ResolvedPolicy &r, int64_t tokens) {
-  if (r.kind == kv::PolicyKind::Full || r.slots >= tokens)
+/// the budget, else the policy with its numbers fixed for the deployment
+/// (its resolved label).
+std::string policyFor(const Workload &w, int64_t tokens) {
+  if (!w.kvCompressing || w.kvSlots >= tokens)
     return "full";
-  std::string pool = r.maxPool ? "max" : "avg";
-  switch (r.kind) {
-  case kv::PolicyKind::Streaming:
-    return llvm::formatv("streaming:sinks={0},window={1}", r.sinks, r.recent);
-  case kv::PolicyKind::SnapKV:
-    return llvm::formatv("snapkv:budget={0},obs_window={1},kernel={2},pool={3}",
-                         r.slots, r.obsWindow, r.kernel, pool);
-  case kv::PolicyKind::SnapStream:
-    return llvm::formatv("snapstream:budget={0},sinks={1},recent={2},"
-                         "obs_window={3},kernel={4},pool={5}",
-                         r.slots, r.sinks, r.recent, r.obsWindow, r.kernel,
-                         pool);
-  case kv::PolicyKind::Full:
-    break;
-  }
-  return "full";
+  return w.kvLabel;
 }
 
 /// Bytes in GiB, or MiB when under one GiB.
@@ -172,7 +158,7 @@ Error snapflow::tools::runServe(const WorkloadOptions &o, bool maxBatch,
   }
   ServeConfig cfg;
   cfg.maxContext = o.context;
-  cfg.kvTokensPerSlot = std::min(w->policy.slots, o.context);
+  cfg.kvTokensPerSlot = std::min(w->kvSlots, o.context);
   if (Error e = validate(requests, cfg, source))
     return e;
 
@@ -209,7 +195,7 @@ Error snapflow::tools::runServe(const WorkloadOptions &o, bool maxBatch,
   auto build = [&](bool prefill, int64_t tokens) -> Error {
     WorkloadOptions bo = o;
     bo.context = tokens;
-    bo.kv = policyFor(w->policy, tokens);
+    bo.kv = policyFor(*w, tokens);
     int64_t ignored = 0;
     auto text = compileToDataflowText(*w, bo, c, prefill ? 1 : slots, prefill,
                                       ignored);
@@ -304,7 +290,7 @@ Error snapflow::tools::runServe(const WorkloadOptions &o, bool maxBatch,
                                       : 0;
 
   // Summary.
-  std::string kvSpec = w->policySpec.str();
+  std::string kvSpec = o.kv;
   os << llvm::formatv("serving {0} requests ({1}) on {2} slot(s) of {3} tokens: "
                       "{4} on {5}, tp {6}, --kv {7}\n",
                       requests.size(), source, slots, o.context,

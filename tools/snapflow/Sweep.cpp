@@ -14,7 +14,9 @@
 #include "Commands.h"
 #include "Csv.h"
 
-#include "snapflow/Dialect/KV/PolicySpec.h"
+#include "snapflow/Dialect/KV/IR/KVOps.h"
+
+#include "mlir/IR/MLIRContext.h"
 #include "snapflow/Support/CheckedInt.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -254,9 +256,12 @@ Error snapflow::tools::runSweep(const SweepOptions &o, const char *argv0,
   for (const std::string &c : chips)
     if (auto a = arch::ArchModel::load(c); !a)
       return a.takeError();
-  for (const std::string &p : policies)
-    if (auto s = kv::PolicySpec::parse(p); !s)
-      return s.takeError();
+  {
+    mlir::MLIRContext context;
+    for (const std::string &p : policies)
+      if (auto s = kv::parsePolicy(&context, p); !s)
+        return s.takeError();
+  }
   for (const std::string &b : batches) {
     int64_t n;
     if (b != "max" && (StringRef(b).getAsInteger(10, n) || n <= 0))

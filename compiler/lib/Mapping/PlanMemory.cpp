@@ -42,18 +42,6 @@ struct Tensor {
   arch::MemoryTier tier = arch::MemoryTier::HBM;
 };
 
-/// Short name of a cache policy for messages: full, snapstream:budget=N, ...
-std::string policyLabel(kv::KVPolicyAttrInterface policy) {
-  if (isa<kv::FullPolicyAttr>(policy))
-    return "full";
-  int64_t budget = policy.getSlotsFor(0);
-  if (isa<kv::StreamingPolicyAttr>(policy))
-    return llvm::formatv("streaming:budget={0}", budget);
-  if (isa<kv::SnapKVPolicyAttr>(policy))
-    return llvm::formatv("snapkv:budget={0}", budget);
-  return llvm::formatv("snapstream:budget={0}", budget);
-}
-
 struct PlanMemoryPass : public snapflow::impl::PlanMemoryBase<PlanMemoryPass> {
   using PlanMemoryBase::PlanMemoryBase;
 
@@ -99,7 +87,7 @@ private:
         kvTotal += cache.getTotalBytes();
         batch = cache.getBatch();
         context = cache.getTotalSlots().value();
-        policy = policyLabel(cache.getPolicy());
+        policy = cache.getPolicy().getLabel();
       }
     llm::WorkloadAttr workload = llm::getWorkload(fn);
     if (workload) {

@@ -496,3 +496,29 @@ func.func @f(%c: !kv.latent_cache<layers = 1, batch = 1, slots = 8, latent_dim =
 func.func @f(%c: !kv.latent_cache<layers = 1, batch = 1, slots = 16, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>, seq_shards = 4>) {
   return
 }
+
+// -----
+
+// Tests that a cache holds a resolved policy: a ratio is resolved against
+// the context by kv-compress, never left in a cache type.
+func.func @unresolved_cache(
+  // expected-error @+1 {{cache policy #kv.snapstream<ratio = 4> is not resolved; a cache holds a policy with every number fixed (kv-compress resolves it for the context)}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<ratio = 4>>) {
+  return
+}
+
+// -----
+
+// Tests that a selecting policy has a budget or a ratio, not both.
+// expected-error @+1 {{snapstream needs budget=N or ratio=R, not both}}
+func.func @both() attributes {p = #kv.snapstream<budget = 32, ratio = 4>} {
+  return
+}
+
+// -----
+
+// Tests that a policy's sinks and recent tokens cannot wrap past its budget.
+// expected-error @+1 {{snapstream sinks + recent (9223372036854775807 + 9223372036854775807) exceeds the budget (4096)}}
+func.func @wrap() attributes {p = #kv.snapstream<budget = 4096, sinks = 9223372036854775807, recent = 9223372036854775807>} {
+  return
+}

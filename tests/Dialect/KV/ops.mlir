@@ -99,3 +99,14 @@ func.func @streaming_prefill(%l: tensor<1x64x40xbf16>, %c: !kv.latent_cache<laye
 func.func @seq_sharded(%a: !kv.latent_cache<layers = 1, batch = 1, slots = 16, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full, seq_shards = 4>, %b: !kv.latent_cache<layers = 1, batch = 1, slots = 16, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full, seq_shards = 1>) {
   return
 }
+
+// Tests that policies may be written unresolved (a ratio, defaults left
+// open), as command-line strings are parsed, and print as written.
+// CHECK-LABEL: func.func @unresolved()
+// CHECK-SAME:    a = #kv.snapstream<ratio = 4>
+// CHECK-SAME:    b = #kv.snapkv<budget = 64, pool = avg>
+// CHECK-SAME:    c = #kv.streaming<window = 100>
+// CHECK-SAME:    d = #kv.snapstream<ratio = 8, sinks = 2, kernel = 5>
+func.func @unresolved() attributes {a = #kv.snapstream<ratio = 4>, b = #kv.snapkv<budget = 64, pool = avg>, c = #kv.streaming<window = 100>, d = #kv.snapstream<kernel = 5, ratio = 8, sinks = 2>} {
+  return
+}

@@ -26,25 +26,6 @@ using namespace mlir;
 using namespace snapflow;
 using namespace snapflow::kv;
 
-KVPolicyAttrInterface snapflow::kv::getPolicyAttr(MLIRContext *ctx,
-                                                  const ResolvedPolicy &p) {
-  PoolKind pool = p.maxPool ? PoolKind::max : PoolKind::avg;
-  switch (p.kind) {
-  case PolicyKind::Full:
-    return cast<KVPolicyAttrInterface>(FullPolicyAttr::get(ctx));
-  case PolicyKind::Streaming:
-    return cast<KVPolicyAttrInterface>(
-        StreamingPolicyAttr::get(ctx, p.sinks, p.recent));
-  case PolicyKind::SnapKV:
-    return cast<KVPolicyAttrInterface>(
-        SnapKVPolicyAttr::get(ctx, p.slots, p.obsWindow, p.kernel, pool));
-  case PolicyKind::SnapStream:
-    return cast<KVPolicyAttrInterface>(SnapStreamPolicyAttr::get(
-        ctx, p.slots, p.sinks, p.recent, p.obsWindow, p.kernel, pool));
-  }
-  llvm_unreachable("unknown policy kind");
-}
-
 namespace {
 
 /// `type` with `slots` slots under `policy`, if it is a cache type.
@@ -65,9 +46,9 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto spec = PolicySpec::parse(policy);
-    if (!spec) {
-      module.emitError() << "kv-compress: " << llvm::toString(spec.takeError());
+    auto parsed = parsePolicy(&getContext(), policy);
+    if (!parsed) {
+      module.emitError() << "kv-compress: " << llvm::toString(parsed.takeError());
       return signalPassFailure();
     }
     int64_t tokens = context;
@@ -79,16 +60,16 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
       });
     if (tokens == 0)
       return; // no cache in the module: nothing to compress
-    auto resolved = resolve(*spec, tokens);
-    if (!resolved) {
-      module.emitError() << "kv-compress: --kv " << policy << ": "
-                         << llvm::toString(resolved.takeError());
+    // The policy's own resolution: a budget from a ratio, its defaults, and
+    // its checks against the context.
+    attr = parsed->resolveFor(tokens, [&] {
+      return module.emitError() << "kv-compress: --kv " << policy << ": ";
+    });
+    if (!attr)
       return signalPassFailure();
-    }
-    if (resolved->kind == PolicyKind::Full)
+    if (!attr.isCompressing())
       return;
-    r = *resolved;
-    attr = getPolicyAttr(&getContext(), r);
+    slots = attr.getSlotsFor(tokens);
     module.walk([&](func::FuncOp fn) { rewriteTypes(fn); });
     module.walk([&](Operation *op) {
       if (auto gqa = dyn_cast<llm::AttentionOp>(op))
@@ -103,65 +84,49 @@ private:
   /// budget and the policy.
   void rewriteTypes(func::FuncOp fn) {
     for (BlockArgument arg : fn.getArguments())
-      arg.setType(compressed(arg.getType(), r.slots, attr));
+      arg.setType(compressed(arg.getType(), slots, attr));
     fn.walk([&](Operation *op) {
       for (OpResult res : op->getResults())
-        res.setType(compressed(res.getType(), r.slots, attr));
+        res.setType(compressed(res.getType(), slots, attr));
     });
     SmallVector<Type> inputs, results;
     for (Type t : fn.getArgumentTypes())
-      inputs.push_back(compressed(t, r.slots, attr));
+      inputs.push_back(compressed(t, slots, attr));
     for (Type t : fn.getResultTypes())
-      results.push_back(compressed(t, r.slots, attr));
+      results.push_back(compressed(t, slots, attr));
     fn.setType(FunctionType::get(fn.getContext(), inputs, results));
   }
 
   /// After a prefill attention over more prompt tokens than the budget:
-  /// score, pool, top-k and gather-store the tokens the cache keeps.
+  /// the policy chooses the tokens the cache keeps (its lowering hook), and
+  /// kv.gather_store writes them (sinks, chosen, recent).
   template <typename AttnOp> void selectAfter(AttnOp attn) {
     if (attn.getPhase() != llm::Phase::prefill)
       return;
     auto q = cast<RankedTensorType>(attn.getQuery().getType());
-    int64_t batch = q.getDimSize(0), prompt = q.getDimSize(1);
-    if (prompt <= r.slots)
+    SelectionInputs in;
+    in.batch = q.getDimSize(0);
+    in.prompt = q.getDimSize(1);
+    in.heads = attn.getNumHeads();
+    in.slots = slots;
+    if (in.prompt <= slots)
       return; // the whole prompt fits: no selection
     OpBuilder b(attn);
     b.setInsertionPointAfter(attn);
     Location loc = attn.getLoc();
     constexpr bool isMLA = std::is_same_v<AttnOp, llm::MLAAttentionOp>;
-    int64_t heads = attn.getNumHeads();
-    int64_t groups = 1;
-    Value keys, keyUp;
     SmallVector<Value, 2> values;
+    in.queries = attn.getQuery();
     if constexpr (isMLA) {
-      keys = attn.getLatent();
-      keyUp = attn.getKvUp();
+      in.keys = attn.getLatent();
+      in.keyUp = attn.getKvUp();
       values = {attn.getLatent()};
     } else {
-      groups = attn.getNumKvHeads();
-      keys = attn.getKey();
+      in.groups = attn.getNumKvHeads();
+      in.keys = attn.getKey();
       values = {attn.getKey(), attn.getValue()};
     }
-    Value indices;
-    if (r.kind != PolicyKind::Streaming) {
-      auto scoreType =
-          RankedTensorType::get({batch, groups, prompt}, b.getF32Type());
-      Value scores = b.create<ScoreOp>(
-          loc, scoreType, attn.getQuery(), keys, keyUp,
-          b.getI64IntegerAttr(heads), b.getI64IntegerAttr(groups),
-          b.getI64IntegerAttr(r.obsWindow));
-      Value pooled = b.create<PoolOp>(
-          loc, scoreType, scores, b.getI64IntegerAttr(r.kernel),
-          PoolKindAttr::get(b.getContext(),
-                            r.maxPool ? PoolKind::max : PoolKind::avg));
-      int64_t k = r.slots - r.sinks - r.recent;
-      auto indexType =
-          RankedTensorType::get({batch, groups, k}, b.getI32Type());
-      indices = b.create<TopKOp>(loc, indexType, pooled,
-                                 b.getI64IntegerAttr(k),
-                                 b.getI64IntegerAttr(r.sinks),
-                                 b.getI64IntegerAttr(r.recent));
-    }
+    Value indices = attr.buildPrefillSelection(b, loc, in);
     Value cache = attn.getNewCache();
     auto store = b.create<GatherStoreOp>(loc, cache.getType(), cache, values,
                                          indices,
@@ -172,8 +137,9 @@ private:
       llm::copyLayerMarker(attn, op);
   }
 
-  ResolvedPolicy r;
+  /// The policy resolved for the context, and the slots it keeps.
   KVPolicyAttrInterface attr;
+  int64_t slots = 0;
 };
 
 } // namespace

@@ -47,92 +47,6 @@ void KVDialect::initialize() {
 }
 
 //===----------------------------------------------------------------------===//
-// Policies
-//===----------------------------------------------------------------------===//
-
-int64_t FullPolicyAttr::getSlotsFor(int64_t contextTokens) const {
-  return contextTokens;
-}
-bool FullPolicyAttr::isCompressing() const { return false; }
-int64_t FullPolicyAttr::getSinkTokens() const { return 0; }
-int64_t FullPolicyAttr::getRecentTokens() const { return 0; }
-
-LogicalResult
-StreamingPolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                            int64_t sinks, int64_t window) {
-  if (sinks < 0)
-    return emitError() << "streaming sinks must be >= 0, got " << sinks;
-  if (window <= 0)
-    return emitError() << "streaming window must be > 0, got " << window;
-  return success();
-}
-int64_t StreamingPolicyAttr::getSlotsFor(int64_t) const {
-  return getSinks() + getWindow();
-}
-bool StreamingPolicyAttr::isCompressing() const { return true; }
-int64_t StreamingPolicyAttr::getSinkTokens() const { return getSinks(); }
-int64_t StreamingPolicyAttr::getRecentTokens() const { return getWindow(); }
-
-/// Checks shared by the SnapKV-style pooling parameters.
-static LogicalResult
-verifySelection(function_ref<InFlightDiagnostic()> emitError, StringRef policy,
-                int64_t budget, int64_t obsWindow, int64_t kernel) {
-  if (budget <= 0)
-    return emitError() << policy << " budget must be > 0, got " << budget;
-  if (obsWindow <= 0)
-    return emitError() << policy << " obs_window must be > 0, got "
-                       << obsWindow;
-  if (kernel <= 0 || kernel % 2 == 0)
-    return emitError() << policy
-                       << " pooling kernel must be a positive odd number, got "
-                       << kernel;
-  return success();
-}
-
-LogicalResult
-SnapKVPolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                         int64_t budget, int64_t obsWindow, int64_t kernel,
-                         PoolKind) {
-  if (failed(verifySelection(emitError, "snapkv", budget, obsWindow, kernel)))
-    return failure();
-  if (obsWindow >= budget)
-    return emitError() << "snapkv obs_window (" << obsWindow
-                       << ") must be smaller than the budget (" << budget
-                       << ")";
-  return success();
-}
-int64_t SnapKVPolicyAttr::getSlotsFor(int64_t) const { return getBudget(); }
-bool SnapKVPolicyAttr::isCompressing() const { return true; }
-int64_t SnapKVPolicyAttr::getSinkTokens() const { return 0; }
-int64_t SnapKVPolicyAttr::getRecentTokens() const { return getObsWindow(); }
-
-LogicalResult
-SnapStreamPolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                             int64_t budget, int64_t sinks, int64_t recent,
-                             int64_t obsWindow, int64_t kernel, PoolKind) {
-  if (failed(
-          verifySelection(emitError, "snapstream", budget, obsWindow, kernel)))
-    return failure();
-  if (sinks < 0)
-    return emitError() << "snapstream sinks must be >= 0, got " << sinks;
-  if (recent <= 0)
-    return emitError() << "snapstream recent must be > 0, got " << recent;
-  if (sinks + recent > budget)
-    return emitError() << "snapstream sinks + recent (" << sinks << " + "
-                       << recent << ") exceeds the budget (" << budget << ")";
-  if (obsWindow > recent)
-    return emitError() << "snapstream obs_window (" << obsWindow
-                       << ") must not exceed recent (" << recent
-                       << "): the observation window is part of the recent "
-                          "tokens";
-  return success();
-}
-int64_t SnapStreamPolicyAttr::getSlotsFor(int64_t) const { return getBudget(); }
-bool SnapStreamPolicyAttr::isCompressing() const { return true; }
-int64_t SnapStreamPolicyAttr::getSinkTokens() const { return getSinks(); }
-int64_t SnapStreamPolicyAttr::getRecentTokens() const { return getRecent(); }
-
-//===----------------------------------------------------------------------===//
 // Cache types
 //===----------------------------------------------------------------------===//
 
@@ -148,6 +62,11 @@ verifyCacheCommon(function_ref<InFlightDiagnostic()> emitError, int64_t layers,
     return emitError() << "cache dtype must be an integer or float type";
   if (!policy)
     return emitError() << "cache policy must be a kv policy attribute";
+  if (!policy.isResolved())
+    return emitError() << "cache policy " << policy
+                       << " is not resolved; a cache holds a policy with "
+                          "every number fixed (kv-compress resolves it for "
+                          "the context)";
   if (seqShards < 1)
     return emitError() << "seq_shards must be >= 1, got " << seqShards;
   std::optional<int64_t> checkedTotal = (CheckedInt(slots) * seqShards).get();

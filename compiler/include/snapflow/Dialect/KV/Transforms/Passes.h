@@ -4,7 +4,6 @@
 #define SNAPFLOW_DIALECT_KV_TRANSFORMS_PASSES_H
 
 #include "snapflow/Dialect/KV/IR/KVOps.h"
-#include "snapflow/Dialect/KV/PolicySpec.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
@@ -14,10 +13,6 @@ namespace kv {
 
 #define GEN_PASS_DECL
 #include "snapflow/Dialect/KV/Transforms/Passes.h.inc"
-
-/// The `#kv.*` attribute holding a resolved policy.
-KVPolicyAttrInterface getPolicyAttr(mlir::MLIRContext *context,
-                                    const ResolvedPolicy &policy);
 
 #define GEN_PASS_REGISTRATION
 #include "snapflow/Dialect/KV/Transforms/Passes.h.inc"

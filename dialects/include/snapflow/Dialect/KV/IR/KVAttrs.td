@@ -1,4 +1,12 @@
 //===- KVAttrs.td - KV-cache policies ---------------------------*- tablegen -*-===//
+//
+// One attribute per KV-cache policy. A policy may be written unresolved
+// (`#kv.snapstream<ratio = 4>`: a budget as a share of the context, defaults
+// left open); `resolveFor(context)` fixes every number, and caches hold only
+// resolved policies. The C++ of each policy (verifier, resolution, lowering
+// hook, costs) is in lib/Dialect/KV/IR/Policies/<Name>.cpp.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef SNAPFLOW_DIALECT_KV_KVATTRS
 #define SNAPFLOW_DIALECT_KV_KVATTRS
@@ -8,9 +16,24 @@ include "snapflow/Dialect/KV/IR/KVInterfaces.td"
 include "mlir/IR/AttrTypeBase.td"
 include "snapflow/Dialect/KV/IR/KVEnums.td"
 
-class KV_PolicyAttr<string name, string attrMnemonic>
-    : AttrDef<KV_Dialect, name, [DeclareAttrInterfaceMethods<KVPolicyAttrInterface>]> {
+/// A policy attribute; `overrides` names the interface methods with a
+/// default implementation that the policy provides itself.
+class KV_PolicyAttr<string name, string attrMnemonic,
+                    list<string> overrides = []>
+    : AttrDef<KV_Dialect, name,
+              [DeclareAttrInterfaceMethods<KVPolicyAttrInterface, overrides>]> {
   let mnemonic = attrMnemonic;
+}
+
+/// A count a policy may leave open (filled in by resolveFor).
+def KV_OptionalCount : OptionalParameter<"std::optional<int64_t>", "token count">;
+
+/// A pooling kind a policy may leave open (max when resolved).
+def KV_OptionalPool
+    : OptionalParameter<"std::optional<::snapflow::kv::PoolKind>",
+                        "pooling of scores (max or avg)"> {
+  let parser = "::mlir::FieldParser<::snapflow::kv::PoolKind>::parse($_parser)";
+  let printer = "$_printer << ::snapflow::kv::stringifyPoolKind(*$_self)";
 }
 
 def KV_FullPolicyAttr : KV_PolicyAttr<"FullPolicy", "full"> {
@@ -26,18 +49,19 @@ def KV_FullPolicyAttr : KV_PolicyAttr<"FullPolicy", "full"> {
 def KV_StreamingPolicyAttr : KV_PolicyAttr<"StreamingPolicy", "streaming"> {
   let summary = "StreamingLLM: attention sinks plus a recent window";
   let description = [{
-    Keeps the first `sinks` tokens and the `window` most recent ones; middle
-    tokens are evicted as the window slides (a ring buffer). The cache has
-    `sinks + window` slots.
+    Keeps the first `sinks` tokens (default 4) and the `window` most recent
+    ones; middle tokens are evicted as the window slides (a ring buffer).
+    The cache has `sinks + window` slots.
 
     Example: `#kv.streaming<sinks = 4, window = 2044>`
   }];
-  let parameters = (ins "int64_t":$sinks, "int64_t":$window);
+  let parameters = (ins KV_OptionalCount:$sinks, "int64_t":$window);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
 
-def KV_SnapKVPolicyAttr : KV_PolicyAttr<"SnapKVPolicy", "snapkv"> {
+def KV_SnapKVPolicyAttr
+    : KV_PolicyAttr<"SnapKVPolicy", "snapkv", ["buildPrefillSelection"]> {
   let summary = "SnapKV: one selection of prompt tokens at the end of prefill";
   let description = [{
     At the end of prefill the last `obs_window` queries score every prefix key;
@@ -46,16 +70,21 @@ def KV_SnapKVPolicyAttr : KV_PolicyAttr<"SnapKVPolicy", "snapkv"> {
     observation window. Decode appends after the budget (the SnapKV paper lets the
     cache grow during decode; as a static graph snapflow fixes `budget` slots and
     evicts the oldest decoded token, i.e. the window acts as the recent region).
+    `ratio = R` sets the budget to ceil(context / R); unresolved, `obs_window`
+    defaults to min(32, budget / 2), `kernel` to 7 and `pool` to max.
 
-    Example: `#kv.snapkv<budget = 4096, obs_window = 32, kernel = 7, pool = max>`
+    Example: `#kv.snapkv<budget = 4096, obs_window = 32, kernel = 7, pool = max>`,
+    unresolved `#kv.snapkv<ratio = 4>`
   }];
-  let parameters = (ins "int64_t":$budget, "int64_t":$obs_window,
-                        "int64_t":$kernel, EnumParameter<KV_PoolKind>:$pool);
+  let parameters = (ins KV_OptionalCount:$budget, KV_OptionalCount:$ratio,
+                        KV_OptionalCount:$obs_window, KV_OptionalCount:$kernel,
+                        KV_OptionalPool:$pool);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
 
-def KV_SnapStreamPolicyAttr : KV_PolicyAttr<"SnapStreamPolicy", "snapstream"> {
+def KV_SnapStreamPolicyAttr
+    : KV_PolicyAttr<"SnapStreamPolicy", "snapstream", ["buildPrefillSelection"]> {
   let summary = "SnapStream: SnapKV selection at prefill, sinks + ring buffer at decode";
   let description = [{
     Each sequence owns `budget` slots per layer. At the end of a prefill longer
@@ -64,12 +93,18 @@ def KV_SnapStreamPolicyAttr : KV_PolicyAttr<"SnapStreamPolicy", "snapstream"> {
     window `obs_window`, pooling `pool` of width `kernel`), and the last `recent`
     tokens. During decode sinks and selected tokens are frozen and the `recent`
     region is a ring buffer: each new token overwrites the oldest entry, so
-    attention always spans exactly `budget` slots.
+    attention always spans exactly `budget` slots. `ratio = R` sets the
+    budget to ceil(context / R); unresolved, `sinks` defaults to 4,
+    `obs_window` to min(32, budget / 2), `recent` to max(obs_window,
+    min(4096, budget / 4)), `kernel` to 7 and `pool` to max.
 
-    Example: `#kv.snapstream<budget = 32768, sinks = 4, recent = 4096, obs_window = 32, kernel = 7, pool = max>`
+    Example: `#kv.snapstream<budget = 32768, sinks = 4, recent = 4096, obs_window = 32, kernel = 7, pool = max>`,
+    unresolved `#kv.snapstream<ratio = 4>`
   }];
-  let parameters = (ins "int64_t":$budget, "int64_t":$sinks, "int64_t":$recent,
-                        "int64_t":$obs_window, "int64_t":$kernel, EnumParameter<KV_PoolKind>:$pool);
+  let parameters = (ins KV_OptionalCount:$budget, KV_OptionalCount:$ratio,
+                        KV_OptionalCount:$sinks, KV_OptionalCount:$recent,
+                        KV_OptionalCount:$obs_window, KV_OptionalCount:$kernel,
+                        KV_OptionalPool:$pool);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -7,8 +7,15 @@ include "mlir/IR/OpBase.td"
 
 def KVPolicyAttrInterface : AttrInterface<"KVPolicyAttrInterface"> {
   let description = [{
-    A KV-cache policy: how many slots a cache keeps for a sequence of a given
-    length, and whether it evicts tokens (so prefill must select what to keep).
+    A KV-cache policy, and the one place a policy is described: how many
+    slots a cache keeps for a sequence, which tokens they hold, how the
+    policy's numbers are fixed for a context (a budget from a ratio, its
+    defaults), what the compiler emits for it, and what it costs per decode
+    step beyond attending the cache. The policy's `#kv.*` attribute is its
+    only representation: command-line strings (`snapstream:ratio=4`) are
+    parsed into it (`kv::parsePolicy`) and printed from it (`getLabel`), and
+    its verifier is the one check of its numbers. docs/Dialects/KV.md, "How
+    to add a KV policy", lists the files a new policy touches.
   }];
   let cppNamespace = "::snapflow::kv";
   let methods = [
@@ -20,7 +27,44 @@ def KVPolicyAttrInterface : AttrInterface<"KVPolicyAttrInterface"> {
       "int64_t", "getSinkTokens">,
     InterfaceMethod<"Trailing tokens kept in a ring buffer during decode.",
       "int64_t", "getRecentTokens">,
+    InterfaceMethod<[{Whether every number is fixed: no ratio and no default
+      left to fill. Caches hold resolved policies only.}],
+      "bool", "isResolved">,
+    InterfaceMethod<[{This policy with every number fixed for sequences of
+      `contextTokens` tokens: a budget from a ratio, defaults filled in, and
+      checked against the context. Null after an error through `emitError`.}],
+      "::snapflow::kv::KVPolicyAttrInterface", "resolveFor",
+      (ins "int64_t":$contextTokens,
+           "::llvm::function_ref<::mlir::InFlightDiagnostic()>":$emitError)>,
+    InterfaceMethod<[{Whether a prefill longer than the budget chooses the
+      prompt tokens to keep by score (else it keeps sinks and recent ones).}],
+      "bool", "selectsAtPrefill">,
+    InterfaceMethod<[{The lowering hook of kv-compress: after a prefill
+      attention longer than the budget, emits the ops that choose which of
+      the prompt's tokens the cache keeps and returns their indices
+      (tensor<batch x groups x k x i32>), or null when the policy keeps its
+      sinks and recent tokens without choosing. kv-compress then stores the
+      kept tokens with kv.gather_store.}],
+      "::mlir::Value", "buildPrefillSelection",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::Location":$loc,
+           "const ::snapflow::kv::SelectionInputs &":$inputs),
+      [{}], [{ return {}; }]>,
+    InterfaceMethod<[{Work the policy adds to every decode step, per layer
+      and sequence, beyond attending the cache's slots (score upkeep, page
+      recall, dequantization), for a cache of type `cache`.}],
+      "::snapflow::kv::StepCost", "getExtraDecodeCost",
+      (ins "::mlir::Type":$cache), [{}], [{ return {}; }]>,
+    StaticInterfaceMethod<[{One line per key with its default, for `snapflow
+      list` and error messages.}],
+      "::llvm::StringRef", "getUsage">,
   ];
+  let extraSharedClassDeclaration = [{
+    /// The policy as written on the command line (`snapstream:budget=...`);
+    /// kv::parsePolicy reads it back to this attribute.
+    std::string getLabel() const {
+      return ::snapflow::kv::policyLabel($_attr);
+    }
+  }];
 }
 
 def KVCacheTypeInterface : TypeInterface<"KVCacheTypeInterface"> {

@@ -1,0 +1,240 @@
+//===- Policy.cpp - What every KV policy shares ----------------------------===//
+//
+// Command-line policy strings are a spelling of the policy attributes:
+// `snapstream:budget=8,sinks=2` is `#kv.snapstream<budget = 8, sinks = 2>`.
+// Parsing goes through MLIR's attribute parser, so every policy the dialect
+// defines is reachable by its mnemonic, with the keys and checks of its ODS
+// parameters and verifier, and no policy needs parsing code of its own.
+// Also the SnapKV-style scored selection several policies emit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Dialect/KV/IR/KVOps.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace snapflow;
+using namespace snapflow::kv;
+
+namespace {
+/// A type passed as a value, so a generic lambda can take it (C++17).
+template <typename T> struct Tag {
+  using type = T;
+};
+
+/// Calls `f(Tag<Attr>())` for every attribute of the dialect that is a
+/// policy, in definition order.
+template <typename Attr, typename F> void visitIfPolicy(F &f) {
+  if constexpr (std::is_base_of_v<KVPolicyAttrInterface::Trait<Attr>, Attr>)
+    f(Tag<Attr>());
+}
+template <typename... Attrs, typename F> void forEachPolicyOf(F &&f) {
+  (visitIfPolicy<Attrs>(f), ...);
+}
+template <typename F> void forEachPolicy(F &&f) {
+  forEachPolicyOf<
+#define GET_ATTRDEF_LIST
+#include "snapflow/Dialect/KV/IR/KVAttrs.cpp.inc"
+      >(std::forward<F>(f));
+}
+
+llvm::Error policyError(StringRef text, const Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "KV policy '" + text + "': " + msg);
+}
+
+std::vector<std::string> policyNames() {
+  std::vector<std::string> names;
+  forEachPolicy([&](auto tag) {
+    using Attr = typename decltype(tag)::type;
+    names.push_back(Attr::getMnemonic().str());
+  });
+  return names;
+}
+
+/// The keys a policy named `name` takes ("keys: ..." of its usage, or "it
+/// takes no keys"), if the policy exists.
+std::optional<std::string> usageOf(StringRef name) {
+  std::optional<std::string> usage;
+  forEachPolicy([&](auto tag) {
+    using Attr = typename decltype(tag)::type;
+    if (Attr::getMnemonic() != name)
+      return;
+    StringRef text = Attr::getUsage();
+    size_t keys = text.find("keys:");
+    usage = keys == StringRef::npos ? std::string("it takes no keys")
+                                    : text.drop_front(keys).str();
+  });
+  return usage;
+}
+} // namespace
+
+std::string snapflow::kv::policyLabel(Attribute policy) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  policy.print(os);
+  // "#kv.name<k = v, k = v>" -> "name:k=v,k=v"
+  StringRef rest = StringRef(text);
+  rest.consume_front("#kv.");
+  auto [name, params] = rest.split('<');
+  if (params.empty())
+    return name.str();
+  params.consume_back(">");
+  SmallVector<StringRef> items;
+  params.split(items, ',');
+  std::string label = name.str() + ":";
+  for (auto [i, item] : llvm::enumerate(items)) {
+    auto [key, value] = item.split('=');
+    label += (i ? "," : "") + key.trim().str() + "=" + value.trim().str();
+  }
+  return label;
+}
+
+llvm::Expected<KVPolicyAttrInterface>
+snapflow::kv::parsePolicy(MLIRContext *context, StringRef text) {
+  context->getOrLoadDialect<KVDialect>();
+  StringRef trimmed = text.trim();
+  auto [name, rest] = trimmed.split(':');
+  name = name.trim();
+  std::optional<std::string> usage = usageOf(name);
+  if (!usage)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "unknown KV policy '" + name + "'; expected " +
+            llvm::join(policyNames(), ", ") + " (see `snapflow list`)");
+  if (trimmed.contains(':') && rest.trim().empty())
+    return policyError(text, "empty parameter list");
+  // name:k=v,k=v  ->  #kv.name<k = v, k = v>; a bare name is the
+  // attribute with every parameter left open (`<>`) when it has any.
+  std::string attrText = "#kv." + name.str();
+  std::vector<std::string> keys;
+  if (!trimmed.contains(':')) {
+    // A policy with parameters cannot be written bare; probe quietly.
+    ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
+    if (!mlir::parseAttribute(attrText, context))
+      attrText += "<>";
+  } else {
+    SmallVector<StringRef> items;
+    rest.split(items, ',');
+    std::vector<std::string> fields;
+    for (StringRef item : items) {
+      auto [key, value] = item.trim().split('=');
+      key = key.trim();
+      value = value.trim();
+      if (!item.contains('=') || key.empty() || value.empty() ||
+          !llvm::all_of(key, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+        return policyError(text, "expected key=value, got '" + item.trim() +
+                                     "'");
+      fields.push_back((key + " = " + value).str());
+      keys.push_back(key.str());
+    }
+    attrText += "<" + llvm::join(fields, ", ") + ">";
+  }
+  std::string diagnostics;
+  Attribute attr;
+  {
+    ScopedDiagnosticHandler handler(context, [&](Diagnostic &d) {
+      if (diagnostics.empty())
+        diagnostics = d.str();
+      return success();
+    });
+    size_t consumed = 0;
+    attr = mlir::parseAttribute(attrText, context, Type(), &consumed);
+    if (attr && consumed != attrText.size()) {
+      attr = {};
+      diagnostics = "unexpected text after the parameters";
+    }
+  }
+  if (!attr) {
+    // The attribute parser names a key it does not know this way; say it in
+    // the user's terms, with the keys the policy takes.
+    StringRef unknown = "duplicate or unknown struct parameter name: ";
+    size_t at = StringRef(diagnostics).find(unknown);
+    if (at != StringRef::npos) {
+      StringRef key = StringRef(diagnostics).drop_front(at + unknown.size());
+      std::string pattern = (key + " = ").str();
+      bool twice = StringRef(attrText).find(pattern) !=
+                   StringRef(attrText).rfind(pattern);
+      return policyError(text, twice ? "key '" + key + "' given twice"
+                                     : "unknown key '" + key + "' for " +
+                                           name + " (" + *usage + ")");
+    }
+    return policyError(text, diagnostics.empty() ? "cannot parse" : diagnostics);
+  }
+  auto policy = dyn_cast<KVPolicyAttrInterface>(attr);
+  if (!policy)
+    return policyError(text, "not a KV policy");
+  // Every key given must have set a parameter: a policy without parameters
+  // (#kv.full) ignores a trailing `<...>`, so check against its label.
+  std::string label = policyLabel(policy);
+  for (const std::string &key : keys)
+    if (StringRef(label).find(":" + key + "=") == StringRef::npos &&
+        StringRef(label).find("," + key + "=") == StringRef::npos)
+      return policyError(text, "unknown key '" + key + "' for " + name +
+                                   " (" + *usage + ")");
+  return policy;
+}
+
+llvm::Expected<KVPolicyAttrInterface>
+snapflow::kv::resolvePolicy(MLIRContext *context, StringRef text,
+                            int64_t contextTokens) {
+  auto policy = parsePolicy(context, text);
+  if (!policy)
+    return policy.takeError();
+  std::string diagnostics;
+  KVPolicyAttrInterface resolved;
+  {
+    ScopedDiagnosticHandler handler(context, [&](Diagnostic &d) {
+      if (diagnostics.empty())
+        diagnostics = d.str();
+      return success();
+    });
+    resolved = policy->resolveFor(contextTokens, [&] {
+      return mlir::emitError(UnknownLoc::get(context));
+    });
+  }
+  if (!resolved)
+    return policyError(text, diagnostics);
+  return resolved;
+}
+
+std::string snapflow::kv::describePolicies() {
+  std::string out;
+  forEachPolicy([&](auto tag) {
+    using Attr = typename decltype(tag)::type;
+    SmallVector<StringRef> lines;
+    Attr::getUsage().split(lines, '\n');
+    for (auto [i, line] : llvm::enumerate(lines))
+      out += llvm::formatv("  {0,-11} {1}\n",
+                           i == 0 ? Attr::getMnemonic() : StringRef(), line);
+  });
+  out += "  e.g. snapstream:ratio=4   snapstream:budget=32768,sinks=4,"
+         "recent=4096,obs_window=32,kernel=7,pool=max\n";
+  return out;
+}
+
+Value snapflow::kv::buildScoredSelection(OpBuilder &b, Location loc,
+                                         const SelectionInputs &in,
+                                         int64_t obsWindow, int64_t kernel,
+                                         PoolKind pool, int64_t sinks,
+                                         int64_t recent) {
+  auto scoreType =
+      RankedTensorType::get({in.batch, in.groups, in.prompt}, b.getF32Type());
+  Value scores = b.create<ScoreOp>(
+      loc, scoreType, in.queries, in.keys, in.keyUp,
+      b.getI64IntegerAttr(in.heads), b.getI64IntegerAttr(in.groups),
+      b.getI64IntegerAttr(obsWindow));
+  Value pooled =
+      b.create<PoolOp>(loc, scoreType, scores, b.getI64IntegerAttr(kernel),
+                       PoolKindAttr::get(b.getContext(), pool));
+  int64_t k = in.slots - sinks - recent;
+  auto indexType =
+      RankedTensorType::get({in.batch, in.groups, k}, b.getI32Type());
+  return b.create<TopKOp>(loc, indexType, pooled, b.getI64IntegerAttr(k),
+                          b.getI64IntegerAttr(sinks),
+                          b.getI64IntegerAttr(recent));
+}

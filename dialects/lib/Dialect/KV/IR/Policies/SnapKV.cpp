@@ -1,0 +1,98 @@
+//===- SnapKV.cpp - #kv.snapkv: one selection at the end of prefill --------===//
+//
+// SnapKV (Li et al.): the last obs_window queries score every prompt key; the
+// pooled top tokens per KV-head group fill the budget with the observation
+// window. As a static graph, decode then keeps the budget fixed, the window
+// acting as the recent region. Defaults follow the paper's LongBench
+// configuration (observation window 32, max-pooling of width 7).
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Dialect/KV/IR/KVOps.h"
+
+using namespace mlir;
+using namespace snapflow;
+using namespace snapflow::kv;
+
+static constexpr int64_t kDefaultObsWindow = 32;
+static constexpr int64_t kDefaultKernel = 7;
+
+LogicalResult SnapKVPolicyAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, std::optional<int64_t> budget,
+    std::optional<int64_t> ratio, std::optional<int64_t> obsWindow,
+    std::optional<int64_t> kernel, std::optional<PoolKind>) {
+  if (budget.has_value() == ratio.has_value())
+    return emitError() << "snapkv needs budget=N or ratio=R, not "
+                       << (budget ? "both" : "neither");
+  if (budget && *budget <= 0)
+    return emitError() << "snapkv budget must be > 0, got " << *budget;
+  if (ratio && *ratio < 1)
+    return emitError() << "snapkv ratio must be >= 1, got " << *ratio;
+  if (obsWindow && *obsWindow <= 0)
+    return emitError() << "snapkv obs_window must be > 0, got " << *obsWindow;
+  if (kernel && (*kernel <= 0 || *kernel % 2 == 0))
+    return emitError() << "snapkv pooling kernel must be a positive odd "
+                          "number, got "
+                       << *kernel;
+  if (budget && obsWindow && *obsWindow >= *budget)
+    return emitError() << "snapkv obs_window (" << *obsWindow
+                       << ") must be smaller than the budget (" << *budget
+                       << ")";
+  return success();
+}
+
+int64_t SnapKVPolicyAttr::getSlotsFor(int64_t contextTokens) const {
+  if (getBudget())
+    return *getBudget();
+  return ceilDiv(CheckedInt(contextTokens), *getRatio()).get().value_or(0);
+}
+bool SnapKVPolicyAttr::isCompressing() const { return true; }
+int64_t SnapKVPolicyAttr::getSinkTokens() const { return 0; }
+int64_t SnapKVPolicyAttr::getRecentTokens() const {
+  return getObsWindow().value_or(0);
+}
+bool SnapKVPolicyAttr::isResolved() const {
+  return getBudget() && !getRatio() && getObsWindow() && getKernel() &&
+         getPool();
+}
+bool SnapKVPolicyAttr::selectsAtPrefill() const { return true; }
+
+KVPolicyAttrInterface
+SnapKVPolicyAttr::resolveFor(int64_t contextTokens,
+                             function_ref<InFlightDiagnostic()> emitError) const {
+  if (contextTokens <= 0) {
+    emitError() << "context must be > 0 tokens, got " << contextTokens;
+    return {};
+  }
+  int64_t budget = getSlotsFor(contextTokens);
+  if (budget > contextTokens) {
+    emitError() << "KV budget of " << budget
+                << " tokens exceeds the context of " << contextTokens
+                << " tokens; use --kv full for contexts that fit";
+    return {};
+  }
+  if (budget < 2) {
+    emitError() << "KV budget of " << budget << " token(s) is too small for snapkv: it keeps an observation window and chooses at least one token";
+    return {};
+  }
+  int64_t obs =
+      getObsWindow().value_or(std::min(kDefaultObsWindow, budget / 2));
+  return getChecked(emitError, getContext(), std::optional<int64_t>(budget),
+                    std::optional<int64_t>(), std::optional<int64_t>(obs),
+                    std::optional<int64_t>(getKernel().value_or(kDefaultKernel)),
+                    std::optional<PoolKind>(getPool().value_or(PoolKind::max)));
+}
+
+Value SnapKVPolicyAttr::buildPrefillSelection(
+    OpBuilder &builder, Location loc, const SelectionInputs &inputs) const {
+  // The observation window is the recent region; no sinks.
+  return buildScoredSelection(builder, loc, inputs, *getObsWindow(),
+                              *getKernel(), *getPool(), /*sinks=*/0,
+                              /*recent=*/*getObsWindow());
+}
+
+StringRef SnapKVPolicyAttr::getUsage() {
+  return "SnapKV selection at the end of prefill\n"
+         "keys: budget | ratio (budget = context/ratio), obs_window "
+         "(min(32, budget/2)), kernel (7), pool (max|avg, max)";
+}

@@ -1,0 +1,167 @@
+//===- KVPolicyTest.cpp - KV policies as attributes ------------------------===//
+//
+// The #kv.* attributes are the only representation of a policy: these cases
+// parse command-line strings into them, resolve them for a context, print
+// their labels back, and check every error names the string and the fault.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Dialect/KV/IR/KVOps.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include "gtest/gtest.h"
+
+using namespace snapflow::kv;
+
+namespace {
+struct Policies {
+  mlir::MLIRContext ctx;
+
+  KVPolicyAttrInterface resolved(llvm::StringRef text,
+                                 int64_t context = 131072) {
+    auto p = resolvePolicy(&ctx, text, context);
+    EXPECT_TRUE(static_cast<bool>(p)) << llvm::toString(p.takeError());
+    return p ? *p : KVPolicyAttrInterface();
+  }
+  std::string errorOf(llvm::StringRef text, int64_t context = 131072) {
+    auto p = resolvePolicy(&ctx, text, context);
+    return p ? "" : llvm::toString(p.takeError());
+  }
+};
+} // namespace
+
+// The fully spelled SnapStream string sets every number, and its label is
+// the string.
+TEST(KVPolicy, FullSnapStream) {
+  Policies p;
+  auto r = llvm::cast<SnapStreamPolicyAttr>(p.resolved(
+      "snapstream:budget=32768,sinks=4,recent=4096,obs_window=32,kernel=7,"
+      "pool=max"));
+  EXPECT_EQ(r.getSlotsFor(131072), 32768);
+  EXPECT_EQ(r.getSinkTokens(), 4);
+  EXPECT_EQ(r.getRecentTokens(), 4096);
+  EXPECT_EQ(r.getObsWindow(), 32);
+  EXPECT_EQ(r.getKernel(), 7);
+  EXPECT_EQ(r.getPool(), PoolKind::max);
+  EXPECT_TRUE(r.isResolved());
+  EXPECT_EQ(r.getLabel(), "snapstream:budget=32768,sinks=4,recent=4096,"
+                          "obs_window=32,kernel=7,pool=max");
+}
+
+// ratio=4 at 128K gives a 32768-token budget, with default sinks 4, ring
+// min(4096, 32768 / 4) = 4096, window 32, kernel 7; at 8K, budget 2048 and
+// ring min(4096, 512) = 512. Unresolved, the attribute keeps the ratio.
+TEST(KVPolicy, RatioDefaults) {
+  Policies p;
+  auto open = parsePolicy(&p.ctx, "snapstream:ratio=4");
+  ASSERT_TRUE(static_cast<bool>(open));
+  EXPECT_FALSE(open->isResolved());
+  EXPECT_EQ(open->getLabel(), "snapstream:ratio=4");
+  EXPECT_EQ(open->getSlotsFor(131072), 32768);
+  auto r = p.resolved("snapstream:ratio=4");
+  EXPECT_EQ(r.getSlotsFor(131072), 32768);
+  EXPECT_EQ(r.getSinkTokens(), 4);
+  EXPECT_EQ(r.getRecentTokens(), 4096);
+  auto small = p.resolved("snapstream:ratio=4", 8192);
+  EXPECT_EQ(small.getSlotsFor(8192), 2048);
+  EXPECT_EQ(small.getRecentTokens(), 512);
+  EXPECT_EQ(small.getLabel(), "snapstream:budget=2048,sinks=4,recent=512,"
+                              "obs_window=32,kernel=7,pool=max");
+}
+
+// full keeps every token; streaming keeps sinks + window; snapkv's recent
+// region is its observation window.
+TEST(KVPolicy, FullStreamingSnapKV) {
+  Policies p;
+  auto full = p.resolved("full", 4096);
+  EXPECT_EQ(full.getSlotsFor(4096), 4096);
+  EXPECT_FALSE(full.isCompressing());
+  EXPECT_EQ(full.getLabel(), "full");
+  auto s = p.resolved("streaming:window=2044", 8192);
+  EXPECT_EQ(s.getSlotsFor(8192), 2048);
+  EXPECT_EQ(s.getLabel(), "streaming:sinks=4,window=2044");
+  EXPECT_FALSE(s.selectsAtPrefill());
+  auto kv = p.resolved("snapkv:budget=64,pool=avg", 1024);
+  EXPECT_EQ(kv.getRecentTokens(), 32);
+  EXPECT_EQ(kv.getSinkTokens(), 0);
+  EXPECT_TRUE(kv.selectsAtPrefill());
+  EXPECT_EQ(kv.getLabel(), "snapkv:budget=64,obs_window=32,kernel=7,pool=avg");
+}
+
+// A label reads back to the same attribute.
+TEST(KVPolicy, LabelRoundTrip) {
+  Policies p;
+  for (llvm::StringRef text :
+       {"full", "streaming:window=100", "snapkv:ratio=8",
+        "snapstream:budget=1024,sinks=2,pool=avg"}) {
+    auto r = p.resolved(text, 8192);
+    auto again = parsePolicy(&p.ctx, r.getLabel());
+    ASSERT_TRUE(static_cast<bool>(again)) << llvm::toString(again.takeError());
+    EXPECT_EQ(*again, r) << text.str();
+  }
+}
+
+// Bad strings name the string and the bad key or value.
+TEST(KVPolicy, Errors) {
+  Policies p;
+  EXPECT_NE(p.errorOf("snapstream:budgett=5").find("unknown key 'budgett' for "
+                                                   "snapstream (keys: budget"),
+            std::string::npos);
+  EXPECT_NE(p.errorOf("snapstream:budget=x").find("KV policy "
+                                                  "'snapstream:budget=x'"),
+            std::string::npos);
+  EXPECT_NE(p.errorOf("h2o").find("unknown KV policy 'h2o'; expected full, "
+                                  "streaming, snapkv, snapstream"),
+            std::string::npos)
+      << p.errorOf("h2o");
+  EXPECT_NE(p.errorOf("full:budget=4").find("unknown key 'budget' for full"),
+            std::string::npos);
+  EXPECT_NE(p.errorOf("snapstream").find("needs budget=N or ratio=R, not "
+                                         "neither"),
+            std::string::npos);
+  EXPECT_NE(p.errorOf("snapstream:budget=8,ratio=4").find("not both"),
+            std::string::npos);
+  EXPECT_NE(p.errorOf("snapkv:budget=64,pool=min").find("pool"),
+            std::string::npos);
+  EXPECT_NE(p.errorOf("snapstream:budget=4,budget=5")
+                .find("key 'budget' given twice"),
+            std::string::npos);
+  EXPECT_NE(p.errorOf("snapstream:budget=4096,sinks=4,recent=4096")
+                .find("sinks + recent (4 + 4096) exceeds the budget (4096)"),
+            std::string::npos);
+  EXPECT_NE(p.errorOf("snapstream:budget=65536", 8192)
+                .find("budget of 65536 tokens exceeds the context of 8192"),
+            std::string::npos);
+  EXPECT_NE(p.errorOf("snapstream:budget=4096,kernel=4").find("odd"),
+            std::string::npos);
+  EXPECT_NE(p.errorOf("snapstream:").find("empty parameter list"),
+            std::string::npos);
+  EXPECT_NE(p.errorOf("streaming:window=9000", 8192)
+                .find("sinks + window = 9004 tokens exceeds the context"),
+            std::string::npos);
+}
+
+// Near-INT64_MAX numbers cannot slip past the budget check by wrapping
+// (reliability finding 13): sinks + recent is checked, not summed.
+TEST(KVPolicy, NoOverflowPastTheBudget) {
+  Policies p;
+  std::string big = std::to_string(INT64_MAX);
+  std::string err = p.errorOf("snapstream:budget=4096,sinks=" + big +
+                              ",recent=" + big);
+  EXPECT_NE(err.find("exceeds the budget (4096)"), std::string::npos) << err;
+  // A ratio of 1 keeps every token; a huge ratio gives a budget of 1.
+  EXPECT_EQ(p.resolved("snapkv:ratio=1,obs_window=1", 100).getSlotsFor(100),
+            100);
+  EXPECT_NE(p.errorOf("snapkv:ratio=" + big, 100)
+                .find("KV budget of 1 token(s) is too small for snapkv"),
+            std::string::npos)
+      << p.errorOf("snapkv:ratio=" + big, 100);
+}
+
+// Every policy is listed with its usage.
+TEST(KVPolicy, Listed) {
+  std::string list = describePolicies();
+  for (const char *name : {"full", "streaming", "snapkv", "snapstream"})
+    EXPECT_NE(list.find(std::string("  ") + name), std::string::npos) << name;
+}
