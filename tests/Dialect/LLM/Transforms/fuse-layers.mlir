@@ -224,3 +224,69 @@ func.func @unmarked(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
   %z = llm.add %y, %y : tensor<1x1x8xbf16>
   return %z : tensor<1x1x8xbf16>
 }
+
+// -----
+
+// Tests that a layer whose value is also used after the run is not folded
+// into a loop's middle: layer 0's %h0 is returned, so only layers 1 and 2
+// fold (a loop keeps no middle iteration's values).
+// CHECK-LABEL: func.func @middle_escapes(
+// CHECK:         %[[H0:.+]] = llm.add %{{.+}}, %{{.+}} {llm.layer = 0 : i64}
+// CHECK-NEXT:    %[[R:.+]] = llm.repeat 2 layers from 1 (%[[H0]])
+// CHECK:         return %[[R]], %[[H0]]
+func.func @middle_escapes(%x: tensor<1x1x8xbf16>) -> (tensor<1x1x8xbf16>, tensor<1x1x8xbf16>) {
+  %g0 = llm.param @model.layers.0.norm {llm.layer = 0 : i64} : tensor<8xbf16>
+  %n0 = llm.rms_norm %x, %g0 {eps = 1.0e-05 : f64, llm.layer = 0 : i64} : tensor<1x1x8xbf16>, tensor<8xbf16>
+  %h0 = llm.add %n0, %x {llm.layer = 0 : i64} : tensor<1x1x8xbf16>
+  %g1 = llm.param @model.layers.1.norm {llm.layer = 1 : i64} : tensor<8xbf16>
+  %n1 = llm.rms_norm %h0, %g1 {eps = 1.0e-05 : f64, llm.layer = 1 : i64} : tensor<1x1x8xbf16>, tensor<8xbf16>
+  %h1 = llm.add %n1, %h0 {llm.layer = 1 : i64} : tensor<1x1x8xbf16>
+  %g2 = llm.param @model.layers.2.norm {llm.layer = 2 : i64} : tensor<8xbf16>
+  %n2 = llm.rms_norm %h1, %g2 {eps = 1.0e-05 : f64, llm.layer = 2 : i64} : tensor<1x1x8xbf16>, tensor<8xbf16>
+  %h2 = llm.add %n2, %h1 {llm.layer = 2 : i64} : tensor<1x1x8xbf16>
+  return %h2, %h0 : tensor<1x1x8xbf16>, tensor<1x1x8xbf16>
+}
+
+// -----
+
+// Tests that a last layer with a value besides the carried ones stays out of
+// the loop: layer 2's norm %n2 is returned, and a loop's results are only
+// its carried values, so layers 0 and 1 fold and layer 2 follows them.
+// CHECK-LABEL: func.func @last_escapes(
+// CHECK:         %[[R:.+]] = llm.repeat 2 layers from 0 (%{{.+}})
+// CHECK:         %[[N2:.+]] = llm.rms_norm %[[R]], %{{.+}} {eps = 1.000000e-05 : f64, llm.layer = 2 : i64}
+// CHECK-NEXT:    %[[H2:.+]] = llm.add %[[N2]], %[[R]] {llm.layer = 2 : i64}
+// CHECK-NEXT:    return %[[H2]], %[[N2]]
+func.func @last_escapes(%x: tensor<1x1x8xbf16>) -> (tensor<1x1x8xbf16>, tensor<1x1x8xbf16>) {
+  %g0 = llm.param @model.layers.0.norm {llm.layer = 0 : i64} : tensor<8xbf16>
+  %n0 = llm.rms_norm %x, %g0 {eps = 1.0e-05 : f64, llm.layer = 0 : i64} : tensor<1x1x8xbf16>, tensor<8xbf16>
+  %h0 = llm.add %n0, %x {llm.layer = 0 : i64} : tensor<1x1x8xbf16>
+  %g1 = llm.param @model.layers.1.norm {llm.layer = 1 : i64} : tensor<8xbf16>
+  %n1 = llm.rms_norm %h0, %g1 {eps = 1.0e-05 : f64, llm.layer = 1 : i64} : tensor<1x1x8xbf16>, tensor<8xbf16>
+  %h1 = llm.add %n1, %h0 {llm.layer = 1 : i64} : tensor<1x1x8xbf16>
+  %g2 = llm.param @model.layers.2.norm {llm.layer = 2 : i64} : tensor<8xbf16>
+  %n2 = llm.rms_norm %h1, %g2 {eps = 1.0e-05 : f64, llm.layer = 2 : i64} : tensor<1x1x8xbf16>, tensor<8xbf16>
+  %h2 = llm.add %n2, %h1 {llm.layer = 2 : i64} : tensor<1x1x8xbf16>
+  return %h2, %n2 : tensor<1x1x8xbf16>, tensor<1x1x8xbf16>
+}
+
+// -----
+
+// Tests that a function returning the last layer's non-carried value keeps
+// computing that value: it returns %n2, not the loop's hidden state.
+// CHECK-LABEL: func.func @returns_norm(
+// CHECK:         %[[R:.+]] = llm.repeat 2 layers from 0
+// CHECK:         %[[N2:.+]] = llm.rms_norm %[[R]], %{{.+}} {eps = 1.000000e-05 : f64, llm.layer = 2 : i64}
+// CHECK:         return %[[N2]]
+func.func @returns_norm(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  %g0 = llm.param @model.layers.0.norm {llm.layer = 0 : i64} : tensor<8xbf16>
+  %n0 = llm.rms_norm %x, %g0 {eps = 1.0e-05 : f64, llm.layer = 0 : i64} : tensor<1x1x8xbf16>, tensor<8xbf16>
+  %h0 = llm.add %n0, %x {llm.layer = 0 : i64} : tensor<1x1x8xbf16>
+  %g1 = llm.param @model.layers.1.norm {llm.layer = 1 : i64} : tensor<8xbf16>
+  %n1 = llm.rms_norm %h0, %g1 {eps = 1.0e-05 : f64, llm.layer = 1 : i64} : tensor<1x1x8xbf16>, tensor<8xbf16>
+  %h1 = llm.add %n1, %h0 {llm.layer = 1 : i64} : tensor<1x1x8xbf16>
+  %g2 = llm.param @model.layers.2.norm {llm.layer = 2 : i64} : tensor<8xbf16>
+  %n2 = llm.rms_norm %h1, %g2 {eps = 1.0e-05 : f64, llm.layer = 2 : i64} : tensor<1x1x8xbf16>, tensor<8xbf16>
+  %h2 = llm.add %n2, %h1 {llm.layer = 2 : i64} : tensor<1x1x8xbf16>
+  return %n2 : tensor<1x1x8xbf16>
+}

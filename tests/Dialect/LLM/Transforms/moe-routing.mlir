@@ -109,6 +109,11 @@ func.func @recount(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
 
 // Bad options are errors naming both values.
 // RUN: echo 'module {}' | not snapflow-opt --moe-routing="trials=0" 2>&1 | FileCheck %s --check-prefix=TRIALS
-// TRIALS: error: moe-routing: trials must be >= 1 and skew >= 0, got 0 and 0.000000e+00
+// TRIALS: error: moe-routing: trials must be >= 1 and skew a finite number >= 0, got 0 and 0.000000e+00
 // RUN: echo 'module {}' | not snapflow-opt --moe-routing="skew=-1" 2>&1 | FileCheck %s --check-prefix=SKEWNEG
-// SKEWNEG: error: moe-routing: trials must be >= 1 and skew >= 0, got 64 and -1.000000e+00
+// SKEWNEG: error: moe-routing: trials must be >= 1 and skew a finite number >= 0, got 64 and -1.000000e+00
+
+// A skew that is not a finite number is refused (NaN weights would leave the
+// experts' order undefined).
+// RUN: echo 'module {}' | not snapflow-opt --moe-routing="skew=nan" 2>&1 | FileCheck %s --check-prefix=NAN
+// NAN: error: moe-routing: trials must be >= 1 and skew a finite number >= 0, got 64 and nan

@@ -271,6 +271,22 @@ func.func @decode(%x: tensor<1x1x16xbf16>) -> tensor<1x1x16xbf16> {
 }
 }
 
+// -----
+
+// Tests that shard-tp refuses an already looped module (it splits layers
+// before fuse-layers folds them; a loop's carried cache would keep its
+// unsplit type).
+module attributes {df.target = #df.target<"tiny">} {
+func.func @looped(%h: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  // expected-error @+1 {{'llm.repeat' op shard-tp: the module is already looped; run shard-tp before fuse-layers}}
+  %r = llm.repeat 2 layers from 0 (%h) : (tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  ^bb0(%a: tensor<1x1x8xbf16>):
+    llm.yield %a : tensor<1x1x8xbf16>
+  }
+  return %r : tensor<1x1x8xbf16>
+}
+}
+
 // Bad options are errors naming the value. tp = 0 means every socket of the
 // module's chip, so it needs one; negative values are never a group size.
 // RUN: echo 'module {}' | not snapflow-opt --shard-tp="tp=0" 2>&1 | FileCheck %s --check-prefix=ZERO

@@ -309,3 +309,23 @@ func.func @one_socket(%x: tensor<1x1x32xbf16>, %c: !c) -> (tensor<1x1x32xbf16>, 
   return %m, %c1 : tensor<1x1x32xbf16>, !c
 }
 }
+
+// -----
+
+// Tests that a count of touched experts made for the whole expert set is
+// dropped when the experts are spread: 6 of 8 experts is no count for the 2
+// experts of one socket (at most 2); the routing formula, or --moe-routing
+// after this pass, counts again.
+// CHECK-LABEL: func.func @stale_count(
+// CHECK:         llm.moe {{.+}} {expert_shards = 4 : i64, num_experts = 2 : i64, top_k = 2 : i64}
+// CHECK-NOT:     expected_active_experts
+module attributes {df.target = #df.target<"tiny">} {
+func.func @stale_count(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  %r = llm.param @r : tensor<8x8xbf16>
+  %g = llm.param @g : tensor<8x4x8xbf16>
+  %u = llm.param @u : tensor<8x4x8xbf16>
+  %d = llm.param @d : tensor<8x8x4xbf16>
+  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 8, top_k = 2, expected_active_experts = 6.0 : f64} : tensor<1x1x8xbf16>, tensor<8x8xbf16>, tensor<8x4x8xbf16>, tensor<8x4x8xbf16>, tensor<8x8x4xbf16>
+  return %y : tensor<1x1x8xbf16>
+}
+}

@@ -107,6 +107,45 @@ std::optional<SmallVector<size_t>> carried(const Layer &prev,
   return perm;
 }
 
+/// Whether every value `l` gives to later ops goes to `next` alone: only then
+/// can `l` be an iteration of a loop whose next iteration is `next`. (A value
+/// that also escapes, e.g. to the return, exists only in the last iteration
+/// of a loop.)
+bool onlyFeeds(const Layer &l, const Layer &next) {
+  llvm::SmallPtrSet<Operation *, 32> inNext(next.ops.begin(), next.ops.end());
+  return llvm::all_of(l.outputs, [&](Value v) {
+    return llvm::all_of(v.getUsers(),
+                        [&](Operation *user) { return inNext.contains(user); });
+  });
+}
+
+/// Where `v` is made in layer `l`: (op index, result number).
+std::pair<size_t, unsigned> positionIn(const Layer &l, Value v) {
+  auto result = cast<OpResult>(v);
+  size_t op = llvm::find(l.ops, result.getOwner()) - l.ops.begin();
+  return {op, result.getResultNumber()};
+}
+
+/// The value `other` makes where `first` makes `v` (identical layers).
+Value atPosition(const Layer &other, const Layer &first, Value v) {
+  auto [op, result] = positionIn(first, v);
+  return other.ops[op]->getResult(result);
+}
+
+/// Whether every value the last layer of a run gives to later ops is one
+/// the loop carries (a loop's results are exactly its carried values).
+/// Outputs are compared by their position in the layer: which of a layer's
+/// values reach later ops differs between layers.
+bool allCarried(const Layer &first, const Layer &last,
+                ArrayRef<size_t> perm) {
+  llvm::SmallDenseSet<std::pair<size_t, unsigned>> carriedAt;
+  for (size_t k : perm)
+    carriedAt.insert(positionIn(first, first.outputs[k]));
+  return llvm::all_of(last.outputs, [&](Value v) {
+    return carriedAt.contains(positionIn(last, v));
+  });
+}
+
 struct FuseLayersPass : public llm::impl::FuseLayersBase<FuseLayersPass> {
   void runOnOperation() override {
     Block &block = getOperation().getBody().front();
@@ -122,14 +161,18 @@ struct FuseLayersPass : public llm::impl::FuseLayersBase<FuseLayersPass> {
       std::optional<SmallVector<size_t>> perm;
       while (j < layers.size() && sameLayer(layers[i], layers[j])) {
         auto p = carried(layers[j - 1], layers[j]);
-        if (!p || (perm && *p != *perm))
+        if (!p || (perm && *p != *perm) || !onlyFeeds(layers[j - 1], layers[j]))
           break;
         perm = p;
         ++j;
       }
+      // The loop's results are its carried values: a last layer with other
+      // values used later stays outside the loop.
+      while (j - i >= 2 && !allCarried(layers[i], layers[j - 1], *perm))
+        --j;
       if (j - i >= 2)
         runs.emplace_back(i, j - i, *perm);
-      i = j;
+      i = std::max(j, i + 1);
     }
     for (auto &[start, size, perm] : llvm::reverse(runs))
       fuse(ArrayRef<Layer>(layers).slice(start, size), perm);
@@ -192,9 +235,10 @@ private:
       yielded.push_back(map.lookup(first.outputs[perm[k]]));
     b.create<YieldOp>(loc, yielded);
     setLayer(repeat, first.index);
-    // The last layer's outputs, as input slots, are the repeat's results.
+    // The last layer's carried values are the repeat's results.
     for (size_t k = 0; k < perm.size(); ++k)
-      Value(last.outputs[perm[k]]).replaceAllUsesWith(repeat.getResult(k));
+      atPosition(last, first, first.outputs[perm[k]])
+          .replaceAllUsesWith(repeat.getResult(k));
     for (const Layer &l : llvm::reverse(run))
       for (Operation *op : llvm::reverse(l.ops)) {
         op->dropAllUses();

@@ -84,6 +84,17 @@ struct ShardTPPass : public llm::impl::ShardTPBase<ShardTPPass> {
       return signalPassFailure();
     }
     n = groupSize;
+    // Loops have block arguments (the carried cache) that this pass does not
+    // retype; it splits a model's layers before fuse-layers folds them.
+    bool looped = false;
+    module.walk([&](RepeatOp repeat) {
+      repeat.emitOpError("shard-tp: the module is already looped; run "
+                         "shard-tp before fuse-layers");
+      looped = true;
+      return WalkResult::interrupt();
+    });
+    if (looped)
+      return signalPassFailure();
     setTensorParallelism(module, n);
     if (n == 1)
       return;
@@ -264,6 +275,10 @@ private:
           return failure();
       op.setNumExperts(op.getNumExperts() / n);
       op.setExpertShards(n);
+      // A count of touched experts was for the whole set; on this socket's
+      // share the routing formula (or --moe-routing, which runs after) must
+      // count again.
+      op.removeExpectedActiveExpertsAttr();
     } else {
       if (failed(shardParam(op, op.getGate(), 1, "expert gate")) ||
           failed(shardParam(op, op.getUp(), 1, "expert up")) ||
