@@ -133,10 +133,6 @@ llvm::Error runRun(const WorkloadOptions &workload, bool maxBatch,
                    const CompileOptions &compile,
                    const SimulateOptions &simulate, llvm::raw_ostream &os);
 
-/// Accepted tokens per sequence and step with `mtp` draft depths accepted
-/// with probability `acceptance` each: 1 + P + ... + P^mtp.
-double tokensPerStep(int64_t mtp, double acceptance);
-
 /// Builds `phase` ("decode" or "prefill") of the workload at `batch` and runs
 /// the snapflow pipeline on it (never failing for fit: the memory plan on the
 /// df program says whether it fits). Pass errors become one message.

@@ -54,15 +54,6 @@ llvm::json::Array describeSections(df::ProgramOp program) {
 }
 } // namespace
 
-double snapflow::tools::tokensPerStep(int64_t mtp, double acceptance) {
-  // Each step verifies 1 + mtp tokens; token i is kept when the i drafts
-  // before it were all accepted: 1 + P + ... + P^mtp per sequence.
-  double tokens = 0;
-  for (int64_t i = 0; i <= mtp; ++i)
-    tokens += std::pow(acceptance, static_cast<double>(i));
-  return tokens;
-}
-
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 snapflow::tools::compileModel(mlir::MLIRContext &context, const Workload &w,
                               const WorkloadOptions &o, const CompileOptions &c,
@@ -80,13 +71,16 @@ snapflow::tools::compileModel(mlir::MLIRContext &context, const Workload &w,
   std::string diagnostics;
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
     llvm::raw_string_ostream ds(diagnostics);
-    // Model-built IR has no source locations; print one only when it exists.
+    // Model-built IR has no source locations; a located diagnostic reads
+    // file:line:col: error: ..., an unlocated one is the message alone (the
+    // tool says `snapflow: error:` once).
+    bool isError = d.getSeverity() == mlir::DiagnosticSeverity::Error;
     if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
       ds << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
-         << loc.getColumn() << ": ";
-    ds << (d.getSeverity() == mlir::DiagnosticSeverity::Error ? "error: "
-                                                              : "note: ")
-       << d << "\n";
+         << loc.getColumn() << (isError ? ": error: " : ": note: ");
+    else if (!isError)
+      ds << "note: ";
+    ds << d << "\n";
     return mlir::success();
   });
 
@@ -160,8 +154,6 @@ Error snapflow::tools::runCompile(const WorkloadOptions &o,
   auto module = compileModel(context, *w, o, c, o.batch, c.phase);
   if (!module)
     return module.takeError();
-  double tokensPerStepValue =
-      tokensPerStep(c.phase == "decode" ? c.mtp : 0, c.mtpAcceptance);
   double seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
                        .count();
@@ -215,7 +207,8 @@ Error snapflow::tools::runCompile(const WorkloadOptions &o,
         {"stages", stats.stages},
         {"sections", describeSections(program)},
         {"mtp_depth", c.mtp},
-        {"accepted_tokens_per_step_per_sequence", tokensPerStepValue},
+        {"accepted_tokens_per_step_per_sequence",
+         llm::getWorkload(program).getTokensPerStep()},
         {"compile_time_s", seconds},
     };
     if (!plan.fits())

@@ -253,6 +253,8 @@ Error snapflow::tools::runImport(const WorkloadOptions &o,
   if (io.phase != "both" && io.phase != "decode" && io.phase != "prefill")
     return makeError("--phase must be decode, prefill or both, got '" +
                      io.phase + "'");
+  if (io.mtpDepth > 0 && io.phase == "prefill")
+    return makeError("--mtp applies to decode; --phase prefill builds none");
   mlir::MLIRContext context;
   models::BuildOptions build;
   build.batch = o.batch;

@@ -143,13 +143,12 @@ llvm::Expected<arch::ArchModel> simulationChip(const sim::Program &program,
   auto chip = arch::ArchModel::load(o.whatIfChip);
   if (!chip)
     return chip.takeError();
-  if (chip->numSockets() != target.numSockets())
+  if (chip->numSockets() < program.tp)
     return makeError(llvm::formatv(
-        "--what-if-chip: {0} spans the {1} socket(s) of {2}; {3} cannot run "
-        "it. A different socket count needs a new compile (snapflow compile "
+        "--what-if-chip: {0} spans {1} socket(s) of {2}; {3} cannot run it. "
+        "A program over fewer sockets needs a new compile (snapflow compile "
         "--chip {4})",
-        path, target.numSockets(), describe(target), describe(*chip),
-        o.whatIfChip));
+        path, program.tp, describe(target), describe(*chip), o.whatIfChip));
   return std::move(*chip);
 }
 } // namespace

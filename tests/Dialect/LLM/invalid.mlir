@@ -562,3 +562,52 @@ func.func @costs_overflow(%x: tensor<4611686018427387904x4xbf16>, %w: tensor<4x4
   %y = llm.linear %x, %w : tensor<4611686018427387904x4xbf16>, tensor<4x4xbf16> -> tensor<4611686018427387904x4xbf16>
   return %y : tensor<4611686018427387904x4xbf16>
 }
+
+// -----
+
+// Tests that a workload has at least one sequence and one token.
+// expected-error @+1 {{llm.workload batch and tokens must be >= 1, got 0 and 64}}
+func.func @no_batch() attributes {llm.workload = #llm.workload<decode, batch = 0, tokens = 64>} {
+  return
+}
+
+// -----
+
+// Tests that MTP speculation belongs to decode.
+// expected-error @+1 {{llm.workload: MTP speculation (mtp_depth 1) applies to decode only}}
+func.func @mtp_prefill() attributes {llm.workload = #llm.workload<prefill, batch = 1, tokens = 64, mtp_depth = 1, mtp_acceptance = 0.8>} {
+  return
+}
+
+// -----
+
+// Tests that a draft's acceptance is a probability.
+// expected-error @+1 {{llm.workload mtp_acceptance must be in [0, 1], got 1.5}}
+func.func @acceptance() attributes {llm.workload = #llm.workload<decode, batch = 1, tokens = 64, mtp_depth = 1, mtp_acceptance = 1.5>} {
+  return
+}
+
+// -----
+
+// Tests that the llm dialect refuses attributes it does not declare (the
+// loose llm.batch of earlier versions is now part of llm.workload).
+// expected-error @+1 {{unknown attribute 'llm.batch'; the llm dialect declares llm.workload, llm.model, llm.model_type, llm.tp and llm.layer}}
+func.func @loose() attributes {llm.batch = 8 : i64} {
+  return
+}
+
+// -----
+
+// Tests that the TP group size is recorded on the module, and is >= 1.
+// expected-error @+1 {{'llm.tp' must be a group size >= 1 (i64) on the module, got 4 : i64}}
+func.func @tp_on_function() attributes {llm.tp = 4 : i64} {
+  return
+}
+
+// -----
+
+// Tests that a layer index is not negative.
+func.func @layer() {
+  // expected-error @+1 {{'llm.layer' must be a layer index >= 0 (i64), got -1 : i64}}
+  "llm.yield"() {llm.layer = -1 : i64} : () -> ()
+}

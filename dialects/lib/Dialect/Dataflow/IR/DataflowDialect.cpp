@@ -195,9 +195,13 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
       parser.parseEqual() || parser.parseAttribute(system) ||
       parser.parseGreater())
     return {};
-  return TargetAttr::getChecked(
+  TargetAttr target = TargetAttr::getChecked(
       [&] { return parser.emitError(loc); }, ctx, StringAttr::get(ctx, name),
       socket, system);
+  // One spelling per chip: values as the chip model types them (an integer
+  // written as 4.0 reads back as 4 : i64), so equal chips are equal
+  // attributes.
+  return target ? TargetAttr::get(ctx, target.getArchModel()) : target;
 }
 
 void TargetAttr::print(AsmPrinter &printer) const {
