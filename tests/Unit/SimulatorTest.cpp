@@ -17,9 +17,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snapflow/Sim/Components/Component.h"
 #include "snapflow/Sim/Core/Simulator.h"
 
 #include "gtest/gtest.h"
+
+#include <set>
 
 #include <systemc>
 
@@ -308,4 +311,41 @@ TEST(Simulator, FastForwardMatchesFullRun) {
   EXPECT_DOUBLE_EQ(sectionCycles(r), 50 * 240);
   EXPECT_LT(r.jobs[0].iterationsSimulated, 50);
   EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(arch::MemoryTier::HBM)], 50 * 4096);
+}
+
+// Every component declares its parameters and statistics with units, and
+// every parameter names the chip keys it comes from, each a key the chip
+// file declares: no hardware number is a literal in a component.
+TEST(Components, ParametersComeFromTheChipFile) {
+  std::set<std::string> keys;
+  for (const arch::ArchParamInfo &p : arch::ArchModel::paramInfos())
+    keys.insert(p.dottedKey());
+  EXPECT_GE(allComponents().size(), 7u);
+  for (const ComponentInfo *c : allComponents()) {
+    EXPECT_FALSE(llvm::StringRef(c->description).empty()) << c->name;
+    for (const ParamInfo &p : c->params) {
+      EXPECT_FALSE(llvm::StringRef(p.unit).empty()) << c->name << " " << p.name;
+      // "socket.pmu_count x socket.pmu_bytes_per_cycle": every word that
+      // looks like a chip key must be one.
+      llvm::SmallVector<llvm::StringRef> words;
+      llvm::StringRef(p.chipKeys).split(words, ' ', -1, false);
+      int named = 0;
+      for (llvm::StringRef w : words) {
+        w = w.trim(",;:");
+        if (!w.starts_with("socket.") && !w.starts_with("system."))
+          continue;
+        ++named;
+        EXPECT_TRUE(keys.count(w.str())) << c->name << " " << p.name << ": "
+                                         << w.str() << " is not a chip key";
+      }
+      EXPECT_GT(named, 0) << c->name << " " << p.name;
+    }
+    for (const StatInfo &s : c->stats)
+      EXPECT_FALSE(llvm::StringRef(s.unit).empty()) << c->name << " " << s.name;
+  }
+  std::string listing;
+  llvm::raw_string_ostream os(listing);
+  describeComponents(os);
+  EXPECT_NE(listing.find("memory tier: "), std::string::npos);
+  EXPECT_NE(listing.find("from socket.hbm_bytes_per_s"), std::string::npos);
 }

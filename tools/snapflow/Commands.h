@@ -190,8 +190,9 @@ llvm::Error drawSweep(llvm::StringRef dir, llvm::raw_ostream &os);
 llvm::Error runTrace(const std::string &path, const std::string &svgPath,
                      llvm::raw_ostream &os);
 
-/// `snapflow list`: built-in models, chips and KV policies.
-llvm::Error runList(llvm::raw_ostream &os);
+/// `snapflow list`: built-in models, chips and KV policies; with
+/// `components`, the simulator's components and their declarations.
+llvm::Error runList(bool components, llvm::raw_ostream &os);
 
 /// `snapflow info`: parameters, KV bytes and per-tier fit.
 llvm::Error runInfo(const WorkloadOptions &options, bool json,

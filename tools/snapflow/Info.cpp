@@ -15,6 +15,7 @@
 #include "snapflow/Mapping/Passes.h"
 #include "snapflow/Pipelines/Pipelines.h"
 #include "snapflow/Models/ModelBuilder.h"
+#include "snapflow/Sim/Components/Component.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -92,7 +93,11 @@ llvm::Expected<Workload> snapflow::tools::resolveWorkload(const WorkloadOptions 
 }
 
 
-Error snapflow::tools::runList(llvm::raw_ostream &os) {
+Error snapflow::tools::runList(bool components, llvm::raw_ostream &os) {
+  if (components) {
+    sim::describeComponents(os);
+    return Error::success();
+  }
   os << "Models (--model NAME, or a path to a Hugging Face config.json):\n";
   for (const std::string &name : models::ModelConfig::builtinNames()) {
     auto c = models::ModelConfig::load(name);

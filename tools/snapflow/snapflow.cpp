@@ -312,6 +312,11 @@ cl::opt<double> spreadOpt("length-spread",
                           cl::value_desc("F"), cl::init(0.5),
                           cl::cat(serveCat), cl::sub(runCmd));
 
+cl::opt<bool> componentsOpt(
+    "components",
+    cl::desc("List the simulator's components: the chip keys each takes and "
+             "the statistics it keeps, with units"),
+    cl::cat(outputCat), cl::sub(listCmd));
 cl::opt<bool> jsonOpt("json", cl::desc("Print JSON instead of a summary"),
                       cl::cat(outputCat), cl::sub(infoCmd));
 cl::opt<std::string> outputOpt("o", cl::desc("Output file ('-' for stdout)"),
@@ -468,7 +473,7 @@ int main(int argc, char **argv) {
       "Run `snapflow <command> --help` for a command's options.\n");
 
   if (listCmd) {
-    if (Error e = runList(outs()))
+    if (Error e = runList(componentsOpt, outs()))
       return fail(std::move(e));
     return 0;
   }

@@ -1,11 +1,14 @@
-//===- BandwidthServer.h - A shared memory tier or link --------*- C++ -*-===//
+//===- BandwidthServer.h - A shared pipe of fixed bandwidth -----*- C++ -*-===//
 //
-// HBM, DDR, SRAM and peer links are shared bandwidth servers: `channels`
-// independent channels of `bytes per ps / channels` each, plus a fixed
-// latency. Addresses are interleaved, so a transfer is striped over every
-// channel and arrives when its last stripe does; each channel serves stripes
-// first come, first served, so concurrent streams contend. Time is in
-// picoseconds; the server reserves, the caller waits.
+// The primitive under the memory tiers, the AGCU pool, a DMA's own lanes and
+// the peer links: `channels` independent channels of `bytes per ps /
+// channels` each, plus a fixed latency. Addresses are interleaved, so a
+// transfer is striped over every channel and arrives when its last stripe
+// does; channels serve stripes first come, first served, so concurrent
+// transfers contend. Striped in lockstep, every channel is always as busy as
+// every other, so the server keeps one free time for all of them (the same
+// result as one per channel, in O(1)); the channel count scales utilization
+// only. Time is in picoseconds; the server reserves, the caller waits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,62 +17,40 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <string>
-#include <vector>
 
 namespace snapflow {
 namespace sim {
 
 class BandwidthServer {
 public:
-  /// Parameters, declared once (gem5 style), with their units.
-  struct Params {
-    std::string name;
-    double bytesPerPs = 0; ///< total bandwidth, bytes per picosecond
-    int64_t channels = 1;  ///< independent channels sharing it
-    double latencyPs = 0;  ///< added to every transfer
-  };
-  /// Statistics, with their units.
-  struct Stats {
-    double bytes = 0;  ///< bytes transferred
-    double busyPs = 0; ///< channel-picoseconds spent transferring
-    int64_t transfers = 0;
-  };
-
-  explicit BandwidthServer(Params p)
-      : params(std::move(p)),
-        freeAt(static_cast<size_t>(std::max<int64_t>(1, params.channels)),
-               0.0) {}
+  /// Total bandwidth in bytes per picosecond, channels sharing it, and the
+  /// latency added to every transfer in picoseconds.
+  BandwidthServer(double bytesPerPs, int64_t channels, double latencyPs)
+      : bytesPerPs(bytesPerPs), channels(std::max<int64_t>(1, channels)),
+        latencyPs(latencyPs) {}
 
   /// Reserves a transfer of `bytes` starting no earlier than `nowPs`;
   /// returns the picosecond at which the data has arrived.
   double reserve(double bytes, double nowPs) {
-    double n = static_cast<double>(freeAt.size());
-    double perChannel = params.bytesPerPs / n;
+    // Each channel carries bytes / n at its share of the bandwidth.
+    double n = double(channels), perChannel = bytesPerPs / n;
     double stripe = perChannel > 0 ? bytes / n / perChannel : 0;
-    double done = nowPs;
-    for (double &free : freeAt) {
-      free = std::max(nowPs, free) + stripe;
-      done = std::max(done, free);
-    }
-    stats.bytes += bytes;
-    stats.busyPs += stripe * n;
-    ++stats.transfers;
-    return done + params.latencyPs;
+    freeAt = std::max(nowPs, freeAt) + stripe;
+    bytesMoved += bytes;
+    busyPs += stripe * double(channels);
+    return freeAt + latencyPs;
   }
 
-  /// Fraction of the server's capacity used over `elapsedPs`.
-  double utilization(double elapsedPs) const {
-    return elapsedPs > 0
-               ? stats.busyPs / (elapsedPs * static_cast<double>(freeAt.size()))
-               : 0;
-  }
-
-  const Params params;
-  Stats stats;
+  /// Bytes moved and channel-picoseconds spent so far.
+  double getBytes() const { return bytesMoved; }
+  double getBusyPs() const { return busyPs; }
+  int64_t getChannels() const { return channels; }
 
 private:
-  std::vector<double> freeAt;
+  double bytesPerPs;
+  int64_t channels;
+  double latencyPs;
+  double freeAt = 0, bytesMoved = 0, busyPs = 0;
 };
 
 } // namespace sim

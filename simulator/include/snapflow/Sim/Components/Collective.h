@@ -1,8 +1,9 @@
-//===- Collective.h - Traffic of a collective algorithm --------*- C++ -*-===//
+//===- Collective.h - Collectives over the peer links ----------*- C++ -*-===//
 //
 // How many hops a collective takes and how many bytes each socket sends per
-// hop, for the algorithm the chip file chooses. The simulator times them over
-// its link servers; the roofline divides their bytes by link bandwidth.
+// hop, for the algorithm the chip file chooses (collectiveTraffic, shared
+// with the roofline so the two cannot disagree), and the component that runs
+// a df.collective over a socket's peer link.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,10 +11,15 @@
 #define SNAPFLOW_SIM_COMPONENTS_COLLECTIVE_H
 
 #include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Sim/Components/BandwidthServer.h"
+#include "snapflow/Sim/Components/Component.h"
 #include "snapflow/Sim/Core/Program.h"
+#include "snapflow/Sim/Core/Runtime.h"
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <tuple>
 
 namespace snapflow {
 namespace sim {
@@ -53,6 +59,55 @@ inline CollectiveTraffic collectiveTraffic(CollectiveKind kind,
   }
   return {1, bytes};
 }
+
+/// Where the collectives of every socket meet when all sockets are
+/// simulated: a collective completes when the slowest socket has sent.
+class CollectiveGroups {
+public:
+  explicit CollectiveGroups(int sockets) : sockets(sockets) {}
+  /// Socket arrival at collective node `node` of section `section` of job
+  /// `job`, done sending at `done`; returns when every socket has arrived,
+  /// with the latest completion.
+  double meet(int job, int section, int node, double done);
+  /// After the wait: clears the completion for the node's next run once
+  /// every socket is past it.
+  void leave(int job, int section, int node);
+
+private:
+  struct Group {
+    int arrived = 0;
+    double completion = 0;
+    sc_core::sc_event ready;
+  };
+  int sockets;
+  std::map<std::tuple<int, int, int>, Group> groups;
+};
+
+/// A df.collective: it takes every input tile (they arrive as their
+/// producer makes them), runs the algorithm once over the socket's peer
+/// link (one hop latency per sequential step, the bytes at link bandwidth,
+/// after the launch cost), then hands the result on. Splitting a small
+/// activation into tiles must not multiply the per-hop latency, which is
+/// what decides decode at high TP.
+class CollectiveUnit {
+public:
+  static const ComponentInfo &info();
+  enum Stat { LinkBytes, LinkBusyPs, Collectives };
+
+  /// `groups` is null when one socket stands for the symmetric group.
+  CollectiveUnit(const arch::ArchModel &chip, CollectiveGroups *groups);
+
+  /// The process of collective node `index` for one run of its section.
+  void run(SectionRun &r, int index);
+
+  Stats stats{info()};
+
+private:
+  arch::CollectiveAlgorithm algorithm;
+  double hopPs, launchPs;
+  BandwidthServer link;
+  CollectiveGroups *groups;
+};
 
 } // namespace sim
 } // namespace snapflow

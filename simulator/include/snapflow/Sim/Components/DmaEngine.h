@@ -1,0 +1,48 @@
+//===- DmaEngine.h - Loads and stores through the AGCUs ---------*- C++ -*-===//
+//
+// df.load and df.store. A load issues memory reads as far ahead as its
+// stream has room (double buffering); each tile is served by its tensor's
+// tier, then crosses the load's own AGCU lanes and the socket's AGCU pool,
+// which every load running at the time shares, and the mesh, before it
+// lands in the stream. A store drains its stream into the tier; its section
+// ends when the last write has landed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_SIM_COMPONENTS_DMAENGINE_H
+#define SNAPFLOW_SIM_COMPONENTS_DMAENGINE_H
+
+#include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Sim/Components/BandwidthServer.h"
+#include "snapflow/Sim/Components/Component.h"
+#include "snapflow/Sim/Core/Runtime.h"
+
+namespace snapflow {
+namespace sim {
+
+class DmaEngine {
+public:
+  static const ComponentInfo &info();
+  enum Stat { BytesLoaded, BytesStored, AgcuBusyPs };
+
+  explicit DmaEngine(const arch::ArchModel &chip);
+
+  /// The process of load node `index` for one run of its section.
+  void runLoad(SectionRun &r, int index);
+  /// The process of store node `index` for one run of its section.
+  void runStore(SectionRun &r, int index);
+
+  Stats stats{info()};
+
+private:
+  class MemoryTierServer &tierOf(SectionRun &r, const Node &n);
+
+  double periodPs;
+  double laneBytesPerCycle; ///< one AGCU lane: min(AGCU port, NoC stream)
+  BandwidthServer pool;     ///< the socket's AGCUs, shared by its loads
+};
+
+} // namespace sim
+} // namespace snapflow
+
+#endif // SNAPFLOW_SIM_COMPONENTS_DMAENGINE_H

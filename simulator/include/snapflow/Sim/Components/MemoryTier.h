@@ -1,0 +1,42 @@
+//===- MemoryTier.h - SRAM, HBM and DDR as shared servers -------*- C++ -*-===//
+//
+// A memory tier of one socket: its bandwidth, shared by every concurrent
+// load and store (they contend first come, first served), its channel count
+// and its access latency, all from the chip file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_SIM_COMPONENTS_MEMORYTIER_H
+#define SNAPFLOW_SIM_COMPONENTS_MEMORYTIER_H
+
+#include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Sim/Components/BandwidthServer.h"
+#include "snapflow/Sim/Components/Component.h"
+
+namespace snapflow {
+namespace sim {
+
+class MemoryTierServer {
+public:
+  static const ComponentInfo &info();
+  enum Stat { Bytes, BusyPs };
+
+  MemoryTierServer(const arch::ArchModel &chip, arch::MemoryTier tier);
+
+  /// Moves `bytes` starting no earlier than `nowPs`; returns the picosecond
+  /// the data has arrived (latency included).
+  double transfer(double bytes, double nowPs);
+  arch::MemoryTier getTier() const { return tier; }
+  int64_t getChannels() const { return server.getChannels(); }
+
+  Stats stats{info()};
+
+private:
+  arch::MemoryTier tier;
+  BandwidthServer server;
+};
+
+} // namespace sim
+} // namespace snapflow
+
+#endif // SNAPFLOW_SIM_COMPONENTS_MEMORYTIER_H

@@ -1,0 +1,44 @@
+//===- Network.h - The on-chip vector network -------------------*- C++ -*-===//
+//
+// Tiles cross a mesh of switches between units: a tile takes its bytes over
+// the lanes its producer drives, plus the hop latency of the mean distance
+// between two units of a rows x cols mesh, (rows + cols) / 3 hops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_SIM_COMPONENTS_NETWORK_H
+#define SNAPFLOW_SIM_COMPONENTS_NETWORK_H
+
+#include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Sim/Components/Component.h"
+
+namespace snapflow {
+namespace sim {
+
+class OnChipNetwork {
+public:
+  static const ComponentInfo &info();
+  enum Stat { Tiles, Bytes };
+
+  explicit OnChipNetwork(const arch::ArchModel &chip);
+
+  /// Picoseconds for a tile of `tileBytes` to cross over `lanes` lanes.
+  double crossPs(int64_t tileBytes, int64_t lanes) const;
+  /// Picoseconds of the mean hop distance alone.
+  double hopsPs() const { return meanHopsPs; }
+  /// Counts a tile handed from one unit to another.
+  void recordTile(int64_t tileBytes) {
+    stats[Tiles] += 1;
+    stats[Bytes] += double(tileBytes);
+  }
+
+  Stats stats{info()};
+
+private:
+  double periodPs, laneBytesPerCycle, meanHopsPs;
+};
+
+} // namespace sim
+} // namespace snapflow
+
+#endif // SNAPFLOW_SIM_COMPONENTS_NETWORK_H

@@ -1,0 +1,85 @@
+//===- SectionController.h - Sections, kernel loops, steps ------*- C++ -*-===//
+//
+// Runs each job's steps: loads each section (a reconfiguration unless the
+// same configuration just ran), runs its kernel loop one iteration at a time
+// on every socket, attributes each iteration's time to compute, memory,
+// network and collectives in proportion to what was busiest, and samples
+// memory occupancy. Fast-forward is here and only here: once a loop
+// iteration, or a whole step, takes exactly as long as the one before, the
+// remaining identical ones are accounted instead of simulated.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_SIM_COMPONENTS_SECTIONCONTROLLER_H
+#define SNAPFLOW_SIM_COMPONENTS_SECTIONCONTROLLER_H
+
+#include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Sim/Components/Component.h"
+#include "snapflow/Sim/Core/Runtime.h"
+#include "snapflow/Sim/Core/Simulator.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <array>
+#include <vector>
+
+namespace snapflow {
+namespace sim {
+
+class SectionController {
+public:
+  static const ComponentInfo &info();
+  enum Stat { Reconfigurations, IterationsSimulated, IterationsAccounted };
+
+  SectionController(const std::vector<Job> &jobs, const arch::ArchModel &chip,
+                    const SimOptions &options, std::vector<Socket> &sockets,
+                    SimResult &result);
+
+  /// The controller process: every job's steps, in order.
+  void run();
+  /// Whether every job ran to its end (else the run deadlocked).
+  bool isFinished() const { return finished; }
+
+  Stats stats{info()};
+
+  /// Run-wide totals read from every socket's components, for attribution
+  /// and results (per socket they are the components' own statistics).
+  struct Totals {
+    double pcuBusyPs = 0, flops = 0, linkBusyPs = 0, linkBytes = 0,
+           tiles = 0;
+    std::array<double, 3> tierBusyPs{}, tierBytes{};
+    Totals operator-(const Totals &o) const;
+  };
+  Totals totals() const;
+
+private:
+  double runStep(int job, JobResult &jr, Breakdown &bd);
+  double runIteration(int job, int section, Breakdown &bd,
+                      const Totals &before);
+  /// Runs up to `count` repetitions of `once` (which simulates one and
+  /// returns its picoseconds); once one takes as long as the previous, the
+  /// rest are accounted: time advances by their span, every socket's
+  /// statistics grow by the last repetition's share times their number, and
+  /// `accounted(t, rest)` records the level's own results.
+  void repeat(int64_t count, llvm::function_ref<double()> once,
+              llvm::function_ref<void(double t, double rest)> accounted);
+  /// Bytes per tier and KV while each section of `p` runs, per socket.
+  static std::vector<std::array<double, 4>> occupancy(const Program &p);
+  /// First trace track of section `i` of job `j` (track 0: sections).
+  int trackBase(int j, int i) const;
+
+  const std::vector<Job> &jobs;
+  const arch::ArchModel &chip;
+  const SimOptions &options;
+  std::vector<Socket> &sockets;
+  SimResult &result;
+  double periodPs;
+  std::vector<std::vector<std::array<double, 4>>> occupancyOf;
+  const Section *lastSection = nullptr;
+  bool finished = false;
+};
+
+} // namespace sim
+} // namespace snapflow
+
+#endif // SNAPFLOW_SIM_COMPONENTS_SECTIONCONTROLLER_H

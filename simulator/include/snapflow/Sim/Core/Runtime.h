@@ -1,0 +1,106 @@
+//===- Runtime.h - State of a running program ------------------*- C++ -*-===//
+//
+// What the engine wires and the components act on: the run of one section
+// on one socket (its streams and per-node activity), one socket's components,
+// and simulated time. Components reach each other only through these.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_SIM_CORE_RUNTIME_H
+#define SNAPFLOW_SIM_CORE_RUNTIME_H
+
+#include "snapflow/Sim/Components/TileStream.h"
+#include "snapflow/Sim/Core/Program.h"
+
+#include <systemc>
+
+#include <memory>
+#include <vector>
+
+namespace snapflow {
+namespace sim {
+
+class Buffer;
+class CollectiveUnit;
+class DmaEngine;
+class MemoryTierServer;
+class OnChipNetwork;
+class PcuStage;
+class Stats;
+
+/// Simulated time in picoseconds (the time resolution), exact.
+inline double nowPs() { return double(sc_core::sc_time_stamp().value()); }
+/// Waits `ps` picoseconds; a span of 0 still yields for one delta cycle,
+/// so processes that compute nothing still take turns.
+inline void waitFor(double ps) {
+  sc_core::wait(sc_core::sc_time(ps > 0 ? ps : 0, sc_core::SC_PS));
+}
+/// Waits until simulated time `ps`, if it is still ahead.
+inline void waitUntil(double ps) {
+  double now = nowPs();
+  if (ps > now)
+    sc_core::wait(sc_core::sc_time(ps - now, sc_core::SC_PS));
+}
+
+/// What one node of a section did in the current run.
+struct NodeRun {
+  WaitState wait;
+  double computePs = 0, networkPs = 0, collectivePs = 0;
+  double firstPs = -1, lastPs = 0; ///< first and last activity
+  void touch() {
+    double t = nowPs();
+    if (firstPs < 0)
+      firstPs = t;
+    lastPs = t;
+  }
+};
+
+struct Socket;
+
+/// One section of one program on one socket: its streams and nodes, started
+/// by the section controller once per loop iteration.
+struct SectionRun {
+  const Program *program = nullptr;
+  const Section *section = nullptr;
+  Socket *socket = nullptr;
+  int job = 0, index = 0, socketIndex = 0;
+  std::vector<std::unique_ptr<TileStream>> streams;
+  std::vector<NodeRun> nodes;
+  sc_core::sc_event start, done;
+  int doneCount = 0;
+  /// Stages share PCUs in time when the section needs more than the chip has.
+  double oversubscription = 1;
+  bool running = false;
+
+  /// Takes the next tile of `stream` for node `node`, waiting until it exists.
+  void pop(int node, int stream);
+  /// Pushes a tile of `stream` from node `node`; unless it already crossed
+  /// the network (a DMA, `lanes` 0) it first crosses `lanes` lanes of it.
+  void push(int node, int stream, int64_t lanes);
+};
+
+/// One socket's components and its runs of every section of every job.
+struct Socket {
+  std::unique_ptr<MemoryTierServer> tiers[3]; ///< by arch::MemoryTier
+  std::unique_ptr<OnChipNetwork> network;
+  std::unique_ptr<PcuStage> pcus;
+  std::unique_ptr<DmaEngine> dma;
+  std::unique_ptr<Buffer> buffers;
+  std::unique_ptr<CollectiveUnit> collectives;
+  std::vector<std::vector<std::unique_ptr<SectionRun>>> runs; // [job][section]
+
+  MemoryTierServer &tier(arch::MemoryTier t) {
+    return *tiers[static_cast<int>(t)];
+  }
+  /// Every component's statistics, in a fixed order.
+  std::vector<Stats *> stats();
+};
+
+/// A snapshot of statistics: one vector per block of Socket::stats().
+using StatsSnapshot = std::vector<std::vector<double>>;
+StatsSnapshot snapshot(Socket &socket);
+
+} // namespace sim
+} // namespace snapflow
+
+#endif // SNAPFLOW_SIM_CORE_RUNTIME_H

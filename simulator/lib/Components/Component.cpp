@@ -1,0 +1,38 @@
+//===- Component.cpp - The components and their declarations --------------===//
+
+#include "snapflow/Sim/Components/Component.h"
+
+#include "snapflow/Sim/Components/Buffer.h"
+#include "snapflow/Sim/Components/Collective.h"
+#include "snapflow/Sim/Components/DmaEngine.h"
+#include "snapflow/Sim/Components/MemoryTier.h"
+#include "snapflow/Sim/Components/Network.h"
+#include "snapflow/Sim/Components/PcuStage.h"
+#include "snapflow/Sim/Components/SectionController.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace snapflow;
+using namespace snapflow::sim;
+
+llvm::ArrayRef<const ComponentInfo *> snapflow::sim::allComponents() {
+  static const ComponentInfo *all[] = {
+      &SectionController::info(), &PcuStage::info(),
+      &DmaEngine::info(),         &MemoryTierServer::info(),
+      &OnChipNetwork::info(),     &Buffer::info(),
+      &CollectiveUnit::info(),
+  };
+  return all;
+}
+
+void snapflow::sim::describeComponents(llvm::raw_ostream &os) {
+  for (const ComponentInfo *c : allComponents()) {
+    os << c->name << ": " << c->description << "\n";
+    for (const ParamInfo &p : c->params)
+      os << llvm::formatv("  param {0,-22} {1,-12} from {2}: {3}\n", p.name,
+                          p.unit, p.chipKeys, p.description);
+    for (const StatInfo &s : c->stats)
+      os << llvm::formatv("  stat  {0,-22} {1,-12} {2}\n", s.name, s.unit,
+                          s.description);
+  }
+}

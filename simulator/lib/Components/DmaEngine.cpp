@@ -1,0 +1,101 @@
+//===- DmaEngine.cpp - Loads and stores through the AGCUs -----------------===//
+
+#include "snapflow/Sim/Components/DmaEngine.h"
+
+#include "snapflow/Sim/Components/MemoryTier.h"
+#include "snapflow/Sim/Components/Network.h"
+
+#include <deque>
+
+using namespace snapflow;
+using namespace snapflow::sim;
+
+const ComponentInfo &DmaEngine::info() {
+  static const ParamInfo params[] = {
+      {"agcus", "AGCUs", "socket.agcu_count",
+       "AGCUs of the socket, a pool the section's loads share"},
+      {"lane_bytes_per_cycle", "bytes/cycle",
+       "socket.agcu_bytes_per_cycle, socket.noc_stream_bytes_per_cycle",
+       "one AGCU lane: the smaller of the AGCU port and a network stream"},
+      {"period", "ps", "socket.clock_hz", "one clock cycle"},
+  };
+  static const StatInfo stats[] = {
+      {"bytes_loaded", "bytes", "bytes df.load read from a memory tier"},
+      {"bytes_stored", "bytes", "bytes df.store wrote to a memory tier"},
+      {"agcu_busy", "AGCU-ps", "AGCU pool time spent moving tiles"},
+  };
+  static const ComponentInfo info{
+      "DMA/AGCU engine",
+      "df.load and df.store: tier reads and writes through the AGCUs", params,
+      stats};
+  return info;
+}
+
+namespace {
+double periodPsOf(const arch::ArchModel &chip) {
+  return 1e12 / chip.socket().clockHz;
+}
+double laneBytesPerCycleOf(const arch::ArchModel &chip) {
+  return double(std::min(chip.socket().agcuBytesPerCycle,
+                         chip.socket().nocStreamBytesPerCycle));
+}
+} // namespace
+
+DmaEngine::DmaEngine(const arch::ArchModel &chip)
+    : periodPs(periodPsOf(chip)), laneBytesPerCycle(laneBytesPerCycleOf(chip)),
+      pool(double(chip.socket().agcuCount) * laneBytesPerCycle / periodPs,
+           chip.socket().agcuCount, 0) {}
+
+MemoryTierServer &DmaEngine::tierOf(SectionRun &r, const Node &n) {
+  arch::MemoryTier t = n.tensor >= 0 ? r.program->tensors[n.tensor].tier
+                                     : arch::MemoryTier::HBM;
+  return r.socket->tier(t);
+}
+
+void DmaEngine::runLoad(SectionRun &r, int index) {
+  const Node &n = r.section->nodes[index];
+  const Stream &out = r.section->streams[n.outputs[0]];
+  MemoryTierServer &tier = tierOf(r, n);
+  // The load's own lanes: a server of its own for this run.
+  BandwidthServer lanes(double(std::max<int64_t>(1, n.agcus)) *
+                            laneBytesPerCycle / periodPs,
+                        1, 0);
+  double hops = r.socket->network->hopsPs();
+  NodeRun &nr = r.nodes[index];
+  std::deque<double> inFlight;
+  auto land = [&] {
+    waitUntil(inFlight.front());
+    inFlight.pop_front();
+    r.push(index, n.outputs[0], /*lanes=*/0); // it crossed already
+  };
+  for (int64_t tile = 0; tile < n.tiles; ++tile) {
+    while (static_cast<int64_t>(inFlight.size()) >= out.depth)
+      land();
+    double read = tier.transfer(double(out.tileBytes), nowPs());
+    stats[BytesLoaded] += double(out.tileBytes);
+    // The load's own lanes and the socket's AGCUs, shared by every load
+    // running at the time, both have to carry the tile.
+    double lanesBefore = lanes.getBusyPs();
+    double own = lanes.reserve(double(out.tileBytes), read);
+    double poolBefore = pool.getBusyPs();
+    double shared = pool.reserve(double(out.tileBytes), read);
+    stats[AgcuBusyPs] += pool.getBusyPs() - poolBefore;
+    inFlight.push_back(std::max(own, shared) + hops);
+    nr.networkPs += lanes.getBusyPs() - lanesBefore;
+  }
+  while (!inFlight.empty())
+    land();
+}
+
+void DmaEngine::runStore(SectionRun &r, int index) {
+  const Node &n = r.section->nodes[index];
+  const Stream &in = r.section->streams[n.inputs[0]];
+  MemoryTierServer &tier = tierOf(r, n);
+  double last = nowPs();
+  for (int64_t tile = 0; tile < in.tiles; ++tile) {
+    r.pop(index, n.inputs[0]);
+    last = std::max(last, tier.transfer(double(in.tileBytes), nowPs()));
+    stats[BytesStored] += double(in.tileBytes);
+  }
+  waitUntil(last); // the section ends when its writes have landed
+}

@@ -1,0 +1,74 @@
+//===- PcuStage.cpp - A pipeline stage on a group of PCUs -----------------===//
+
+#include "snapflow/Sim/Components/PcuStage.h"
+
+#include <cmath>
+
+using namespace snapflow;
+using namespace snapflow::sim;
+
+const ComponentInfo &PcuStage::info() {
+  static const ParamInfo params[] = {
+      {"systolic_rate", "FLOP/cycle", "socket.pcu_systolic_flops_per_cycle",
+       "FLOPs per PCU per cycle of a gemm stage"},
+      {"simd_rate", "FLOP/cycle", "socket.pcu_simd_flops_per_cycle",
+       "operations per PCU per cycle of the other stages"},
+      {"pipeline_fill", "cycles", "socket.pcu_pipeline_fill_cycles",
+       "added to a stage's first step of each run"},
+      {"period", "ps", "socket.clock_hz", "one clock cycle"},
+  };
+  static const StatInfo stats[] = {
+      {"busy", "PCU-ps", "PCU time spent computing (PCUs x duration)"},
+      {"flops", "FLOP", "floating-point operations computed"},
+      {"steps", "steps", "stage steps (one tile's worth of work each)"},
+  };
+  static const ComponentInfo info{
+      "PCU stage", "a df.stage: compute steps on its PCUs, paced by its streams",
+      params, stats};
+  return info;
+}
+
+PcuStage::PcuStage(const arch::ArchModel &chip) {
+  const arch::SocketParams &s = chip.socket();
+  periodPs = 1e12 / s.clockHz;
+  systolicPerCycle = double(s.pcuSystolicFlopsPerCycle);
+  simdPerCycle = double(s.pcuSimdFlopsPerCycle);
+  fillCycles = double(s.pcuPipelineFillCycles);
+}
+
+void PcuStage::run(SectionRun &r, int index) {
+  const Node &n = r.section->nodes[index];
+  double rate = n.stageKind == StageKind::Gemm ? systolicPerCycle : simdPerCycle;
+  int64_t steps = std::max<int64_t>(1, n.tiles);
+  std::vector<int64_t> got(n.inputs.size(), 0), put(n.outputs.size(), 0);
+  for (int64_t step = 0; step < steps; ++step) {
+    // Inputs in proportion to progress: an input of T tiles has delivered
+    // ceil((step + 1) T / steps) before this step runs.
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      int64_t total = r.section->streams[n.inputs[i]].tiles;
+      int64_t need = ((step + 1) * total + steps - 1) / steps;
+      while (got[i] < need) {
+        r.pop(index, n.inputs[i]);
+        ++got[i];
+      }
+    }
+    double cycles = std::ceil(double(n.flopsPerTile) / (double(n.pcus) * rate));
+    if (step == 0)
+      cycles += fillCycles;
+    double ps = cycles * periodPs * r.oversubscription;
+    waitFor(ps);
+    r.nodes[index].computePs += ps;
+    r.nodes[index].touch();
+    stats[BusyPcuPs] += cycles * periodPs * double(n.pcus);
+    stats[Flops] += double(n.flopsPerTile);
+    stats[Steps] += 1;
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      int64_t total = n.outputTiles[k];
+      int64_t target = step + 1 == steps ? total : (step + 1) * total / steps;
+      while (put[k] < target) {
+        r.push(index, n.outputs[k], n.pcus);
+        ++put[k];
+      }
+    }
+  }
+}

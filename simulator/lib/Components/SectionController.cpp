@@ -1,0 +1,293 @@
+//===- SectionController.cpp - Sections, kernel loops, steps --------------===//
+
+#include "snapflow/Sim/Components/SectionController.h"
+
+#include "snapflow/Sim/Components/Collective.h"
+#include "snapflow/Sim/Components/DmaEngine.h"
+#include "snapflow/Sim/Components/MemoryTier.h"
+#include "snapflow/Sim/Components/Network.h"
+#include "snapflow/Sim/Components/PcuStage.h"
+
+#include <climits>
+#include <cmath>
+
+using namespace snapflow;
+using namespace snapflow::sim;
+
+const ComponentInfo &SectionController::info() {
+  static const ParamInfo params[] = {
+      {"reconfiguration", "cycles", "socket.reconfig_cycles",
+       "loading a section other than the one that just ran"},
+      {"period", "ps", "socket.clock_hz", "one clock cycle"},
+  };
+  static const StatInfo stats[] = {
+      {"reconfigurations", "sections", "sections loaded"},
+      {"iterations_simulated", "iterations", "loop iterations simulated"},
+      {"iterations_accounted", "iterations",
+       "identical loop iterations fast-forwarded"},
+  };
+  static const ComponentInfo info{
+      "section controller",
+      "loads sections, runs kernel loops and steps, fast-forwards steady "
+      "repetitions",
+      params, stats};
+  return info;
+}
+
+SectionController::SectionController(const std::vector<Job> &jobs,
+                                     const arch::ArchModel &chip,
+                                     const SimOptions &options,
+                                     std::vector<Socket> &sockets,
+                                     SimResult &result)
+    : jobs(jobs), chip(chip), options(options), sockets(sockets),
+      result(result), periodPs(1e12 / chip.socket().clockHz) {
+  for (const Job &j : jobs)
+    occupancyOf.push_back(occupancy(*j.program));
+}
+
+SectionController::Totals
+SectionController::Totals::operator-(const Totals &o) const {
+  Totals d;
+  d.pcuBusyPs = pcuBusyPs - o.pcuBusyPs;
+  d.flops = flops - o.flops;
+  d.linkBusyPs = linkBusyPs - o.linkBusyPs;
+  d.linkBytes = linkBytes - o.linkBytes;
+  d.tiles = tiles - o.tiles;
+  for (int t = 0; t < 3; ++t) {
+    d.tierBusyPs[t] = tierBusyPs[t] - o.tierBusyPs[t];
+    d.tierBytes[t] = tierBytes[t] - o.tierBytes[t];
+  }
+  return d;
+}
+
+SectionController::Totals SectionController::totals() const {
+  Totals t;
+  for (const Socket &s : sockets) {
+    t.pcuBusyPs += s.pcus->stats[PcuStage::BusyPcuPs];
+    t.flops += s.pcus->stats[PcuStage::Flops];
+    t.linkBusyPs += s.collectives->stats[CollectiveUnit::LinkBusyPs];
+    t.linkBytes += s.collectives->stats[CollectiveUnit::LinkBytes];
+    t.tiles += s.network->stats[OnChipNetwork::Tiles];
+    for (int k = 0; k < 3; ++k) {
+      t.tierBusyPs[k] += s.tiers[k]->stats[MemoryTierServer::BusyPs];
+      t.tierBytes[k] += s.tiers[k]->stats[MemoryTierServer::Bytes];
+    }
+  }
+  return t;
+}
+
+void SectionController::repeat(
+    int64_t count, llvm::function_ref<double()> once,
+    llvm::function_ref<void(double t, double rest)> accounted) {
+  double previous = -1;
+  for (int64_t i = 0; i < count; ++i) {
+    std::vector<StatsSnapshot> before;
+    for (Socket &s : sockets)
+      before.push_back(snapshot(s));
+    double t = once();
+    bool steady = options.fastForward && previous >= 0 &&
+                  std::fabs(t - previous) <= 1e-9 * t;
+    previous = t;
+    if (!steady || i + 1 >= count)
+      continue;
+    double rest = double(count - i - 1);
+    waitFor(t * rest);
+    for (size_t k = 0; k < sockets.size(); ++k) {
+      std::vector<Stats *> blocks = sockets[k].stats();
+      for (size_t b = 0; b < blocks.size(); ++b) {
+        std::vector<double> delta(blocks[b]->getValues().begin(),
+                                  blocks[b]->getValues().end());
+        for (size_t v = 0; v < delta.size(); ++v)
+          delta[v] -= before[k][b][v];
+        blocks[b]->accumulate(delta, rest);
+      }
+    }
+    accounted(t, rest);
+    return;
+  }
+}
+
+std::vector<std::array<double, 4>>
+SectionController::occupancy(const Program &p) {
+  // Off-chip tensors (weights, the KV cache, homes) stay allocated for the
+  // whole run; an SRAM tensor only from the first section that loads or
+  // stores it to the last, as plan-memory places on-chip activations by
+  // their live ranges. Stream buffers count while their section runs.
+  std::vector<std::pair<int, int>> live(p.tensors.size(), {INT_MAX, -1});
+  for (size_t i = 0; i < p.sections.size(); ++i)
+    for (const Node &n : p.sections[i].nodes)
+      if (n.tensor >= 0) {
+        auto &range = live[n.tensor];
+        range.first = std::min(range.first, static_cast<int>(i));
+        range.second = std::max(range.second, static_cast<int>(i));
+      }
+  std::vector<std::array<double, 4>> out(p.sections.size());
+  for (size_t i = 0; i < p.sections.size(); ++i) {
+    std::array<double, 4> &v = out[i];
+    int here = static_cast<int>(i);
+    for (size_t k = 0; k < p.tensors.size(); ++k) {
+      const Tensor &t = p.tensors[k];
+      if (t.tier == arch::MemoryTier::SRAM &&
+          (here < live[k].first || here > live[k].second))
+        continue;
+      v[static_cast<int>(t.tier)] += double(t.bytes);
+      if (t.isKV)
+        v[3] += double(t.bytes);
+    }
+    for (const Stream &st : p.sections[i].streams)
+      v[0] += double(st.depth * st.tileBytes);
+  }
+  return out;
+}
+
+int SectionController::trackBase(int j, int i) const {
+  int base = 0;
+  for (int jj = 0; jj <= j; ++jj) {
+    const Program &p = *jobs[jj].program;
+    int last = jj == j ? i : static_cast<int>(p.sections.size());
+    for (int ii = 0; ii < last; ++ii)
+      base += static_cast<int>(p.sections[ii].nodes.size());
+  }
+  return base;
+}
+
+static void addBreakdown(Breakdown &into, const Breakdown &b, double times) {
+  into.computePs += b.computePs * times;
+  into.memoryPs += b.memoryPs * times;
+  into.networkPs += b.networkPs * times;
+  into.collectivePs += b.collectivePs * times;
+  into.reconfigPs += b.reconfigPs * times;
+}
+
+double SectionController::runIteration(int j, int i, Breakdown &bd,
+                                       const Totals &before) {
+  double t0 = nowPs();
+  for (Socket &s : sockets) {
+    SectionRun &r = *s.runs[j][i];
+    for (auto &st : r.streams)
+      st->reset();
+    for (NodeRun &nr : r.nodes)
+      nr = NodeRun();
+    r.doneCount = 0;
+    r.running = true;
+    r.start.notify(sc_core::SC_ZERO_TIME);
+  }
+  for (Socket &s : sockets) {
+    // Another socket may have finished while we waited for this one.
+    SectionRun &r = *s.runs[j][i];
+    while (r.doneCount < static_cast<int>(r.section->nodes.size()))
+      sc_core::wait(r.done);
+    r.running = false;
+  }
+  double elapsed = nowPs() - t0;
+  stats[IterationsSimulated] += 1;
+  // Attribute the iteration to what was busiest, in proportion.
+  SectionRun &r = *sockets[0].runs[j][i];
+  Totals d = totals() - before;
+  double compute = 0, network = 0, collective = 0;
+  for (const NodeRun &nr : r.nodes) {
+    compute = std::max(compute, nr.computePs);
+    network = std::max(network, nr.networkPs);
+    collective = std::max(collective, nr.collectivePs);
+  }
+  double memory = 0;
+  for (int t = 0; t < 3; ++t)
+    memory = std::max(memory, d.tierBusyPs[t] /
+                                  double(sockets[0].tiers[t]->getChannels()) /
+                                  double(sockets.size()));
+  double sum = compute + network + collective + memory;
+  if (sum <= 0) {
+    bd.computePs += elapsed;
+  } else {
+    bd.computePs += elapsed * compute / sum;
+    bd.memoryPs += elapsed * memory / sum;
+    bd.networkPs += elapsed * network / sum;
+    bd.collectivePs += elapsed * collective / sum;
+  }
+  if (options.trace) {
+    const Section &sec = *r.section;
+    result.trace.push_back(
+        {TraceEvent::Slice, sec.name, "section", 0, t0, elapsed, {}});
+    for (size_t k = 0; k < sec.nodes.size(); ++k)
+      if (r.nodes[k].firstPs >= 0)
+        result.trace.push_back(
+            {TraceEvent::Slice, sec.name + ": " + sec.nodes[k].label, "stage",
+             trackBase(j, i) + static_cast<int>(k) + 1, r.nodes[k].firstPs,
+             std::max(0.0, r.nodes[k].lastPs - r.nodes[k].firstPs), {}});
+  }
+  return elapsed;
+}
+
+double SectionController::runStep(int j, JobResult &jr, Breakdown &bd) {
+  const Program &p = *jobs[j].program;
+  double t0 = nowPs();
+  for (size_t i = 0; i < p.sections.size(); ++i) {
+    const Section &sec = p.sections[i];
+    // A new configuration is loaded unless the same one just ran.
+    if (lastSection != &sec) {
+      double reconfig = chip.socket().reconfigCycles * periodPs;
+      waitFor(reconfig);
+      bd.reconfigPs += reconfig;
+      stats[Reconfigurations] += 1;
+      lastSection = &sec;
+    }
+    const std::array<double, 4> &occ = occupancyOf[j][i];
+    for (int t = 0; t < 3; ++t)
+      result.peakBytes[t] = std::max(result.peakBytes[t], occ[t]);
+    if (options.trace)
+      result.trace.push_back(
+          {TraceEvent::Counter, "memory", "memory", 0, nowPs(), 0, occ});
+    Breakdown iterBd;
+    repeat(
+        sec.repeat,
+        [&] {
+          iterBd = Breakdown();
+          double t = runIteration(j, static_cast<int>(i), iterBd, totals());
+          addBreakdown(bd, iterBd, 1.0);
+          ++jr.iterationsSimulated;
+          return t;
+        },
+        [&](double t, double rest) {
+          addBreakdown(bd, iterBd, rest);
+          jr.iterationsFastForwarded += static_cast<int64_t>(rest);
+          stats[IterationsAccounted] += rest;
+          if (options.trace)
+            result.trace.push_back(
+                {TraceEvent::Slice,
+                 sec.name + " x" + std::to_string(static_cast<int64_t>(rest)) +
+                     " (fast-forwarded)",
+                 "section", 0, nowPs() - t * rest, t * rest, {}});
+        });
+  }
+  return nowPs() - t0;
+}
+
+void SectionController::run() {
+  sc_core::wait(sc_core::SC_ZERO_TIME); // let every node reach its wait
+  double n = double(sockets.size());
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    JobResult jr;
+    jr.phase = jobs[j].program->phase;
+    jr.steps = jobs[j].steps;
+    repeat(
+        jobs[j].steps,
+        [&] {
+          Totals before = totals();
+          Breakdown bd;
+          double t = runStep(static_cast<int>(j), jr, bd);
+          Totals delta = totals() - before;
+          ++jr.stepsSimulated;
+          jr.stepPs = t;
+          jr.breakdown = bd;
+          jr.totalPs += t;
+          jr.flops = delta.flops / n;
+          for (int k = 0; k < 3; ++k)
+            jr.bytes[k] = delta.tierBytes[k] / n;
+          jr.linkBytes = delta.linkBytes / n;
+          return t;
+        },
+        [&](double t, double rest) { jr.totalPs += t * rest; });
+    result.jobs.push_back(jr);
+  }
+  finished = true;
+}

@@ -1,0 +1,54 @@
+//===- Runtime.cpp - State of a running program ---------------------------===//
+
+#include "snapflow/Sim/Core/Runtime.h"
+
+#include "snapflow/Sim/Components/Buffer.h"
+#include "snapflow/Sim/Components/Collective.h"
+#include "snapflow/Sim/Components/DmaEngine.h"
+#include "snapflow/Sim/Components/MemoryTier.h"
+#include "snapflow/Sim/Components/Network.h"
+#include "snapflow/Sim/Components/PcuStage.h"
+
+using namespace snapflow;
+using namespace snapflow::sim;
+
+void SectionRun::pop(int node, int stream) {
+  NodeRun &nr = nodes[node];
+  const Stream &st = section->streams[stream];
+  int slot = 0;
+  for (size_t i = 0; i < st.consumers.size(); ++i)
+    if (st.consumers[i] == node)
+      slot = static_cast<int>(i);
+  nr.wait = {"pop from", stream};
+  streams[stream]->pop(slot);
+  nr.wait = {};
+  nr.touch();
+}
+
+void SectionRun::push(int node, int stream, int64_t lanes) {
+  NodeRun &nr = nodes[node];
+  int64_t tileBytes = section->streams[stream].tileBytes;
+  if (lanes > 0) {
+    double net = socket->network->crossPs(tileBytes, lanes);
+    waitFor(net);
+    nr.networkPs += net;
+  }
+  nr.wait = {"push to", stream};
+  streams[stream]->push();
+  nr.wait = {};
+  nr.touch();
+  socket->network->recordTile(tileBytes);
+}
+
+std::vector<Stats *> Socket::stats() {
+  return {&tiers[0]->stats, &tiers[1]->stats, &tiers[2]->stats,
+          &network->stats,  &pcus->stats,     &dma->stats,
+          &buffers->stats,  &collectives->stats};
+}
+
+StatsSnapshot snapflow::sim::snapshot(Socket &socket) {
+  StatsSnapshot out;
+  for (Stats *s : socket.stats())
+    out.emplace_back(s->getValues().begin(), s->getValues().end());
+  return out;
+}
