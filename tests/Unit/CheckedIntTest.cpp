@@ -33,7 +33,7 @@ TEST(CheckedInt, OverflowAtTheBoundary) {
   // 2^32 x 2^31 = 2^63 is one past the largest int64_t.
   EXPECT_TRUE((CheckedInt(int64_t(1) << 32) * (int64_t(1) << 31)).overflowed());
   EXPECT_EQ((CheckedInt(int64_t(1) << 32) * ((int64_t(1) << 31) - 1)).get(),
-            (int64_t(1) << 63) - (int64_t(1) << 32));
+            kMax - ((int64_t(1) << 32) - 1));
   EXPECT_TRUE((CheckedInt(kMin) / -1).overflowed());
   EXPECT_TRUE((CheckedInt(5) / 0).overflowed());
 }

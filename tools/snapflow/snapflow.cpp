@@ -2,24 +2,45 @@
 //
 // `snapflow <command> [options]`. Each command declares its options with
 // llvm::cl in its own option category, so `snapflow <command> --help` lists
-// exactly those. An unknown flag or a malformed value is an error (exit 1).
+// exactly those; the pipeline's options take their help and default from
+// PipelineOptions.def. An unknown flag or a malformed value is an error
+// (exit 1). What a command does is the driver library's
+// (snapflow/Driver/); this file parses flags and Print.cpp prints.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Commands.h"
+#include "Print.h"
+
+#include "snapflow/Driver/Errors.h"
+#include "snapflow/Driver/MemoryTrace.h"
+#include "snapflow/Driver/Sweep.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
-
+#include <deque>
 
 using namespace llvm;
+using namespace snapflow;
+using namespace snapflow::driver;
 using namespace snapflow::tools;
 
 namespace {
+
+/// The help of a pipeline option with its default, from PipelineOptions.def
+/// (kept alive for cl::desc).
+StringRef pipelineHelp(StringRef flag, StringRef prefix = "") {
+  static std::deque<std::string> texts;
+  const PipelineOptions::Info &i = PipelineOptions::info(flag);
+  texts.push_back((prefix + i.help + " (default: " +
+                   StringRef(i.defaultText).trim('"') + ")")
+                      .str());
+  return texts.back();
+}
 
 cl::OptionCategory workloadCat("Workload options");
 cl::OptionCategory outputCat("Output options");
@@ -50,10 +71,9 @@ cl::opt<std::string> modelOpt("model",
                               cl::init("deepseek-r1"), cl::cat(workloadCat),
                               cl::sub(infoCmd), cl::sub(importCmd),
                               cl::sub(compileCmd), cl::sub(runCmd));
-cl::opt<std::string> chipOpt("chip",
-                             cl::desc("Built-in chip name or path to a chip "
-                                      "YAML file (default: sn40l-16)"),
-                             cl::value_desc("name|path"), cl::init("sn40l-16"),
+cl::opt<std::string> chipOpt("chip", cl::desc(pipelineHelp("chip")),
+                             cl::value_desc("name|path"),
+                             cl::init(PipelineOptions().chip),
                              cl::cat(workloadCat), cl::sub(infoCmd),
                              cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<int64_t> contextOpt("context",
@@ -71,12 +91,9 @@ cl::opt<std::string> batchOpt("batch",
                           cl::value_desc("B|max"), cl::init("8"),
                           cl::cat(workloadCat), cl::sub(infoCmd),
                           cl::sub(importCmd), cl::sub(compileCmd), cl::sub(runCmd));
-cl::opt<std::string>
-    kvOpt("kv",
-          cl::desc("KV-cache policy, e.g. full, snapstream:ratio=4, "
-                   "snapstream:budget=32768,sinks=4,recent=4096 "
-                   "(see `snapflow list`; default: snapstream:ratio=4)"),
-          cl::value_desc("policy"), cl::init("snapstream:ratio=4"),
+cl::opt<std::string> kvOpt("kv", cl::desc(pipelineHelp("kv")),
+                           cl::value_desc("policy"),
+                           cl::init(PipelineOptions().kv),
           cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<int64_t> tpOpt("tp",
                        cl::desc("Tensor-parallel sockets (default: all "
@@ -107,36 +124,29 @@ cl::opt<std::string> importPhaseOpt(
     cl::value_desc("decode|prefill|both"), cl::init("both"),
     cl::cat(workloadCat), cl::sub(importCmd));
 cl::opt<std::string> mlaCacheOpt(
-    "mla-cache",
-    cl::desc("MLA latent cache under TP: replicate (default) or sequence "
-             "(split by tokens, partial softmax combined across sockets)"),
-    cl::value_desc("replicate|sequence"), cl::init("replicate"),
+    "mla-cache", cl::desc(pipelineHelp("mla-cache")),
+    cl::value_desc("replicate|sequence"), cl::init(PipelineOptions().mlaCache),
     cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<std::string>
-    moeOpt("moe",
-           cl::desc("MoE under TP: expert (expert parallel, default) or "
-                    "split (every expert split like an MLP)"),
-           cl::value_desc("expert|split"), cl::init("expert"),
+    moeOpt("moe", cl::desc(pipelineHelp("moe")),
+           cl::value_desc("expert|split"), cl::init(PipelineOptions().moe),
            cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd));
-cl::opt<bool> allowDdrOpt("allow-ddr",
-                          cl::desc("Let weights and KV overflow from HBM "
-                                   "into DDR (least-read first)"),
+cl::opt<bool> allowDdrOpt("allow-ddr", cl::desc(pipelineHelp("allow-ddr")),
+                          cl::init(PipelineOptions().allowDdr),
                           cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<bool> noFuseOpt("no-fuse-layers",
                         cl::desc("Keep every decoder layer separate (no "
-                                 "kernel looping)"),
+                                 "kernel looping); the pipeline's "
+                                 "fuse-layers=false"),
+                        cl::init(!PipelineOptions().fuseLayers),
                         cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<int64_t> routingSeedOpt(
-    "routing-seed",
-    cl::desc("Count the experts a batch touches with a seeded routing model "
-             "(default: the uniform-routing formula)"),
-    cl::value_desc("N"), cl::init(-1), cl::cat(compileCat),
+    "routing-seed", cl::desc(pipelineHelp("routing-seed")),
+    cl::value_desc("N"), cl::init(PipelineOptions().routingSeed), cl::cat(compileCat),
     cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<double> routingSkewOpt(
-    "routing-skew",
-    cl::desc("Zipf exponent of expert popularity for --routing-seed "
-             "(default 0: uniform)"),
-    cl::value_desc("S"), cl::init(0.0), cl::cat(compileCat),
+    "routing-skew", cl::desc(pipelineHelp("routing-skew")),
+    cl::value_desc("S"), cl::init(PipelineOptions().routingSkew), cl::cat(compileCat),
     cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<int64_t> mtpOpt("mtp",
                         cl::desc("Speculative decoding with DeepSeek's MTP "
@@ -212,9 +222,10 @@ cl::opt<std::string> sweepModelOpt("model", cl::desc("Models (default: deepseek-
                                    cl::value_desc("a,b,..."),
                                    cl::init("deepseek-r1"), cl::cat(sweepCat),
                                    cl::sub(sweepCmd));
-cl::opt<std::string> sweepChipOpt("chip", cl::desc("Chips (default: sn40l-16)"),
+cl::opt<std::string> sweepChipOpt("chip",
+                                  cl::desc(pipelineHelp("chip", "Chips: ")),
                                   cl::value_desc("a,b,..."),
-                                  cl::init("sn40l-16"), cl::cat(sweepCat),
+                                  cl::init(PipelineOptions().chip), cl::cat(sweepCat),
                                   cl::sub(sweepCmd));
 cl::opt<std::string>
     sweepContextOpt("context",
@@ -259,7 +270,13 @@ cl::opt<std::string> shardOpt("shard",
                               cl::cat(sweepCat), cl::sub(sweepCmd));
 cl::opt<bool> resumeOpt("resume",
                         cl::desc("Continue the sweep in -o DIR: run only the "
-                                 "points without a row"),
+                                 "points without a row (the grid must be "
+                                 "the sweep's)"),
+                        cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::opt<bool> extendOpt("extend",
+                        cl::desc("Continue the sweep in -o DIR with a grid "
+                                 "that adds values to its axes: run exactly "
+                                 "the points without a row"),
                         cl::cat(sweepCat), cl::sub(sweepCmd));
 cl::opt<std::string> sweepOutOpt("o",
                                  cl::desc("Directory for results.csv, plots/ "
@@ -316,6 +333,11 @@ cl::opt<bool> componentsOpt(
     "components",
     cl::desc("List the simulator's components: the chip keys each takes and "
              "the statistics it keeps, with units"),
+    cl::cat(outputCat), cl::sub(listCmd));
+cl::opt<bool> reportKeysOpt(
+    "report-keys",
+    cl::desc("List every key of the simulation report: unit, when present, "
+             "meaning"),
     cl::cat(outputCat), cl::sub(listCmd));
 cl::opt<bool> jsonOpt("json", cl::desc("Print JSON instead of a summary"),
                       cl::cat(outputCat), cl::sub(infoCmd));
@@ -376,24 +398,24 @@ SimulateOptions simulateOptions() {
 CompileOptions compileOptions() {
   CompileOptions c;
   c.phase = phaseOpt;
-  c.mlaCache = mlaCacheOpt;
-  c.moe = moeOpt;
-  c.allowDdr = allowDdrOpt;
-  c.fuseLayers = !noFuseOpt;
+  c.pipeline.mlaCache = mlaCacheOpt;
+  c.pipeline.moe = moeOpt;
+  c.pipeline.allowDdr = allowDdrOpt;
+  c.pipeline.fuseLayers = !noFuseOpt;
+  c.pipeline.routingSeed = routingSeedOpt;
+  c.pipeline.routingSkew = routingSkewOpt;
   c.output = compileOutOpt;
   c.reportPath = reportOpt;
   c.mtp = mtpOpt;
   c.mtpAcceptance = mtpAcceptanceOpt;
-  c.routingSeed = routingSeedOpt;
-  c.routingSkew = routingSkewOpt;
   return c;
 }
 
-Error sweep(const char *argv0) {
+Error sweep() {
   if (!sweepArgs.empty()) {
     std::vector<std::string> rest(sweepArgs.begin() + 1, sweepArgs.end());
     if (sweepArgs[0] == "merge")
-      return runSweepMerge(rest, sweepOutOpt, outs());
+      return mergeSweeps(rest, sweepOutOpt, outs());
     if (sweepArgs[0] == "plot") {
       if (rest.size() != 1)
         return createStringError(inconvertibleErrorCode(),
@@ -415,6 +437,7 @@ Error sweep(const char *argv0) {
   o.jobs = jobsOpt;
   o.steps = sweepStepsOpt;
   o.resume = resumeOpt;
+  o.extend = extendOpt;
   o.outputDir = sweepOutOpt;
   auto [i, n] = StringRef(shardOpt).split('/');
   if (i.getAsInteger(10, o.shardIndex) || n.getAsInteger(10, o.shardCount))
@@ -429,7 +452,7 @@ Error sweep(const char *argv0) {
     return createStringError(inconvertibleErrorCode(),
                              "--steps: expected a positive number, got " +
                                  std::to_string(o.steps));
-  return runSweep(o, argv0, outs());
+  return runSweep(o, outs());
 }
 
 } // namespace
@@ -467,42 +490,48 @@ int main(int argc, char **argv) {
       "  snapflow run --serve --context 16384 --batch max --rate 0.5 "
       "--requests 300 | --trace-requests reqs.csv\n"
       "  snapflow sweep --context 8k,32k,128k --kv full,snapstream:ratio=4 "
-      "--batch 1,16,max -j 2 -o DIR [--resume] [--shard i/N]\n"
+      "--batch 1,16,max -j 2 -o DIR [--resume|--extend] [--shard i/N]\n"
       "  snapflow sweep merge DIR... -o OUT\n"
       "  snapflow trace t.json [--svg occupancy.svg]\n\n"
       "Run `snapflow <command> --help` for a command's options.\n");
 
-  if (listCmd) {
-    if (Error e = runList(componentsOpt, outs()))
-      return fail(std::move(e));
-    return 0;
-  }
   auto check = [](Error e) { return e ? fail(std::move(e)) : 0; };
+  if (listCmd)
+    return check(printList(outs(), componentsOpt, reportKeysOpt));
   if (infoCmd || importCmd || compileCmd) {
     auto w = workload();
     if (!w)
       return fail(w.takeError());
-    if (infoCmd)
-      return check(runInfo(*w, jsonOpt, outs()));
+    if (infoCmd) {
+      auto info = describeWorkload(*w);
+      if (!info)
+        return fail(info.takeError());
+      printInfo(outs(), *info, jsonOpt);
+      return 0;
+    }
     if (importCmd) {
       ImportOptions io;
       io.phase = importPhaseOpt;
       io.promptTokens = promptOpt;
       io.mtpDepth = mtpOpt;
       io.mtpAcceptance = mtpAcceptanceOpt;
-      return check(runImport(*w, io, outputOpt));
+      return check(importModel(*w, io, outputOpt));
     }
-    return check(runCompile(*w, compileOptions(), outs()));
+    auto c = compile(*w, compileOptions());
+    if (!c)
+      return fail(c.takeError());
+    printCompile(outs(), *c);
+    return 0;
   }
   if (simulateCmd) {
-    if (programOpt.empty())
-      return fail(createStringError(inconvertibleErrorCode(),
-                                    "simulate needs a df program file; "
-                                    "produce one with `snapflow compile -o`"));
     SimulateOptions so = simulateOptions();
     so.chip = simChipOpt;
     so.whatIfChip = whatIfChipOpt;
-    return check(runSimulate(programOpt, so, outs()));
+    auto s = simulateFile(programOpt, so);
+    if (!s)
+      return fail(s.takeError());
+    printSimulation(outs(), *s);
+    return 0;
   }
   if (runCmd) {
     bool maxBatch = false;
@@ -521,8 +550,12 @@ int main(int argc, char **argv) {
             inconvertibleErrorCode(),
             "--trace-requests, --rate, --requests, --seed, --prompt-tokens, "
             "--output-tokens and --length-spread need --serve"));
-      return check(
-          runRun(*w, maxBatch, compileOptions(), simulateOptions(), outs()));
+      auto r =
+          runWorkload(*w, maxBatch, compileOptions(), simulateOptions());
+      if (!r)
+        return fail(r.takeError());
+      printSimulation(outs(), *r);
+      return 0;
     }
     ServeOptions so;
     so.requestsPath = requestsFileOpt;
@@ -533,13 +566,31 @@ int main(int argc, char **argv) {
     so.gen.promptMean = promptTokensOpt;
     so.gen.outputMean = outputTokensOpt;
     so.gen.spread = spreadOpt;
-    return check(runServe(*w, maxBatch, compileOptions(), simulateOptions(),
-                          so, outs()));
+    auto served =
+        serve(*w, maxBatch, compileOptions(), simulateOptions(), so);
+    if (!served)
+      return fail(served.takeError());
+    printServe(outs(), *served);
+    return 0;
   }
   if (sweepCmd)
-    return check(sweep(argv[0]));
-  if (traceCmd)
-    return check(runTrace(traceFileOpt, svgOpt, outs()));
+    return check(sweep());
+  if (traceCmd) {
+    if (traceFileOpt.empty())
+      return fail(makeError("trace needs a trace file; write one with "
+                            "`snapflow run --trace t.json`"));
+    auto trace = readMemoryTrace(traceFileOpt);
+    if (!trace)
+      return fail(trace.takeError());
+    printTrace(outs(), traceFileOpt, *trace);
+    if (!svgOpt.empty()) {
+      if (Error e = drawOccupancy(*trace, sys::path::filename(traceFileOpt),
+                                  svgOpt))
+        return fail(std::move(e));
+      outs() << "occupancy plot: " << svgOpt << "\n";
+    }
+    return 0;
+  }
   errs() << "snapflow: no command given; run `snapflow --help`\n";
   return 1;
 }

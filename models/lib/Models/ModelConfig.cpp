@@ -273,3 +273,25 @@ std::vector<std::string> ModelConfig::builtinNames() {
     names.push_back(f.name);
   return names;
 }
+
+std::string ModelConfig::fingerprint() const {
+  std::string text = llvm::formatv(
+      "{0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10:e17} {11:e17} {12} {13} ",
+      modelType, static_cast<int>(arch), hiddenSize, intermediateSize,
+      numLayers, numHeads, numKvHeads, headDim, vocabSize,
+      tieWordEmbeddings, rmsNormEps, ropeTheta, maxPositionEmbeddings,
+      static_cast<int>(weightDtype));
+  text += llvm::formatv("{0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11}",
+                        qLoraRank, kvLoraRank, qkNopeHeadDim, qkRopeHeadDim,
+                        vHeadDim, numRoutedExperts, numSharedExperts,
+                        numExpertsPerToken, moeIntermediateSize,
+                        firstKDenseReplace, moeLayerFreq, numMtpLayers)
+              .str();
+  // FNV-1a, as ArchModel::fingerprint.
+  uint64_t h = 14695981039346656037ull;
+  for (char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return llvm::formatv("{0:x-16}", h).str();
+}

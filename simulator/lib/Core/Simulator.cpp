@@ -37,7 +37,7 @@ public:
 
   Engine(sc_core::sc_module_name name, const std::vector<Job> &jobs,
          const arch::ArchModel &chip, const SimOptions &options)
-      : sc_module(name), jobs(jobs), chip(chip), options(options) {
+      : sc_module(name), jobs(jobs), chip(chip) {
     int64_t group = 1;
     for (const Job &j : jobs)
       group = std::max(group, j.program->tp);
@@ -103,7 +103,7 @@ private:
   void spawn(SectionRun &r, int n) {
     SectionRun *run = &r;
     sc_core::sc_spawn(
-        [this, run, n] {
+        [run, n] {
           while (true) {
             sc_core::wait(run->start);
             dispatch(*run, n);
@@ -135,7 +135,6 @@ private:
 
   const std::vector<Job> &jobs;
   const arch::ArchModel &chip;
-  const SimOptions &options;
   std::unique_ptr<CollectiveGroups> groups;
   std::vector<Socket> sockets;
   std::unique_ptr<SectionController> controller;

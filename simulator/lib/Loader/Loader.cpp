@@ -190,31 +190,12 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
   return p;
 }
 
-} // namespace
-
-llvm::Expected<Program> snapflow::sim::parseProgram(llvm::StringRef text,
-                                                    llvm::StringRef bufferName,
-                                                    llvm::StringRef name) {
-  MLIRContext context;
-  context.loadDialect<df::DFDialect, llm::LLMDialect, kv::KVDialect,
-                      func::FuncDialect>();
-  context.printOpOnDiagnostic(false);
-  llvm::SourceMgr sm;
-  // A copy: the parser needs a NUL-terminated buffer, and `text` may be a
-  // slice of a larger one.
-  sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, bufferName),
-                        llvm::SMLoc());
-  std::string errors;
-  llvm::raw_string_ostream os(errors);
-  SourceMgrDiagnosticHandler handler(sm, &context, os);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &context);
-  if (!module || failed(verify(*module))) {
-    while (!errors.empty() && errors.back() == '\n')
-      errors.pop_back();
-    return makeError(errors.empty() ? "cannot parse " + bufferName : errors);
-  }
+/// The program `name` of a verified module, converted; the caller's
+/// handler collects the conversion's diagnostics in `errors`.
+llvm::Expected<Program> choose(ModuleOp module, llvm::StringRef bufferName,
+                               llvm::StringRef name, std::string &errors) {
   df::ProgramOp chosen;
-  SmallVector<df::ProgramOp> programs(module->getOps<df::ProgramOp>());
+  SmallVector<df::ProgramOp> programs(module.getOps<df::ProgramOp>());
   for (df::ProgramOp p : programs)
     if (p.getSymName() == (name.empty() ? "decode" : name))
       chosen = p;
@@ -240,6 +221,49 @@ llvm::Expected<Program> snapflow::sim::parseProgram(llvm::StringRef text,
     return makeError(errors);
   }
   return std::move(*program);
+}
+
+} // namespace
+
+llvm::Expected<Program> snapflow::sim::parseProgram(llvm::StringRef text,
+                                                    llvm::StringRef bufferName,
+                                                    llvm::StringRef name) {
+  // One thread: a df program is small, and sweeps call this in processes
+  // they fork.
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  context.loadDialect<df::DFDialect, llm::LLMDialect, kv::KVDialect,
+                      func::FuncDialect>();
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sm;
+  // A copy: the parser needs a NUL-terminated buffer, and `text` may be a
+  // slice of a larger one.
+  sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, bufferName),
+                        llvm::SMLoc());
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  SourceMgrDiagnosticHandler handler(sm, &context, os);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &context);
+  if (!module || failed(verify(*module))) {
+    while (!errors.empty() && errors.back() == '\n')
+      errors.pop_back();
+    return makeError(errors.empty() ? "cannot parse " + bufferName : errors);
+  }
+  return choose(*module, bufferName, name, errors);
+}
+
+llvm::Expected<Program> snapflow::sim::readProgram(ModuleOp module,
+                                                   llvm::StringRef bufferName,
+                                                   llvm::StringRef name) {
+  std::string errors;
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    llvm::raw_string_ostream os(errors);
+    if (auto loc = llvm::dyn_cast<FileLineColLoc>(d.getLocation()))
+      os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+         << loc.getColumn() << ": ";
+    os << "error: " << d << "\n";
+    return success();
+  });
+  return choose(module, bufferName, name, errors);
 }
 
 llvm::Expected<Program> snapflow::sim::loadProgram(llvm::StringRef path,

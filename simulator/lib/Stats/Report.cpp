@@ -22,7 +22,7 @@ const JobResult *jobFor(const SimResult &r, const std::string &phase) {
 Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
                                  const Program *prefill,
                                  const arch::ArchModel &chip,
-                                 double wallSeconds) {
+                                 double wallSeconds, llvm::StringRef producer) {
   const JobResult *d = jobFor(r, decode.phase);
   double step = d ? seconds(d->stepPs) : 0;
   double perUser = step > 0 ? decode.tokensPerStep / step : 0;
@@ -87,6 +87,14 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
   if (decode.phase == "prefill")
     report["prompt_tokens_per_s"] =
         step > 0 ? double(decode.batch * decode.tokens) / step : 0.0;
+  // Simulated on another chip than compiled for (a what-if): name both.
+  if (decode.target.getName() != chip.getName() ||
+      !decode.target.differences(chip).empty()) {
+    report["what_if"] = true;
+    report["compiled_for"] = decode.target.getName();
+    report["compiled_for_fingerprint"] = decode.target.fingerprint();
+  }
+  report["snapflow"] = producer.str();
   return report;
 }
 

@@ -5,6 +5,10 @@
   sweep_csv.py missing FILE.csv R.json
                                    report keys (dotted) with no report.<key>
                                    column in the CSV header
+  sweep_csv.py same FILE.csv INDEX R.json
+                                   the report.<key> columns of row INDEX
+                                   against the report R.json, number by
+                                   number (wall-clock keys aside)
   sweep_csv.py kill FILE.csv ROWS CMD...
                                    runs CMD and kills it (SIGKILL, with its
                                    workers) once FILE.csv holds ROWS rows
@@ -18,13 +22,38 @@ import sys
 import time
 
 
-def flat(obj, prefix=""):
+def values(obj, prefix=""):
     for key, value in obj.items():
         name = prefix + key
         if isinstance(value, dict):
-            yield from flat(value, name + ".")
+            yield from values(value, name + ".")
         else:
-            yield name
+            yield name, value
+
+
+def same(header, row, report):
+    cells = dict(zip(header, row))
+    differ = 0
+    compared = 0
+    for key, value in values(report):
+        if "wall" in key:
+            continue
+        cell = cells.get("report." + key)
+        if cell is None:
+            continue
+        compared += 1
+        if value is None:
+            ok = cell == ""
+        elif isinstance(value, bool):
+            ok = cell == ("true" if value else "false")
+        elif isinstance(value, (int, float)):
+            ok = cell != "" and float(cell) == float(value)
+        else:
+            ok = cell == str(value)
+        if not ok:
+            differ += 1
+            print("differs:", key, "csv", cell, "report", value)
+    print("compared", compared, "keys,", differ, "differ")
 
 
 def kill(path, rows, cmd):
@@ -57,11 +86,17 @@ def main():
         keep = [i for i, c in enumerate(header) if "wall" not in c]
         for row in rows:
             print(",".join(row[i] for i in keep))
+    elif mode == "same":
+        index = sys.argv[3]
+        with open(sys.argv[4]) as f:
+            report = json.load(f)
+        match = [r for r in rows[1:] if r[0] == index]
+        same(header, match[0], report)
     elif mode == "missing":
         with open(sys.argv[3]) as f:
             report = json.load(f)
         columns = {c[len("report."):] for c in header if c.startswith("report.")}
-        for key in flat(report):
+        for key, _ in values(report):
             if key not in columns:
                 print("missing:", key)
         print("checked", len(columns), "columns")

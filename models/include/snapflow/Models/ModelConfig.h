@@ -77,6 +77,11 @@ struct ModelConfig {
   static llvm::Expected<ModelConfig> load(llvm::StringRef nameOrPath);
   /// Names of the built-in models (models/configs/*.json).
   static std::vector<std::string> builtinNames();
+
+  /// A hash of every number above (not the name or origin): two configs
+  /// with the same fingerprint build the same graphs. A sweep records it to
+  /// notice a config file edited between a run and its resumption.
+  std::string fingerprint() const;
 };
 
 } // namespace models

@@ -19,8 +19,12 @@ namespace snapflow {
 namespace sim {
 
 enum class StageKind { Gemm, Elementwise, Reduce, Softmax, Norm, TopK, Gather };
+constexpr int kNumStageKinds = static_cast<int>(StageKind::Gather) + 1;
 enum class CollectiveKind { AllReduce, AllGather, AllToAll };
+constexpr int kNumCollectiveKinds =
+    static_cast<int>(CollectiveKind::AllToAll) + 1;
 enum class NodeKind { Load, Store, Stage, Buffer, Collective };
+constexpr int kNumNodeKinds = static_cast<int>(NodeKind::Collective) + 1;
 
 const char *stageKindName(StageKind kind);
 const char *collectiveKindName(CollectiveKind kind);

@@ -15,6 +15,10 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
+
 namespace snapflow {
 namespace sim {
 
@@ -23,6 +27,13 @@ namespace sim {
 llvm::Expected<Program> parseProgram(llvm::StringRef text,
                                      llvm::StringRef bufferName,
                                      llvm::StringRef name = "");
+
+/// The df.program `name` of a module already in memory and verified (the
+/// compiler's output, without printing and parsing it again); `bufferName`
+/// names it in errors.
+llvm::Expected<Program> readProgram(mlir::ModuleOp module,
+                                    llvm::StringRef bufferName,
+                                    llvm::StringRef name = "");
 
 /// Reads and parses a df IR file.
 llvm::Expected<Program> loadProgram(llvm::StringRef path,

@@ -19,11 +19,15 @@
 namespace snapflow {
 namespace sim {
 
-/// The report of a run: `decode` is the program whose steps set throughput;
-/// `prefill` (may be null) sets the time to first token.
+/// The report of a run (every key of reportSchema(), ReportSchema.h):
+/// `decode` is the program whose steps set throughput; `prefill` (may be
+/// null) sets the time to first token; `chip` is the chip simulated (a
+/// what-if when it is not the program's target); `producer` names the
+/// snapflow build.
 llvm::json::Object makeReport(const SimResult &result, const Program &decode,
                               const Program *prefill,
-                              const arch::ArchModel &chip, double wallSeconds);
+                              const arch::ArchModel &chip, double wallSeconds,
+                              llvm::StringRef producer);
 
 /// A few lines for a person.
 void printSummary(llvm::raw_ostream &os, const llvm::json::Object &report);

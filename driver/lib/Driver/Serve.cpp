@@ -1,26 +1,17 @@
-//===- Serve.cpp - snapflow run --serve ------------------------------------===//
+//===- Serve.cpp - A serving deployment ------------------------------------===//
 //
-// Serving a request trace on a deployment: --batch static slots of --context
-// tokens each, with the KV policy resolved once for --context.
-//
-//   1. Requests: read (--trace-requests) or generated (--rate, --requests);
-//      each must fit a slot.
-//   2. Shapes: prompt lengths round up to power-of-two buckets (at least 128,
-//      at most --context) and so do decode contexts, as a static-graph
-//      deployment keeps one compiled graph per bucket. Each bucket is
-//      compiled; a bucket within the KV budget keeps every token (full),
-//      a larger one uses the policy with its budget fixed for --context.
-//   3. Costs: one SystemC run times every bucket's graph (prefill once,
-//      decode two steps so the second is steady state).
-//   4. The serving loop (Sim/Serving) replays those costs over the trace.
+// The deployment of `snapflow run --serve` (Serve.h): requests, shape
+// buckets and their graphs, one SystemC run for the step costs, the serving
+// loop, and the report, trace and CSV.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Commands.h"
+#include "snapflow/Driver/Serve.h"
 
+#include "snapflow/Driver/Compile.h"
+#include "snapflow/Driver/Errors.h"
 #include "snapflow/Sim/Core/Simulator.h"
 #include "snapflow/Sim/Loader/Loader.h"
-#include "snapflow/Sim/Serving/Serving.h"
 #include "snapflow/Sim/Trace/Trace.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -30,25 +21,18 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <set>
 
 using namespace snapflow;
-using namespace snapflow::tools;
+using namespace snapflow::driver;
 using namespace snapflow::sim::serving;
 using llvm::Error;
 
 namespace {
 
 constexpr int64_t kMinBucket = 128;
-
-/// Smallest power of two >= tokens (at least kMinBucket), capped at `cap`.
-int64_t bucketFor(int64_t tokens, int64_t cap) {
-  int64_t b = kMinBucket;
-  while (b < tokens)
-    b *= 2;
-  return std::min(b, cap);
-}
 
 /// The policy a graph for `tokens` tokens uses: every token while they fit
 /// the budget, else the policy with its numbers fixed for the deployment
@@ -59,16 +43,19 @@ std::string policyFor(const Workload &w, int64_t tokens) {
   return w.kvLabel;
 }
 
-/// Bytes in GiB, or MiB when under one GiB.
-std::string size(double b) {
-  return b >= double(1LL << 30) ? llvm::formatv("{0:f2} GiB", b / double(1LL << 30)).str()
-                                : llvm::formatv("{0:f2} MiB", b / double(1LL << 20)).str();
+} // namespace
+
+int64_t snapflow::driver::bucketFor(int64_t tokens, int64_t cap) {
+  int64_t b = kMinBucket;
+  while (b < tokens && b < cap) {
+    if (b > cap / 2) // the next doubling passes the cap (or 64 bits)
+      return cap;
+    b *= 2;
+  }
+  return std::min(b, cap);
 }
 
-struct Percentiles {
-  double p50 = 0, p90 = 0, p99 = 0, mean = 0;
-};
-Percentiles summarize(const std::vector<double> &v) {
+Percentiles snapflow::driver::summarize(const std::vector<double> &v) {
   Percentiles p;
   p.p50 = percentile(v, 0.50);
   p.p90 = percentile(v, 0.90);
@@ -78,6 +65,8 @@ Percentiles summarize(const std::vector<double> &v) {
   p.mean = v.empty() ? 0 : p.mean / double(v.size());
   return p;
 }
+
+namespace {
 llvm::json::Object toJson(const Percentiles &p) {
   return llvm::json::Object{
       {"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"mean", p.mean}};
@@ -114,11 +103,10 @@ std::vector<const Sample *> thin(const std::vector<Sample> &samples,
 
 } // namespace
 
-Error snapflow::tools::runServe(const WorkloadOptions &o, bool maxBatch,
-                                const CompileOptions &c,
-                                const SimulateOptions &s,
-                                const ServeOptions &so,
-                                llvm::raw_ostream &os) {
+llvm::Expected<ServeOutcome>
+snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
+                        const CompileOptions &c, const SimulateOptions &s,
+                        const ServeOptions &so) {
   auto w = resolveWorkload(o, /*needChip=*/true);
   if (!w)
     return w.takeError();
@@ -160,12 +148,13 @@ Error snapflow::tools::runServe(const WorkloadOptions &o, bool maxBatch,
   cfg.maxContext = o.context;
   cfg.kvTokensPerSlot = std::min(w->kvSlots, o.context);
   if (Error e = validate(requests, cfg, source))
-    return e;
+    return std::move(e);
 
   // Slots: --batch, or the most that fit at the full context.
   int64_t slots = o.batch;
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   if (maxBatch) {
-    auto largest = findMaxBatch(*w, o, c);
+    auto largest = findMaxBatch(context, *w, o, c);
     if (!largest)
       return largest.takeError();
     slots = *largest;
@@ -196,19 +185,14 @@ Error snapflow::tools::runServe(const WorkloadOptions &o, bool maxBatch,
     WorkloadOptions bo = o;
     bo.context = tokens;
     bo.kv = policyFor(*w, tokens);
-    int64_t ignored = 0;
-    auto text = compileToDataflowText(*w, bo, c, prefill ? 1 : slots, prefill,
-                                      ignored);
-    if (!text) {
-      std::string why = llvm::toString(text.takeError());
+    auto p =
+        compileProgram(context, *w, bo, c, prefill ? 1 : slots, prefill);
+    if (!p) {
+      std::string why = llvm::toString(p.takeError());
       return llvm::make_error<ProgramFailure>(llvm::formatv(
           "the {0} graph for {1} tokens (bucket of --serve) cannot run: {2}",
           prefill ? "prefill" : "decode", tokens, why));
     }
-    auto p = sim::parseProgram(*text, prefill ? "<prefill>" : "<decode>",
-                               prefill ? "prefill" : "decode");
-    if (!p)
-      return p.takeError();
     if (Error e = checkFits(*p, w->chip))
       return e;
     programs.push_back(std::move(*p));
@@ -217,10 +201,10 @@ Error snapflow::tools::runServe(const WorkloadOptions &o, bool maxBatch,
   };
   for (int64_t b : prefillBuckets)
     if (Error e = build(true, b))
-      return e;
+      return std::move(e);
   for (int64_t b : decodeBuckets)
     if (Error e = build(false, b))
-      return e;
+      return std::move(e);
   double compileS = std::chrono::duration<double>(
                         std::chrono::steady_clock::now() - start)
                         .count();
@@ -260,7 +244,7 @@ Error snapflow::tools::runServe(const WorkloadOptions &o, bool maxBatch,
 
   // 4. The loop.
   start = std::chrono::steady_clock::now();
-  auto served = serve(requests, costs, cfg);
+  auto served = sim::serving::serve(requests, costs, cfg);
   if (!served)
     return served.takeError();
   double loopS = std::chrono::duration<double>(
@@ -289,53 +273,31 @@ Error snapflow::tools::runServe(const WorkloadOptions &o, bool maxBatch,
   double throughput = r.makespanS > 0 ? double(r.outputTokens) / r.makespanS
                                       : 0;
 
-  // Summary.
+  ServeOutcome out;
+  out.model = w->config.name;
+  out.chip = w->chip.getName();
+  out.kv = o.kv;
+  out.source = source;
+  out.tp = w->tp;
+  out.slots = slots;
+  out.context = o.context;
+  out.requests = static_cast<int64_t>(requests.size());
+  out.graphs = static_cast<int64_t>(programs.size());
+  out.costs = costs;
+  out.ttft = pTtft;
+  out.tpot = pTpot;
+  out.e2e = pE2e;
+  out.wait = pWait;
+  out.throughputTokensPerS = throughput;
+  out.requestsPerS =
+      r.makespanS > 0 ? double(requests.size()) / r.makespanS : 0;
+  out.kvPeakBytes = kvPeak;
+  out.kvMeanBytes = kvMean;
+  out.kvAllocatedBytes = cfg.kvAllocatedBytes;
+  out.compileS = compileS;
+  out.simulateS = simS;
+  out.loopS = loopS;
   std::string kvSpec = o.kv;
-  os << llvm::formatv("serving {0} requests ({1}) on {2} slot(s) of {3} tokens: "
-                      "{4} on {5}, tp {6}, --kv {7}\n",
-                      requests.size(), source, slots, o.context,
-                      w->config.name, w->chip.getName(), w->tp, kvSpec);
-  os << llvm::formatv("step costs: {0} graphs compiled in {1:f2} s, timed in "
-                      "one SystemC run of {2:f2} s; loop {3:f3} s\n",
-                      programs.size(), compileS, simS, loopS);
-  os << "  prefill (prompt bucket: time)";
-  for (size_t i = 0; i < costs.prefillBuckets.size(); ++i)
-    os << llvm::formatv("  {0}: {1:f1} ms", costs.prefillBuckets[i],
-                        costs.prefillS[i] * 1e3);
-  os << "\n  decode step (context bucket: time)";
-  for (size_t i = 0; i < costs.decodeBuckets.size(); ++i)
-    os << llvm::formatv("  {0}: {1:f2} ms", costs.decodeBuckets[i],
-                        costs.decodeStepS[i] * 1e3);
-  os << "\n";
-  auto pct = [](double part, double whole) {
-    return whole > 0 ? 100.0 * part / whole : 0.0;
-  };
-  os << llvm::formatv("makespan            {0:f3} s (prefill {1:f0}%, decode "
-                      "{2:f0}%, idle {3:f0}%)\n",
-                      r.makespanS, pct(r.prefillS, r.makespanS),
-                      pct(r.decodeS, r.makespanS), pct(r.idleS, r.makespanS));
-  os << llvm::formatv("throughput          {0:f1} output tokens/s, {1:f3} "
-                      "requests/s\n",
-                      throughput,
-                      r.makespanS > 0 ? double(requests.size()) / r.makespanS
-                                      : 0);
-  auto line = [&](const char *name, const Percentiles &p, double scale,
-                  const char *unit) {
-    os << llvm::formatv("{0,-19} p50 {1:f3}  p90 {2:f3}  p99 {3:f3}  mean "
-                        "{4:f3} {5}\n",
-                        name, p.p50 * scale, p.p90 * scale, p.p99 * scale,
-                        p.mean * scale, unit);
-  };
-  line("TTFT", pTtft, 1, "s");
-  line("TPOT", pTpot, 1e3, "ms");
-  line("end to end", pE2e, 1, "s");
-  line("queue wait", pWait, 1, "s");
-  os << llvm::formatv("decode slot use     {0:f1}% of {1} slots over {2} "
-                      "steps\n",
-                      100 * r.decodeSlotUtilization, slots, r.decodeSteps);
-  os << llvm::formatv("KV held per socket  peak {0}, mean {1} (allocated "
-                      "{2})\n",
-                      size(kvPeak), size(kvMean), size(cfg.kvAllocatedBytes));
 
   // Report.
   if (!s.reportPath.empty()) {
@@ -400,7 +362,7 @@ Error snapflow::tools::runServe(const WorkloadOptions &o, bool maxBatch,
             << "\n";
           return Error::success();
         }))
-      return e;
+      return std::move(e);
   }
 
   // Occupancy: resident tensors plus the KV the live tokens hold.
@@ -423,7 +385,7 @@ Error snapflow::tools::runServe(const WorkloadOptions &o, bool maxBatch,
           }
           return Error::success();
         }))
-      return e;
+      return std::move(e);
   if (!s.tracePath.empty())
     if (Error e = llvm::writeToOutput(s.tracePath, [&](llvm::raw_ostream &f) {
           llvm::json::OStream j(f);
@@ -474,6 +436,7 @@ Error snapflow::tools::runServe(const WorkloadOptions &o, bool maxBatch,
           f << "\n";
           return Error::success();
         }))
-      return e;
-  return Error::success();
+      return std::move(e);
+  out.result = std::move(*served);
+  return std::move(out);
 }

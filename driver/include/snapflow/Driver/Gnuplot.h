@@ -7,16 +7,17 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SNAPFLOW_TOOLS_SNAPFLOW_GNUPLOT_H
-#define SNAPFLOW_TOOLS_SNAPFLOW_GNUPLOT_H
+#ifndef SNAPFLOW_DRIVER_GNUPLOT_H
+#define SNAPFLOW_DRIVER_GNUPLOT_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
 
 namespace snapflow {
-namespace tools {
+namespace driver {
 
 /// A gnuplot single-quoted string (quotes doubled).
 std::string gnuplotQuote(llvm::StringRef s);
@@ -27,10 +28,21 @@ std::string gnuplotOutput(llvm::StringRef svg);
 /// Whether gnuplot is on the PATH.
 bool haveGnuplot();
 
-/// Runs `script` (which uses gnuplotOutput) so that it writes `svg` whole.
-llvm::Error runGnuplot(llvm::StringRef script, llvm::StringRef svg);
+/// A script (which uses gnuplotOutput) and the SVG it draws.
+struct GnuplotScript {
+  std::string script, svg;
+};
 
-} // namespace tools
+/// Runs the scripts in one gnuplot process so that each writes its SVG
+/// whole: all are drawn, or none is touched.
+llvm::Error runGnuplot(llvm::ArrayRef<GnuplotScript> scripts);
+
+/// Runs `script` so that it writes `svg` whole.
+inline llvm::Error runGnuplot(llvm::StringRef script, llvm::StringRef svg) {
+  return runGnuplot(GnuplotScript{script.str(), svg.str()});
+}
+
+} // namespace driver
 } // namespace snapflow
 
-#endif // SNAPFLOW_TOOLS_SNAPFLOW_GNUPLOT_H
+#endif // SNAPFLOW_DRIVER_GNUPLOT_H

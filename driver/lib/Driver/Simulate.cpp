@@ -1,40 +1,38 @@
-//===- Simulate.cpp - snapflow simulate and snapflow run -------------------===//
+//===- Simulate.cpp - Running df programs on the SystemC model -------------===//
 //
 // `simulate` loads a df program (the compiler's output), refuses one that
 // does not fit its chip, runs the SystemC model and writes the report, the
 // Perfetto trace and the memory CSV. `run` compiles (decode at the requested
 // batch, prefill of one prompt for the time to first token) and simulates
-// in the same process; the df text is the hand-off, as between the commands.
+// in the same process, reading the compiled module as `simulate` reads a
+// file (tests/Pipelines/run-equals-compile-simulate.test).
 //
 //===----------------------------------------------------------------------===//
 
-#include "Commands.h"
+#include "snapflow/Driver/Simulate.h"
 
-#include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
-#include "snapflow/Mapping/Passes.h"
-#include "snapflow/Models/ModelBuilder.h"
-#include "snapflow/Pipelines/Pipelines.h"
+#include "snapflow/Driver/Compile.h"
+#include "snapflow/Driver/Errors.h"
 #include "snapflow/Sim/Core/Simulator.h"
 #include "snapflow/Sim/Loader/Loader.h"
 #include "snapflow/Sim/Stats/Report.h"
 #include "snapflow/Sim/Trace/Trace.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/PassManager.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <cmath>
+#include <optional>
 
 using namespace snapflow;
-using namespace snapflow::tools;
+using namespace snapflow::driver;
 using llvm::Error;
 
-Error snapflow::tools::checkFits(const sim::Program &p, const arch::ArchModel &chip) {
+Error snapflow::driver::checkFits(const sim::Program &p,
+                                  const arch::ArchModel &chip) {
   for (arch::MemoryTier tier : arch::kAllTiers) {
     double need = double(p.tensorBytes(tier));
     double cap = double(chip.tierBytesPerSocket(tier));
@@ -49,20 +47,16 @@ Error snapflow::tools::checkFits(const sim::Program &p, const arch::ArchModel &c
   return Error::success();
 }
 
-namespace {
-Error simulateAndReport(const sim::Program &decode,
-                        const sim::Program *prefill,
-                        const arch::ArchModel &chip,
-                        const SimulateOptions &o, llvm::raw_ostream &os) {
-  // The program runs on the chip it was compiled for, unless the caller
-  // asked for a what-if (then the report names both).
-  bool whatIf = !decode.target.differences(chip).empty() ||
-                decode.target.getName() != chip.getName();
+llvm::Expected<llvm::json::Object>
+snapflow::driver::simulatePrograms(const sim::Program &decode,
+                                   const sim::Program *prefill,
+                                   const arch::ArchModel &chip,
+                                   const SimulateOptions &o) {
   if (Error e = checkFits(decode, chip))
-    return e;
+    return std::move(e);
   if (prefill)
     if (Error e = checkFits(*prefill, chip))
-      return e;
+      return std::move(e);
   if (o.steps < 1)
     return makeError(llvm::formatv("--steps must be >= 1, got {0}", o.steps));
   std::vector<sim::Job> jobs;
@@ -86,40 +80,28 @@ Error simulateAndReport(const sim::Program &decode,
     return llvm::make_error<ProgramFailure>(decode.name + ": " +
                                             result.deadlock);
   llvm::json::Object report =
-      sim::makeReport(result, decode, prefill, chip, wall);
-  if (whatIf) {
-    report["what_if"] = true;
-    report["compiled_for"] = decode.target.getName();
-    report["compiled_for_fingerprint"] = decode.target.fingerprint();
-  }
+      sim::makeReport(result, decode, prefill, chip, wall, versionString());
   if (!o.reportPath.empty())
     if (Error e = llvm::writeToOutput(o.reportPath, [&](llvm::raw_ostream &f) {
-          f << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object(report)))
+          f << llvm::formatv("{0:2}",
+                             llvm::json::Value(llvm::json::Object(report)))
             << "\n";
           return Error::success();
         }))
-      return e;
+      return std::move(e);
   if (!o.tracePath.empty())
     if (Error e = sim::writeChromeTrace(o.tracePath, result, programs, chip))
-      return e;
+      return std::move(e);
   if (!o.csvPath.empty())
     if (Error e = sim::writeMemoryCsv(o.csvPath, result))
-      return e;
-  if (whatIf)
-    os << llvm::formatv("what-if: compiled for {0} ({1}), simulated on {2} "
-                        "({3})\n",
-                        decode.target.getName(), decode.target.fingerprint(),
-                        chip.getName(), chip.fingerprint());
-  sim::printSummary(os, report);
-  return Error::success();
+      return std::move(e);
+  return std::move(report);
 }
 
-/// The chip to simulate `program` on: its own target, checked against
-/// `--chip` when given; another chip only as a named what-if
-/// (`--what-if-chip`), which must keep the socket count the program spans.
-llvm::Expected<arch::ArchModel> simulationChip(const sim::Program &program,
-                                               const std::string &path,
-                                               const SimulateOptions &o) {
+llvm::Expected<arch::ArchModel>
+snapflow::driver::simulationChip(const sim::Program &program,
+                                 llvm::StringRef path,
+                                 const SimulateOptions &o) {
   const arch::ArchModel &target = program.target;
   auto describe = [](const arch::ArchModel &c) {
     return llvm::formatv("'{0}' ({1}, {2} socket(s))", c.getName(),
@@ -151,11 +133,13 @@ llvm::Expected<arch::ArchModel> simulationChip(const sim::Program &program,
         path, program.tp, describe(target), describe(*chip), o.whatIfChip));
   return std::move(*chip);
 }
-} // namespace
 
-Error snapflow::tools::runSimulate(const std::string &path,
-                                   const SimulateOptions &o,
-                                   llvm::raw_ostream &os) {
+llvm::Expected<SimulationOutcome>
+snapflow::driver::simulateFile(const std::string &path,
+                               const SimulateOptions &o) {
+  if (path.empty())
+    return makeError("simulate needs a df program file; produce one with "
+                     "`snapflow compile -o`");
   auto decode = sim::loadProgram(path, "");
   if (!decode)
     return decode.takeError();
@@ -170,97 +154,66 @@ Error snapflow::tools::runSimulate(const std::string &path,
   auto chip = simulationChip(*decode, path, o);
   if (!chip)
     return chip.takeError();
-  return simulateAndReport(*decode, prefill ? &*prefill : nullptr, *chip, o,
-                           os);
+  SimulationOutcome out;
+  if (!decode->target.differences(*chip).empty() ||
+      decode->target.getName() != chip->getName())
+    out.notes.push_back(llvm::formatv(
+        "what-if: compiled for {0} ({1}), simulated on {2} ({3})",
+        decode->target.getName(), decode->target.fingerprint(),
+        chip->getName(), chip->fingerprint()));
+  auto report =
+      simulatePrograms(*decode, prefill ? &*prefill : nullptr, *chip, o);
+  if (!report)
+    return report.takeError();
+  out.report = std::move(*report);
+  return std::move(out);
 }
 
-
-llvm::Expected<int64_t>
-snapflow::tools::findMaxBatch(const Workload &w, const WorkloadOptions &o,
-                              const CompileOptions &c) {
-  // The plan at batch 1 estimates the largest batch (KV and activations
-  // per sequence); spilling whole activation tensors can make the estimate
-  // a little high, so it is checked, and on a miss the largest batch that
-  // fits is found by bisection (the need grows with the batch).
-  int64_t estimate = 0;
-  auto probe = compileToDataflowText(w, o, c, 1, /*prefill=*/false, estimate);
-  if (!probe)
-    return probe.takeError();
-  if (estimate < 1)
-    return llvm::make_error<ProgramFailure>(
-        w.config.name + ": not even batch 1 fits " + w.chip.getName());
-  auto fitsAt = [&](int64_t batch) -> llvm::Expected<bool> {
-    int64_t ignored = 0;
-    auto text = compileToDataflowText(w, o, c, batch, false, ignored);
-    if (text)
-      return true;
-    Error e = text.takeError();
-    if (!e.isA<ProgramFailure>())
-      return std::move(e);
-    llvm::consumeError(std::move(e));
-    return false;
-  };
-  auto top = fitsAt(estimate);
-  if (!top)
-    return top.takeError();
-  if (*top)
-    return estimate;
-  int64_t lo = 1, hi = estimate; // lo fits, hi does not
-  while (hi - lo > 1) {
-    int64_t mid = lo + (hi - lo) / 2;
-    auto ok = fitsAt(mid);
-    if (!ok)
-      return ok.takeError();
-    (*ok ? lo : hi) = mid;
-  }
-  return lo;
-}
-
-Error snapflow::tools::runRun(const WorkloadOptions &o, bool maxBatch,
+llvm::Expected<SimulationOutcome>
+snapflow::driver::runWorkload(const WorkloadOptions &o, bool maxBatch,
                               const CompileOptions &c,
-                              const SimulateOptions &s,
-                              llvm::raw_ostream &os) {
+                              const SimulateOptions &s) {
   auto w = resolveWorkload(o, /*needChip=*/true);
   if (!w)
     return w.takeError();
-  int64_t batch = o.batch, fits = 0;
+  SimulationOutcome out;
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  int64_t batch = o.batch;
   if (maxBatch) {
-    auto largest = findMaxBatch(*w, o, c);
+    auto largest = findMaxBatch(context, *w, o, c);
     if (!largest)
       return largest.takeError();
     batch = *largest;
-    os << llvm::formatv("largest batch that fits: {0}\n", batch);
-    // The simulation below reports the batch it ran.
+    out.notes.push_back(llvm::formatv("largest batch that fits: {0}", batch));
   }
-  auto decodeText = compileToDataflowText(*w, o, c, batch, /*prefill=*/false, fits);
-  if (!decodeText)
-    return decodeText.takeError();
-  auto decode = sim::parseProgram(*decodeText, "<decode>", "decode");
+  auto decode = compileProgram(context, *w, o, c, batch, /*prefill=*/false);
   if (!decode)
     return decode.takeError();
   // Time to first token: one prompt of --context tokens.
   std::optional<sim::Program> prefill;
   if (s.withPrefill) {
-    int64_t ignored = 0;
-    auto prefillText = compileToDataflowText(*w, o, c, 1, /*prefill=*/true, ignored);
-    if (!prefillText) {
+    auto p = compileProgram(context, *w, o, c, 1, /*prefill=*/true);
+    if (!p) {
       // A whole-prompt prefill may not fit where decode does (its
       // activations grow with the prompt); decode is still worth running.
       // Any other failure is an error.
-      Error e = prefillText.takeError();
+      Error e = p.takeError();
       if (!e.isA<ProgramFailure>())
-        return e;
+        return std::move(e);
       std::string why = llvm::toString(std::move(e));
-      os << "note: no TTFT: the prefill of one " << o.context
-         << "-token prompt does not fit: " << why << "\n";
+      out.notes.push_back(llvm::formatv(
+          "note: no TTFT: the prefill of one {0}-token prompt does not fit: "
+          "{1}",
+          o.context, why));
     } else {
-      auto p = sim::parseProgram(*prefillText, "<prefill>", "prefill");
-      if (!p)
-        return p.takeError();
       prefill = std::move(*p);
     }
   }
   // The chip the program records, which is the one just compiled for.
-  return simulateAndReport(*decode, prefill ? &*prefill : nullptr,
-                           decode->target, s, os);
+  auto report = simulatePrograms(*decode, prefill ? &*prefill : nullptr,
+                                 decode->target, s);
+  if (!report)
+    return report.takeError();
+  out.report = std::move(*report);
+  return std::move(out);
 }

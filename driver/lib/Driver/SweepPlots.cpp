@@ -15,9 +15,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Commands.h"
-#include "Csv.h"
-#include "Gnuplot.h"
+#include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Driver/Csv.h"
+#include "snapflow/Driver/Errors.h"
+#include "snapflow/Driver/Gnuplot.h"
+#include "snapflow/Driver/Sweep.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -33,7 +35,7 @@
 #include <set>
 
 using namespace snapflow;
-using namespace snapflow::tools;
+using namespace snapflow::driver;
 using llvm::Error;
 using llvm::StringRef;
 
@@ -129,10 +131,10 @@ Plot makePlot(std::string name, std::string title, std::string xlabel,
 }
 
 
-/// Writes NAME.dat and NAME.gp under `plotsDir`; runs gnuplot when given.
-Error writePlot(const Plot &p, StringRef plotsDir, bool gnuplot,
-                bool &drawn) {
-  drawn = false;
+/// Writes NAME.dat and NAME.gp under `plotsDir` and adds the script to
+/// `scripts` (with the SVG it draws) when the plot has a line.
+Error writePlot(const Plot &p, StringRef plotsDir,
+                std::vector<GnuplotScript> &scripts) {
   if (p.series.empty())
     return Error::success();
   llvm::SmallString<256> dat(plotsDir), gp(plotsDir), svg(plotsDir);
@@ -207,17 +209,13 @@ Error writePlot(const Plot &p, StringRef plotsDir, bool gnuplot,
         return Error::success();
       }))
     return e;
-  if (!gnuplot)
-    return Error::success();
-  if (Error e = runGnuplot(gp, svg))
-    return e;
-  drawn = true;
+  scripts.push_back({std::string(gp), std::string(svg)});
   return Error::success();
 }
 
 } // namespace
 
-Error snapflow::tools::drawSweep(StringRef dir, llvm::raw_ostream &os) {
+Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   llvm::SmallString<256> results(dir), plotsDir(dir), summary(dir);
   llvm::sys::path::append(results, "results.csv");
   llvm::sys::path::append(plotsDir, "plots");
@@ -274,6 +272,7 @@ Error snapflow::tools::drawSweep(StringRef dir, llvm::raw_ostream &os) {
 
   bool gp = haveGnuplot();
   std::vector<std::string> drawnNames, skipped;
+  std::vector<GnuplotScript> scripts;
   for (const auto &[scope, rows] : scopes) {
     // File names: the scope with anything but letters, digits, '.', '-'
     // turned into '_'.
@@ -362,15 +361,18 @@ Error snapflow::tools::drawSweep(StringRef dir, llvm::raw_ostream &os) {
         it = it->second.points.size() < 2 ? p->series.erase(it)
                                           : std::next(it);
     for (const Plot *p : {&throughput, &scaling, &memory}) {
-      bool drawn = false;
-      if (Error e = writePlot(*p, plotsDir, gp, drawn))
+      if (Error e = writePlot(*p, plotsDir, scripts))
         return e;
-      if (drawn)
-        drawnNames.push_back(p->name + ".svg");
-      else if (p->series.empty())
+      if (p->series.empty())
         skipped.push_back(p->name);
+      else if (gp)
+        drawnNames.push_back(p->name + ".svg");
     }
   }
+  // One gnuplot process for every plot (each costs ~30 ms to start).
+  if (gp && !scripts.empty())
+    if (Error e = runGnuplot(scripts))
+      return e;
 
   // summary.md: the best point per model, chip and context.
   std::map<std::tuple<std::string, std::string, double>,

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SNAPFLOW_TOOLS_SNAPFLOW_CSV_H
-#define SNAPFLOW_TOOLS_SNAPFLOW_CSV_H
+#ifndef SNAPFLOW_DRIVER_CSV_H
+#define SNAPFLOW_DRIVER_CSV_H
 
 #include "llvm/ADT/StringRef.h"
 
@@ -14,7 +14,7 @@
 #include <vector>
 
 namespace snapflow {
-namespace tools {
+namespace driver {
 namespace csv {
 
 /// One field as written to a file.
@@ -57,7 +57,7 @@ inline std::vector<std::string> split(llvm::StringRef line) {
 }
 
 } // namespace csv
-} // namespace tools
+} // namespace driver
 } // namespace snapflow
 
-#endif // SNAPFLOW_TOOLS_SNAPFLOW_CSV_H
+#endif // SNAPFLOW_DRIVER_CSV_H

@@ -1,60 +1,32 @@
-//===- Trace.cpp - snapflow trace: read a memory trace back ----------------===//
-//
-// `snapflow trace t.json [--svg out.svg]` reads a trace written by
-// `snapflow simulate|run --trace` and prints, per memory tier and socket,
-// the capacity, the peak and the time-weighted mean occupancy (each counter
-// sample holds until the next one; the last until the trace ends), and the
-// largest tensors. `--svg` draws occupancy over time with gnuplot.
-//
-//===----------------------------------------------------------------------===//
+//===- MemoryTrace.cpp - Reading a memory trace back ----------------------===//
 
-#include "Commands.h"
-#include "Gnuplot.h"
+#include "snapflow/Driver/MemoryTrace.h"
+
+#include "snapflow/Driver/Errors.h"
+#include "snapflow/Driver/Gnuplot.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <array>
 #include <map>
+#include <tuple>
 
 using namespace snapflow;
-using namespace snapflow::tools;
+using namespace snapflow::driver;
 using llvm::Error;
 using llvm::StringRef;
 
-namespace {
+const char *const snapflow::driver::kTraceSeriesKeys[kTraceSeries] = {
+    "sram_bytes", "hbm_bytes", "ddr_bytes", "kv_bytes"};
+const char *const snapflow::driver::kTraceSeriesLabels[kTraceSeries] = {
+    "SRAM", "HBM", "DDR", "KV cache"};
 
-const char *const kSeries[] = {"sram_bytes", "hbm_bytes", "ddr_bytes",
-                               "kv_bytes"};
-const char *const kLabels[] = {"SRAM", "HBM", "DDR", "KV cache"};
-
-struct Sample {
-  double us = 0;
-  std::array<double, 4> bytes{};
-};
-
-struct Consumer {
-  std::string name, tier;
-  int64_t bytes = 0;
-  bool kv = false;
-  std::vector<std::string> programs;
-};
-
-struct TraceData {
-  std::string chip;
-  std::array<double, 3> capacity{};
-  std::vector<Sample> samples;
-  double endUs = 0;
-  std::vector<Consumer> consumers;
-};
-
-llvm::Expected<TraceData> readTrace(StringRef path) {
+llvm::Expected<MemoryTrace> snapflow::driver::readMemoryTrace(StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)
     return makeError(path + ": " + buffer.getError().message());
@@ -77,7 +49,7 @@ llvm::Expected<TraceData> readTrace(StringRef path) {
       root ? root->getArray("traceEvents") : nullptr;
   if (!events)
     return makeError(path + ": not a Chrome trace (no traceEvents array)");
-  TraceData d;
+  MemoryTrace d;
   for (size_t i = 0; i < events->size(); ++i) {
     const llvm::json::Object *e = (*events)[i].getAsObject();
     if (!e)
@@ -89,14 +61,14 @@ llvm::Expected<TraceData> readTrace(StringRef path) {
         e->getString("name").value_or("") != "memory")
       continue;
     const llvm::json::Object *args = e->getObject("args");
-    Sample s;
+    TraceSample s;
     s.us = ts;
-    for (int k = 0; k < 4; ++k) {
-      auto v = args ? args->getNumber(kSeries[k]) : std::nullopt;
+    for (int k = 0; k < kTraceSeries; ++k) {
+      auto v = args ? args->getNumber(kTraceSeriesKeys[k]) : std::nullopt;
       if (!v)
         return makeError(llvm::formatv("{0}: traceEvents[{1}]: memory "
                                        "counter without args.{2}",
-                                       path, i, kSeries[k]));
+                                       path, i, kTraceSeriesKeys[k]));
       s.bytes[k] = *v;
     }
     d.samples.push_back(s);
@@ -115,7 +87,7 @@ llvm::Expected<TraceData> readTrace(StringRef path) {
     return std::make_pair(d.samples[a].us, a) <
            std::make_pair(d.samples[b].us, b);
   });
-  std::vector<Sample> sorted;
+  std::vector<TraceSample> sorted;
   for (size_t i : order)
     sorted.push_back(d.samples[i]);
   d.samples = std::move(sorted);
@@ -135,7 +107,7 @@ llvm::Expected<TraceData> readTrace(StringRef path) {
         const llvm::json::Object *t = v.getAsObject();
         if (!t)
           continue;
-        Consumer c;
+        TraceTensor c;
         c.name = t->getString("name").value_or("?").str();
         c.tier = t->getString("tier").value_or("?").str();
         c.bytes = t->getInteger("bytes").value_or(0);
@@ -144,25 +116,45 @@ llvm::Expected<TraceData> readTrace(StringRef path) {
         auto key = std::make_tuple(c.name, c.tier, c.bytes);
         auto it = seen.find(key);
         if (it != seen.end()) {
-          d.consumers[it->second].programs.push_back(program);
+          d.tensors[it->second].programs.push_back(program);
           continue;
         }
         c.programs.push_back(program);
-        seen[key] = d.consumers.size();
-        d.consumers.push_back(std::move(c));
+        seen[key] = d.tensors.size();
+        d.tensors.push_back(std::move(c));
       }
   }
+  double span = d.spanUs();
+  for (size_t i = 0; i < d.samples.size(); ++i) {
+    const TraceSample &s = d.samples[i];
+    double until = i + 1 < d.samples.size() ? d.samples[i + 1].us : d.endUs;
+    for (int k = 0; k < kTraceSeries; ++k) {
+      d.peak[k] = std::max(d.peak[k], s.bytes[k]);
+      d.mean[k] += s.bytes[k] * (until - s.us);
+    }
+  }
+  for (int k = 0; k < kTraceSeries; ++k)
+    d.mean[k] = span > 0 ? d.mean[k] / span : d.samples.back().bytes[k];
   return d;
 }
 
-
-std::string percent(double part, double whole) {
-  return whole > 0 ? llvm::formatv("{0,6:f1}%", 100.0 * part / whole).str()
-                   : std::string(7, ' ');
+std::vector<const TraceTensor *> MemoryTrace::largest(size_t n) const {
+  std::vector<const TraceTensor *> order;
+  for (const TraceTensor &t : tensors)
+    order.push_back(&t);
+  std::sort(order.begin(), order.end(),
+            [](const TraceTensor *a, const TraceTensor *b) {
+              return std::make_pair(-a->bytes, a->name) <
+                     std::make_pair(-b->bytes, b->name);
+            });
+  if (order.size() > n)
+    order.resize(n);
+  return order;
 }
 
-Error drawOccupancy(const TraceData &d, StringRef trace, StringRef svg,
-                    const std::array<double, 4> &peak) {
+Error snapflow::driver::drawOccupancy(const MemoryTrace &d, StringRef trace,
+                                      StringRef svg) {
+  const auto &peak = d.peak;
   if (!haveGnuplot())
     return makeError("--svg needs gnuplot, which is not installed (`make "
                      "install` brings it)");
@@ -177,12 +169,12 @@ Error drawOccupancy(const TraceData &d, StringRef trace, StringRef svg,
     bool seconds = d.endUs - d.samples.front().us > 1e7;
     double scale = seconds ? 1e-6 : 1e-3;
     os << "$occupancy << EOD\n";
-    for (const Sample &s : d.samples)
+    for (const TraceSample &s : d.samples)
       os << llvm::formatv("{0} {1} {2} {3} {4}\n", s.us * scale,
                           gib(s.bytes[0]), gib(s.bytes[1]), gib(s.bytes[2]),
                           gib(s.bytes[3]));
     // The last sample holds until the trace ends.
-    const Sample &last = d.samples.back();
+    const TraceSample &last = d.samples.back();
     os << llvm::formatv("{0} {1} {2} {3} {4}\nEOD\n", d.endUs * scale,
                         gib(last.bytes[0]), gib(last.bytes[1]),
                         gib(last.bytes[2]), gib(last.bytes[3]));
@@ -196,11 +188,11 @@ Error drawOccupancy(const TraceData &d, StringRef trace, StringRef svg,
        << ")'\nset ylabel 'GiB per socket'\n";
     os << "set grid\nset key outside right top\nset yrange [0:*]\n";
     std::vector<std::string> plots;
-    for (int k = 0; k < 4; ++k)
+    for (int k = 0; k < kTraceSeries; ++k)
       if (peak[k] > 0)
         plots.push_back(llvm::formatv("$occupancy using 1:{0} with steps lw 2 "
                                       "lc {1} title '{2}'",
-                                      k + 2, k + 1, kLabels[k])
+                                      k + 2, k + 1, kTraceSeriesLabels[k])
                             .str());
     // Capacity of the tiers in use (SRAM's is too small to show beside
     // HBM's), dashed in the tier's colour.
@@ -208,7 +200,7 @@ Error drawOccupancy(const TraceData &d, StringRef trace, StringRef svg,
       if (peak[t] > 0 && d.capacity[t] > 0)
         plots.push_back(llvm::formatv("{0} with lines dt 2 lw 1 lc {1} "
                                       "title '{2} capacity'",
-                                      gib(d.capacity[t]), t + 1, kLabels[t])
+                                      gib(d.capacity[t]), t + 1, kTraceSeriesLabels[t])
                             .str());
     os << "plot " << llvm::join(plots, ", \\\n     ") << "\n";
   }
@@ -217,72 +209,3 @@ Error drawOccupancy(const TraceData &d, StringRef trace, StringRef svg,
   return e;
 }
 
-} // namespace
-
-Error snapflow::tools::runTrace(const std::string &path,
-                                const std::string &svgPath,
-                                llvm::raw_ostream &os) {
-  if (path.empty())
-    return makeError("trace needs a trace file; write one with `snapflow run "
-                     "--trace t.json`");
-  auto data = readTrace(path);
-  if (!data)
-    return data.takeError();
-  const TraceData &d = *data;
-  std::array<double, 4> peak{}, mean{};
-  double span = d.endUs - d.samples.front().us;
-  for (size_t i = 0; i < d.samples.size(); ++i) {
-    const Sample &s = d.samples[i];
-    double until = i + 1 < d.samples.size() ? d.samples[i + 1].us : d.endUs;
-    for (int k = 0; k < 4; ++k) {
-      peak[k] = std::max(peak[k], s.bytes[k]);
-      mean[k] += s.bytes[k] * (until - s.us);
-    }
-  }
-  for (int k = 0; k < 4; ++k)
-    mean[k] = span > 0 ? mean[k] / span : d.samples.back().bytes[k];
-
-  os << llvm::formatv("{0}: {1}{2:f3} ms simulated, {3} memory samples\n",
-                      path, d.chip.empty() ? "" : d.chip + ", ",
-                      span * 1e-3, d.samples.size());
-  os << "occupancy per socket    capacity GiB   peak GiB   peak/cap   "
-        "mean GiB (time-weighted)\n";
-  for (int k = 0; k < 4; ++k) {
-    double cap = k < 3 ? d.capacity[k] : 0;
-    os << llvm::formatv("  {0,-20} {1,12} {2,10:f3}  {3}   {4,10:f3}\n",
-                        kLabels[k],
-                        cap > 0 ? llvm::formatv("{0:f3}", gib(cap)).str()
-                                : std::string("-"),
-                        gib(peak[k]), percent(peak[k], cap), gib(mean[k]));
-  }
-  if (!d.consumers.empty()) {
-    std::vector<const Consumer *> order;
-    for (const Consumer &c : d.consumers)
-      order.push_back(&c);
-    std::sort(order.begin(), order.end(),
-              [](const Consumer *a, const Consumer *b) {
-                return std::make_pair(-a->bytes, a->name) <
-                       std::make_pair(-b->bytes, b->name);
-              });
-    size_t shown = std::min<size_t>(order.size(), 10);
-    os << llvm::formatv("largest consumers ({0} of {1} tensors):\n", shown,
-                        order.size());
-    for (size_t i = 0; i < shown; ++i) {
-      const Consumer &c = *order[i];
-      int tier = c.tier == "sram" ? 0 : c.tier == "hbm" ? 1 : 2;
-      os << llvm::formatv("  {0,-52} {1,-4} {2,9:f3} GiB {3} of {4}{5}  "
-                          "({6})\n",
-                          c.name, c.tier, gib(double(c.bytes)),
-                          percent(double(c.bytes), d.capacity[tier]),
-                          StringRef(c.tier).upper(), c.kv ? "  KV" : "",
-                          llvm::join(c.programs, ", "));
-    }
-  }
-  if (!svgPath.empty()) {
-    if (Error e = drawOccupancy(d, llvm::sys::path::filename(path), svgPath,
-                                peak))
-      return e;
-    os << "occupancy plot: " << svgPath << "\n";
-  }
-  return Error::success();
-}

@@ -1,0 +1,68 @@
+//===- Compile.h - From a workload to a df program ---------------*- C++ -*-===//
+//
+// The compile driver: builds one phase of a model, runs the snapflow
+// pipeline with the workload's options (exactly what `snapflow-opt
+// --snapflow-pipeline` runs), and reads the memory plan; the largest batch
+// that fits, found by compiling. Contexts are the caller's, so a sweep
+// compiles every point in one (single-threaded: a df program is small).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_DRIVER_COMPILE_H
+#define SNAPFLOW_DRIVER_COMPILE_H
+
+#include "snapflow/Driver/Workload.h"
+#include "snapflow/Sim/Core/Program.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/JSON.h"
+
+namespace snapflow {
+namespace driver {
+
+/// Builds `phase` ("decode" or "prefill") of the workload at `batch` and runs
+/// the snapflow pipeline on it (never failing for fit: the memory plan on the
+/// df program says whether it fits). Pass errors become one message.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+compileModel(mlir::MLIRContext &context, const Workload &workload,
+             const WorkloadOptions &options, const CompileOptions &compile,
+             int64_t batch, const std::string &phase);
+
+/// compileModel for one phase, read into the simulator's Program as
+/// `simulate` reads a file. A plan that does not fit is a ProgramFailure;
+/// `maxBatch` (when given) receives the plan's largest batch that fits.
+llvm::Expected<sim::Program>
+compileProgram(mlir::MLIRContext &context, const Workload &workload,
+               const WorkloadOptions &options, const CompileOptions &compile,
+               int64_t batch, bool prefill, int64_t *maxBatch = nullptr);
+
+/// The largest decode batch of the workload that fits its chip (checked by
+/// compiling it); a ProgramFailure when not even batch 1 fits.
+llvm::Expected<int64_t> findMaxBatch(mlir::MLIRContext &context,
+                                     const Workload &workload,
+                                     const WorkloadOptions &options,
+                                     const CompileOptions &compile);
+
+/// What `snapflow compile` produced: the JSON report (also written to
+/// `compile.reportPath`) and the plan figures for a summary.
+struct CompileOutcome {
+  llvm::json::Object report;
+  std::string model, chip, phase, kv;
+  int64_t batch = 0, context = 0, tp = 0, maxBatch = 0;
+  int64_t weightsBytes = 0, kvBytes = 0, activationBytes = 0, hbmBytes = 0,
+          hbmCapacity = 0;
+  double seconds = 0;
+};
+
+/// `snapflow compile`: the pipeline on one phase; writes the IR (-o, only
+/// when it fits) and the report (also when it does not). A program that
+/// does not fit is a ProgramFailure after the report is written.
+llvm::Expected<CompileOutcome> compile(const WorkloadOptions &workload,
+                                       const CompileOptions &options);
+
+} // namespace driver
+} // namespace snapflow
+
+#endif // SNAPFLOW_DRIVER_COMPILE_H

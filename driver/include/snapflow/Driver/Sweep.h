@@ -1,0 +1,137 @@
+//===- Sweep.h - Design-space sweeps -----------------------------*- C++ -*-===//
+//
+// A sweep runs `snapflow run` (decode, no prefill) at every point of a grid,
+// the product of comma lists of models, chips, contexts, batches, KV
+// policies, TP degrees and weight dtypes, and writes DIR/results.csv, one
+// row per point, then the plots and the summary (SweepPlots).
+//
+// Nothing computed is lost, nor silently mixed:
+//   - DIR/sweep.json records the grid, the steps per point, the shard, the
+//     build (snapflow's version and revision) and the fingerprint of every
+//     chip and model; a row is appended to results.csv as soon as its point
+//     finishes, so a killed sweep keeps every finished point;
+//   - `--resume` continues the same sweep and refuses anything else, naming
+//     the axis, chip, model, build or setting that differs;
+//   - `--extend` continues with a grid that keeps every value of the old one
+//     and adds some: it runs exactly the points not yet in results.csv
+//     (rows are matched by their inputs, not their index) and renumbers the
+//     rows in the new grid's order.
+//
+// How points run: this process resolves each chip and model once, finds
+// each largest batch once, and compiles each point itself (MLIR contexts are
+// single-threaded), then forks one child per point for the SystemC run
+// (SystemC elaborates once per process), up to --jobs at a time, taking
+// whichever child finishes first.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_DRIVER_SWEEP_H
+#define SNAPFLOW_DRIVER_SWEEP_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace snapflow {
+namespace driver {
+
+/// Options of `snapflow sweep`: comma lists, the grid is their product.
+struct SweepOptions {
+  std::string models, chips, contexts, batches, kv, tps, weightsDtypes;
+  int64_t jobs = 1;
+  int64_t steps = 16;
+  int64_t shardIndex = 0, shardCount = 1;
+  bool resume = false; ///< continue the same sweep
+  bool extend = false; ///< continue with a grid that adds values
+  std::string outputDir;
+};
+
+/// One point: the inputs of one `snapflow run`.
+struct SweepPoint {
+  int64_t index = 0; ///< position in the grid
+  std::string model, chip;
+  int64_t context = 0;
+  std::string batch; ///< a number or "max"
+  std::string kv;
+  int64_t tp = 0;    ///< 0: every socket of the chip
+  std::string dtype; ///< "" (checkpoint), "bf16" or "fp8"
+
+  /// The inputs without the index: what identifies a point across grids.
+  std::vector<std::string> identity() const;
+  /// The input columns of its CSV row (the index first).
+  std::vector<std::string> inputs() const;
+};
+
+/// The axes of a sweep. Values keep the user's spelling; contexts are in
+/// tokens.
+struct SweepGrid {
+  std::vector<std::string> models, chips;
+  std::vector<int64_t> contexts;
+  std::vector<std::string> batches, kv;
+  std::vector<int64_t> tps;        ///< {0} when not given
+  std::vector<std::string> dtypes; ///< {""} when not given
+
+  /// The grid of the options, every value checked (models and chips are
+  /// loaded, policies parsed).
+  static llvm::Expected<SweepGrid> parse(const SweepOptions &options);
+  /// Every point, in grid order (models outermost, dtypes innermost).
+  std::vector<SweepPoint> points() const;
+  /// Axis name -> its values as text, in CSV column names.
+  std::map<std::string, std::vector<std::string>> axes() const;
+};
+
+/// What a sweep folder records about itself (DIR/sweep.json).
+struct SweepManifest {
+  SweepGrid grid;
+  int64_t steps = 16;
+  int64_t shardIndex = 0, shardCount = 1;
+  std::string build; ///< versionString() of the snapflow that ran it
+  /// Name as given -> fingerprint of its parameters.
+  std::map<std::string, std::string> chips, models;
+
+  llvm::json::Value toJSON() const;
+  /// Reads DIR/sweep.json; errors name the file and the key.
+  static llvm::Expected<SweepManifest> read(llvm::StringRef path);
+  llvm::Error write(llvm::StringRef path) const;
+};
+
+/// Whether a sweep described by `now` may continue in a folder made by
+/// `old`: with `extend`, when every old value of every axis is still in the
+/// grid; otherwise only when the grids are equal. Either way the build, the
+/// steps, the shard and the fingerprints must match. The error names what
+/// differs.
+llvm::Error checkContinuation(const SweepManifest &old,
+                              const SweepManifest &now, bool extend);
+
+/// The columns of results.csv: the inputs, status and reason, then
+/// `report.KEY` for every report key present in every report.
+const std::vector<std::string> &sweepColumns();
+
+/// The complete rows of a results file by point identity (joined with
+/// '\x1f'), each as its fields. A last row cut short by a kill is dropped;
+/// a header from another snapflow is an error.
+llvm::Expected<std::map<std::string, std::vector<std::string>>>
+readSweepRows(llvm::StringRef path);
+
+/// `snapflow sweep`: runs the points of this shard not yet done, writing
+/// progress to `os`, then the plots when the grid is complete.
+llvm::Error runSweep(const SweepOptions &options, llvm::raw_ostream &os);
+
+/// `snapflow sweep merge DIR... -o OUT`: joins the results of the shards of
+/// one sweep (their manifests must agree but for the shard).
+llvm::Error mergeSweeps(const std::vector<std::string> &dirs,
+                        const std::string &outputDir, llvm::raw_ostream &os);
+
+/// Draws DIR/results.csv as SVG plots (gnuplot) and DIR/summary.md.
+llvm::Error drawSweep(llvm::StringRef dir, llvm::raw_ostream &os);
+
+} // namespace driver
+} // namespace snapflow
+
+#endif // SNAPFLOW_DRIVER_SWEEP_H

@@ -1,0 +1,77 @@
+//===- Workload.h - What to compile and simulate ----------------*- C++ -*-===//
+//
+// The options every command shares (model, chip, context, batch, KV policy,
+// TP, weight dtype) and the compile options, each with its default declared
+// here once (the pipeline's own defaults come from PipelineOptions.def), and
+// their resolution into a loaded model, chip and policy with every bad value
+// named.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_DRIVER_WORKLOAD_H
+#define SNAPFLOW_DRIVER_WORKLOAD_H
+
+#include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Models/ModelConfig.h"
+#include "snapflow/Pipelines/Pipelines.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace snapflow {
+namespace driver {
+
+/// Options shared by the commands that build a model for a chip.
+struct WorkloadOptions {
+  std::string model = "deepseek-r1";
+  std::string chip = PipelineOptions().chip;
+  int64_t context = 131072; ///< decode: tokens in context; prefill: prompt
+  int64_t batch = 8;
+  std::string kv = PipelineOptions().kv;
+  int64_t tp = 0; ///< 0: every socket of the chip
+  std::string weightsDtype; ///< "" (checkpoint), "bf16" or "fp8"
+};
+
+/// Model, chip and KV policy resolved from the options.
+struct Workload {
+  models::ModelConfig config;
+  arch::ArchModel chip;
+  /// The KV policy resolved for the context: its label (every number
+  /// fixed, as kv::parsePolicy reads it), the slots a sequence keeps, and
+  /// whether it compresses at all.
+  std::string kvLabel;
+  int64_t kvSlots = 0;
+  bool kvCompressing = false;
+  int64_t tp = 0;
+  std::optional<models::WeightDtype> weightsDtype;
+};
+
+/// Loads the model and (with `needChip`) the chip and policy; every bad
+/// option is an error naming it.
+llvm::Expected<Workload> resolveWorkload(const WorkloadOptions &options,
+                                         bool needChip);
+
+/// Options of compiling one phase beyond the workload.
+struct CompileOptions {
+  std::string phase = "decode";
+  /// The pipeline's mapping options (mla-cache, moe, fuse-layers, routing,
+  /// allow-ddr, max-tiles); its chip, kv, context and tp come from the
+  /// workload.
+  PipelineOptions pipeline;
+  int64_t mtp = 0;            ///< MTP draft depth (0: off)
+  double mtpAcceptance = 0.8; ///< probability a draft token is accepted
+  /// Verify the IR after every pass; otherwise once, after the last. A
+  /// sweep verifies once: a program is as checked either way, and the
+  /// verifier was a fifth of a sweep's compile time.
+  bool verifyEachPass = true;
+  std::string output;         ///< compile: "" for none
+  std::string reportPath;     ///< compile: "" for none
+};
+
+} // namespace driver
+} // namespace snapflow
+
+#endif // SNAPFLOW_DRIVER_WORKLOAD_H

@@ -1,0 +1,302 @@
+//===- Compile.cpp - From a workload to a df program ---------------------===//
+//
+// Builds one phase of a model, runs the snapflow pipeline for a chip and
+// reads the program's memory plan. `compile` writes the program (-o) and a
+// JSON report, each whole or not at all; a program that does not fit still
+// gets its report (it says why and what batch would fit).
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Driver/Compile.h"
+
+#include "snapflow/Analysis/ProgramStats.h"
+#include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
+#include "snapflow/Dialect/LLM/IR/LLMOps.h"
+#include "snapflow/Driver/Errors.h"
+#include "snapflow/Models/ModelBuilder.h"
+#include "snapflow/Pipelines/Pipelines.h"
+#include "snapflow/Sim/Loader/Loader.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace snapflow;
+using namespace snapflow::driver;
+using llvm::Error;
+
+namespace {
+
+/// Sections of the compiled program with the units tile-and-map gave them.
+llvm::json::Array describeSections(df::ProgramOp program) {
+  llvm::json::Array sections;
+  if (mlir::ArrayAttr list = df::getSections(program))
+    for (mlir::Attribute a : list) {
+      auto d = llvm::cast<df::SectionMapAttr>(a);
+      llvm::json::Object o{{"name", d.getName()},     {"repeat", d.getRepeat()},
+                           {"stages", d.getStages()}, {"pcus", d.getPcus()},
+                           {"pmus", d.getPmus()},     {"agcus", d.getAgcus()}};
+      double over = d.getOversubscribed().convertToDouble();
+      if (over > 1.0)
+        o["oversubscribed"] = over;
+      sections.push_back(std::move(o));
+    }
+  return sections;
+}
+} // namespace
+
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
+                              const WorkloadOptions &o, const CompileOptions &c,
+                              int64_t batch, const std::string &phase) {
+  if (phase != "decode" && phase != "prefill")
+    return makeError("--phase must be decode or prefill, got '" + phase + "'");
+  int64_t mtp = phase == "decode" ? c.mtp : 0;
+  if (c.mtp > 0 && phase != "decode" && c.phase == phase)
+    return makeError("--mtp applies to --phase decode");
+  if (c.mtpAcceptance < 0 || c.mtpAcceptance > 1)
+    return makeError(llvm::formatv("--mtp-acceptance must be in [0, 1], got "
+                                   "{0}",
+                                   c.mtpAcceptance));
+  context.printOpOnDiagnostic(false);
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    llvm::raw_string_ostream ds(diagnostics);
+    // Model-built IR has no source locations; a located diagnostic reads
+    // file:line:col: error: ..., an unlocated one is the message alone (the
+    // tool says `snapflow: error:` once).
+    bool isError = d.getSeverity() == mlir::DiagnosticSeverity::Error;
+    if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
+      ds << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+         << loc.getColumn() << (isError ? ": error: " : ": note: ");
+    else if (!isError)
+      ds << "note: ";
+    ds << d << "\n";
+    return mlir::success();
+  });
+
+  models::BuildOptions build;
+  build.batch = batch;
+  build.buildPrefill = phase == "prefill";
+  build.buildDecode = phase == "decode";
+  build.promptTokens = o.context;
+  build.contextTokens = o.context;
+  build.weightsDtype = w.weightsDtype;
+  build.mtpDepth = mtp;
+  build.mtpAcceptance = c.mtpAcceptance;
+  auto module = models::buildModel(context, w.config, build);
+  if (!module)
+    return module.takeError();
+
+  // Exactly what `snapflow-opt --snapflow-pipeline` runs with these options:
+  // the CLI adds nothing to the IR of its own.
+  // The mapping options as given; the workload sets what it owns.
+  PipelineOptions p = c.pipeline;
+  p.chip = o.chip;
+  p.kv = o.kv;
+  p.context = o.context;
+  p.tp = w.tp;
+  p.requireFit = false; // callers read the plan and say why
+  p.planOnly = false;
+  mlir::PassManager pm(&context);
+  pm.enableVerifier(c.verifyEachPass);
+  buildSnapflowPipeline(pm, p);
+  if (mlir::failed(pm.run(**module)) ||
+      (!c.verifyEachPass && mlir::failed(mlir::verify(**module))))
+    return makeError(diagnostics.empty()
+                         ? "compilation failed"
+                         : llvm::StringRef(diagnostics).rtrim());
+  return std::move(*module);
+}
+
+/// compileModel, then the phase's memory plan: one that does not fit is a
+/// ProgramFailure. `maxBatch` receives the plan's largest batch that fits.
+static llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+compileFitting(mlir::MLIRContext &context, const Workload &w,
+               const WorkloadOptions &o, const CompileOptions &c,
+               int64_t batch, bool prefill, int64_t &maxBatch) {
+  auto module =
+      compileModel(context, w, o, c, batch, prefill ? "prefill" : "decode");
+  if (!module)
+    return module.takeError();
+  auto program =
+      (*module)->lookupSymbol<df::ProgramOp>(prefill ? "prefill" : "decode");
+  df::MemoryPlanAttr plan = df::getMemoryPlan(program);
+  maxBatch = plan ? plan.getMaxBatch() : 0;
+  if (plan && !plan.fits())
+    return llvm::make_error<ProgramFailure>(
+        llvm::formatv("{0}: {1}", w.config.name, plan.getDiagnostic()).str());
+  return std::move(*module);
+}
+
+llvm::Expected<sim::Program>
+snapflow::driver::compileProgram(mlir::MLIRContext &context, const Workload &w,
+                                 const WorkloadOptions &o,
+                                 const CompileOptions &c, int64_t batch,
+                                 bool prefill, int64_t *maxBatch) {
+  int64_t largest = 0;
+  auto module = compileFitting(context, w, o, c, batch, prefill, largest);
+  if (maxBatch)
+    *maxBatch = largest;
+  if (!module)
+    return module.takeError();
+  // The module the pipeline verified, read as `simulate` reads a file
+  // (tests/Pipelines/run-equals-compile-simulate.test checks they agree).
+  const char *phase = prefill ? "prefill" : "decode";
+  return sim::readProgram(**module, prefill ? "<prefill>" : "<decode>", phase);
+}
+
+llvm::Expected<int64_t>
+snapflow::driver::findMaxBatch(mlir::MLIRContext &context, const Workload &w,
+                               const WorkloadOptions &o,
+                               const CompileOptions &c) {
+  // The plan at batch 1 estimates the largest batch (KV and activations
+  // per sequence); spilling whole activation tensors can make the estimate
+  // a little high, so it is checked, and on a miss the largest batch that
+  // fits is found by bisection (the need grows with the batch).
+  int64_t estimate = 0;
+  auto probe = compileFitting(context, w, o, c, 1, /*prefill=*/false, estimate);
+  if (!probe)
+    return probe.takeError();
+  if (estimate < 1)
+    return llvm::make_error<ProgramFailure>(
+        w.config.name + ": not even batch 1 fits " + w.chip.getName());
+  auto fitsAt = [&](int64_t batch) -> llvm::Expected<bool> {
+    int64_t ignored = 0;
+    auto module = compileFitting(context, w, o, c, batch, false, ignored);
+    if (module)
+      return true;
+    Error e = module.takeError();
+    if (!e.isA<ProgramFailure>())
+      return std::move(e);
+    llvm::consumeError(std::move(e));
+    return false;
+  };
+  auto top = fitsAt(estimate);
+  if (!top)
+    return top.takeError();
+  if (*top)
+    return estimate;
+  int64_t lo = 1, hi = estimate; // lo fits, hi does not
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    auto ok = fitsAt(mid);
+    if (!ok)
+      return ok.takeError();
+    (*ok ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+llvm::Expected<CompileOutcome>
+snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
+  auto w = resolveWorkload(o, /*needChip=*/true);
+  if (!w)
+    return w.takeError();
+  auto start = std::chrono::steady_clock::now();
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  auto module = compileModel(context, *w, o, c, o.batch, c.phase);
+  if (!module)
+    return module.takeError();
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+
+  auto program = (*module)->lookupSymbol<df::ProgramOp>(c.phase);
+  if (!program)
+    return makeError("internal error: no df program for @" + c.phase);
+  df::MemoryPlanAttr plan = df::getMemoryPlan(program);
+  if (!plan)
+    return makeError("internal error: no memory plan for @" + c.phase);
+  std::string statsError;
+  mlir::FailureOr<ProgramStats> checkedStats = [&] {
+    mlir::ScopedDiagnosticHandler h(&context, [&](mlir::Diagnostic &d) {
+      statsError += d.str();
+      return mlir::success();
+    });
+    return computeProgramStats(program);
+  }();
+  if (mlir::failed(checkedStats))
+    return makeError(w->config.name + ": " + statsError);
+  const ProgramStats &stats = *checkedStats;
+
+  CompileOutcome out;
+  out.model = w->config.name;
+  out.chip = w->chip.getName();
+  out.phase = c.phase;
+  out.kv = o.kv;
+  out.batch = o.batch;
+  out.context = o.context;
+  out.tp = w->tp;
+  out.maxBatch = plan.getMaxBatch();
+  out.weightsBytes = plan.getWeightsBytes();
+  out.kvBytes = plan.getKvBytes();
+  out.activationBytes = plan.getActivationBytes();
+  out.hbmBytes = plan.getHbmBytes();
+  out.hbmCapacity = w->chip.tierBytesPerSocket(arch::MemoryTier::HBM);
+  out.seconds = seconds;
+  out.report = llvm::json::Object{
+      {"model", w->config.name},
+      {"chip", w->chip.getName()},
+      {"chip_fingerprint", w->chip.fingerprint()},
+      {"snapflow", versionString()},
+      {"phase", c.phase},
+      {"batch", o.batch},
+      {"context", o.context},
+      {"tp", w->tp},
+      {"kv", o.kv},
+      {"kv_resolved", w->kvLabel},
+      {"kv_cache_bytes_per_socket", plan.getKvBytes()},
+      {"weights_bytes_per_socket", plan.getWeightsBytes()},
+      {"activation_bytes_per_socket", plan.getActivationBytes()},
+      {"memory",
+       llvm::json::Object{
+           {"sram_bytes", plan.getSramBytes()},
+           {"hbm_bytes", plan.getHbmBytes()},
+           {"ddr_bytes", plan.getDdrBytes()},
+           {"sram_capacity_bytes",
+            w->chip.tierBytesPerSocket(arch::MemoryTier::SRAM)},
+           {"hbm_capacity_bytes",
+            w->chip.tierBytesPerSocket(arch::MemoryTier::HBM)},
+           {"ddr_capacity_bytes",
+            w->chip.tierBytesPerSocket(arch::MemoryTier::DDR)}}},
+      {"fits", plan.fits()},
+      {"max_batch_that_fits", plan.getMaxBatch()},
+      {"flops_per_step_per_socket", stats.flops},
+      {"offchip_bytes_read_per_step_per_socket", stats.offChipBytesRead()},
+      {"collective_bytes_per_step_per_socket", stats.collectiveBytes},
+      {"stages", stats.stages},
+      {"sections", describeSections(program)},
+      {"mtp_depth", c.mtp},
+      {"accepted_tokens_per_step_per_sequence",
+       llm::getWorkload(program).getTokensPerStep()},
+      {"compile_time_s", seconds},
+  };
+  if (!plan.fits())
+    out.report["diagnostic"] = plan.getDiagnostic().str();
+  if (!c.reportPath.empty())
+    if (Error e = llvm::writeToOutput(c.reportPath, [&](llvm::raw_ostream &f) {
+          f << llvm::formatv("{0:2}",
+                             llvm::json::Value(llvm::json::Object(out.report)))
+            << "\n";
+          return Error::success();
+        }))
+      return std::move(e);
+  if (!plan.fits())
+    return llvm::make_error<ProgramFailure>(
+        llvm::formatv("{0}: {1}", w->config.name, plan.getDiagnostic()).str());
+  if (!c.output.empty())
+    if (Error e = llvm::writeToOutput(c.output, [&](llvm::raw_ostream &f) {
+          // As snapflow-opt prints it, so the two outputs are byte-identical.
+          (*module)->print(f);
+          f << "\n";
+          return Error::success();
+        }))
+      return std::move(e);
+  return std::move(out);
+}

@@ -1,0 +1,135 @@
+//===- Info.cpp - What a model costs on a chip, and its llm IR ------------===//
+
+#include "snapflow/Driver/Info.h"
+
+#include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
+#include "snapflow/Dialect/KV/Transforms/Passes.h"
+#include "snapflow/Driver/Errors.h"
+#include "snapflow/Models/ModelBuilder.h"
+#include "snapflow/Pipelines/Pipelines.h"
+#include "snapflow/Support/CheckedInt.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace snapflow;
+using namespace snapflow::driver;
+using llvm::Error;
+using llvm::formatv;
+
+llvm::Expected<ModelInfo>
+snapflow::driver::describeWorkload(const WorkloadOptions &o) {
+  auto w = resolveWorkload(o, /*needChip=*/true);
+  if (!w)
+    return w.takeError();
+
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  models::BuildOptions build;
+  build.batch = o.batch;
+  build.contextTokens = o.context;
+  build.buildPrefill = false;
+  build.weightsDtype = w->weightsDtype;
+  auto module = models::buildModel(context, w->config, build);
+  if (!module)
+    return module.takeError();
+  // The KV bytes come from the compressed IR, the same the compiler emits.
+  mlir::PassManager pm(&context);
+  pm.addPass(kv::createKVCompress({o.kv, o.context}));
+  if (mlir::failed(pm.run(**module)))
+    return makeError("internal error: --kv-compress failed on " +
+                     w->config.name);
+  auto decode = (*module)->lookupSymbol<mlir::func::FuncOp>("decode");
+  std::string diagnostics;
+  mlir::FailureOr<ModelStats> stats = [&] {
+    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+      diagnostics += d.str();
+      return mlir::success();
+    });
+    return computeModelStats(decode);
+  }();
+  if (mlir::failed(stats))
+    return makeError(w->config.name + ": " + diagnostics);
+
+  ModelInfo info;
+  info.stats = *stats;
+  info.batch = o.batch;
+  info.context = o.context;
+  std::optional<int64_t> kvBytes =
+      (CheckedInt(stats->kvBytesPerToken) * stats->kvSlots * o.batch).get();
+  if (!kvBytes)
+    return makeError(formatv("{0}: the KV cache of batch {1} exceeds a "
+                             "64-bit byte count",
+                             w->config.name, o.batch));
+  info.kvBytes = *kvBytes;
+
+  // Per socket: the compiler's own memory plan (shard-tp, fuse-layers,
+  // plan-memory) on the compressed IR; "full" leaves its caches as they are.
+  PipelineOptions p;
+  p.chip = o.chip;
+  p.kv = "full";
+  p.planOnly = true;
+  p.tp = w->tp;
+  p.requireFit = false;
+  mlir::PassManager planPm(&context);
+  buildSnapflowPipeline(planPm, p);
+  if (mlir::failed(planPm.run(**module)))
+    return makeError("internal error: the pipeline failed on " +
+                     w->config.name);
+  df::MemoryPlanAttr plan = df::getMemoryPlan(decode);
+  if (!plan)
+    return makeError("internal error: no memory plan");
+  info.planWeightsBytes = plan.getWeightsBytes();
+  info.planKvBytes = plan.getKvBytes();
+  info.maxBatch = plan.getMaxBatch();
+  std::optional<int64_t> need =
+      (CheckedInt(plan.getWeightsBytes()) + plan.getKvBytes()).get();
+  if (!need)
+    return makeError(w->config.name +
+                     ": weights + KV per socket exceed a 64-bit byte count");
+  info.needBytes = *need;
+  for (arch::MemoryTier tier : arch::kAllTiers)
+    info.fits[static_cast<size_t>(tier)] =
+        tier == arch::MemoryTier::HBM
+            ? plan.fits()
+            : info.needBytes <= w->chip.tierBytesPerSocket(tier);
+  info.workload = std::move(*w);
+  return info;
+}
+
+Error snapflow::driver::importModel(const WorkloadOptions &o,
+                                    const ImportOptions &io,
+                                    const std::string &outputPath) {
+  auto w = resolveWorkload(o, /*needChip=*/false);
+  if (!w)
+    return w.takeError();
+  if (io.phase != "both" && io.phase != "decode" && io.phase != "prefill")
+    return makeError("--phase must be decode, prefill or both, got '" +
+                     io.phase + "'");
+  if (io.mtpDepth > 0 && io.phase == "prefill")
+    return makeError("--mtp applies to decode; --phase prefill builds none");
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  models::BuildOptions build;
+  build.batch = o.batch;
+  build.contextTokens = o.context;
+  build.promptTokens = io.promptTokens;
+  build.weightsDtype = w->weightsDtype;
+  build.mtpDepth = io.mtpDepth;
+  build.mtpAcceptance = io.mtpAcceptance;
+  build.buildDecode = io.phase != "prefill";
+  build.buildPrefill = io.phase != "decode";
+  auto module = models::buildModel(context, w->config, build);
+  if (!module)
+    return module.takeError();
+  std::string error;
+  auto out = mlir::openOutputFile(outputPath, &error);
+  if (!out)
+    return makeError(error);
+  (*module)->print(out->os());
+  out->keep();
+  return Error::success();
+}

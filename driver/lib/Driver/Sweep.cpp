@@ -1,0 +1,1000 @@
+//===- Sweep.cpp - Design-space sweeps -----------------------------------===//
+//
+// The grid and its manifest, continuing a sweep (resume, extend), the rows
+// of results.csv, the points run by forked children, and merging shards.
+// See Sweep.h for the guarantees.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Driver/Sweep.h"
+
+#include "PointRunner.h"
+#include "snapflow/Dialect/KV/IR/KVOps.h"
+#include "snapflow/Driver/Compile.h"
+#include "snapflow/Driver/Csv.h"
+#include "snapflow/Driver/Errors.h"
+#include "snapflow/Driver/Simulate.h"
+#include "snapflow/Models/ModelBuilder.h"
+#include "snapflow/Sim/Core/ProgramIO.h"
+#include "snapflow/Sim/Stats/ReportSchema.h"
+#include "snapflow/Support/CheckedInt.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <set>
+
+#include <sys/wait.h>
+
+using namespace snapflow;
+using namespace snapflow::driver;
+using llvm::Error;
+using llvm::formatv;
+using llvm::StringRef;
+
+namespace {
+
+/// Input columns of a row, in CSV order (the grid's axes after `index`).
+const char *const kInputColumns[] = {"index", "model", "chip",
+                                     "context", "batch", "kv",
+                                     "tp",    "weights_dtype"};
+constexpr size_t kStatusColumn = std::size(kInputColumns);
+constexpr size_t kReasonColumn = kStatusColumn + 1;
+
+/// Splits a comma list; for KV policies a `key=value` item continues the
+/// policy before it (`full,snapstream:budget=8,sinks=4` is two policies).
+std::vector<std::string> splitList(StringRef text, bool policies) {
+  llvm::SmallVector<StringRef> parts;
+  text.split(parts, ',', -1, /*KeepEmpty=*/false);
+  std::vector<std::string> out;
+  for (StringRef p : parts) {
+    p = p.trim();
+    if (policies && !out.empty() && p.contains('=') && !p.contains(':'))
+      out.back() += "," + p.str();
+    else
+      out.push_back(p.str());
+  }
+  return out;
+}
+
+/// "8k" -> 8192, "128K" -> 131072, "4096" -> 4096.
+llvm::Expected<int64_t> parseTokens(StringRef s) {
+  int64_t scale = 1;
+  if (s.ends_with_insensitive("k")) {
+    scale = 1024;
+    s = s.drop_back();
+  }
+  int64_t n;
+  if (s.getAsInteger(10, n) || n <= 0)
+    return makeError("--context: expected a positive number like 8192 or 8k, "
+                     "got '" +
+                     s + "'");
+  std::optional<int64_t> tokens = (CheckedInt(n) * scale).get();
+  if (!tokens)
+    return makeError("--context: '" + s + "k' tokens exceeds a 64-bit count");
+  return *tokens;
+}
+
+/// A point's identity as one map key.
+std::string identityKey(llvm::ArrayRef<std::string> inputsWithoutIndex) {
+  return llvm::join(inputsWithoutIndex, "\x1f");
+}
+
+/// The value at a dotted key of a report, as CSV text.
+std::string lookup(const llvm::json::Object &report, StringRef key) {
+  auto [head, rest] = key.split('.');
+  const llvm::json::Value *v = report.get(head);
+  if (!v)
+    return "";
+  if (!rest.empty()) {
+    const llvm::json::Object *o = v->getAsObject();
+    return o ? lookup(*o, rest) : "";
+  }
+  if (v->kind() == llvm::json::Value::Null)
+    return "";
+  if (auto s = v->getAsString())
+    return s->str();
+  if (auto i = v->getAsInteger())
+    return std::to_string(*i);
+  if (auto d = v->getAsNumber()) {
+    // The shortest text that reads back to the same double.
+    char buf[64];
+    auto end = std::to_chars(buf, buf + sizeof(buf), *d).ptr;
+    return std::string(buf, end);
+  }
+  if (auto b = v->getAsBoolean())
+    return *b ? "true" : "false";
+  return "";
+}
+
+std::string csvLine(llvm::ArrayRef<std::string> fields) {
+  std::string line;
+  for (size_t i = 0; i < fields.size(); ++i)
+    line += (i ? "," : "") + csv::field(fields[i]);
+  return line;
+}
+
+Error writeRows(StringRef path, const std::vector<std::vector<std::string>> &rows) {
+  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+    os << csvLine(sweepColumns()) << "\n";
+    for (const auto &r : rows)
+      os << csvLine(r) << "\n";
+    return Error::success();
+  });
+}
+
+std::string pathIn(StringRef dir, StringRef name) {
+  llvm::SmallString<256> p(dir);
+  llvm::sys::path::append(p, name);
+  return std::string(p);
+}
+
+std::string describeValues(const std::vector<std::string> &values) {
+  std::vector<std::string> shown;
+  for (const std::string &v : values)
+    shown.push_back(v.empty() ? "(default)" : v);
+  return llvm::join(shown, ",");
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Points and grids
+//===----------------------------------------------------------------------===//
+
+std::vector<std::string> SweepPoint::identity() const {
+  return {model, chip, std::to_string(context), batch, kv, std::to_string(tp),
+          dtype};
+}
+
+std::vector<std::string> SweepPoint::inputs() const {
+  std::vector<std::string> out = {std::to_string(index)};
+  for (std::string &s : identity())
+    out.push_back(std::move(s));
+  return out;
+}
+
+llvm::Expected<SweepGrid> SweepGrid::parse(const SweepOptions &o) {
+  SweepGrid g;
+  g.models = splitList(o.models, false);
+  g.chips = splitList(o.chips, false);
+  g.batches = splitList(o.batches, false);
+  g.kv = splitList(o.kv, true);
+  g.dtypes = splitList(o.weightsDtypes, false);
+  for (const std::string &c : splitList(o.contexts, false)) {
+    auto n = parseTokens(c);
+    if (!n)
+      return n.takeError();
+    g.contexts.push_back(*n);
+  }
+  for (const std::string &t : splitList(o.tps, false)) {
+    int64_t n;
+    if (StringRef(t).getAsInteger(10, n) || n < 1)
+      return makeError("--tp: expected positive numbers, got '" + t + "'");
+    g.tps.push_back(n);
+  }
+  if (g.dtypes.empty())
+    g.dtypes.push_back("");
+  if (g.tps.empty())
+    g.tps.push_back(0);
+  for (const std::string &m : g.models)
+    if (auto c = models::ModelConfig::load(m); !c)
+      return c.takeError();
+  for (const std::string &c : g.chips)
+    if (auto a = arch::ArchModel::load(c); !a)
+      return a.takeError();
+  {
+    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+    for (const std::string &p : g.kv)
+      if (auto s = kv::parsePolicy(&context, p); !s)
+        return s.takeError();
+  }
+  for (const std::string &b : g.batches) {
+    int64_t n;
+    if (b != "max" && (StringRef(b).getAsInteger(10, n) || n <= 0 ||
+                       n > models::kMaxBatch))
+      return makeError(formatv("--batch: expected numbers in [1, {0}] or "
+                               "max, got '{1}'",
+                               models::kMaxBatch, b));
+  }
+  for (const std::string &d : g.dtypes)
+    if (!d.empty() && d != "bf16" && d != "fp8")
+      return makeError("--weights-dtype: expected bf16 or fp8, got '" + d +
+                       "'");
+  if (g.models.empty() || g.chips.empty() || g.contexts.empty() ||
+      g.batches.empty() || g.kv.empty())
+    return makeError("sweep needs at least one --model, --chip, --context, "
+                     "--batch and --kv");
+  // A value twice would make two points with one identity.
+  for (const auto &[axis, values] : g.axes()) {
+    std::set<std::string> seen;
+    for (const std::string &v : values)
+      if (!seen.insert(v).second)
+        return makeError(formatv("--{0}: '{1}' is given twice", axis, v));
+  }
+  return g;
+}
+
+std::vector<SweepPoint> SweepGrid::points() const {
+  std::vector<SweepPoint> grid;
+  for (const std::string &m : models)
+    for (const std::string &c : chips)
+      for (int64_t ctx : contexts)
+        for (const std::string &b : batches)
+          for (const std::string &p : kv)
+            for (int64_t tp : tps)
+              for (const std::string &d : dtypes) {
+                SweepPoint pt;
+                pt.index = static_cast<int64_t>(grid.size());
+                pt.model = m;
+                pt.chip = c;
+                pt.context = ctx;
+                pt.batch = b;
+                pt.kv = p;
+                pt.tp = tp;
+                pt.dtype = d;
+                grid.push_back(std::move(pt));
+              }
+  return grid;
+}
+
+std::map<std::string, std::vector<std::string>> SweepGrid::axes() const {
+  std::map<std::string, std::vector<std::string>> out;
+  out["model"] = models;
+  out["chip"] = chips;
+  for (int64_t c : contexts)
+    out["context"].push_back(std::to_string(c));
+  out["batch"] = batches;
+  out["kv"] = kv;
+  for (int64_t t : tps)
+    out["tp"].push_back(std::to_string(t));
+  out["weights_dtype"] = dtypes;
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// The manifest
+//===----------------------------------------------------------------------===//
+
+namespace {
+llvm::json::Array toArray(const std::vector<std::string> &v) {
+  llvm::json::Array a;
+  for (const std::string &s : v)
+    a.push_back(s);
+  return a;
+}
+llvm::json::Array toArray(const std::vector<int64_t> &v) {
+  llvm::json::Array a;
+  for (int64_t n : v)
+    a.push_back(n);
+  return a;
+}
+llvm::json::Object toObject(const std::map<std::string, std::string> &m) {
+  llvm::json::Object o;
+  for (const auto &[k, v] : m)
+    o[k] = v;
+  return o;
+}
+} // namespace
+
+llvm::json::Value SweepManifest::toJSON() const {
+  return llvm::json::Object{
+      {"snapflow", build},
+      {"steps", steps},
+      {"shard", llvm::json::Object{{"index", shardIndex},
+                                   {"count", shardCount}}},
+      {"grid",
+       llvm::json::Object{{"model", toArray(grid.models)},
+                          {"chip", toArray(grid.chips)},
+                          {"context", toArray(grid.contexts)},
+                          {"batch", toArray(grid.batches)},
+                          {"kv", toArray(grid.kv)},
+                          {"tp", toArray(grid.tps)},
+                          {"weights_dtype", toArray(grid.dtypes)}}},
+      {"fingerprints", llvm::json::Object{{"chips", toObject(chips)},
+                                          {"models", toObject(models)}}},
+  };
+}
+
+llvm::Expected<SweepManifest> SweepManifest::read(StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return makeError(path + ": " + buffer.getError().message());
+  auto value = llvm::json::parse((*buffer)->getBuffer());
+  if (!value)
+    return makeError(path + ": " + llvm::toString(value.takeError()));
+  SweepManifest m;
+  llvm::json::Path::Root root;
+  llvm::json::ObjectMapper map(*value, root);
+  auto strings = [&](const llvm::json::Object &o, StringRef key,
+                     std::vector<std::string> &out) {
+    const llvm::json::Array *a = o.getArray(key);
+    if (!a)
+      return false;
+    for (const llvm::json::Value &v : *a) {
+      auto s = v.getAsString();
+      if (!s)
+        return false;
+      out.push_back(s->str());
+    }
+    return true;
+  };
+  auto numbers = [&](const llvm::json::Object &o, StringRef key,
+                     std::vector<int64_t> &out) {
+    const llvm::json::Array *a = o.getArray(key);
+    if (!a)
+      return false;
+    for (const llvm::json::Value &v : *a) {
+      auto n = v.getAsInteger();
+      if (!n)
+        return false;
+      out.push_back(*n);
+    }
+    return true;
+  };
+  auto stringMap = [&](const llvm::json::Object *o,
+                       std::map<std::string, std::string> &out) {
+    if (!o)
+      return false;
+    for (const auto &kv : *o) {
+      auto s = kv.second.getAsString();
+      if (!s)
+        return false;
+      out[kv.first.str()] = s->str();
+    }
+    return true;
+  };
+  const llvm::json::Object *top = value->getAsObject();
+  if (!top)
+    return makeError(path + ": expected a JSON object");
+  auto bad = [&](StringRef key) {
+    return makeError(path + ": '" + key +
+                     "' is missing or malformed; this folder was not made by "
+                     "snapflow sweep, or was edited");
+  };
+  if (auto b = top->getString("snapflow"))
+    m.build = b->str();
+  else
+    return bad("snapflow");
+  if (auto s = top->getInteger("steps"))
+    m.steps = *s;
+  else
+    return bad("steps");
+  const llvm::json::Object *shard = top->getObject("shard");
+  if (!shard || !shard->getInteger("index") || !shard->getInteger("count"))
+    return bad("shard");
+  m.shardIndex = *shard->getInteger("index");
+  m.shardCount = *shard->getInteger("count");
+  const llvm::json::Object *grid = top->getObject("grid");
+  if (!grid)
+    return bad("grid");
+  if (!strings(*grid, "model", m.grid.models))
+    return bad("grid.model");
+  if (!strings(*grid, "chip", m.grid.chips))
+    return bad("grid.chip");
+  if (!numbers(*grid, "context", m.grid.contexts))
+    return bad("grid.context");
+  if (!strings(*grid, "batch", m.grid.batches))
+    return bad("grid.batch");
+  if (!strings(*grid, "kv", m.grid.kv))
+    return bad("grid.kv");
+  if (!numbers(*grid, "tp", m.grid.tps))
+    return bad("grid.tp");
+  if (!strings(*grid, "weights_dtype", m.grid.dtypes))
+    return bad("grid.weights_dtype");
+  const llvm::json::Object *fp = top->getObject("fingerprints");
+  if (!fp || !stringMap(fp->getObject("chips"), m.chips))
+    return bad("fingerprints.chips");
+  if (!stringMap(fp->getObject("models"), m.models))
+    return bad("fingerprints.models");
+  (void)map;
+  return m;
+}
+
+Error SweepManifest::write(StringRef path) const {
+  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+    os << formatv("{0:2}", toJSON()) << "\n";
+    return Error::success();
+  });
+}
+
+Error snapflow::driver::checkContinuation(const SweepManifest &old,
+                                          const SweepManifest &now,
+                                          bool extend) {
+  std::string how = extend ? "--extend" : "--resume";
+  if (old.build != now.build)
+    return makeError(formatv(
+        "{0}: the sweep was run by snapflow {1}, this is {2}; rows of two "
+        "builds would mix two models of the chip. Start a new directory",
+        how, old.build, now.build));
+  if (old.steps != now.steps)
+    return makeError(formatv("{0}: the sweep ran --steps {1}, not {2}", how,
+                             old.steps, now.steps));
+  if (old.shardIndex != now.shardIndex || old.shardCount != now.shardCount)
+    return makeError(formatv("{0}: the directory holds shard {1}/{2}, not "
+                             "{3}/{4}",
+                             how, old.shardIndex, old.shardCount,
+                             now.shardIndex, now.shardCount));
+  if (extend && now.shardCount > 1)
+    return makeError("--extend with --shard: a larger grid numbers its "
+                     "points anew, so the shards would no longer split it; "
+                     "extend an unsharded sweep, or start new shard "
+                     "directories");
+  for (const auto &[name, print] : old.chips) {
+    auto it = now.chips.find(name);
+    if (it != now.chips.end() && it->second != print)
+      return makeError(formatv("{0}: chip '{1}' changed since the sweep ran "
+                               "(fingerprint {2}, now {3}); its rows would "
+                               "describe another chip. Start a new directory",
+                               how, name, print, it->second));
+  }
+  for (const auto &[name, print] : old.models) {
+    auto it = now.models.find(name);
+    if (it != now.models.end() && it->second != print)
+      return makeError(formatv("{0}: model '{1}' changed since the sweep ran "
+                               "(fingerprint {2}, now {3}). Start a new "
+                               "directory",
+                               how, name, print, it->second));
+  }
+  auto oldAxes = old.grid.axes(), nowAxes = now.grid.axes();
+  for (const auto &[axis, values] : oldAxes) {
+    const std::vector<std::string> &mine = nowAxes[axis];
+    if (values == mine)
+      continue;
+    std::vector<std::string> dropped;
+    for (const std::string &v : values)
+      if (!llvm::is_contained(mine, v))
+        dropped.push_back(v);
+    std::string was = describeValues(values), is = describeValues(mine);
+    if (!extend)
+      return makeError(formatv(
+          "--resume: the grid differs in --{0} (the sweep has {1}, this "
+          "command {2}). Rerun with the sweep's values, or use --extend to "
+          "add values and run exactly the missing points",
+          axis == "weights_dtype" ? "weights-dtype" : axis, was, is));
+    if (!dropped.empty())
+      return makeError(formatv(
+          "--extend: --{0} drops {1} (the sweep has {2}, this command {3}); "
+          "an extended grid keeps every value the sweep ran",
+          axis == "weights_dtype" ? "weights-dtype" : axis,
+          describeValues(dropped), was, is));
+  }
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Rows
+//===----------------------------------------------------------------------===//
+
+const std::vector<std::string> &snapflow::driver::sweepColumns() {
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> c(std::begin(kInputColumns),
+                               std::end(kInputColumns));
+    c.push_back("status");
+    c.push_back("reason");
+    for (const sim::ReportKey &k : sim::reportSchema())
+      if (k.presence == sim::ReportPresence::Always)
+        c.push_back(std::string("report.") + k.key);
+    return c;
+  }();
+  return columns;
+}
+
+llvm::Expected<std::map<std::string, std::vector<std::string>>>
+snapflow::driver::readSweepRows(StringRef path) {
+  std::map<std::string, std::vector<std::string>> rows;
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return rows; // no file yet
+  StringRef text = (*buffer)->getBuffer();
+  std::string header = csvLine(sweepColumns());
+  size_t columns = sweepColumns().size();
+  bool first = true;
+  int line = 0;
+  while (!text.empty()) {
+    size_t eol = text.find('\n');
+    if (eol == StringRef::npos)
+      break; // unterminated: written when the sweep was killed
+    StringRef l = text.take_front(eol);
+    text = text.drop_front(eol + 1);
+    ++line;
+    if (first) {
+      if (l != header)
+        return makeError(path + ":1: its columns are not this snapflow's; "
+                                "start a new sweep directory");
+      first = false;
+      continue;
+    }
+    std::vector<std::string> cols = csv::split(l);
+    int64_t index;
+    if (cols.size() != columns || StringRef(cols[0]).getAsInteger(10, index))
+      return makeError(formatv("{0}:{1}: a malformed row ({2} fields, "
+                               "expected {3}); was the file edited?",
+                               path, line, cols.size(), columns));
+    std::string key = identityKey(llvm::ArrayRef(cols).slice(
+        1, std::size(kInputColumns) - 1));
+    if (!rows.emplace(key, std::move(cols)).second)
+      return makeError(formatv("{0}:{1}: the point of this row is already "
+                               "on an earlier line",
+                               path, line));
+  }
+  return rows;
+}
+
+//===----------------------------------------------------------------------===//
+// Running points
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Everything compiled once and shared by the points of a sweep.
+class PointPreparer {
+public:
+  // The IR is verified once, after the last pass (not after each).
+  PointPreparer() { compile.verifyEachPass = false; }
+
+  /// Resolves and compiles a point's decode program, serialized for its
+  /// process; its errors are the point's (ProgramFailure: failed).
+  llvm::Expected<std::string> prepare(const SweepPoint &p) {
+    WorkloadOptions o = options(p);
+    auto w = workload(p, o);
+    if (!w)
+      return w.takeError();
+    int64_t batch = 0;
+    if (p.batch == "max") {
+      std::string key = identityKey(workloadKey(p));
+      auto it = maxBatches.find(key);
+      if (it == maxBatches.end()) {
+        auto largest = findMaxBatch(context, **w, o, compile);
+        if (!largest)
+          return largest.takeError();
+        it = maxBatches.emplace(key, *largest).first;
+      }
+      batch = it->second;
+    } else {
+      StringRef(p.batch).getAsInteger(10, batch); // checked by the grid
+    }
+    o.batch = batch;
+    auto program =
+        compileProgram(context, **w, o, compile, batch, /*prefill=*/false);
+    if (!program)
+      return program.takeError();
+    return sim::serializeProgram(*program);
+  }
+
+private:
+  WorkloadOptions options(const SweepPoint &p) {
+    WorkloadOptions o;
+    o.model = p.model;
+    o.chip = p.chip;
+    o.context = p.context;
+    o.batch = 1; // set per point
+    o.kv = p.kv;
+    o.tp = p.tp;
+    o.weightsDtype = p.dtype;
+    return o;
+  }
+  /// A point's inputs but its batch: the points that share a workload.
+  static std::vector<std::string> workloadKey(const SweepPoint &p) {
+    std::vector<std::string> id = p.identity();
+    id.erase(id.begin() + 3); // the batch
+    return id;
+  }
+  llvm::Expected<const Workload *> workload(const SweepPoint &p,
+                                            const WorkloadOptions &o) {
+    std::string key = identityKey(workloadKey(p));
+    auto it = workloads.find(key);
+    if (it == workloads.end()) {
+      auto w = resolveWorkload(o, /*needChip=*/true);
+      if (!w)
+        return w.takeError();
+      it = workloads.emplace(key, std::move(*w)).first;
+    }
+    return &it->second;
+  }
+
+  CompileOptions compile;
+  // One thread: points compile one at a time while the others simulate.
+  mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
+  std::map<std::string, Workload> workloads;
+  std::map<std::string, int64_t> maxBatches;
+};
+
+/// A point being simulated.
+struct Running {
+  SweepPoint point;
+  std::string report, err;
+};
+
+/// A row of results.csv for a finished point.
+std::vector<std::string> makeRow(const SweepPoint &p, StringRef status,
+                                 StringRef reason,
+                                 const llvm::json::Object &report) {
+  std::vector<std::string> row = p.inputs();
+  row.push_back(status.str());
+  // One line: a reason becomes one CSV field.
+  std::string oneLine = reason.trim().str();
+  std::replace(oneLine.begin(), oneLine.end(), '\n', ' ');
+  row.push_back(oneLine);
+  const std::vector<std::string> &columns = sweepColumns();
+  for (size_t i = kReasonColumn + 1; i < columns.size(); ++i)
+    row.push_back(lookup(report, StringRef(columns[i]).drop_front(7)));
+  return row;
+}
+
+/// The row of a point whose process exited with `status` (waitpid's).
+std::vector<std::string> childRow(const Running &c, int status) {
+  llvm::json::Object report;
+  auto readText = [](StringRef path) {
+    auto b = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+    return b ? (*b)->getBuffer().trim().str() : std::string();
+  };
+  std::string stderrText = readText(c.err);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    auto buffer = llvm::MemoryBuffer::getFile(c.report);
+    auto parsed = buffer ? llvm::json::parse((*buffer)->getBuffer())
+                         : llvm::Expected<llvm::json::Value>(
+                               makeError("the point wrote no report"));
+    if (!parsed)
+      return makeRow(c.point, "error", llvm::toString(parsed.takeError()),
+                     report);
+    if (!parsed->getAsObject())
+      return makeRow(c.point, "error", "malformed report", report);
+    return makeRow(c.point, "ok", "", *parsed->getAsObject());
+  }
+  if (WIFEXITED(status))
+    return makeRow(c.point, WEXITSTATUS(status) == 2 ? "failed" : "error",
+                   stderrText.empty()
+                       ? formatv("exit code {0}", WEXITSTATUS(status)).str()
+                       : stderrText,
+                   report);
+  std::string why = formatv("the simulation was killed by signal {0} ({1})",
+                            WTERMSIG(status), ::strsignal(WTERMSIG(status)))
+                        .str();
+  if (!stderrText.empty())
+    why += ": " + stderrText;
+  return makeRow(c.point, "error", why, report);
+}
+
+/// Progress: a bar on a terminal, a line per point otherwise.
+class Progress {
+public:
+  Progress(llvm::raw_ostream &os, size_t total)
+      : os(os), total(total), tty(llvm::sys::Process::StandardOutIsDisplayed()),
+        start(std::chrono::steady_clock::now()) {}
+
+  void done(const std::vector<std::string> &row) {
+    ++finished;
+    const std::string &status = row[kStatusColumn];
+    if (status != "ok")
+      ++failed;
+    double elapsed = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    double eta = elapsed / finished * (total - finished);
+    if (tty) {
+      int width = 30;
+      int filled = total ? static_cast<int>(width * finished / total) : width;
+      os << "\r[" << std::string(filled, '=')
+         << std::string(width - filled, ' ')
+         << formatv("] {0}/{1}  {2} failed  ETA {3:f0} s   ", finished, total,
+                    failed, eta);
+    } else {
+      std::string tokens;
+      if (status == "ok") {
+        double t = 0;
+        StringRef(row[columnOf("report.throughput_tokens_per_s")])
+            .getAsDouble(t);
+        tokens = formatv(" {0:f1} tokens/s", t).str();
+      }
+      os << formatv("point {0} ({1}/{2}): {3} {4} context {5} batch {6} "
+                    "--kv {7}: {8}{9}; ETA {10:f0} s\n",
+                    row[0], finished, total, row[1], row[2], row[3], row[4],
+                    row[5], status, tokens, eta);
+    }
+    os.flush();
+  }
+  void end() {
+    if (tty)
+      os << "\n";
+  }
+  size_t failures() const { return failed; }
+
+private:
+  static size_t columnOf(StringRef name) {
+    const auto &c = sweepColumns();
+    return std::find(c.begin(), c.end(), name) - c.begin();
+  }
+  llvm::raw_ostream &os;
+  size_t total, finished = 0, failed = 0;
+  bool tty;
+  std::chrono::steady_clock::time_point start;
+};
+
+/// The manifest a sweep with these options writes.
+llvm::Expected<SweepManifest> describe(const SweepOptions &o,
+                                       const SweepGrid &grid) {
+  SweepManifest m;
+  m.grid = grid;
+  m.steps = o.steps;
+  m.shardIndex = o.shardIndex;
+  m.shardCount = o.shardCount;
+  m.build = versionString();
+  for (const std::string &c : grid.chips) {
+    auto chip = arch::ArchModel::load(c);
+    if (!chip)
+      return chip.takeError();
+    m.chips[c] = chip->fingerprint();
+  }
+  for (const std::string &name : grid.models) {
+    auto model = models::ModelConfig::load(name);
+    if (!model)
+      return model.takeError();
+    m.models[name] = model->fingerprint();
+  }
+  return m;
+}
+
+/// The rows of `rows` placed at the points of `grid` (renumbered), in grid
+/// order; a row whose point is not in the grid is an error.
+llvm::Expected<std::vector<std::vector<std::string>>>
+placeRows(std::map<std::string, std::vector<std::string>> rows,
+          const std::vector<SweepPoint> &grid, StringRef path) {
+  std::vector<std::vector<std::string>> placed;
+  for (const SweepPoint &p : grid) {
+    auto it = rows.find(identityKey(p.identity()));
+    if (it == rows.end())
+      continue;
+    it->second[0] = std::to_string(p.index);
+    placed.push_back(std::move(it->second));
+    rows.erase(it);
+  }
+  if (!rows.empty())
+    return makeError(formatv("{0}: {1} row(s) are not points of the grid "
+                             "(the first: {2}); was the file edited?",
+                             path, rows.size(),
+                             llvm::join(rows.begin()->second.begin() + 1,
+                                        rows.begin()->second.begin() +
+                                            std::size(kInputColumns),
+                                        " ")));
+  return placed;
+}
+
+} // namespace
+
+Error snapflow::driver::runSweep(const SweepOptions &o, llvm::raw_ostream &os) {
+  if (o.outputDir.empty())
+    return makeError("sweep needs -o DIR for its results");
+  if (o.resume && o.extend)
+    return makeError("--resume and --extend: choose one (--extend also "
+                     "resumes)");
+  if (o.steps < 1)
+    return makeError(formatv("--steps must be >= 1, got {0}", o.steps));
+  if (o.shardCount < 1 || o.shardIndex < 0 || o.shardIndex >= o.shardCount)
+    return makeError(formatv("--shard: expected i/N with 0 <= i < N, "
+                             "got {0}/{1}",
+                             o.shardIndex, o.shardCount));
+  // The point server, forked while this process is small (PointRunner.h).
+  auto started = PointRunner::start();
+  if (!started)
+    return started.takeError();
+  PointRunner runner = std::move(*started);
+  // The grid, checked before anything is written.
+  auto grid = SweepGrid::parse(o);
+  if (!grid)
+    return grid.takeError();
+  auto manifest = describe(o, *grid);
+  if (!manifest)
+    return manifest.takeError();
+  std::vector<SweepPoint> points = grid->points();
+
+  std::string results = pathIn(o.outputDir, "results.csv"),
+              manifestPath = pathIn(o.outputDir, "sweep.json"),
+              scratch = pathIn(o.outputDir, "points");
+  bool hasResults = llvm::sys::fs::exists(results),
+       hasManifest = llvm::sys::fs::exists(manifestPath);
+  if ((hasResults || hasManifest) && !o.resume && !o.extend)
+    return makeError(o.outputDir + " holds a sweep (" +
+                     (hasManifest ? manifestPath : results) +
+                     " exists); add --resume to continue that sweep, "
+                     "--extend to add values to its grid, or choose "
+                     "another -o");
+  if (hasResults && !hasManifest)
+    return makeError(results + " has no sweep.json beside it (an older "
+                               "snapflow made it): its grid and build are "
+                               "unknown. Start a new directory");
+  if (hasManifest) {
+    auto old = SweepManifest::read(manifestPath);
+    if (!old)
+      return old.takeError();
+    if (Error e = checkContinuation(*old, *manifest, o.extend))
+      return e;
+  }
+
+  // The rows done, renumbered in this grid's order.
+  auto done = readSweepRows(results);
+  if (!done)
+    return done.takeError();
+  auto placed = placeRows(std::move(*done), points, results);
+  if (!placed)
+    return placed.takeError();
+  std::set<int64_t> doneIndices;
+  for (const auto &r : *placed)
+    doneIndices.insert(std::stoll(r[0]));
+
+  if (std::error_code ec = llvm::sys::fs::create_directories(scratch))
+    return makeError("cannot create " + scratch + ": " + ec.message());
+  // The manifest first: whatever the rows, they are matched to points by
+  // their inputs, so a kill between these two writes loses nothing.
+  if (Error e = manifest->write(manifestPath))
+    return e;
+  if (Error e = writeRows(results, *placed))
+    return e;
+  // points/ holds the reports of running points only.
+  {
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(scratch, ec), end;
+         it != end && !ec; it.increment(ec))
+      llvm::sys::fs::remove(it->path());
+  }
+
+  std::vector<SweepPoint> mine, todo;
+  for (const SweepPoint &p : points)
+    if (p.index % o.shardCount == o.shardIndex) {
+      mine.push_back(p);
+      if (!doneIndices.count(p.index))
+        todo.push_back(p);
+    }
+  int64_t jobs = std::max<int64_t>(1, o.jobs);
+  os << formatv("sweep: {0} points, {1} in this shard, {2} already done, "
+                "{3} to run with -j {4}\n",
+                points.size(), mine.size(), mine.size() - todo.size(),
+                todo.size(), jobs);
+  os.flush();
+
+  std::error_code ec;
+  llvm::raw_fd_ostream resultsFile(results, ec, llvm::sys::fs::OF_Append);
+  if (ec)
+    return makeError("cannot append to " + results + ": " + ec.message());
+  Progress progress(os, todo.size());
+  auto append = [&](const std::vector<std::string> &row) {
+    // One write per row, flushed: a kill leaves whole rows and at most one
+    // unterminated tail, which the next run drops.
+    resultsFile << csvLine(row) << "\n";
+    resultsFile.flush();
+    progress.done(row);
+  };
+
+  PointPreparer preparer;
+  std::map<int64_t, Running> running;
+  auto reap = [&]() -> Error {
+    auto exit = runner.next();
+    if (!exit)
+      return exit.takeError();
+    auto it = running.find(exit->index);
+    if (it == running.end())
+      return makeError(formatv("internal error: point {0} ended twice",
+                               exit->index));
+    append(childRow(it->second, exit->status));
+    llvm::sys::fs::remove(it->second.report);
+    llvm::sys::fs::remove(it->second.err);
+    running.erase(it);
+    return Error::success();
+  };
+  for (const SweepPoint &p : todo) {
+    while (static_cast<int64_t>(running.size()) >= jobs)
+      if (Error e = reap())
+        return e;
+    // Compiled here, while the points sent before simulate.
+    auto text = preparer.prepare(p);
+    if (!text) {
+      Error e = text.takeError();
+      bool failure = e.isA<ProgramFailure>();
+      append(makeRow(p, failure ? "failed" : "error",
+                     llvm::toString(std::move(e)), {}));
+      continue;
+    }
+    Running r;
+    r.point = p;
+    r.report = pathIn(scratch, std::to_string(p.index) + ".json");
+    r.err = pathIn(scratch, std::to_string(p.index) + ".err");
+    if (Error e = runner.submit(p.index, o.steps, *text, r.report, r.err))
+      return e;
+    running.emplace(p.index, std::move(r));
+  }
+  while (!running.empty())
+    if (Error e = reap())
+      return e;
+  progress.end();
+  resultsFile.close();
+
+  // Grid order, whatever order the points finished in.
+  auto rows = readSweepRows(results);
+  if (!rows)
+    return rows.takeError();
+  auto ordered = placeRows(std::move(*rows), points, results);
+  if (!ordered)
+    return ordered.takeError();
+  if (Error e = writeRows(results, *ordered))
+    return e;
+  os << formatv("sweep: {0} rows in {1} ({2} failed in this run)\n",
+                ordered->size(), results, progress.failures());
+  if (ordered->size() == points.size() || o.shardCount == 1)
+    if (Error e = drawSweep(o.outputDir, os))
+      return e;
+  return Error::success();
+}
+
+Error snapflow::driver::mergeSweeps(const std::vector<std::string> &dirs,
+                                    const std::string &outputDir,
+                                    llvm::raw_ostream &os) {
+  if (dirs.empty() || outputDir.empty())
+    return makeError("usage: snapflow sweep merge DIR... -o OUT");
+  std::optional<SweepManifest> first;
+  std::string firstDir;
+  std::map<std::string, std::vector<std::string>> merged;
+  std::set<int64_t> shards;
+  for (const std::string &d : dirs) {
+    auto m = SweepManifest::read(pathIn(d, "sweep.json"));
+    if (!m)
+      return m.takeError();
+    if (!first) {
+      first = *m;
+      firstDir = d;
+    } else {
+      // The shards of one sweep: the same grid, build, steps and inputs.
+      SweepManifest same = *m;
+      same.shardIndex = first->shardIndex;
+      if (Error e = checkContinuation(*first, same, /*extend=*/false))
+        return makeError(formatv("{0} and {1} are not shards of one sweep: "
+                                 "{2}",
+                                 firstDir, d, llvm::toString(std::move(e))));
+    }
+    if (!shards.insert(m->shardIndex).second)
+      return makeError(formatv("shard {0}/{1} is given twice ({2})",
+                               m->shardIndex, m->shardCount, d));
+    std::string path = pathIn(d, "results.csv");
+    if (!llvm::sys::fs::exists(path))
+      return makeError(path + ": no such file");
+    auto rows = readSweepRows(path);
+    if (!rows)
+      return rows.takeError();
+    for (auto &r : *rows)
+      if (!merged.emplace(r.first, r.second).second)
+        return makeError(formatv("point {0} is in more than one shard ({1})",
+                                 r.second[0], path));
+  }
+  std::vector<SweepPoint> points = first->grid.points();
+  auto placed = placeRows(std::move(merged), points, outputDir);
+  if (!placed)
+    return placed.takeError();
+  if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+    return makeError("cannot create " + outputDir + ": " + ec.message());
+  SweepManifest whole = *first;
+  whole.shardIndex = 0;
+  whole.shardCount = 1;
+  if (Error e = whole.write(pathIn(outputDir, "sweep.json")))
+    return e;
+  std::string out = pathIn(outputDir, "results.csv");
+  if (Error e = writeRows(out, *placed))
+    return e;
+  os << formatv("merged {0} rows from {1} shards into {2}", placed->size(),
+                dirs.size(), out);
+  if (placed->size() < points.size())
+    os << formatv(" ({0} of the grid's {1} points are missing: a shard is "
+                  "not finished or not given)",
+                  points.size() - placed->size(), points.size());
+  os << "\n";
+  return drawSweep(outputDir, os);
+}

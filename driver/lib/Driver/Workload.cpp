@@ -1,0 +1,67 @@
+//===- Workload.cpp - What to compile and simulate -------------------------===//
+
+#include "snapflow/Driver/Workload.h"
+
+#include "snapflow/Dialect/KV/IR/KVOps.h"
+#include "snapflow/Driver/Errors.h"
+#include "snapflow/Models/ModelBuilder.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include "SnapflowVersion.inc"
+
+using namespace snapflow;
+using namespace snapflow::driver;
+using llvm::formatv;
+
+char ProgramFailure::ID;
+
+std::string snapflow::driver::versionString() {
+  return std::string(SNAPFLOW_VERSION) + " (" + SNAPFLOW_REVISION + ")";
+}
+
+llvm::Expected<Workload>
+snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
+  Workload w;
+  auto config = models::ModelConfig::load(o.model);
+  if (!config)
+    return config.takeError();
+  w.config = std::move(*config);
+  if (o.batch <= 0 || o.batch > models::kMaxBatch)
+    return makeError(formatv("--batch must be in [1, {0}], got {1}",
+                             models::kMaxBatch, o.batch));
+  if (o.context <= 0)
+    return makeError(formatv("--context must be > 0, got {0}", o.context));
+  if (!o.weightsDtype.empty()) {
+    if (o.weightsDtype == "bf16")
+      w.weightsDtype = models::WeightDtype::BF16;
+    else if (o.weightsDtype == "fp8")
+      w.weightsDtype = models::WeightDtype::FP8;
+    else
+      return makeError("--weights-dtype must be bf16 or fp8, got '" +
+                       o.weightsDtype + "'");
+  }
+  if (!needChip)
+    return w;
+  auto chip = arch::ArchModel::load(o.chip);
+  if (!chip)
+    return chip.takeError();
+  w.chip = std::move(*chip);
+  {
+    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+    auto policy = kv::resolvePolicy(&context, o.kv, o.context);
+    if (!policy) // the message names the policy string
+      return policy.takeError();
+    w.kvLabel = policy->getLabel();
+    w.kvSlots = policy->getSlotsFor(o.context);
+    w.kvCompressing = policy->isCompressing();
+  }
+  // tp 0 in the options means "not given": every socket of the chip.
+  w.tp = o.tp == 0 ? w.chip.numSockets() : o.tp;
+  if (w.tp < 1 || w.tp > w.chip.numSockets())
+    return makeError(formatv("--tp {0} is not possible on {1}, which has {2} "
+                             "socket(s)",
+                             w.tp, w.chip.getName(), w.chip.numSockets()));
+  return w;
+}

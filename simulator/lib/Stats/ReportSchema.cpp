@@ -1,0 +1,89 @@
+//===- ReportSchema.cpp - Every key of the simulation report --------------===//
+
+#include "snapflow/Sim/Stats/ReportSchema.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace snapflow;
+using namespace snapflow::sim;
+
+llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
+  using P = ReportPresence;
+  static const ReportKey keys[] = {
+      {"batch", "sequences", "sequences per step (the decode program's batch)"},
+      {"breakdown.collective_s", "s",
+       "share of a step attributed to collectives"},
+      {"breakdown.compute_s", "s", "share of a step attributed to compute"},
+      {"breakdown.memory_s", "s",
+       "share of a step attributed to memory tiers"},
+      {"breakdown.network_s", "s",
+       "share of a step attributed to the on-chip network and DMA lanes"},
+      {"breakdown.reconfig_s", "s", "reconfiguration time of a step"},
+      {"chip", "-", "the chip simulated (its name)"},
+      {"chip_fingerprint", "-",
+       "hash of every parameter of the chip simulated"},
+      {"compiled_for", "-", "the chip the program was compiled for",
+       P::WhatIf},
+      {"compiled_for_fingerprint", "-",
+       "hash of every parameter of that chip", P::WhatIf},
+      {"context_tokens", "tokens",
+       "context per sequence (decode) or prompt (prefill)"},
+      {"iterations_fast_forwarded", "iterations",
+       "identical loop iterations accounted, not simulated"},
+      {"iterations_simulated", "iterations", "loop iterations simulated"},
+      {"kv_cache_bytes_per_socket", "bytes", "KV cache held per socket"},
+      {"memory.peak_bytes.ddr", "bytes", "peak DDR occupancy per socket"},
+      {"memory.peak_bytes.hbm", "bytes", "peak HBM occupancy per socket"},
+      {"memory.peak_bytes.sram", "bytes", "peak SRAM occupancy per socket"},
+      {"per_user_tokens_per_s", "tokens/s",
+       "tokens per second one sequence sees"},
+      {"program", "-", "the df.program simulated (decode or prefill)"},
+      {"prompt_tokens_per_s", "tokens/s",
+       "prompt tokens processed per second", P::Prefill},
+      {"roofline.binding", "-",
+       "the resource whose bound is largest (compute, hbm, ddr, sram, link)"},
+      {"roofline.compute_s", "s", "FLOPs over peak"},
+      {"roofline.ddr_s", "s", "DDR bytes over DDR bandwidth"},
+      {"roofline.hbm_s", "s", "HBM bytes over HBM bandwidth"},
+      {"roofline.link_s", "s", "link bytes over link bandwidth"},
+      {"roofline.sram_s", "s", "SRAM bytes over SRAM bandwidth"},
+      {"roofline.step_latency_lower_bound_s", "s",
+       "the largest of the bounds: no step can be faster"},
+      {"roofline_efficiency", "-",
+       "lower bound over simulated step (at most 1)"},
+      {"simulated_cycles", "cycles", "cycles of the whole run"},
+      {"snapflow", "-", "snapflow's version and source revision"},
+      {"step_latency_s", "s", "one decode (or prefill) step"},
+      {"steps", "steps", "steps asked for"},
+      {"steps_simulated", "steps", "steps simulated (the rest accounted)"},
+      {"throughput_tokens_per_s", "tokens/s",
+       "tokens per second over all sequences"},
+      {"tiles_moved", "tiles", "tiles pushed through streams"},
+      {"tiles_per_wall_second", "tiles/s", "simulator speed",
+       P::Always, /*wallClock=*/true},
+      {"tokens_per_step", "tokens",
+       "accepted tokens per sequence and step (MTP speculation)"},
+      {"tp", "sockets", "sockets of the TP group"},
+      {"ttft_s", "s",
+       "time to first token: the prefill of one prompt (null without one)"},
+      {"utilization.ddr", "-", "busy fraction of DDR"},
+      {"utilization.hbm", "-", "busy fraction of HBM"},
+      {"utilization.link", "-", "busy fraction of the peer link"},
+      {"utilization.pcu", "-", "busy fraction of the PCUs"},
+      {"wall_time_s", "s", "wall-clock time of the simulation",
+       P::Always, /*wallClock=*/true},
+      {"what_if", "-", "true: simulated on another chip than compiled for",
+       P::WhatIf},
+  };
+  return keys;
+}
+
+void snapflow::sim::describeReportKeys(llvm::raw_ostream &os) {
+  for (const ReportKey &k : reportSchema()) {
+    const char *when = k.presence == ReportPresence::Prefill  ? "prefill"
+                       : k.presence == ReportPresence::WhatIf ? "what-if"
+                                                              : "always";
+    os << llvm::formatv("{0,-38} {1,-10} {2,-8} {3}{4}\n", k.key, k.unit, when,
+                        k.description, k.wallClock ? " (wall clock)" : "");
+  }
+}

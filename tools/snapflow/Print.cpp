@@ -1,0 +1,256 @@
+//===- Print.cpp - What the snapflow commands print -----------------------===//
+
+#include "Print.h"
+
+#include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Dialect/KV/IR/KVOps.h"
+#include "snapflow/Driver/Errors.h"
+#include "snapflow/Models/ModelConfig.h"
+#include "snapflow/Sim/Components/Component.h"
+#include "snapflow/Sim/Stats/Report.h"
+#include "snapflow/Sim/Stats/ReportSchema.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
+
+using namespace snapflow;
+using namespace snapflow::driver;
+using llvm::Error;
+using llvm::formatv;
+
+namespace {
+
+/// "1.50 TiB", "64.00 GiB", "520.0 MB": binary units, as capacities are sized.
+std::string humanBytes(double bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  return u == 0 ? formatv("{0} B", static_cast<int64_t>(bytes)).str()
+                : formatv("{0:f2} {1}", bytes, units[u]).str();
+}
+
+/// Bytes in GiB, or MiB when under one GiB.
+std::string gibOrMib(double b) {
+  return b >= double(1LL << 30) ? formatv("{0:f2} GiB", gib(b)).str()
+                                : formatv("{0:f2} MiB", b / double(1 << 20)).str();
+}
+
+std::string percent(double part, double whole) {
+  return whole > 0 ? formatv("{0,6:f1}%", 100.0 * part / whole).str()
+                   : std::string(7, ' ');
+}
+
+} // namespace
+
+Error snapflow::tools::printList(llvm::raw_ostream &os, bool components,
+                                 bool reportKeys) {
+  if (components) {
+    sim::describeComponents(os);
+    return Error::success();
+  }
+  if (reportKeys) {
+    sim::describeReportKeys(os);
+    return Error::success();
+  }
+  os << "Models (--model NAME, or a path to a Hugging Face config.json):\n";
+  for (const std::string &name : models::ModelConfig::builtinNames()) {
+    auto c = models::ModelConfig::load(name);
+    if (!c)
+      return c.takeError();
+    os << formatv("  {0,-18} {1,-12} {2} layers, hidden {3}, {4}\n", name,
+                  c->modelType, c->numLayers, c->hiddenSize,
+                  c->isMLA() ? formatv("MLA, {0} routed experts (top {1})",
+                                       c->numRoutedExperts,
+                                       c->numExpertsPerToken)
+                                   .str()
+                             : formatv("GQA {0}/{1} heads", c->numHeads,
+                                       c->numKvHeads)
+                                   .str());
+  }
+  os << "\nChips (--chip NAME, or a path to a chip YAML file):\n";
+  for (const std::string &name : arch::ArchModel::builtinNames()) {
+    auto chip = arch::ArchModel::load(name);
+    if (!chip)
+      return chip.takeError();
+    os << formatv("  {0,-18} {1} socket(s); {2}\n", name, chip->numSockets(),
+                  chip->getDescription());
+  }
+  os << "\nKV policies (--kv POLICY[:key=value,...]):\n"
+     << kv::describePolicies();
+  return Error::success();
+}
+
+void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
+                                bool json) {
+  const Workload &w = info.workload;
+  const ModelStats &stats = info.stats;
+  if (json) {
+    llvm::json::Object fitsJson;
+    for (arch::MemoryTier tier : arch::kAllTiers)
+      fitsJson[arch::tierName(tier)] = info.fits[static_cast<size_t>(tier)];
+    llvm::json::Object root{
+        {"layers", stats.layers},
+        {"params_total", stats.paramsTotal},
+        {"params_active", stats.paramsActive},
+        {"kv_bytes_per_token", stats.kvBytesPerToken},
+        {"kv_bytes", info.kvBytes},
+        {"fits", std::move(fitsJson)},
+    };
+    os << formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+    return;
+  }
+
+  const models::ModelConfig &c = w.config;
+  os << formatv("{0} ({1}) on {2}, tensor parallel over {3} of {4} socket(s)\n",
+                c.name, c.modelType, w.chip.getName(), w.tp,
+                w.chip.numSockets());
+  os << formatv("  layers       {0} ({1} dense + {2} MoE), {3}\n", stats.layers,
+                stats.layers - stats.moeLayers, stats.moeLayers,
+                c.isMLA() ? formatv("MLA latent {0} + rope {1}", c.kvLoraRank,
+                                    c.qkRopeHeadDim)
+                                .str()
+                          : formatv("GQA {0} heads / {1} KV heads",
+                                    c.numHeads, c.numKvHeads)
+                                .str());
+  os << formatv("  parameters   {0:f2} B total, {1:f2} B active per token\n",
+                stats.paramsTotal / 1e9, stats.paramsActive / 1e9);
+  os << formatv("  weights      {0} (projections in {1})\n",
+                humanBytes(stats.weightBytes),
+                models::weightDtypeName(w.weightsDtype.value_or(c.weightDtype)));
+  os << formatv("  KV cache     {0} B per token of one sequence\n",
+                stats.kvBytesPerToken);
+  os << formatv("               {0} keeps {1} of {2} tokens per sequence "
+                "({3:f1}x less than full)\n",
+                w.kvLabel, w.kvSlots, info.context,
+                static_cast<double>(info.context) / w.kvSlots);
+  os << formatv("               batch {0}: {1} in all\n", info.batch,
+                humanBytes(info.kvBytes));
+  std::string kvPlacement =
+      w.tp == 1 ? std::string("one socket")
+      : c.isMLA()
+          ? std::string("MLA latent cache replicated on every socket")
+          : formatv("{0} of {1} KV heads per socket",
+                    static_cast<int64_t>(double(info.planKvBytes) *
+                                         c.numKvHeads /
+                                         std::max<double>(1, info.kvBytes)),
+                    c.numKvHeads)
+                .str();
+  os << formatv("\n  per socket   weights {0} + KV {1} ({2}); the compiler's "
+                "memory plan\n",
+                humanBytes(info.planWeightsBytes), humanBytes(info.planKvBytes),
+                kvPlacement);
+  os << formatv("  {0,-6} {1,12} {2,12}  {3}\n", "tier", "capacity",
+                "weights+KV", "fits");
+  for (arch::MemoryTier tier : arch::kAllTiers)
+    os << formatv("  {0,-6} {1,12} {2,12}  {3}\n", arch::tierName(tier),
+                  humanBytes(w.chip.tierBytesPerSocket(tier)),
+                  humanBytes(info.needBytes),
+                  info.fits[static_cast<size_t>(tier)] ? "yes" : "no");
+  os << formatv("  largest batch that fits in HBM: {0}\n", info.maxBatch);
+}
+
+void snapflow::tools::printCompile(llvm::raw_ostream &os,
+                                   const CompileOutcome &c) {
+  os << formatv("compiled {0} {1} batch {2} context {3} on {4} (TP {5}, "
+                "--kv {6}) in {7:f2} s\n",
+                c.model, c.phase, c.batch, c.context, c.chip, c.tp, c.kv,
+                c.seconds);
+  os << formatv("  per socket: weights {0:f2} GiB, KV {1:f2} GiB, "
+                "activations {2:f2} MiB; HBM {3:f2} of {4:f2} GiB; "
+                "largest batch that fits: {5}\n",
+                gib(c.weightsBytes), gib(c.kvBytes),
+                c.activationBytes / double(1 << 20), gib(c.hbmBytes),
+                gib(c.hbmCapacity), c.maxBatch);
+}
+
+void snapflow::tools::printSimulation(llvm::raw_ostream &os,
+                                      const SimulationOutcome &s) {
+  for (const std::string &note : s.notes)
+    os << note << "\n";
+  sim::printSummary(os, s.report);
+}
+
+void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
+  const sim::serving::ServeResult &r = s.result;
+  const sim::serving::CostTable &costs = s.costs;
+  os << formatv("serving {0} requests ({1}) on {2} slot(s) of {3} tokens: "
+                "{4} on {5}, tp {6}, --kv {7}\n",
+                s.requests, s.source, s.slots, s.context, s.model, s.chip,
+                s.tp, s.kv);
+  os << formatv("step costs: {0} graphs compiled in {1:f2} s, timed in "
+                "one SystemC run of {2:f2} s; loop {3:f3} s\n",
+                s.graphs, s.compileS, s.simulateS, s.loopS);
+  os << "  prefill (prompt bucket: time)";
+  for (size_t i = 0; i < costs.prefillBuckets.size(); ++i)
+    os << formatv("  {0}: {1:f1} ms", costs.prefillBuckets[i],
+                  costs.prefillS[i] * 1e3);
+  os << "\n  decode step (context bucket: time)";
+  for (size_t i = 0; i < costs.decodeBuckets.size(); ++i)
+    os << formatv("  {0}: {1:f2} ms", costs.decodeBuckets[i],
+                  costs.decodeStepS[i] * 1e3);
+  os << "\n";
+  auto pct = [](double part, double whole) {
+    return whole > 0 ? 100.0 * part / whole : 0.0;
+  };
+  os << formatv("makespan            {0:f3} s (prefill {1:f0}%, decode "
+                "{2:f0}%, idle {3:f0}%)\n",
+                r.makespanS, pct(r.prefillS, r.makespanS),
+                pct(r.decodeS, r.makespanS), pct(r.idleS, r.makespanS));
+  os << formatv("throughput          {0:f1} output tokens/s, {1:f3} "
+                "requests/s\n",
+                s.throughputTokensPerS, s.requestsPerS);
+  auto line = [&](const char *name, const Percentiles &p, double scale,
+                  const char *unit) {
+    os << formatv("{0,-19} p50 {1:f3}  p90 {2:f3}  p99 {3:f3}  mean "
+                  "{4:f3} {5}\n",
+                  name, p.p50 * scale, p.p90 * scale, p.p99 * scale,
+                  p.mean * scale, unit);
+  };
+  line("TTFT", s.ttft, 1, "s");
+  line("TPOT", s.tpot, 1e3, "ms");
+  line("end to end", s.e2e, 1, "s");
+  line("queue wait", s.wait, 1, "s");
+  os << formatv("decode slot use     {0:f1}% of {1} slots over {2} "
+                "steps\n",
+                100 * r.decodeSlotUtilization, s.slots, r.decodeSteps);
+  os << formatv("KV held per socket  peak {0}, mean {1} (allocated "
+                "{2})\n",
+                gibOrMib(s.kvPeakBytes), gibOrMib(s.kvMeanBytes),
+                gibOrMib(s.kvAllocatedBytes));
+}
+
+void snapflow::tools::printTrace(llvm::raw_ostream &os, llvm::StringRef path,
+                                 const MemoryTrace &d) {
+  os << formatv("{0}: {1}{2:f3} ms simulated, {3} memory samples\n", path,
+                d.chip.empty() ? "" : d.chip + ", ", d.spanUs() * 1e-3,
+                d.samples.size());
+  os << "occupancy per socket    capacity GiB   peak GiB   peak/cap   "
+        "mean GiB (time-weighted)\n";
+  for (int k = 0; k < kTraceSeries; ++k) {
+    double cap = k < 3 ? d.capacity[k] : 0;
+    os << formatv("  {0,-20} {1,12} {2,10:f3}  {3}   {4,10:f3}\n",
+                  kTraceSeriesLabels[k],
+                  cap > 0 ? formatv("{0:f3}", gib(cap)).str()
+                          : std::string("-"),
+                  gib(d.peak[k]), percent(d.peak[k], cap), gib(d.mean[k]));
+  }
+  if (d.tensors.empty())
+    return;
+  std::vector<const TraceTensor *> shown = d.largest(10);
+  os << formatv("largest consumers ({0} of {1} tensors):\n", shown.size(),
+                d.tensors.size());
+  for (const TraceTensor *t : shown) {
+    int tier = t->tier == "sram" ? 0 : t->tier == "hbm" ? 1 : 2;
+    os << formatv("  {0,-52} {1,-4} {2,9:f3} GiB {3} of {4}{5}  ({6})\n",
+                  t->name, t->tier, gib(double(t->bytes)),
+                  percent(double(t->bytes), d.capacity[tier]),
+                  llvm::StringRef(t->tier).upper(), t->kv ? "  KV" : "",
+                  llvm::join(t->programs, ", "));
+  }
+}

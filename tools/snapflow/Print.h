@@ -1,0 +1,38 @@
+//===- Print.h - What the snapflow commands print -----------------*- C++ -*-===//
+//
+// The summaries a person reads; the computations are the driver library's
+// (snapflow/Driver/). One function per command.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_TOOLS_SNAPFLOW_PRINT_H
+#define SNAPFLOW_TOOLS_SNAPFLOW_PRINT_H
+
+#include "snapflow/Driver/Compile.h"
+#include "snapflow/Driver/Info.h"
+#include "snapflow/Driver/MemoryTrace.h"
+#include "snapflow/Driver/Serve.h"
+#include "snapflow/Driver/Simulate.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace snapflow {
+namespace tools {
+
+/// `snapflow list`: built-in models, chips and KV policies; or the
+/// simulator's components; or the keys of the simulation report.
+llvm::Error printList(llvm::raw_ostream &os, bool components,
+                      bool reportKeys);
+void printInfo(llvm::raw_ostream &os, const driver::ModelInfo &info,
+               bool json);
+void printCompile(llvm::raw_ostream &os, const driver::CompileOutcome &c);
+void printSimulation(llvm::raw_ostream &os,
+                     const driver::SimulationOutcome &s);
+void printServe(llvm::raw_ostream &os, const driver::ServeOutcome &s);
+void printTrace(llvm::raw_ostream &os, llvm::StringRef path,
+                const driver::MemoryTrace &trace);
+
+} // namespace tools
+} // namespace snapflow
+
+#endif // SNAPFLOW_TOOLS_SNAPFLOW_PRINT_H
