@@ -1,0 +1,576 @@
+#!/usr/bin/env python3
+"""The figures in the docs, from the current build.
+
+A page marks each generated figure, table or output block:
+
+    <!--gen:NAME-->text the build produced<!--/gen-->
+
+and this script knows how to produce every NAME by running the build's
+`snapflow` (compile, run, sweep reports). `--write` rewrites the marked spans;
+`--check` (what tests/Docs/docs.test runs) prints each span whose text
+differs from what the build gives, and exits 1 if any does, so a page cannot
+silently disagree with the code. Wall-clock figures are not generated; they
+live in bench/README.md with their dates.
+
+    scripts/docs.py --check            every page
+    scripts/docs.py --write docs/Validation.md
+    scripts/docs.py --build build --check README.md
+
+It also checks that every chip fingerprint a page quotes (16 hex digits in
+backquotes or parentheses) is one the build computes for a chip the docs use,
+and that every report key (`snapflow list --report-keys`) has a row in
+docs/Simulator.md's table of outputs, and every row a key.
+"""
+
+import argparse
+import difflib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MARK = re.compile(r"<!--gen:([\w.-]+)-->(.*?)<!--/gen-->", re.S)
+
+
+class Build:
+    """Runs the build's snapflow, caching each command's report."""
+
+    def __init__(self, build_dir):
+        self.snapflow = os.path.join(build_dir, "bin", "snapflow")
+        if not os.access(self.snapflow, os.X_OK):
+            sys.exit(f"docs.py: no {self.snapflow}; build first (make)")
+        self.tmp = tempfile.mkdtemp(prefix="snapflow-docs-")
+        self.cache = {}
+
+    def command(self, *args, unfit_ok=False, cwd=None):
+        """stdout of `snapflow ARGS` (run in `cwd`), which must succeed (or,
+        with `unfit_ok`, fail with exit 2: a program that does not fit, whose
+        compile report is still written)."""
+        key = ("out", cwd) + args
+        if key not in self.cache:
+            env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+            p = subprocess.run([self.snapflow, *args], capture_output=True,
+                               text=True, env=env, cwd=cwd)
+            if p.returncode != 0 and not (unfit_ok and p.returncode == 2):
+                sys.exit(f"docs.py: snapflow {' '.join(args)} failed:\n"
+                         f"{p.stderr}")
+            self.cache[key] = p.stdout
+        return self.cache[key]
+
+    def report(self, *args, unfit_ok=False, cwd=None):
+        """The JSON report of `snapflow ARGS --report FILE`."""
+        key = ("report", cwd) + args
+        if key not in self.cache:
+            path = os.path.join(self.tmp, f"r{len(self.cache)}.json")
+            self.command(*args, "--report", path, unfit_ok=unfit_ok, cwd=cwd)
+            with open(path) as f:
+                self.cache[key] = json.load(f)
+        return self.cache[key]
+
+    def transcript(self, commands, cwd, keep=3):
+        """A shell transcript: `$ snapflow ARGS` and what it printed (stdout,
+        then stderr), each output cut to `keep` lines and "  ..."."""
+        env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+        lines = []
+        for args in commands:
+            p = subprocess.run([self.snapflow, *args], capture_output=True,
+                               text=True, env=env, cwd=cwd)
+            out = (p.stdout + p.stderr).splitlines()
+            lines.append("$ snapflow " + " ".join(args))
+            lines += out[:keep] + (["  ..."] if len(out) > keep else [])
+        return "\n```\n" + "\n".join(lines) + "\n```\n"
+
+    def run(self, *args):
+        return self.report("run", *args)
+
+    def compile(self, *args):
+        # A compile report is written also when the program does not fit.
+        return self.report("compile", *args, unfit_ok=True)
+
+
+def chip_value(chip, key):
+    """A value of arch/chips/CHIP.yaml (`  key:` then `    value: V`)."""
+    with open(os.path.join(ROOT, "arch", "chips", chip + ".yaml")) as f:
+        text = f.read()
+    m = re.search(r"^  " + key + r":\n    value: *([^\n]+)", text, re.M)
+    if not m:
+        sys.exit(f"docs.py: no {key} in {chip}.yaml")
+    return float(m.group(1))
+
+
+def num(x, digits=1):
+    return f"{x:.{digits}f}"
+
+
+def ms(seconds, digits=2):
+    return f"{seconds * 1e3:.{digits}f}"
+
+
+def pct(x):
+    return f"{x:+.0f}%" if abs(x) >= 1 else f"{x:+.1f}%"
+
+
+#
+# docs/Validation.md
+#
+
+R1 = ("--model", "deepseek-r1", "--chip", "sn40l-16", "--tp", "16",
+      "--context", "131072", "--kv", "snapstream:ratio=4")
+
+
+def r1_run(batch, *extra, steps=16):
+    return (*R1, "--batch", str(batch), "--steps", str(steps), "--no-prefill",
+            *extra)
+
+
+def validation(b):
+    g = {}
+    # (a) Llama-3.1-8B decode, batch 1, context 4096.
+    llama = ("--model", "llama-3.1-8b", "--chip", "sn40l", "--batch", "1",
+             "--context", "4096", "--kv", "full")
+    c = b.compile(*llama)
+    r = b.run(*llama, "--steps", "8")
+    flops, read = c["flops_per_step_per_socket"], \
+        c["offchip_bytes_read_per_step_per_socket"]
+    g["a.flops"] = f"{flops:,}"
+    g["a.flops-error"] = pct(100 * (flops / 20e9 - 1))
+    g["a.bytes"] = f"{read:,}"
+    g["a.bytes-error"] = pct(100 * (read / 15.4e9 - 1))
+    g["a.kv"] = f"{c['kv_cache_bytes_per_socket']:,}"
+    g["a.step"] = ms(r["step_latency_s"])
+    g["a.tps"] = num(r["throughput_tokens_per_s"])
+    g["a.bound"] = ms(r["roofline"]["step_latency_lower_bound_s"])
+    g["a.efficiency"] = num(r["roofline_efficiency"], 2)
+    g["a.above-bound"] = num(100 * (r["step_latency_s"] /
+                                    r["roofline"]["step_latency_lower_bound_s"]
+                                    - 1), 0)
+    g["a.memory"] = ms(r["breakdown"]["memory_s"], 1)
+    g["a.network"] = ms(r["breakdown"]["network_s"], 1)
+
+    # (b) DeepSeek-R1, TP 16, 128K, SnapStream ratio 4.
+    def row(rep, best=False):
+        tps = num(rep["throughput_tokens_per_s"])
+        return (f"| {rep['batch']}{' (max)' if best else ''} | {tps} | "
+                f"{num(rep['per_user_tokens_per_s'])} | "
+                f"{ms(rep['step_latency_s'])} ms | "
+                f"{ms(rep['roofline']['step_latency_lower_bound_s'])} ms | "
+                f"{num(rep['roofline_efficiency'], 2)} |")
+
+    def table(batches, *extra):
+        rows = ["| batch | tokens/s | per user | step | roofline bound (HBM) "
+                "| efficiency |", "|---|---|---|---|---|---|"]
+        reps = [b.run(*r1_run(n, *extra)) for n in batches]
+        top = b.run(*r1_run("max", *extra))
+        rows += [row(x) for x in reps] + [row(top, best=True)]
+        return "\n" + "\n".join(rows) + "\n", reps, top
+
+    g["b.replicated"], rep_rows, rep_max = table([1, 2, 4, 8])
+    g["b.sequence"], seq_rows, seq_max = table([1, 8, 32, 64, 128],
+                                               "--mla-cache", "sequence")
+    mtp = ("--mtp", "1", "--mtp-acceptance", "0.8")
+    rep_mtp = b.run(*r1_run("max", *mtp))
+    seq_mtp = b.run(*r1_run("max", "--mla-cache", "sequence", *mtp))
+    seq_mtp07 = b.run(*r1_run(seq_mtp["batch"], "--mla-cache", "sequence",
+                              "--mtp", "1", "--mtp-acceptance", "0.7"))
+    g["b.max-replicated"] = str(rep_max["batch"])
+    g["b.max-sequence"] = str(seq_max["batch"])
+    kv_seq = rep_max["kv_cache_bytes_per_socket"] / rep_max["batch"]
+    g["b.kv-per-sequence"] = num(kv_seq / 2**30, 2)
+    weights = b.compile(*R1, "--batch", "1")["weights_bytes_per_socket"]
+    weights_mtp = b.compile(*R1, "--batch", "1", *mtp)[
+        "weights_bytes_per_socket"]
+    g["b.weights"] = num(weights / 2**30, 1)
+    g["b.mtp-weights"] = num((weights_mtp - weights) / 2**30, 2)
+    g["b.tokens-per-step"] = num(seq_mtp["tokens_per_step"], 1)
+    g["b.mtp-max-replicated"] = str(rep_mtp["batch"])
+    g["b.mtp-max-sequence"] = str(seq_mtp["batch"])
+
+    def mtp_row(name, rep, bold):
+        tps = num(rep["throughput_tokens_per_s"])
+        return (f"| {name} | {rep['batch']} (max) | "
+                f"{'**' + tps + '**' if bold else tps} | "
+                f"{num(rep['per_user_tokens_per_s'])} | "
+                f"{ms(rep['step_latency_s'])} ms | "
+                f"{ms(rep['roofline']['step_latency_lower_bound_s'])} ms |")
+    g["b.mtp"] = "\n" + "\n".join([
+        "| cache | batch | tokens/s | per user | step | bound |",
+        "|---|---|---|---|---|---|",
+        mtp_row("replicated", rep_mtp, False),
+        mtp_row("split by sequence", seq_mtp, True)]) + "\n"
+    best = seq_mtp["throughput_tokens_per_s"]
+    plain = seq_max["throughput_tokens_per_s"]
+    g["b.best"] = f"{best:.0f}"
+    g["b.best-vs-published"] = (
+        f"{abs(100 * (best / 1832 - 1)):.0f}% "
+        f"{'above' if best >= 1832 else 'below'}")
+    g["b.plain"] = f"{plain:.0f}"
+    g["b.plain-share"] = f"{100 * plain / 1832:.0f}%"
+    g["b.tokens-per-step-0.7"] = num(seq_mtp07["tokens_per_step"], 1)
+    bound = seq_mtp["roofline"]["step_latency_lower_bound_s"]
+    g["b.roofline-allows"] = (
+        f"{seq_mtp['batch']} x {num(seq_mtp['tokens_per_step'], 1)} / "
+        f"{ms(bound)} ms = "
+        f"{seq_mtp['batch'] * seq_mtp['tokens_per_step'] / bound:.0f}")
+    bd = seq_max["breakdown"]
+    g["b.breakdown"] = (
+        f"{ms(seq_max['step_latency_s'], 1)} ms step breaks down into "
+        f"{ms(bd['memory_s'], 1)} ms memory, {ms(bd['network_s'], 1)} ms "
+        f"network (DMA hand-offs), {ms(bd['collective_s'], 1)} ms collectives "
+        f"and {ms(bd['compute_s'], 1)} ms compute")
+    tp = 16
+    hidden = 7168  # DeepSeek-R1 hidden_size (models/configs/deepseek-r1.json)
+    link = chip_value("sn40l-16", "link_bytes_per_s")
+    latency = chip_value("sn40l-16", "link_latency_ns")
+    g["b.allreduce"] = (
+        f"{2 * (tp - 1)} hops of {latency / 1e3:g} us plus 2 x "
+        f"{tp - 1}/{tp} of a "
+        f"{seq_max['batch'] * hidden * 2 / 1e6:.1f} MB hidden state at "
+        f"{link / 1e9:g} GB/s")
+    g["b.per-user-best"] = num(seq_mtp["per_user_tokens_per_s"])
+    g["b.per-user-single"] = f"{rep_rows[0]['per_user_tokens_per_s']:.0f}"
+    g["b.batch1"] = (f"{num(rep_rows[0]['per_user_tokens_per_s'])} vs "
+                     f"{num(seq_rows[0]['per_user_tokens_per_s'])}")
+    g["b.split-gain"] = (
+        f"{plain / rep_max['throughput_tokens_per_s']:.1f}x the throughput "
+        f"({plain:.0f} vs {rep_max['throughput_tokens_per_s']:.0f} tokens/s)")
+
+    # (c) Full vs SnapStream.
+    full = ("--model", "deepseek-r1", "--chip", "sn40l-16", "--tp", "16",
+            "--context", "131072")
+    cf = b.compile(*full, "--batch", "8", "--kv", "full")
+    cs = b.compile(*full, "--batch", "8", "--kv", "snapstream:ratio=4")
+
+    def largest(kv, *extra):
+        return b.run(*full, "--kv", kv, "--batch", "max", "--steps", "1",
+                     "--no-prefill", *extra)["batch"]
+    rf, rs = largest("full"), largest("snapstream:ratio=4")
+    sf = largest("full", "--mla-cache", "sequence")
+    ss = largest("snapstream:ratio=4", "--mla-cache", "sequence")
+    pf = b.run(*full, "--kv", "full", "--batch", "2", "--steps", "4",
+               "--no-prefill")
+    ps = b.run(*full, "--kv", "snapstream:ratio=4", "--batch", "2",
+               "--steps", "4", "--no-prefill")
+    hf, hs = pf["memory"]["peak_bytes"]["hbm"], ps["memory"]["peak_bytes"]["hbm"]
+    sr_f = pf["memory"]["peak_bytes"]["sram"]
+    sr_s = ps["memory"]["peak_bytes"]["sram"]
+    kf, ks = cf["kv_cache_bytes_per_socket"], cs["kv_cache_bytes_per_socket"]
+    g["c.table"] = "\n" + "\n".join([
+        "| quantity (per socket) | full | snapstream:ratio=4 | ratio |",
+        "|---|---|---|---|",
+        f"| KV cache, batch 8 | {kf:,} B | {ks:,} B | {ks / kf:.2f} |",
+        f"| largest batch, MLA replicated | {rf} | {rs} | {rs / rf:.1f}x |",
+        f"| largest batch, MLA split by sequence | {sf} | {ss} | "
+        f"{ss / sf:.1f}x |",
+        f"| HBM occupied, batch 2 (report `memory.peak_bytes.hbm`) | "
+        f"{hf / 1e9:.2f}e9 B | {hs / 1e9:.2f}e9 B | {hs / hf:.2f} |",
+        f"| SRAM peak, batch 2 (`memory.peak_bytes.sram`) | "
+        f"{sr_f / 1e6:.1f}e6 B | {sr_s / 1e6:.1f}e6 B | {sr_s / sr_f:.2f} |",
+    ]) + "\n"
+    g["c.batch-gain"] = (f"{min(rs / rf, ss / sf):.1f}x to "
+                         f"{max(rs / rf, ss / sf):.1f}x")
+    return g
+
+
+#
+# README.md: the output of `make run`
+#
+
+def readme(b):
+    out = b.command("run", "--model", "deepseek-r1", "--chip", "sn40l-16",
+                    "--tp", "16", "--context", "131072", "--kv",
+                    "snapstream:ratio=4", "--batch", "max", "--steps", "64")
+    return {"make-run": "\n```\n" + out + "```\n"}
+
+
+#
+# docs/Sweeps.md: the 128K column of the context x KV-policy sweep
+#
+
+def sweeps(b):
+    g = {}
+    at = {}
+    for kv in ("full", "snapstream:ratio=4"):
+        at[kv] = b.run("--model", "deepseek-r1", "--chip", "sn40l-16",
+                       "--context", "131072", "--batch", "max", "--kv", kv,
+                       "--steps", "16", "--no-prefill")
+    s, f = at["snapstream:ratio=4"], at["full"]
+    g["at-128k"] = (f"{s['batch']} sequences with `snapstream:ratio=4` "
+                    f"against {f['batch']} with `full`, "
+                    f"{s['throughput_tokens_per_s']:.0f} against "
+                    f"{f['throughput_tokens_per_s']:.0f} tokens/s")
+    return g
+
+
+#
+# docs/Serving.md: a replayed trace and a generated load
+#
+
+SERVE = ("run", "--serve", "--model", "deepseek-r1", "--chip", "sn40l-16",
+         "--context", "16384", "--batch", "max")
+
+
+def serving(b):
+    g = {}
+    # The page's request file, written where the page's command reads it.
+    with open(os.path.join(ROOT, "docs", "Serving.md")) as f:
+        m = re.search(r"cat > reqs.csv <<'EOF'\n(.*?)EOF\n", f.read(), re.S)
+    if not m:
+        sys.exit("docs.py: docs/Serving.md has no `cat > reqs.csv` block")
+    with open(os.path.join(b.tmp, "reqs.csv"), "w") as f:
+        f.write(m.group(1))
+    out = b.command(*SERVE, "--trace-requests", "reqs.csv", cwd=b.tmp)
+    g["replay"] = "\n```\n" + out + "```\n"
+    r = b.report(*SERVE, "--rate", "0.5", "--requests", "300",
+                 "--prompt-tokens", "4096", "--output-tokens", "512")
+    t = r["ttft_s"]
+    g["generated"] = (
+        f"makespan {r['makespan_s']:.0f} s, "
+        f"{r['throughput_tokens_per_s']:.0f} output tokens/s, TTFT "
+        f"p50/p90/p99 {t['p50']:.2f}/{t['p90']:.2f}/{t['p99']:.2f} s, TPOT "
+        f"p50 {r['tpot_s']['p50'] * 1e3:.0f} ms, decode slot use "
+        f"{100 * r['decode_slot_utilization']:.1f}%, KV held per socket peak "
+        f"{r['kv_live_bytes_per_socket']['peak'] / 2**30:.2f} GiB against "
+        f"{r['kv_allocated_bytes_per_socket'] / 2**30:.2f} GiB allocated")
+    return g
+
+
+#
+# docs/Models.md: parameter counts
+#
+
+def models(b):
+    rows = ["| model | `params_total` | `params_active` | weights "
+            "(`snapflow info`) |", "| --- | --- | --- | --- |"]
+    for model in ("llama-3.2-1b", "llama-3.1-8b", "llama-3.1-70b",
+                  "deepseek-v2-lite", "deepseek-r1"):
+        info = json.loads(b.command("info", "--model", model, "--chip",
+                                    "sn40l-16", "--json"))
+        text = b.command("info", "--model", model, "--chip", "sn40l-16")
+        m = re.search(r"^  weights +([0-9.]+ [KMGT]iB)", text, re.M)
+        if not m:
+            sys.exit(f"docs.py: no weights line in `snapflow info --model "
+                     f"{model}`")
+        rows.append(f"| `{model}` | {info['params_total']:,} | "
+                    f"{info['params_active']:,} | {m.group(1)} |")
+    return {"params": "\n" + "\n".join(rows) + "\n"}
+
+
+#
+# docs/ArchConfig.md: fingerprints
+#
+
+def archconfig(b):
+    rows = ["| chip | fingerprint |", "| --- | --- |"]
+    for chip in ("sn40l", "sn40l-16", "tiny"):
+        rows.append(f"| `{chip}` | `{fingerprint(b, chip)}` |")
+    rows.append("| `sn40l.yaml` with `hbm_bytes_per_s: 0.8e+12` | "
+                f"`{fingerprint(b, half_hbm_chip(b))}` |")
+    return {"fingerprints": "\n" + "\n".join(rows) + "\n",
+            **archconfig_what_if(b)}
+
+
+def half_hbm_chip(b):
+    """sn40l.yaml with half the HBM bandwidth, the docs' what-if example."""
+    path = os.path.join(b.tmp, "half", "sn40l.yaml")
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(os.path.join(ROOT, "arch", "chips", "sn40l.yaml")) as f:
+            text = f.read()
+        text = text.replace("    value: 1.6e+12", "    value: 0.8e+12", 1)
+        with open(path, "w") as f:
+            f.write(text)
+    return path
+
+
+def what_if(b):
+    """docs/Simulator.md: the chip a program runs on, from the setup of
+    tests/Sim/target.test."""
+    d = os.path.join(b.tmp, "what-if")
+    if not os.path.exists(d):
+        os.makedirs(d)
+        b.command("compile", "--model", "llama-3.1-8b", "--chip",
+                  half_hbm_chip(b), "--batch", "1", "--context", "4096",
+                  "--kv", "full", "-o", os.path.join(d, "slow.mlir"))
+        b.command("compile", "--model", "llama-3.2-1b", "--chip", "sn40l-16",
+                  "--batch", "1", "--context", "4096", "--kv", "full", "-o",
+                  os.path.join(d, "p16.mlir"))
+    g = {"what-if": b.transcript([
+        ("simulate", "slow.mlir", "--steps", "4"),
+        ("simulate", "slow.mlir", "--chip", "sn40l"),
+        ("simulate", "slow.mlir", "--what-if-chip", "sn40l", "--steps", "4"),
+        ("simulate", "p16.mlir", "--what-if-chip", "sn40l")], cwd=d)}
+    slow = b.report("simulate", "slow.mlir", "--steps", "4", cwd=d)
+    fast = b.report("simulate", "slow.mlir", "--what-if-chip", "sn40l",
+                    "--steps", "4", cwd=d)
+    g["slow-fast"] = (f"gives {num(slow['throughput_tokens_per_s'])} "
+                      f"tokens/s, the built-in `sn40l` "
+                      f"{num(fast['throughput_tokens_per_s'])} tokens/s")
+    return g
+
+
+def simulator(b):
+    return {"what-if": what_if(b)["what-if"]}
+
+
+def archconfig_what_if(b):
+    return {"slow-fast": what_if(b)["slow-fast"]}
+
+
+def fingerprint(b, chip):
+    rep = b.compile("--model", "llama-3.2-1b", "--chip", chip, "--tp", "1",
+                    "--context", "256", "--batch", "1", "--kv", "full")
+    return rep["chip_fingerprint"]
+
+
+PAGES = {
+    "docs/Validation.md": validation,
+    "README.md": readme,
+    "docs/Sweeps.md": sweeps,
+    "docs/ArchConfig.md": archconfig,
+    "docs/Serving.md": serving,
+    "docs/Simulator.md": simulator,
+    "docs/Models.md": models,
+}
+# Pages that quote chip fingerprints in transcripts.
+FINGERPRINT_PAGES = ["docs/ArchConfig.md", "docs/Simulator.md",
+                     "docs/Lowering.md", "docs/Dataflow.md", "README.md"]
+
+
+def wall(text):
+    """Text with wall-clock figures masked: they are not the model's."""
+    text = re.sub(r"[0-9.]+ s wall", "N s wall", text)
+    return re.sub(r"compiled in [0-9.]+ s, timed in one SystemC run of "
+                  r"[0-9.]+ s; loop [0-9.]+ s", "compiled in N s, timed in "
+                  "one SystemC run of N s; loop N s", text)
+
+
+def process(b, page, write):
+    path = os.path.join(ROOT, page)
+    with open(path) as f:
+        text = f.read()
+    values = PAGES[page](b)
+    problems = []
+    seen = set()
+
+    def replace(m):
+        name, old = m.group(1), m.group(2)
+        seen.add(name)
+        if name not in values:
+            problems.append(f"{page}: gen:{name} is not a figure "
+                            "scripts/docs.py knows")
+            return m.group(0)
+        new = values[name]
+        if wall(old) != wall(new):
+            if write:
+                return f"<!--gen:{name}-->{new}<!--/gen-->"
+            diff = "".join(difflib.unified_diff(
+                old.splitlines(True), new.splitlines(True),
+                "page", "build", n=0)) if "\n" in old + new else \
+                f"  page:  {old}\n  build: {new}\n"
+            problems.append(f"{page}: gen:{name} differs from the build:\n"
+                            + diff.rstrip("\n"))
+        return m.group(0)
+
+    new_text = MARK.sub(replace, text)
+    for name in sorted(set(values) - seen):
+        problems.append(f"{page}: the build gives gen:{name}, which the page "
+                        "does not mark")
+    if write and new_text != text:
+        with open(path, "w") as f:
+            f.write(new_text)
+    return problems
+
+
+def check_fingerprints(b):
+    known = {fingerprint(b, c) for c in ("sn40l", "sn40l-16", "tiny")}
+    known.add(fingerprint(b, half_hbm_chip(b)))
+    problems = []
+    for page in FINGERPRINT_PAGES:
+        path = os.path.join(ROOT, page)
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                for fp in re.findall(r"[`(]([0-9a-f]{16})[`,)]", line):
+                    if fp not in known:
+                        problems.append(
+                            f"{page}:{n}: fingerprint {fp} is not one the "
+                            "build computes (sn40l, sn40l-16, tiny, sn40l "
+                            "at half HBM bandwidth)")
+    return problems
+
+
+def expand(cell):
+    """The report keys a table cell names: every backquoted name, with
+    `a.{b,c}` brace groups expanded."""
+    keys = []
+    for name in re.findall(r"`([^`]+)`", cell):
+        m = re.match(r"^(.*)\{([^}]*)\}(.*)$", name)
+        if m:
+            keys += [m.group(1) + alt + m.group(3)
+                     for alt in m.group(2).split(",")]
+        else:
+            keys.append(name)
+    return keys
+
+
+def check_report_keys(b):
+    """Every key `snapflow list --report-keys` prints has a row in
+    docs/Simulator.md section 5, and every row names a real key."""
+    page = "docs/Simulator.md"
+    with open(os.path.join(ROOT, page)) as f:
+        text = f.read()
+    start = text.index("## 5. Outputs")
+    section = text[start:text.index("\n## ", start + 1)]
+    documented = set()
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            documented.update(expand(line.split("|")[1]))
+    schema = {line.split()[0] for line in
+              b.command("list", "--report-keys").splitlines() if line.strip()}
+    problems = [f"{page}: report key {k} (snapflow list --report-keys) has "
+                "no row in section 5" for k in sorted(schema - documented)]
+    problems += [f"{page}: section 5 documents {k}, which no report has"
+                 for k in sorted(documented - schema)]
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--check", action="store_true",
+                      help="report spans that differ from the build; exit 1")
+    mode.add_argument("--write", action="store_true",
+                      help="rewrite the spans from the build")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"),
+                    help="build directory (default: build/)")
+    ap.add_argument("pages", nargs="*", help=f"pages (default: all of "
+                    f"{', '.join(PAGES)})")
+    args = ap.parse_args()
+    pages = args.pages or list(PAGES)
+    for p in pages:
+        if p not in PAGES:
+            sys.exit(f"docs.py: {p} has no generated figures; pages: "
+                     f"{', '.join(PAGES)}")
+    b = Build(args.build)
+    problems = []
+    for p in pages:
+        problems += process(b, p, args.write)
+    if not args.pages:
+        problems += check_fingerprints(b)
+        problems += check_report_keys(b)
+    for p in problems:
+        print(p)
+    if problems and args.check:
+        print(f"{len(problems)} problem(s); `scripts/docs.py --write` "
+              "regenerates differing spans from the build, the others need "
+              "an edit")
+        sys.exit(1)
+    print("docs: every generated figure agrees with the build"
+          if not problems else "docs: rewritten from the build")
+
+
+main()
