@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-20}
-BIN=build/bin/snapflow
+BIN=${BIN:-build/bin/snapflow}
 [ -x "$BIN" ] || { echo "build first: make" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

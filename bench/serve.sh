@@ -7,7 +7,7 @@
 # Usage: bench/serve.sh   (after `make`; figures in bench/README.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=build/bin/snapflow
+BIN=${BIN:-build/bin/snapflow}
 [ -x "$BIN" ] || { echo "build first: make" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (Debian package time)" >&2; exit 1; }
 tmp=$(mktemp -d)

@@ -6,7 +6,7 @@
 # Usage: bench/simulate.sh   (after `make`; figures in bench/README.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=build/bin/snapflow
+BIN=${BIN:-build/bin/snapflow}
 [ -x "$BIN" ] || { echo "build first: make" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
