@@ -325,8 +325,11 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
           {"context_tokens", costs.decodeBuckets[i]},
           {"step_seconds", costs.decodeStepS[i]}});
     llvm::json::Object report{
+        {"snapflow", versionString()},
         {"model", w->config.name},
+        {"model_fingerprint", w->config.fingerprint()},
         {"chip", w->chip.getName()},
+        {"chip_fingerprint", w->chip.fingerprint()},
         {"tp", w->tp},
         {"kv", kvSpec},
         {"slots", slots},
