@@ -436,7 +436,8 @@ PAGES = {
 }
 # Pages that quote chip fingerprints in transcripts.
 FINGERPRINT_PAGES = ["docs/ArchConfig.md", "docs/Simulator.md",
-                     "docs/Lowering.md", "docs/Dataflow.md", "README.md"]
+                     "docs/Lowering.md", "docs/Dialects/Dataflow.md",
+                     "README.md"]
 
 
 def wall(text):
@@ -491,6 +492,8 @@ def check_fingerprints(b):
     for page in FINGERPRINT_PAGES:
         path = os.path.join(ROOT, page)
         if not os.path.exists(path):
+            problems.append(f"{page}: no such page (scripts/docs.py "
+                            "FINGERPRINT_PAGES)")
             continue
         with open(path) as f:
             for n, line in enumerate(f, 1):

@@ -42,6 +42,16 @@ StringRef pipelineHelp(StringRef flag, StringRef prefix = "") {
   return texts.back();
 }
 
+/// `help (default: VALUE)`, for a default declared in driver/Workload.h.
+StringRef withDefault(StringRef help, const llvm::Twine &value) {
+  static std::deque<std::string> texts;
+  texts.push_back((help + " (default: " + value + ")").str());
+  return texts.back();
+}
+
+const WorkloadOptions kWorkload;
+const CompileOptions kCompile;
+
 cl::OptionCategory workloadCat("Workload options");
 cl::OptionCategory outputCat("Output options");
 
@@ -65,10 +75,11 @@ cl::SubCommand traceCmd("trace", "Summarise the memory occupancy of a "
 
 // Workload options, shared by info and import.
 cl::opt<std::string> modelOpt("model",
-                              cl::desc("Built-in model name or path to a "
-                                       "Hugging Face config.json (default: deepseek-r1)"),
+                              cl::desc(withDefault("Built-in model name or path "
+                                                   "to a Hugging Face config.json",
+                                                   kWorkload.model)),
                               cl::value_desc("name|path"),
-                              cl::init("deepseek-r1"), cl::cat(workloadCat),
+                              cl::init(kWorkload.model), cl::cat(workloadCat),
                               cl::sub(infoCmd), cl::sub(importCmd),
                               cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<std::string> chipOpt("chip", cl::desc(pipelineHelp("chip")),
@@ -77,8 +88,10 @@ cl::opt<std::string> chipOpt("chip", cl::desc(pipelineHelp("chip")),
                              cl::cat(workloadCat), cl::sub(infoCmd),
                              cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<int64_t> contextOpt("context",
-                            cl::desc("Tokens in context per sequence, for decode (default: 131072)"),
-                            cl::value_desc("N"), cl::init(131072),
+                            cl::desc(withDefault("Tokens in context per "
+                                                 "sequence, for decode",
+                                                 llvm::Twine(kWorkload.context))),
+                            cl::value_desc("N"), cl::init(kWorkload.context),
                             cl::cat(workloadCat), cl::sub(infoCmd),
                             cl::sub(importCmd), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<int64_t> promptOpt("prompt",
@@ -86,9 +99,11 @@ cl::opt<int64_t> promptOpt("prompt",
                            cl::value_desc("L"), cl::init(4096),
                            cl::cat(workloadCat), cl::sub(importCmd));
 cl::opt<std::string> batchOpt("batch",
-                          cl::desc("Sequences per batch, or max (run: the "
-                                   "largest that fits); default 8"),
-                          cl::value_desc("B|max"), cl::init("8"),
+                          cl::desc(withDefault("Sequences per batch, or max "
+                                               "(run: the largest that fits)",
+                                               llvm::Twine(kWorkload.batch))),
+                          cl::value_desc("B|max"),
+                          cl::init(std::to_string(kWorkload.batch)),
                           cl::cat(workloadCat), cl::sub(infoCmd),
                           cl::sub(importCmd), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<std::string> kvOpt("kv", cl::desc(pipelineHelp("kv")),
@@ -115,7 +130,7 @@ cl::opt<std::string> phaseOpt("phase",
                                        "(--context prompt tokens); default "
                                        "decode"),
                               cl::value_desc("decode|prefill"),
-                              cl::init("decode"), cl::cat(compileCat),
+                              cl::init(kCompile.phase), cl::cat(compileCat),
                               cl::sub(compileCmd));
 cl::opt<std::string> importPhaseOpt(
     "phase",
@@ -157,8 +172,9 @@ cl::opt<int64_t> mtpOpt("mtp",
                         cl::sub(runCmd));
 cl::opt<double> mtpAcceptanceOpt(
     "mtp-acceptance",
-    cl::desc("Probability that a drafted token is accepted (default 0.8)"),
-    cl::value_desc("P"), cl::init(0.8), cl::cat(compileCat),
+    cl::desc(withDefault("Probability that a drafted token is accepted",
+                         llvm::formatv("{0}", kCompile.mtpAcceptance).str())),
+    cl::value_desc("P"), cl::init(kCompile.mtpAcceptance), cl::cat(compileCat),
     cl::sub(compileCmd), cl::sub(importCmd), cl::sub(runCmd));
 cl::opt<std::string> reportOpt("report",
                                cl::desc("Write a JSON report of the "
@@ -458,7 +474,8 @@ Error sweep() {
 } // namespace
 
 // libsystemc defines main() and calls sc_main; snapflow has its own main, so
-// this is never called, but the link needs it (see TOOLCHAIN.md).
+// this is never called, but the link needs it (libsystemc's own main()
+// references it).
 extern "C" int sc_main(int, char **) { return 0; }
 
 int main(int argc, char **argv) {

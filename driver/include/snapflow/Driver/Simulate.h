@@ -2,7 +2,8 @@
 //
 // `simulate` runs a df program file on the chip it was compiled for (or a
 // named what-if chip); `run` compiles a workload and simulates it in one
-// process, with the df text as the hand-off. Both write the report, the
+// process, reading the compiled module in memory (sim::readProgram; a lit
+// test checks it equals compile -o then simulate). Both write the report, the
 // Perfetto trace and the occupancy CSV when asked, and return the report for
 // a summary.
 //

@@ -9,8 +9,10 @@
 // so an expression is written naturally and checked once, where its result is
 // used, and the caller turns an overflow into a located error.
 //
-// Header-only and MLIR-free: the chip model, the config reader, the dialects,
-// the passes, the Loader and the simulator all use it.
+// Header-only and MLIR-free. The cost interface and the dialects' size
+// helpers, the program statistics, the Loader and the driver's info and sweep
+// use it. The config reader and the flag parser do not: they bound each
+// value where it is read.
 //
 //===----------------------------------------------------------------------===//
 
