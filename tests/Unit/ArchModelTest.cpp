@@ -231,3 +231,51 @@ TEST(ArchModel, FromValuesChecksAndCompares) {
             std::string::npos)
       << msg;
 }
+
+// What-if overrides (issue 9, --set): the named keys change, nothing else;
+// the name stays, the fingerprint changes, the source says who set it.
+TEST(ArchModel, OverridesChangeOnlyTheirKeys) {
+  auto chip = ArchModel::load("sn40l-16");
+  ASSERT_TRUE(static_cast<bool>(chip));
+  auto fast = chip->withOverrides({"system.link_latency_ns=500",
+                                   "socket.hbm_bytes_per_s = 3.2e12"},
+                                  "--set");
+  ASSERT_TRUE(static_cast<bool>(fast)) << llvm::toString(fast.takeError());
+  std::vector<std::string> diff = chip->differences(*fast);
+  ASSERT_EQ(diff.size(), 2u);
+  EXPECT_EQ(diff[0], "socket.hbm_bytes_per_s 1.6e+12 vs 3.2e+12");
+  EXPECT_EQ(diff[1].rfind("system.link_latency_ns ", 0), 0u) << diff[1];
+  EXPECT_EQ(fast->system().linkLatencyNs, 500);
+  EXPECT_EQ(fast->getName(), "sn40l-16");
+  EXPECT_NE(fast->fingerprint(), chip->fingerprint());
+  EXPECT_EQ(fast->getSource("system.link_latency_ns").str().rfind(
+                "what-if: set by --set; sn40l-16 has ", 0),
+            0u)
+      << fast->getSource("system.link_latency_ns").str();
+  EXPECT_EQ(fast->getSource("socket.clock_hz"),
+            chip->getSource("socket.clock_hz"));
+  // No overrides: the same chip.
+  auto same = chip->withOverrides({}, "--set");
+  ASSERT_TRUE(static_cast<bool>(same));
+  EXPECT_EQ(same->fingerprint(), chip->fingerprint());
+}
+
+TEST(ArchModel, OverrideErrorsNameTheKey) {
+  auto chip = ArchModel::load("sn40l");
+  ASSERT_TRUE(static_cast<bool>(chip));
+  auto error = [&](std::vector<std::string> set) {
+    auto m = chip->withOverrides(set, "--set");
+    return m ? std::string("accepted") : llvm::toString(m.takeError());
+  };
+  EXPECT_EQ(error({"system.link_latency=5"}),
+            "--set: error: 'system.link_latency' is not a chip parameter; did "
+            "you mean 'system.link_latency_ns'? (`snapflow list "
+            "--components` names every parameter)");
+  EXPECT_EQ(error({"hbm"}), "--set: error: expected KEY=VALUE with a chip key "
+                            "such as system.link_latency_ns=500, got 'hbm'");
+  EXPECT_EQ(error({"socket.pcu_count=0"}),
+            "--set: error: 'socket.pcu_count' must be > 0, got '0'");
+  EXPECT_EQ(error({"socket.pcu_count=4", "socket.pcu_count=8"}),
+            "--set: error: 'socket.pcu_count' is set twice");
+  EXPECT_EQ(error({"system.topology=torus"}).find("--set: error: "), 0u);
+}

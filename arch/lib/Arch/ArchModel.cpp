@@ -615,6 +615,71 @@ llvm::Expected<ArchModel> ArchModel::fromValues(
   return model;
 }
 
+llvm::Expected<ArchModel>
+ArchModel::withOverrides(llvm::ArrayRef<std::string> assignments,
+                         StringRef origin) const {
+  std::vector<std::pair<std::string, std::string>> values;
+  for (const ParamDecl &d : params())
+    values.emplace_back(d.info.dottedKey(),
+                        ArchModelParser::valueText(*this, d));
+  const std::map<std::string, std::string> before(values.begin(),
+                                                  values.end());
+  std::string errors;
+  auto error = [&](const llvm::Twine &msg) {
+    errors += (errors.empty() ? "" : "\n") + origin.str() + ": error: " +
+              msg.str();
+  };
+  llvm::StringSet<> seen;
+  for (const std::string &assignment : assignments) {
+    auto [key, text] = StringRef(assignment).split('=');
+    key = key.trim();
+    text = text.trim();
+    if (!StringRef(assignment).contains('=') || key.empty() || text.empty()) {
+      error("expected KEY=VALUE with a chip key such as "
+            "system.link_latency_ns=500, got '" + assignment + "'");
+      continue;
+    }
+    auto it = llvm::find_if(values, [&](const auto &v) {
+      return v.first == key;
+    });
+    if (it == values.end()) {
+      // The closest declared key, by edit distance on the dotted name.
+      std::string best;
+      unsigned bestDistance = ~0u;
+      for (const auto &v : values) {
+        unsigned d = StringRef(v.first).edit_distance(key);
+        if (d < bestDistance)
+          bestDistance = d, best = v.first;
+      }
+      error("'" + key + "' is not a chip parameter" +
+            (bestDistance <= key.size() / 2 ? "; did you mean '" + best + "'?"
+                                            : std::string()) +
+            " (`snapflow list --components` names every parameter)");
+      continue;
+    }
+    if (!seen.insert(key).second) {
+      error("'" + key + "' is set twice");
+      continue;
+    }
+    it->second = text.str();
+  }
+  if (!errors.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), errors);
+  auto model = fromValues(name, description, values, origin);
+  if (!model)
+    return model.takeError();
+  model->origin = this->origin;
+  model->sources = sources;
+  for (const std::string &assignment : assignments) {
+    StringRef key = StringRef(assignment).split('=').first.trim();
+    model->sources[key.str()] =
+        ("what-if: set by " + origin + "; " + this->name + " has " +
+         before.at(key.str()))
+            .str();
+  }
+  return std::move(*model);
+}
+
 std::string ArchModel::getValueText(const ArchParamInfo &param) const {
   for (const ParamDecl &d : params())
     if (StringRef(d.info.section) == param.section &&

@@ -123,6 +123,15 @@ public:
   fromValues(llvm::StringRef name, llvm::StringRef description,
              llvm::ArrayRef<std::pair<std::string, std::string>> values,
              llvm::StringRef origin);
+  /// This chip with some parameters changed, for what-if questions:
+  /// `assignments` are "section.key=value" texts (as `--set` takes them),
+  /// each checked against its rule like a chip file's value. The name stays;
+  /// the fingerprint changes with any changed value, and each changed key's
+  /// source says it was set by `origin`. Errors name `origin`, the key (with
+  /// the closest declared key when it is unknown) and the rule.
+  llvm::Expected<ArchModel>
+  withOverrides(llvm::ArrayRef<std::string> assignments,
+                llvm::StringRef origin) const;
   /// Every parameter the schema declares, in file order.
   static llvm::ArrayRef<ArchParamInfo> paramInfos();
 
