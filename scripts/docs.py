@@ -40,6 +40,7 @@ class Build:
 
     def __init__(self, build_dir):
         self.snapflow = os.path.join(build_dir, "bin", "snapflow")
+        self.opt = os.path.join(build_dir, "bin", "snapflow-opt")
         if not os.access(self.snapflow, os.X_OK):
             sys.exit(f"docs.py: no {self.snapflow}; build first (make)")
         self.tmp = tempfile.mkdtemp(prefix="snapflow-docs-")
@@ -338,6 +339,52 @@ def serving(b):
 
 
 #
+# docs/Lowering.md: the MTP table and a recorded memory plan
+#
+
+def lowering(b):
+    g = {}
+    rows = ["| N | accepted tokens / step / sequence | FLOPs / step / socket "
+            "| off-chip bytes read / step / socket | KV bytes / socket "
+            "| weights bytes / socket | max batch |",
+            "| --- | --- | --- | --- | --- | --- | --- |"]
+    reps = []
+    for n in range(3):
+        r = b.compile("--model", "deepseek-r1", "--batch", "8", "--context",
+                      "131072", "--mtp", str(n), "--mtp-acceptance", "0.8")
+        reps.append(r)
+        tokens = r["accepted_tokens_per_step_per_sequence"]
+        shown = f"{tokens:g}"
+        if repr(float(tokens)) != shown and str(tokens) != shown:
+            shown += f" (printed `{tokens!r}`)"
+        rows.append(
+            f"| {n} | {shown} | {r['flops_per_step_per_socket']:,} | "
+            f"{r['offchip_bytes_read_per_step_per_socket']:,} | "
+            f"{r['kv_cache_bytes_per_socket']:,} | "
+            f"{r['weights_bytes_per_socket']:,} | "
+            f"{r['max_batch_that_fits']} |")
+    g["mtp"] = "\n" + "\n".join(rows) + "\n"
+    g["mtp-weights"] = (f"{reps[1]['weights_bytes_per_socket'] - reps[0]['weights_bytes_per_socket']:,}")
+    # The memory plan recorded when the program does not fit.
+    ir = b.command("import", "--model", "llama-3.1-8b", "--batch", "16",
+                   "--prompt", "16", "--context", "131072")
+    p = subprocess.run([b.opt, "--assign-target=chip=sn40l",
+                        "--plan-memory=require-fit=false"], input=ir,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"docs.py: snapflow-opt --plan-memory failed:\n{p.stderr}")
+    # The decode function's plan: the one that does not fit.
+    plans = [m for m in re.findall(
+        r"df\.memory_plan = #df\.memory_plan<[^\n]*?>(?=[,}])", p.stdout)
+        if "diagnostic" in m]
+    if len(plans) != 1:
+        sys.exit("docs.py: expected one unfit df.memory_plan from "
+                 "snapflow-opt, got %d" % len(plans))
+    g["memory-plan"] = "\n```mlir\n" + plans[0] + "\n```\n"
+    return g
+
+
+#
 # docs/Models.md: parameter counts
 #
 
@@ -412,7 +459,16 @@ def what_if(b):
 
 
 def simulator(b):
-    return {"what-if": what_if(b)["what-if"]}
+    d = os.path.join(b.tmp, "csv")
+    os.makedirs(d, exist_ok=True)
+    b.command("compile", "--model", "llama-3.1-8b", "--chip", "sn40l",
+              "--batch", "1", "--context", "4096", "--kv", "full", "-o",
+              os.path.join(d, "l8.mlir"))
+    b.command("simulate", "l8.mlir", "--csv", "mem.csv", cwd=d)
+    with open(os.path.join(d, "mem.csv")) as f:
+        head = f.read().splitlines()[:4]
+    return {"what-if": what_if(b)["what-if"],
+            "csv": "\n```\n" + "\n".join(head) + "\n```\n"}
 
 
 def archconfig_what_if(b):
@@ -433,6 +489,7 @@ PAGES = {
     "docs/Serving.md": serving,
     "docs/Simulator.md": simulator,
     "docs/Models.md": models,
+    "docs/Lowering.md": lowering,
 }
 # Pages that quote chip fingerprints in transcripts.
 FINGERPRINT_PAGES = ["docs/ArchConfig.md", "docs/Simulator.md",
