@@ -64,6 +64,15 @@ resolvePolicy(mlir::MLIRContext *context, llvm::StringRef text,
 /// One paragraph per policy: its name and usage, for `snapflow list`.
 std::string describePolicies();
 
+/// The budget checks shared by the policies that score prompt tokens:
+/// `budget` slots (for a context of `contextTokens` > 0) must not exceed
+/// the context and must hold an observation window and one chosen token.
+/// Emits the error naming `policy` and returns false otherwise.
+bool checkSelectionBudget(llvm::StringRef policy, int64_t contextTokens,
+                          int64_t budget,
+                          llvm::function_ref<mlir::InFlightDiagnostic()>
+                              emitError);
+
 /// The SnapKV selection shared by the policies that score prompt tokens:
 /// kv.score of the last `obsWindow` queries against every prompt key,
 /// kv.pool of width `kernel`, kv.topk of `slots - sinks - recent` tokens

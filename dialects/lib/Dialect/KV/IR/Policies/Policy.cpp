@@ -217,6 +217,29 @@ std::string snapflow::kv::describePolicies() {
   return out;
 }
 
+bool snapflow::kv::checkSelectionBudget(
+    StringRef policy, int64_t contextTokens, int64_t budget,
+    function_ref<InFlightDiagnostic()> emitError) {
+  if (contextTokens <= 0) {
+    emitError() << "context must be > 0 tokens, got " << contextTokens;
+    return false;
+  }
+  if (budget > contextTokens) {
+    emitError() << "KV budget of " << budget
+                << " tokens exceeds the context of " << contextTokens
+                << " tokens; use --kv full for contexts that fit";
+    return false;
+  }
+  if (budget < 2) {
+    emitError() << "KV budget of " << budget << " token(s) is too small for "
+                << policy
+                << ": it keeps an observation window and chooses at least "
+                   "one token";
+    return false;
+  }
+  return true;
+}
+
 Value snapflow::kv::buildScoredSelection(OpBuilder &b, Location loc,
                                          const SelectionInputs &in,
                                          int64_t obsWindow, int64_t kernel,

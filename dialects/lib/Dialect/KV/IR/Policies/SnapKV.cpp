@@ -60,21 +60,9 @@ bool SnapKVPolicyAttr::selectsAtPrefill() const { return true; }
 KVPolicyAttrInterface
 SnapKVPolicyAttr::resolveFor(int64_t contextTokens,
                              function_ref<InFlightDiagnostic()> emitError) const {
-  if (contextTokens <= 0) {
-    emitError() << "context must be > 0 tokens, got " << contextTokens;
-    return {};
-  }
   int64_t budget = getSlotsFor(contextTokens);
-  if (budget > contextTokens) {
-    emitError() << "KV budget of " << budget
-                << " tokens exceeds the context of " << contextTokens
-                << " tokens; use --kv full for contexts that fit";
+  if (!checkSelectionBudget("snapkv", contextTokens, budget, emitError))
     return {};
-  }
-  if (budget < 2) {
-    emitError() << "KV budget of " << budget << " token(s) is too small for snapkv: it keeps an observation window and chooses at least one token";
-    return {};
-  }
   int64_t obs =
       getObsWindow().value_or(std::min(kDefaultObsWindow, budget / 2));
   return getChecked(emitError, getContext(), std::optional<int64_t>(budget),

@@ -76,21 +76,9 @@ bool SnapStreamPolicyAttr::selectsAtPrefill() const { return true; }
 
 KVPolicyAttrInterface SnapStreamPolicyAttr::resolveFor(
     int64_t contextTokens, function_ref<InFlightDiagnostic()> emitError) const {
-  if (contextTokens <= 0) {
-    emitError() << "context must be > 0 tokens, got " << contextTokens;
-    return {};
-  }
   int64_t budget = getSlotsFor(contextTokens);
-  if (budget > contextTokens) {
-    emitError() << "KV budget of " << budget
-                << " tokens exceeds the context of " << contextTokens
-                << " tokens; use --kv full for contexts that fit";
+  if (!checkSelectionBudget("snapstream", contextTokens, budget, emitError))
     return {};
-  }
-  if (budget < 2) {
-    emitError() << "KV budget of " << budget << " token(s) is too small for snapstream: it keeps an observation window and chooses at least one token";
-    return {};
-  }
   int64_t obs =
       getObsWindow().value_or(std::min(kDefaultObsWindow, budget / 2));
   int64_t recent = getRecent().value_or(
