@@ -615,7 +615,7 @@ def main():
         if p not in PAGES:
             sys.exit(f"docs.py: {p} has no generated figures; pages: "
                      f"{', '.join(PAGES)}")
-    b = Build(args.build)
+    b = Build(os.path.abspath(args.build))
     problems = []
     for p in pages:
         problems += process(b, p, args.write)

@@ -73,6 +73,13 @@ struct Builder {
     sec().nodes.push_back(n);
     return index;
   }
+  int store(int in, int tensor) {
+    Node n;
+    n.kind = NodeKind::Store;
+    n.tensor = tensor;
+    n.inputs = {in};
+    return add(n);
+  }
   int load(int tensor, int out, int64_t tiles, int64_t agcus = 1) {
     Node n;
     n.kind = NodeKind::Load;
@@ -96,10 +103,13 @@ struct Builder {
     n.pcus = pcus;
     return add(n);
   }
-  int collective(CollectiveKind kind, int in, int out, int64_t group) {
+  int collective(CollectiveKind kind, int in, int out, int64_t group,
+                 arch::CollectiveAlgorithm algorithm =
+                     arch::CollectiveAlgorithm::Auto) {
     Node n;
     n.kind = NodeKind::Collective;
     n.collective = kind;
+    n.algorithm = algorithm;
     n.inputs = {in};
     n.outputs = {out};
     n.group = group;
@@ -230,48 +240,135 @@ TEST(Simulator, TwoDMAsContendForOneChannel) {
 }
 
 namespace {
-/// A stage makes one 4096-B tile, a ring all-reduce over `group` sockets
-/// sums it, a stage takes the result.
-Program allReduce(int64_t group) {
+/// A stage makes `tiles` tiles of 4096 / tiles B, an all-reduce over
+/// `group` sockets sums them with `algorithm`, a stage takes the result.
+Program allReduce(int64_t group, int64_t tiles = 1,
+                  arch::CollectiveAlgorithm algorithm =
+                      arch::CollectiveAlgorithm::Auto) {
   Builder b;
   b.p.tp = group;
-  int a = b.stream(4096, 1), c = b.stream(4096, 1);
-  b.stage(StageKind::Gemm, {}, {a}, 1, 0);
-  b.collective(CollectiveKind::AllReduce, a, c, group);
-  b.stage(StageKind::Elementwise, {c}, {}, 1, 0);
+  int a = b.stream(4096 / tiles, tiles), c = b.stream(4096 / tiles, tiles);
+  b.stage(StageKind::Gemm, {}, {a}, tiles, 0);
+  b.collective(CollectiveKind::AllReduce, a, c, group, algorithm);
+  b.stage(StageKind::Elementwise, {c}, {}, tiles, 0);
   return b.p;
 }
 } // namespace
 
-// Ring all-reduce over 4 sockets: 2 x 3 = 6 hops of 4096 / 4 = 1024 B.
-// The producer pushes at 10 (fill) + 4096 / 64 + 2 = 76. The link sends
-// 6 x 1024 = 6144 B at 32 B/cycle = 192 cycles, and each of the 6 hops costs
-// 1000 ns: 76 + 192 + 6000 = 6268. The result crosses to the consumer over
-// one lane (66 cycles, 6334), which spends its fill: 6344.
+// Ring all-reduce over 4 sockets (tiny names the ring): 2 x 3 = 6 hops of
+// 4096 / 4 = 1024 B. The producer pushes at 10 (fill) + 4096 / 64 + 2 = 76.
+// The link sends 6 x 1024 = 6144 B at 32 B/cycle = 192 cycles, and each of
+// the 6 hops costs 1000 ns: 76 + 192 + 6000 = 6268. The result crosses to
+// the consumer over the AGCUs' lanes (2 x 64 B/cycle: 4096 / 128 + 2 = 34
+// cycles, 6302), which spends its fill: 6312.
 TEST(Simulator, RingAllReduceFourSockets) {
   Program p = allReduce(4);
   SimResult r = run(p);
   ASSERT_FALSE(r.deadlocked) << r.deadlock;
-  EXPECT_DOUBLE_EQ(sectionCycles(r), 6344);
+  EXPECT_DOUBLE_EQ(sectionCycles(r), 6312);
+  ASSERT_EQ(r.collectives.size(), 1u);
+  EXPECT_EQ(r.collectives[0].algorithm, arch::CollectiveAlgorithm::Ring);
+  EXPECT_DOUBLE_EQ(r.collectives[0].latencyPs / 1000, 6302 - 76);
 }
 
 // Over 16 sockets: 30 hops of 256 B: 7680 B / 32 = 240 cycles + 30 x 1000:
-// 76 + 30240 = 30316, +66 = 30382, +10 = 30392. At small tiles, latency per
+// 76 + 30240 = 30316, +34 = 30350, +10 = 30360. At small tiles, latency per
 // hop, not bandwidth, decides.
 TEST(Simulator, RingAllReduceSixteenSockets) {
   Program p = allReduce(16);
   SimResult r = run(p);
   ASSERT_FALSE(r.deadlocked) << r.deadlock;
-  EXPECT_DOUBLE_EQ(sectionCycles(r), 30392);
+  EXPECT_DOUBLE_EQ(sectionCycles(r), 30360);
+}
+
+// A one-shot all-reduce over 4 sockets streamed in 4 tiles of 1024 B. The
+// producer makes a tile every 1024 / 64 + 2 = 18 cycles after its 10-cycle
+// fill: at 28, 46, 64, 82. Each tile goes to offsets 1, 2, 3 at once; the
+// busiest link carries 2 x 1024 B (arch/Collectives.h) = 64 cycles, so the
+// link sends them 28..92, 92..156, 156..220, 220..284, and each lands 2 hops
+// (2000 ns) later: 2092, 2156, 2220, 2284, and crosses to the consumer in
+// 1024 / 128 + 2 = 10 cycles. The consumer's fill ends its first step at
+// 2102 + 10; its last tile arrives at 2294. The hop latency is paid once,
+// not per tile: the unstreamed message would end at 82 + 256 + 2000 + 34.
+TEST(Simulator, OneShotStreamsPerTile) {
+  Program p = allReduce(4, 4, arch::CollectiveAlgorithm::OneShot);
+  SimResult r = run(p);
+  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  EXPECT_DOUBLE_EQ(sectionCycles(r), 2294);
+  ASSERT_EQ(r.collectives.size(), 1u);
+  // From the first input tile (28) to the last output (2294); after the
+  // producer's last tile (82): 2212 exposed.
+  EXPECT_DOUBLE_EQ(r.collectives[0].latencyPs / 1000, 2294 - 28);
+  EXPECT_DOUBLE_EQ(r.collectives[0].exposedPs / 1000, 2294 - 82);
 }
 
 // Simulating all 4 sockets of the group, with the collective as a real
-// rendezvous, gives the symmetric result of the one-socket model.
+// rendezvous per tile, gives the symmetric result of the one-socket model.
 TEST(Simulator, AllSocketsAgreeWithSymmetry) {
   Program p = allReduce(4);
   SimResult r = run(p, /*allSockets=*/true);
   ASSERT_FALSE(r.deadlocked) << r.deadlock;
-  EXPECT_DOUBLE_EQ(sectionCycles(r), 6344);
+  EXPECT_DOUBLE_EQ(sectionCycles(r), 6312);
+}
+
+// The same for the streamed one-shot of OneShotStreamsPerTile.
+TEST(Simulator, AllSocketsAgreeWithSymmetryStreamed) {
+  Program p = allReduce(4, 4, arch::CollectiveAlgorithm::OneShot);
+  SimResult r = run(p, /*allSockets=*/true);
+  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  EXPECT_DOUBLE_EQ(sectionCycles(r), 2294);
+}
+
+namespace {
+/// Two decoder layers as a kernel loop: each loads its 4096-B weight tile
+/// from HBM and the 256-B carry from SRAM, a gemm combines them, a ring
+/// all-reduce over 4 sockets sums the result, which is stored back as the
+/// next layer's carry.
+Program twoLayers(bool pipelined) {
+  Builder b;
+  b.p.tp = 4;
+  b.sec().repeat = 2;
+  b.sec().pipelined = pipelined;
+  int w = b.tensor(arch::MemoryTier::HBM, 2 * 4096);
+  int carry = b.tensor(arch::MemoryTier::SRAM, 256);
+  int sw = b.stream(4096, 1), sc = b.stream(256, 1);
+  int sg = b.stream(256, 1), sr = b.stream(256, 1);
+  b.load(w, sw, 1);
+  b.load(carry, sc, 1);
+  b.stage(StageKind::Gemm, {sc, sw}, {sg}, 1, 0);
+  b.collective(CollectiveKind::AllReduce, sg, sr, 4);
+  b.store(sr, carry);
+  return b.p;
+}
+} // namespace
+
+// One layer, as the OneDMA case shows: the weight tile lands at 230. The
+// carry: an SRAM read of 256 B over 4 PMUs (1 cycle), 4 cycles on the AGCU
+// lane, 2 hops: 7. The gemm pops both at 230, fills 10 cycles, crosses its
+// 256-B output on one lane (4 + 2): 246. The all-reduce: 6 x 64 B = 384 B on
+// the link (12 cycles) and 6 hops: 6258, crosses on 2 lanes (2 + 2): 6262;
+// the store writes it in 1 cycle: 6263. Without overlap the second layer
+// repeats all of it: 2 x 6263 = 12526.
+TEST(Simulator, KernelLoopWithoutOverlap) {
+  Program p = twoLayers(false);
+  SimResult r = run(p);
+  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  EXPECT_DOUBLE_EQ(sectionCycles(r), 12526);
+}
+
+// Pipelined, the second layer's weight tile streams while the first layer's
+// all-reduce runs (read 230..294 +100, lands 460), so the second layer is
+// only its dependency chain: the carry load waits for the first store
+// (6263) and lands 7 cycles later, then gemm 16, all-reduce 6016, store 1:
+// 6263 + 6040 = 12303. The step is the larger of the streaming time (2
+// tiles, 460) and the chain (the first weight tile, 230, then 2 x 6033 of
+// gemm, all-reduce and store, and the second carry load, 7).
+TEST(Simulator, KernelLoopOverlapsTheNextLayersLoads) {
+  Program p = twoLayers(true);
+  SimResult r = run(p);
+  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  EXPECT_DOUBLE_EQ(sectionCycles(r), 12303);
+  EXPECT_EQ(r.jobs[0].iterationsSimulated, 2);
 }
 
 // Two stages that each wait for the other's output: a cycle of streams. The

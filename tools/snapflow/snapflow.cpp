@@ -155,6 +155,13 @@ cl::opt<bool> noFuseOpt("no-fuse-layers",
                                  "fuse-layers=false"),
                         cl::init(!PipelineOptions().fuseLayers),
                         cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd));
+cl::opt<bool> noOverlapOpt(
+    "no-loop-overlap",
+    cl::desc("Run each layer loop's iterations one after another (no "
+             "prefetch of the next layer's loads); the pipeline's "
+             "loop-overlap=false"),
+    cl::init(!PipelineOptions().loopOverlap), cl::cat(compileCat),
+    cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<int64_t> routingSeedOpt(
     "routing-seed", cl::desc(pipelineHelp("routing-seed")),
     cl::value_desc("N"), cl::init(PipelineOptions().routingSeed), cl::cat(compileCat),
@@ -418,6 +425,7 @@ CompileOptions compileOptions() {
   c.pipeline.moe = moeOpt;
   c.pipeline.allowDdr = allowDdrOpt;
   c.pipeline.fuseLayers = !noFuseOpt;
+  c.pipeline.loopOverlap = !noOverlapOpt;
   c.pipeline.routingSeed = routingSeedOpt;
   c.pipeline.routingSkew = routingSkewOpt;
   c.output = compileOutOpt;

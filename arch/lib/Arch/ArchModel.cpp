@@ -151,8 +151,11 @@ const std::vector<ParamDecl> &params() {
               &YP::linkBytesPerS),
       sysReal("link_latency_ns", "ns", "latency of one hop over a peer link",
               &YP::linkLatencyNs, /*allowZero=*/true),
-      sysEnum("collective_algorithm", "ring | tree | one_shot",
-              "default algorithm for all-reduce, all-gather, all-to-all"),
+      sysEnum("collective_algorithm",
+              "auto | ring | bidirectional_ring | ring_2d | "
+              "recursive_doubling | halving_doubling | tree | one_shot",
+              "algorithm of every all-reduce, all-gather, all-to-all; auto: "
+              "the cheapest per message"),
       sysReal("collective_launch_ns", "ns",
               "fixed synchronisation cost per collective call",
               &YP::collectiveLaunchNs, /*allowZero=*/true),
@@ -455,16 +458,11 @@ private:
                "switch; got '" +
                t.str() + "'";
     } else if (key == "collective_algorithm") {
-      if (t == "ring")
-        model.systemParams.collectiveAlgorithm = CollectiveAlgorithm::Ring;
-      else if (t == "tree")
-        model.systemParams.collectiveAlgorithm = CollectiveAlgorithm::Tree;
-      else if (t == "one_shot")
-        model.systemParams.collectiveAlgorithm = CollectiveAlgorithm::OneShot;
-      else
-        return "'system.collective_algorithm' must be one of ring, tree, "
-               "one_shot; got '" +
-               t.str() + "'";
+      std::optional<CollectiveAlgorithm> algorithm = parseCollectiveAlgorithm(t);
+      if (!algorithm)
+        return "'system.collective_algorithm' must be one of " +
+               collectiveAlgorithmNames(", ") + "; got '" + t.str() + "'";
+      model.systemParams.collectiveAlgorithm = *algorithm;
     }
     return "";
   }
@@ -509,16 +507,41 @@ StringRef topologyName(Topology topology) {
   llvm_unreachable("unknown topology");
 }
 
+namespace {
+const std::pair<CollectiveAlgorithm, const char *> kAlgorithmNames[] = {
+    {CollectiveAlgorithm::Auto, "auto"},
+    {CollectiveAlgorithm::Ring, "ring"},
+    {CollectiveAlgorithm::BidirectionalRing, "bidirectional_ring"},
+    {CollectiveAlgorithm::Ring2D, "ring_2d"},
+    {CollectiveAlgorithm::RecursiveDoubling, "recursive_doubling"},
+    {CollectiveAlgorithm::HalvingDoubling, "halving_doubling"},
+    {CollectiveAlgorithm::Tree, "tree"},
+    {CollectiveAlgorithm::OneShot, "one_shot"},
+};
+} // namespace
+
 StringRef collectiveAlgorithmName(CollectiveAlgorithm algorithm) {
-  switch (algorithm) {
-  case CollectiveAlgorithm::Ring:
-    return "ring";
-  case CollectiveAlgorithm::Tree:
-    return "tree";
-  case CollectiveAlgorithm::OneShot:
-    return "one_shot";
-  }
+  for (const auto &[a, name] : kAlgorithmNames)
+    if (a == algorithm)
+      return name;
   llvm_unreachable("unknown collective algorithm");
+}
+
+std::optional<CollectiveAlgorithm> parseCollectiveAlgorithm(StringRef name) {
+  for (const auto &[a, n] : kAlgorithmNames)
+    if (name == n)
+      return a;
+  return std::nullopt;
+}
+
+std::string collectiveAlgorithmNames(StringRef separator) {
+  std::string out;
+  for (const auto &[a, name] : kAlgorithmNames) {
+    if (!out.empty())
+      out += separator.str();
+    out += name;
+  }
+  return out;
 }
 
 llvm::Expected<ArchModel> ArchModel::parse(StringRef yamlText,
@@ -631,9 +654,8 @@ ArchModel::withOverrides(llvm::ArrayRef<std::string> assignments,
   };
   llvm::StringSet<> seen;
   for (const std::string &assignment : assignments) {
-    auto [key, text] = StringRef(assignment).split('=');
-    key = key.trim();
-    text = text.trim();
+    std::pair<StringRef, StringRef> split = StringRef(assignment).split('=');
+    StringRef key = split.first.trim(), text = split.second.trim();
     if (!StringRef(assignment).contains('=') || key.empty() || text.empty()) {
       error("expected KEY=VALUE with a chip key such as "
             "system.link_latency_ns=500, got '" + assignment + "'");

@@ -239,7 +239,8 @@ private:
                        df::PlacementAttr::get(ctx, t.tier, {t.first, t.last}));
     df::setMemoryPlan(fn, df::MemoryPlanAttr::get(
                               ctx, weightBytes, kvBytes, activationPeak,
-                              sramPeak, hbm, ddr, maxBatch, misfit));
+                              sramPeak, hbm, ddr, maxBatch,
+                              /*prefetch_bytes=*/0, misfit));
     return success();
   }
 

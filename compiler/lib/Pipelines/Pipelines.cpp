@@ -70,8 +70,12 @@ void snapflow::buildSnapflowPipeline(OpPassManager &pm,
   if (o.planOnly)
     return;
 
-  // Lowering: the df program the simulator runs.
+  // Lowering: the df program the simulator runs; then how it runs across
+  // sockets (each collective's algorithm) and across layers (pipelined
+  // loops prefetching into spare SRAM).
   pm.addPass(createLowerToDF());
+  pm.addPass(createChooseCollectives());
+  pm.addPass(createPipelineLoops({o.loopOverlap}));
 }
 
 namespace {
@@ -96,7 +100,8 @@ void snapflow::registerSnapflowPipeline() {
   PassPipelineRegistration<CLIPipelineOptions>(
       "snapflow-pipeline",
       "Assign the target chip, compress KV, shard over sockets, fuse layers, "
-      "tile and map, plan memory, lower to df",
+      "tile and map, plan memory, lower to df, choose collectives, pipeline "
+      "loops",
       [](OpPassManager &pm, const CLIPipelineOptions &cli) {
         buildSnapflowPipeline(pm, cli.get());
       });

@@ -2,15 +2,20 @@
 
 #include "snapflow/Sim/Components/Collective.h"
 
+#include <deque>
+
 using namespace snapflow;
 using namespace snapflow::sim;
 
 const ComponentInfo &CollectiveUnit::info() {
   static const ParamInfo params[] = {
-      {"algorithm", "-", "system.collective_algorithm",
-       "ring, tree or one_shot: hops in sequence and bytes per hop"},
+      {"algorithm", "-", "the df.collective's, else system.collective_algorithm",
+       "the compiler's choice per collective: rounds, hops and link load "
+       "(arch/Collectives.h)"},
       {"link_bandwidth", "bytes/s", "system.link_bytes_per_s",
-       "one peer link, one direction"},
+       "one peer link, one direction; the busiest link of each round binds"},
+      {"topology", "-", "system.topology, system.links_per_socket",
+       "hops per send and how many sends share a link"},
       {"hop_latency", "ns", "system.link_latency_ns",
        "paid by every sequential hop"},
       {"launch", "ns", "system.collective_launch_ns",
@@ -27,58 +32,117 @@ const ComponentInfo &CollectiveUnit::info() {
   return info;
 }
 
-double CollectiveGroups::meet(int job, int section, int node, double done) {
-  Group &group = groups[{job, section, node}];
+double CollectiveGroups::meet(int job, int section, int node, int64_t tile,
+                              double done) {
+  Group &group = groups[{job, section, node, tile}];
   group.completion = std::max(group.completion, done);
   if (++group.arrived == sockets) {
+    // The last socket in: publish the latest completion and start afresh
+    // for the next run of this tile.
     group.arrived = 0;
-    group.ready.notify(sc_core::SC_ZERO_TIME);
-  } else {
-    while (group.arrived != 0)
-      sc_core::wait(group.ready);
-  }
-  return group.completion;
-}
-
-void CollectiveGroups::leave(int job, int section, int node) {
-  Group &group = groups[{job, section, node}];
-  if (nowPs() >= group.completion)
+    group.result = group.completion;
     group.completion = 0;
+    ++group.generation;
+    group.ready.notify(sc_core::SC_ZERO_TIME);
+    return group.result;
+  }
+  // No socket can arrive at this tile again before this one has left.
+  uint64_t generation = group.generation;
+  while (group.generation == generation)
+    sc_core::wait(group.ready);
+  return group.result;
 }
 
 CollectiveUnit::CollectiveUnit(const arch::ArchModel &chip,
                                CollectiveGroups *groups)
-    : algorithm(chip.system().collectiveAlgorithm),
-      hopPs(chip.system().linkLatencyNs * 1000.0),
+    : system(chip.system()), hopPs(chip.system().linkLatencyNs * 1000.0),
       launchPs(chip.system().collectiveLaunchNs * 1000.0),
-      link(chip.system().linkBytesPerS / 1e12, 1,
-           chip.system().linkLatencyNs * 1000.0),
-      groups(groups) {}
+      outputLanes(chip.socket().agcuCount), link(chip.system().linkBytesPerS / 1e12, 1, 0), groups(groups) {}
+
+arch::CollectiveCost CollectiveUnit::costOf(const Node &n,
+                                            double bytes) const {
+  int64_t g = std::max<int64_t>(2, n.group);
+  if (n.algorithm == arch::CollectiveAlgorithm::Auto)
+    return arch::chooseCollective(n.collective, bytes, g, system);
+  return arch::collectiveCost(n.collective, n.algorithm, bytes, g, system);
+}
 
 void CollectiveUnit::run(SectionRun &r, int index) {
   const Node &n = r.section->nodes[index];
   const Stream &in = r.section->streams[n.inputs[0]];
   const Stream &out = r.section->streams[n.outputs[0]];
-  for (int64_t tile = 0; tile < in.tiles; ++tile)
+  int64_t inTiles = std::max<int64_t>(1, in.tiles);
+  double message = double(in.tiles) * double(in.tileBytes);
+  arch::CollectiveCost cost = costOf(n, message);
+  auto key = std::make_tuple(r.job, r.index, index);
+  auto [it, fresh] = recordIndex.try_emplace(key, recordList.size());
+  if (fresh) {
+    CollectiveRecord rec;
+    rec.job = r.job;
+    rec.section = r.index;
+    rec.node = index;
+    rec.algorithm = cost.algorithm;
+    rec.bytes = message;
+    rec.cost = cost;
+    recordList.push_back(rec);
+  }
+  // An index, not a reference: other collectives add records while this
+  // one waits.
+  size_t recordAt = it->second;
+  // The peer traffic enters and leaves through the AGCUs, which spread it
+  // over their lanes of the on-chip network.
+  int64_t lanes = outputLanes;
+  double tileLink = cost.linkBytesPerByte * double(in.tileBytes);
+  double tileSent = cost.sentPerByte * double(in.tileBytes);
+  double tileLatency = double(cost.hops) * hopPs;
+  std::deque<double> inFlight;
+  int64_t pushed = 0;
+  double first = -1, lastInput = 0, start = 0;
+  auto release = [&](int64_t landed) {
+    // Output tiles in proportion to the input tiles that have landed.
+    int64_t target = landed * out.tiles / inTiles;
+    while (pushed < target) {
+      r.push(index, n.outputs[0], lanes);
+      ++pushed;
+    }
+  };
+  int64_t landed = 0;
+  auto land = [&] {
+    double began = nowPs();
+    waitUntil(inFlight.front());
+    r.nodes[index].collectivePs += nowPs() - began;
+    inFlight.pop_front();
+    release(++landed);
+  };
+  for (int64_t tile = 0; tile < in.tiles; ++tile) {
     r.pop(index, n.inputs[0]);
-  double g = double(std::max<int64_t>(2, n.group));
-  CollectiveTraffic traffic = collectiveTraffic(
-      n.collective, algorithm, double(in.tiles) * double(in.tileBytes), g);
-  double bytes = traffic.steps * traffic.bytesPerStep;
-  double busyBefore = link.getBusyPs();
-  double sent = link.reserve(bytes, nowPs() + launchPs);
-  stats[LinkBusyPs] += link.getBusyPs() - busyBefore;
-  stats[LinkBytes] += bytes;
-  stats[Collectives] += 1;
-  // Every step pays a hop; the reservation paid one.
-  double done = sent + (traffic.steps - 1) * hopPs;
-  if (groups)
-    done = groups->meet(r.job, r.index, index, done);
-  double began = nowPs();
-  waitUntil(done);
-  r.nodes[index].collectivePs += nowPs() - began;
-  if (groups)
-    groups->leave(r.job, r.index, index);
-  for (int64_t tile = 0; tile < out.tiles; ++tile)
-    r.push(index, n.outputs[0], int64_t(1));
+    double now = nowPs();
+    if (first < 0) {
+      first = now;
+      start = now + launchPs; // armed once per run
+      stats[Collectives] += 1;
+    }
+    lastInput = now;
+    double busyBefore = link.getBusyPs();
+    double sent = link.reserve(tileLink, std::max(now, start));
+    stats[LinkBusyPs] += link.getBusyPs() - busyBefore;
+    stats[LinkBytes] += tileSent;
+    double done = sent + tileLatency;
+    if (groups) // every socket has sent this tile: it lands with the last
+      done = groups->meet(r.job, r.index, index, tile, done);
+    inFlight.push_back(done);
+    // Hand on what has landed meanwhile, without waiting for it.
+    while (!inFlight.empty() && inFlight.front() <= nowPs())
+      land();
+  }
+  while (!inFlight.empty())
+    land();
+  release(inTiles);
+  double end = nowPs();
+  if (first >= 0) {
+    CollectiveRecord &rec = recordList[recordAt];
+    rec.runs += 1;
+    rec.spanPs += end - first;
+    rec.exposedPs += end - lastInput;
+  }
 }

@@ -160,7 +160,8 @@ static void addBreakdown(Breakdown &into, const Breakdown &b, double times) {
 }
 
 double SectionController::runIteration(int j, int i, Breakdown &bd,
-                                       const Totals &before) {
+                                       const Totals &before,
+                                       int64_t iterations) {
   double t0 = nowPs();
   for (Socket &s : sockets) {
     SectionRun &r = *s.runs[j][i];
@@ -169,6 +170,7 @@ double SectionController::runIteration(int j, int i, Breakdown &bd,
     for (NodeRun &nr : r.nodes)
       nr = NodeRun();
     r.doneCount = 0;
+    r.iterations = iterations;
     r.running = true;
     r.start.notify(sc_core::SC_ZERO_TIME);
   }
@@ -180,7 +182,7 @@ double SectionController::runIteration(int j, int i, Breakdown &bd,
     r.running = false;
   }
   double elapsed = nowPs() - t0;
-  stats[IterationsSimulated] += 1;
+  stats[IterationsSimulated] += double(iterations);
   // Attribute the iteration to what was busiest, in proportion.
   SectionRun &r = *sockets[0].runs[j][i];
   Totals d = totals() - before;
@@ -238,11 +240,18 @@ double SectionController::runStep(int j, JobResult &jr, Breakdown &bd) {
       result.trace.push_back(
           {TraceEvent::Counter, "memory", "memory", 0, nowPs(), 0, occ});
     Breakdown iterBd;
+    if (sec.pipelined && sec.repeat > 1) {
+      // A pipelined loop: every iteration runs, overlapping the next.
+      runIteration(j, static_cast<int>(i), bd, totals(), sec.repeat);
+      jr.iterationsSimulated += sec.repeat;
+      continue;
+    }
     repeat(
         sec.repeat,
         [&] {
           iterBd = Breakdown();
-          double t = runIteration(j, static_cast<int>(i), iterBd, totals());
+          double t =
+              runIteration(j, static_cast<int>(i), iterBd, totals(), 1);
           addBreakdown(bd, iterBd, 1.0);
           ++jr.iterationsSimulated;
           return t;

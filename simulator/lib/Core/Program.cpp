@@ -25,15 +25,7 @@ const char *snapflow::sim::stageKindName(StageKind kind) {
 }
 
 const char *snapflow::sim::collectiveKindName(CollectiveKind kind) {
-  switch (kind) {
-  case CollectiveKind::AllReduce:
-    return "all_reduce";
-  case CollectiveKind::AllGather:
-    return "all_gather";
-  case CollectiveKind::AllToAll:
-    return "all_to_all";
-  }
-  return "?";
+  return arch::collectiveKindName(kind).data();
 }
 
 int64_t Program::tensorBytes(arch::MemoryTier tier) const {

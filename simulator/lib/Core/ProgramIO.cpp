@@ -18,7 +18,7 @@ using namespace snapflow::sim;
 
 namespace {
 
-constexpr llvm::StringLiteral kMagic = "snapflow-program 1\n";
+constexpr llvm::StringLiteral kMagic = "snapflow-program 2\n";
 
 class Writer {
 public:
@@ -158,6 +158,7 @@ std::string snapflow::sim::serializeProgram(const Program &p) {
   for (const Section &s : p.sections) {
     w.string(s.name);
     w.integer(s.repeat);
+    w.integer(s.pipelined);
     w.integer(static_cast<int64_t>(s.nodes.size()));
     for (const Node &n : s.nodes) {
       w.integer(static_cast<int64_t>(n.kind));
@@ -176,6 +177,7 @@ std::string snapflow::sim::serializeProgram(const Program &p) {
       w.integer(n.reads);
       w.integer(static_cast<int64_t>(n.collective));
       w.integer(n.group);
+      w.integer(static_cast<int64_t>(n.algorithm));
     }
     w.integer(static_cast<int64_t>(s.streams.size()));
     for (const Stream &st : s.streams) {
@@ -190,6 +192,7 @@ std::string snapflow::sim::serializeProgram(const Program &p) {
   w.integer(p.weightBytes);
   w.integer(p.kvBytes);
   w.integer(p.activationBytes);
+  w.integer(p.prefetchBytes);
   w.integer(p.maxBatch);
   return std::move(w.out);
 }
@@ -236,8 +239,10 @@ llvm::Expected<Program> snapflow::sim::deserializeProgram(llvm::StringRef bytes)
   p.sections.resize(sections);
   for (Section &s : p.sections) {
     size_t nodes = 0, streams = 0;
+    int64_t pipelined = 0;
     if (!(r.string(s.name, "section name") &&
           r.integer(s.repeat, "section repeat") &&
+          r.integer(pipelined, "section pipelined") &&
           r.count(nodes, "node count")))
       return error();
     s.nodes.resize(nodes);
@@ -258,8 +263,11 @@ llvm::Expected<Program> snapflow::sim::deserializeProgram(llvm::StringRef bytes)
             r.integer(n.reads, "node reads") &&
             r.enumeration(n.collective, kNumCollectiveKinds,
                           "collective kind") &&
-            r.integer(n.group, "node group")))
+            r.integer(n.group, "node group") &&
+            r.enumeration(n.algorithm, kNumCollectiveAlgorithms,
+                          "collective algorithm")))
         return error();
+    s.pipelined = pipelined != 0;
     if (!r.count(streams, "stream count"))
       return error();
     s.streams.resize(streams);
@@ -275,6 +283,7 @@ llvm::Expected<Program> snapflow::sim::deserializeProgram(llvm::StringRef bytes)
   if (!(r.integer(p.weightBytes, "weight bytes") &&
         r.integer(p.kvBytes, "kv bytes") &&
         r.integer(p.activationBytes, "activation bytes") &&
+        r.integer(p.prefetchBytes, "prefetch bytes") &&
         r.integer(p.maxBatch, "max batch") && r.atEnd()))
     return error();
   return p;

@@ -12,6 +12,22 @@
 using namespace snapflow;
 using namespace snapflow::sim;
 
+void SectionRun::awaitCarried(int node, int64_t k) {
+  if (k == 0 || carriedFrom.empty())
+    return;
+  for (int store : carriedFrom[node])
+    while (nodes[store].iterationsDone < k) {
+      nodes[node].wait = {"await the previous iteration's store to", -1};
+      sc_core::wait(iterationDone);
+    }
+  nodes[node].wait = {};
+}
+
+void SectionRun::finishIteration(int node, int64_t k) {
+  nodes[node].iterationsDone = k + 1;
+  iterationDone.notify(sc_core::SC_ZERO_TIME);
+}
+
 void SectionRun::pop(int node, int stream) {
   NodeRun &nr = nodes[node];
   const Stream &st = section->streams[stream];

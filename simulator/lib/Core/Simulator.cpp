@@ -91,6 +91,8 @@ private:
         run->oversubscription =
             std::max(1.0, double(pcus) / double(chip.socket().pcuCount));
         run->nodes.resize(run->section->nodes.size());
+        if (run->section->pipelined)
+          run->carriedFrom = carriedDependencies(p, *run->section);
         for (size_t n = 0; n < run->section->nodes.size(); ++n)
           spawn(*run, static_cast<int>(n));
         sock.runs.back().push_back(std::move(run));
@@ -106,13 +108,37 @@ private:
         [run, n] {
           while (true) {
             sc_core::wait(run->start);
-            dispatch(*run, n);
+            for (int64_t k = 0; k < run->iterations; ++k) {
+              run->awaitCarried(n, k);
+              dispatch(*run, n);
+              run->finishIteration(n, k);
+            }
             if (++run->doneCount ==
                 static_cast<int>(run->section->nodes.size()))
               run->done.notify(sc_core::SC_ZERO_TIME);
           }
         },
         sc_core::sc_gen_unique_name("node"));
+  }
+
+  /// For each node of a pipelined loop, the stores its next iteration must
+  /// wait for: a load of a tensor the section also stores reads what the
+  /// previous iteration wrote (the layer carry). The KV cache is exempt:
+  /// each iteration reads and writes its own layer's slice.
+  static std::vector<std::vector<int>>
+  carriedDependencies(const Program &p, const Section &sec) {
+    std::vector<std::vector<int>> out(sec.nodes.size());
+    for (size_t l = 0; l < sec.nodes.size(); ++l) {
+      const Node &load = sec.nodes[l];
+      if (load.kind != NodeKind::Load || load.tensor < 0 ||
+          p.tensors[load.tensor].isKV)
+        continue;
+      for (size_t s = 0; s < sec.nodes.size(); ++s)
+        if (sec.nodes[s].kind == NodeKind::Store &&
+            sec.nodes[s].tensor == load.tensor)
+          out[l].push_back(static_cast<int>(s));
+    }
+    return out;
   }
 
   static void dispatch(SectionRun &r, int n) {
@@ -158,6 +184,27 @@ void Engine::finish() {
   result.ddrUtilization = tierUtilization(arch::MemoryTier::DDR);
   result.linkUtilization = c.linkBusyPs / n / elapsed;
   result.tilesMoved = static_cast<int64_t>(std::llround(c.tiles));
+  for (const CollectiveRecord &rec : sockets[0].collectives->records()) {
+    const Section &sec = jobs[rec.job].program->sections[rec.section];
+    const Node &n = sec.nodes[rec.node];
+    CollectiveResult out;
+    out.job = rec.job;
+    out.section = sec.name;
+    // The op without its source line (a program built in memory has none),
+    // so a report does not depend on how the program reached the simulator.
+    out.label = n.label.substr(0, n.label.find(" at line"));
+    out.node = rec.node;
+    out.kind = n.collective;
+    out.algorithm = rec.algorithm;
+    out.group = n.group;
+    out.bytes = rec.bytes;
+    out.perStep = sec.repeat;
+    double runs = double(std::max<int64_t>(1, rec.runs));
+    out.latencyPs = rec.spanPs / runs;
+    out.exposedPs = rec.exposedPs / runs;
+    out.modelPs = rec.cost.seconds() * 1e12;
+    result.collectives.push_back(std::move(out));
+  }
   if (!controller->isFinished())
     reportDeadlock();
 }
@@ -179,6 +226,11 @@ void Engine::reportDeadlock() {
           const WaitState &w = run->nodes[k].wait;
           if (!w.what)
             continue;
+          if (w.stream < 0) {
+            os << "\n    " << run->section->nodes[k].label << " waits to "
+               << w.what << " " << run->program->tensors[run->section->nodes[k].tensor].name;
+            continue;
+          }
           const Stream &st = run->section->streams[w.stream];
           os << "\n    " << run->section->nodes[k].label << " waits to "
              << w.what << " stream #" << w.stream << " (depth " << st.depth

@@ -92,6 +92,7 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
     p.kvBytes = plan.getKvBytes();
     p.activationBytes = plan.getActivationBytes();
     p.maxBatch = plan.getMaxBatch();
+    p.prefetchBytes = plan.getPrefetchBytes();
   }
 
   llvm::StringMap<int> tensorIndex;
@@ -112,6 +113,7 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
     Section s;
     s.name = sec.getSymName().str();
     s.repeat = sec.getRepeat();
+    s.pipelined = sec.getPipelined();
     DenseMap<Value, int> streamIndex;
     auto streamOf = [&](Value v) {
       auto it = streamIndex.find(v);
@@ -164,6 +166,9 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
         n.kind = NodeKind::Collective;
         n.collective = convert(c.getKind());
         n.group = c.getGroupSize();
+        if (std::optional<df::CollectiveAlgorithm> a = c.getAlgorithm())
+          n.algorithm = *arch::parseCollectiveAlgorithm(
+              df::stringifyCollectiveAlgorithm(*a));
         n.inputs.push_back(streamOf(c.getInput()));
         n.outputs.push_back(streamOf(c.getResult()));
       } else {

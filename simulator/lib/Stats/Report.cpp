@@ -37,6 +37,44 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
         {"reconfig_s", seconds(d->breakdown.reconfigPs)},
     };
   }
+  // The decode job's collectives: what ran, with which algorithm, and how
+  // much of their time was exposed after their producer's last tile.
+  Object collectives;
+  {
+    llvm::json::Array nodes;
+    double count = 0, bytes = 0, latency = 0, exposed = 0;
+    int decodeJob = -1;
+    for (size_t j = 0; j < r.jobs.size(); ++j)
+      if (r.jobs[j].phase == decode.phase)
+        decodeJob = static_cast<int>(j);
+    for (const CollectiveResult &c : r.collectives) {
+      if (c.job != decodeJob)
+        continue;
+      double times = double(c.perStep);
+      count += times;
+      bytes += times * c.bytes;
+      latency += times * seconds(c.latencyPs);
+      exposed += times * seconds(c.exposedPs);
+      nodes.push_back(Object{
+          {"section", c.section},
+          {"op", c.label},
+          {"node", c.node},
+          {"kind", arch::collectiveKindName(c.kind)},
+          {"algorithm", arch::collectiveAlgorithmName(c.algorithm)},
+          {"group", c.group},
+          {"bytes", c.bytes},
+          {"per_step", c.perStep},
+          {"latency_s", seconds(c.latencyPs)},
+          {"exposed_s", seconds(c.exposedPs)},
+          {"model_s", seconds(c.modelPs)},
+      });
+    }
+    collectives = Object{{"per_step", count},
+                         {"bytes_per_step", bytes},
+                         {"latency_s_per_step", latency},
+                         {"exposed_s_per_step", exposed},
+                         {"ops", std::move(nodes)}};
+  }
   llvm::json::Value ttft = nullptr;
   if (prefill)
     if (const JobResult *p = jobFor(r, prefill->phase))
@@ -69,10 +107,12 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
               {"hbm_s", roof.tierSeconds[1]},
               {"ddr_s", roof.tierSeconds[2]},
               {"sram_s", roof.tierSeconds[0]},
-              {"link_s", roof.linkSeconds}}},
+              {"link_s", roof.linkSeconds},
+              {"collective_latency_s", roof.collectiveLatencySeconds}}},
       {"roofline_efficiency", step > 0 ? roof.lowerBoundSeconds / step : 0},
       {"simulated_cycles", static_cast<int64_t>(std::llround(r.cycles))},
       {"breakdown", std::move(breakdown)},
+      {"collectives", std::move(collectives)},
       {"steps", d ? d->steps : 0},
       {"steps_simulated", d ? d->stepsSimulated : 0},
       {"iterations_simulated", d ? d->iterationsSimulated : 0},

@@ -2,7 +2,7 @@
 
 #include "snapflow/Sim/Stats/Roofline.h"
 
-#include "snapflow/Sim/Components/Collective.h"
+#include "snapflow/Arch/Collectives.h"
 
 #include <algorithm>
 
@@ -34,10 +34,16 @@ Roofline snapflow::sim::computeRoofline(const Program &p,
         break;
       case NodeKind::Collective: {
         const Stream &in = sec.streams[n.inputs[0]];
-        CollectiveTraffic c = collectiveTraffic(
-            n.collective, chip.system().collectiveAlgorithm,
-            double(in.tiles) * double(in.tileBytes), double(n.group));
-        r.linkBytes += times * c.steps * c.bytesPerStep;
+        // The algorithm the node runs with, on the simulated chip.
+        double bytes = double(in.tiles) * double(in.tileBytes);
+        int64_t g = std::max<int64_t>(2, n.group);
+        arch::CollectiveCost c =
+            n.algorithm == arch::CollectiveAlgorithm::Auto
+                ? arch::chooseCollective(n.collective, bytes, g, chip.system())
+                : arch::collectiveCost(n.collective, n.algorithm, bytes, g,
+                                       chip.system());
+        r.linkBytes += times * c.linkBytesPerByte * bytes;
+        r.collectiveLatencySeconds += times * c.seconds();
         break;
       }
       case NodeKind::Buffer:
@@ -65,5 +71,10 @@ Roofline snapflow::sim::computeRoofline(const Program &p,
       r.lowerBoundSeconds = c.seconds;
       r.binding = c.name;
     }
+  // What binds the step may be no resource but the chain of collective
+  // latencies: each collective's launch, hops and own transfer, which run
+  // in series because every one feeds the next layer.
+  if (r.collectiveLatencySeconds > r.lowerBoundSeconds)
+    r.binding = "collective_latency";
   return r;
 }

@@ -5,7 +5,7 @@
 // built-in short form is read as the full set and printed in full.
 // CHECK-LABEL: module attributes {df.target = #df.target<"sn40l-16", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 32 : i64, clock_hz = 1.600000e+09 : f64,
 // CHECK-SAME:    hbm_bytes_per_s = 1.600000e+12 : f64
-// CHECK-SAME:    system = {collective_algorithm = "ring", collective_launch_ns = 1.000000e+03 : f64, link_bytes_per_s = 6.400000e+10 : f64, link_latency_ns = 2.000000e+03 : f64, links_per_socket = 2 : i64, sockets = 16 : i64, topology = "ring"}>} {
+// CHECK-SAME:    system = {collective_algorithm = "auto", collective_launch_ns = 1.000000e+03 : f64, link_bytes_per_s = 6.400000e+10 : f64, link_latency_ns = 1.000000e+03 : f64, links_per_socket = 2 : i64, sockets = 16 : i64, topology = "ring"}>} {
 module attributes {df.target = #df.target<"sn40l-16">} {
 // Tests that a program declares tensors in every memory tier.
 // CHECK-LABEL: df.program @tiers attributes {tp = 1 : i64} {
@@ -58,27 +58,27 @@ df.program @attention attributes {tp = 1 : i64} {
 // Tests that a kernel-looped section selects with topk and gather stages,
 // double-buffers, and runs every collective kind.
 // CHECK-LABEL: df.program @moe attributes {tp = 4 : i64} {
-// CHECK:         df.section @experts repeat 2 {
+// CHECK:         df.section @experts repeat 2 pipelined {
 // CHECK-NEXT:      %[[H:.+]] = df.load @h tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
 // CHECK-NEXT:      %[[T:.+]] = df.stage topk(%[[H]]) {flops_per_tile = 1024 : i64, pcus = 1 : i64, tiles = 4 : i64} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
 // CHECK-NEXT:      %[[G:.+]] = df.stage gather(%[[T]]) {flops_per_tile = 0 : i64, pcus = 1 : i64, tiles = 4 : i64} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
 // CHECK-NEXT:      %[[B:.+]] = df.buffer %[[G]] {banks = 8 : i64, bytes = 16384 : i64, double_buffered, pmus = 4 : i64} : !df.stream<tensor<32x32xbf16>, 2> -> !df.stream<tensor<32x32xbf16>, 4>
 // CHECK-NEXT:      %[[AR:.+]] = df.collective all_reduce %[[B]] {group_size = 4 : i64} : !df.stream<tensor<32x32xbf16>, 4> -> !df.stream<tensor<32x32xbf16>, 4>
-// CHECK-NEXT:      %[[AA:.+]] = df.collective all_to_all %[[AR]] {group_size = 4 : i64} : !df.stream<tensor<32x32xbf16>, 4> -> !df.stream<tensor<32x32xbf16>, 2>
-// CHECK-NEXT:      %[[AG:.+]] = df.collective all_gather %[[AA]] {group_size = 4 : i64} : !df.stream<tensor<32x32xbf16>, 2> -> !df.stream<tensor<128x32xbf16>, 2>
+// CHECK-NEXT:      %[[AA:.+]] = df.collective all_to_all via recursive_doubling %[[AR]] {group_size = 4 : i64} : !df.stream<tensor<32x32xbf16>, 4> -> !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      %[[AG:.+]] = df.collective all_gather via one_shot %[[AA]] {group_size = 4 : i64} : !df.stream<tensor<32x32xbf16>, 2> -> !df.stream<tensor<128x32xbf16>, 2>
 // CHECK-NEXT:      df.store %[[AG]] to @out : !df.stream<tensor<128x32xbf16>, 2>
 // CHECK-NEXT:    }
 df.program @moe attributes {tp = 4 : i64} {
   df.tensor @h : tensor<64x64xbf16> in sram
   df.tensor @out : tensor<128x64xbf16> in hbm
-  df.section @experts repeat 2 {
+  df.section @experts repeat 2 pipelined {
     %h = df.load @h tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
     %t = df.stage topk (%h) {pcus = 1, flops_per_tile = 1024, tiles = 4} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
     %g = df.stage gather (%t) {pcus = 1, flops_per_tile = 0, tiles = 4} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
     %b = df.buffer %g {pmus = 4, bytes = 16384, banks = 8, double_buffered} : !df.stream<tensor<32x32xbf16>, 2> -> !df.stream<tensor<32x32xbf16>, 4>
     %ar = df.collective all_reduce %b {group_size = 4} : !df.stream<tensor<32x32xbf16>, 4> -> !df.stream<tensor<32x32xbf16>, 4>
-    %aa = df.collective all_to_all %ar {group_size = 4} : !df.stream<tensor<32x32xbf16>, 4> -> !df.stream<tensor<32x32xbf16>, 2>
-    %ag = df.collective all_gather %aa {group_size = 4} : !df.stream<tensor<32x32xbf16>, 2> -> !df.stream<tensor<128x32xbf16>, 2>
+    %aa = df.collective all_to_all via recursive_doubling %ar {group_size = 4} : !df.stream<tensor<32x32xbf16>, 4> -> !df.stream<tensor<32x32xbf16>, 2>
+    %ag = df.collective all_gather via one_shot %aa {group_size = 4} : !df.stream<tensor<32x32xbf16>, 2> -> !df.stream<tensor<128x32xbf16>, 2>
     df.store %ag to @out : !df.stream<tensor<128x32xbf16>, 2>
   }
 }

@@ -4,7 +4,8 @@
                                    sweeps of one grid compare equal
   sweep_csv.py missing FILE.csv R.json
                                    report keys (dotted) with no report.<key>
-                                   column in the CSV header
+                                   column in the CSV header (lists, one
+                                   object per op, have none)
   sweep_csv.py same FILE.csv INDEX R.json
                                    the report.<key> columns of row INDEX
                                    against the report R.json, number by
@@ -27,6 +28,8 @@ def values(obj, prefix=""):
         name = prefix + key
         if isinstance(value, dict):
             yield from values(value, name + ".")
+        elif isinstance(value, list):
+            continue
         else:
             yield name, value
 

@@ -38,9 +38,23 @@ std::optional<MemoryTier> parseTierName(llvm::StringRef name);
 enum class Topology { Ring, FullyConnected, Switch };
 llvm::StringRef topologyName(Topology topology);
 
-/// Algorithm used for all-reduce / all-gather / all-to-all across sockets.
-enum class CollectiveAlgorithm { Ring, Tree, OneShot };
+/// Algorithm used for all-reduce / all-gather / all-to-all across sockets
+/// (schedules and costs: Collectives.h). Auto picks the cheapest per message.
+enum class CollectiveAlgorithm {
+  Auto,
+  Ring,
+  BidirectionalRing,
+  Ring2D,
+  RecursiveDoubling,
+  HalvingDoubling,
+  Tree,
+  OneShot,
+};
 llvm::StringRef collectiveAlgorithmName(CollectiveAlgorithm algorithm);
+/// The algorithm named `name` ("auto", "ring", ..., "one_shot"), if any.
+std::optional<CollectiveAlgorithm> parseCollectiveAlgorithm(llvm::StringRef name);
+/// Every algorithm name, "auto" first, joined by `separator`.
+std::string collectiveAlgorithmNames(llvm::StringRef separator);
 
 /// Parameters of one socket (one SN40L RDU: two dies, PCUs, PMUs, HBM, DDR).
 struct SocketParams {

@@ -92,4 +92,40 @@ def PlanMemory : Pass<"plan-memory", "::mlir::ModuleOp"> {
                            "::snapflow::df::DFDialect"];
 }
 
+def ChooseCollectives : Pass<"choose-collectives", "::mlir::ModuleOp"> {
+  let summary = "Record the algorithm of every df.collective";
+  let description = [{
+    Each `df.collective` without a `via` gets the algorithm the module's
+    `df.target` gives for its message (its input's tiles x tile bytes over
+    `group_size` sockets): the chip's `collective_algorithm`, or with `auto`
+    the cheapest by the cost model of arch/Collectives.h (hops x link
+    latency + launch + bytes on the busiest link / link bandwidth, on the
+    chip's topology and links per socket), as NCCL's tuner picks per
+    message. A `via` already written is kept.
+  }];
+  let dependentDialects = ["::snapflow::df::DFDialect"];
+}
+
+def PipelineLoops : Pass<"pipeline-loops", "::mlir::ModuleOp"> {
+  let summary = "Run kernel loops as pipelined outer loops, prefetching into spare SRAM";
+  let description = [{
+    Every `df.section` with `repeat` > 1 becomes `pipelined`: iteration
+    i+1's nodes start once they have finished iteration i and their inputs
+    exist, so the next layer's weight and KV loads stream while this layer's
+    tail (its collectives, its last stages) completes. What a load may run
+    ahead is its stream's depth: each load from HBM or DDR gets its
+    iteration's tiles on top of its depth, scaled down evenly when the SRAM
+    left by the memory plan (the PMUs the section's stages do not use,
+    beyond the plan's SRAM bytes) cannot hold them all. The most any section
+    prefetches is recorded as the memory plan's `prefetch_bytes` (part of its
+    `sram_bytes`). With `overlap=false` the pass changes nothing: layers run
+    one after another.
+  }];
+  let options = [
+    Option<"overlap", "overlap", "bool", "true",
+           "Overlap consecutive loop iterations">,
+  ];
+  let dependentDialects = ["::snapflow::df::DFDialect"];
+}
+
 #endif // SNAPFLOW_MAPPING_PASSES

@@ -136,7 +136,8 @@ public:
                                 << " df.sections";
       auto info = cast<df::SectionMapAttr>(sections[index]);
       auto section = sb.create<df::SectionOp>(loc, info.getName(),
-                                              info.getRepeat());
+                                              info.getRepeat(),
+                                              /*pipelined=*/false);
       b.setInsertionPointToStart(b.createBlock(&section.getBody()));
       streams.clear();
       taken.clear();
@@ -559,7 +560,7 @@ private:
     auto c = b.create<df::CollectiveOp>(
         op->getLoc(), streamOf(tile),
         df::CollectiveKindAttr::get(op->getContext(), kind), in,
-        b.getI64IntegerAttr(group));
+        b.getI64IntegerAttr(group), /*algorithm=*/nullptr);
     streams[op->getResult(0)] = c.getResult();
     storeIfHomed(op->getResult(0), c.getResult());
     return success();

@@ -259,8 +259,9 @@ LogicalResult
 MemoryPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        int64_t weights, int64_t kv, int64_t activations,
                        int64_t sram, int64_t hbm, int64_t ddr,
-                       int64_t maxBatch, StringRef) {
-  for (int64_t v : {weights, kv, activations, sram, hbm, ddr, maxBatch})
+                       int64_t maxBatch, int64_t prefetch, StringRef) {
+  for (int64_t v :
+       {weights, kv, activations, sram, hbm, ddr, maxBatch, prefetch})
     if (v < 0)
       return emitError() << "df.memory_plan byte counts and max_batch must "
                             "be >= 0";

@@ -1,9 +1,9 @@
 //===- Collective.h - Collectives over the peer links ----------*- C++ -*-===//
 //
-// How many hops a collective takes and how many bytes each socket sends per
-// hop, for the algorithm the chip file chooses (collectiveTraffic, shared
-// with the roofline so the two cannot disagree), and the component that runs
-// a df.collective over a socket's peer link.
+// The component that runs a df.collective over a socket's peer links, tile by
+// tile, with the algorithm the compiler recorded and the cost model of
+// arch/Collectives.h (shared with the compiler and the roofline, so the
+// three cannot disagree).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,70 +24,45 @@
 namespace snapflow {
 namespace sim {
 
-struct CollectiveTraffic {
-  double steps = 1;       ///< hops in sequence (each pays the link latency)
-  double bytesPerStep = 0; ///< bytes one socket sends per hop
-};
-
-/// Ring: all-reduce = reduce-scatter + all-gather, 2(g-1) hops of bytes/g;
-/// all-gather (g-1) hops of the shard; all-to-all (g-1) hops of bytes/g.
-/// Tree: 2 log2(g) hops of the whole tensor for all-reduce, recursive
-/// doubling for all-gather, Bruck's log2(g) hops of half the data for
-/// all-to-all. One-shot: one hop that sends to every peer at once.
-inline CollectiveTraffic collectiveTraffic(CollectiveKind kind,
-                                           arch::CollectiveAlgorithm algorithm,
-                                           double bytes, double g) {
-  g = std::max(2.0, g);
-  double lg = std::ceil(std::log2(g));
-  switch (algorithm) {
-  case arch::CollectiveAlgorithm::Ring:
-    if (kind == CollectiveKind::AllReduce)
-      return {2 * (g - 1), bytes / g};
-    if (kind == CollectiveKind::AllGather)
-      return {g - 1, bytes};
-    return {g - 1, bytes / g};
-  case arch::CollectiveAlgorithm::Tree:
-    if (kind == CollectiveKind::AllReduce)
-      return {2 * lg, bytes};
-    if (kind == CollectiveKind::AllGather) // recursive doubling
-      return {lg, bytes * (g - 1) / lg};
-    return {lg, bytes / 2}; // Bruck: each step sends half the data
-  case arch::CollectiveAlgorithm::OneShot:
-    if (kind == CollectiveKind::AllToAll)
-      return {1, bytes * (g - 1) / g};
-    return {1, bytes * (g - 1)};
-  }
-  return {1, bytes};
-}
-
 /// Where the collectives of every socket meet when all sockets are
 /// simulated: a collective completes when the slowest socket has sent.
 class CollectiveGroups {
 public:
   explicit CollectiveGroups(int sockets) : sockets(sockets) {}
-  /// Socket arrival at collective node `node` of section `section` of job
-  /// `job`, done sending at `done`; returns when every socket has arrived,
-  /// with the latest completion.
-  double meet(int job, int section, int node, double done);
-  /// After the wait: clears the completion for the node's next run once
-  /// every socket is past it.
-  void leave(int job, int section, int node);
+  /// Socket arrival with tile `tile` at collective node `node` of section
+  /// `section` of job `job`, its send done at `done`; returns when every
+  /// socket has arrived, with the latest completion.
+  double meet(int job, int section, int node, int64_t tile, double done);
 
 private:
   struct Group {
     int arrived = 0;
-    double completion = 0;
+    double completion = 0, result = 0;
+    uint64_t generation = 0;
     sc_core::sc_event ready;
   };
   int sockets;
-  std::map<std::tuple<int, int, int>, Group> groups;
+  std::map<std::tuple<int, int, int, int64_t>, Group> groups;
 };
 
-/// A df.collective: it takes every input tile (they arrive as their
-/// producer makes them), runs the algorithm once over the socket's peer
-/// link (one hop latency per sequential step, the bytes at link bandwidth,
-/// after the launch cost), then hands the result on. Splitting a small
-/// activation into tiles must not multiply the per-hop latency, which is
+/// What one df.collective did, averaged over its simulated runs.
+struct CollectiveRecord {
+  int job = 0, section = 0, node = 0;
+  arch::CollectiveAlgorithm algorithm = arch::CollectiveAlgorithm::Ring;
+  double bytes = 0;     ///< message bytes per run
+  int64_t runs = 0;     ///< runs simulated
+  double spanPs = 0;    ///< first input tile to last output tile, summed
+  double exposedPs = 0; ///< last input tile to last output tile, summed
+  arch::CollectiveCost cost; ///< the model for the whole message
+};
+
+/// A df.collective, streamed per tile: each input tile, as its producer
+/// makes it, is sent with the node's algorithm over the socket's peer links
+/// (the bytes of its busiest link direction queue on the link; then its
+/// rounds' hops each pay the link latency), and its output tiles go on to
+/// the consumer as they complete. The launch cost is paid once per run,
+/// before the first tile. Tiles overlap in flight, so splitting a small
+/// activation into tiles does not multiply the per-hop latency, which is
 /// what decides decode at high TP.
 class CollectiveUnit {
 public:
@@ -100,13 +75,23 @@ public:
   /// The process of collective node `index` for one run of its section.
   void run(SectionRun &r, int index);
 
+  /// The algorithm and cost node `n` runs with: the compiler's choice, or
+  /// for an IR that names none, the chip's for its message.
+  arch::CollectiveCost costOf(const Node &n, double bytes) const;
+
+  /// Every collective node run so far, in the order first seen.
+  const std::vector<CollectiveRecord> &records() const { return recordList; }
+
   Stats stats{info()};
 
 private:
-  arch::CollectiveAlgorithm algorithm;
+  arch::SystemParams system;
   double hopPs, launchPs;
+  int64_t outputLanes;
   BandwidthServer link;
   CollectiveGroups *groups;
+  std::map<std::tuple<int, int, int>, size_t> recordIndex;
+  std::vector<CollectiveRecord> recordList;
 };
 
 } // namespace sim

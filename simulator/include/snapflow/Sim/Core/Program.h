@@ -10,6 +10,7 @@
 #define SNAPFLOW_SIM_CORE_PROGRAM_H
 
 #include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Arch/Collectives.h"
 
 #include <cstdint>
 #include <string>
@@ -20,9 +21,11 @@ namespace sim {
 
 enum class StageKind { Gemm, Elementwise, Reduce, Softmax, Norm, TopK, Gather };
 constexpr int kNumStageKinds = static_cast<int>(StageKind::Gather) + 1;
-enum class CollectiveKind { AllReduce, AllGather, AllToAll };
+using CollectiveKind = arch::CollectiveKind;
 constexpr int kNumCollectiveKinds =
     static_cast<int>(CollectiveKind::AllToAll) + 1;
+constexpr int kNumCollectiveAlgorithms =
+    static_cast<int>(arch::CollectiveAlgorithm::OneShot) + 1;
 enum class NodeKind { Load, Store, Stage, Buffer, Collective };
 constexpr int kNumNodeKinds = static_cast<int>(NodeKind::Collective) + 1;
 
@@ -66,12 +69,19 @@ struct Node {
   // Collective.
   CollectiveKind collective = CollectiveKind::AllReduce;
   int64_t group = 1;
+  /// The compiler's choice (df.collective's `algorithm`); Auto when the IR
+  /// names none, resolved on the simulated chip.
+  arch::CollectiveAlgorithm algorithm = arch::CollectiveAlgorithm::Auto;
 };
 
 /// One chip configuration, run `repeat` times.
 struct Section {
   std::string name;
   int64_t repeat = 1;
+  /// A kernel loop run as a pipelined outer loop (df.section `pipelined`):
+  /// iteration i+1's nodes start as soon as their own iteration i is done
+  /// and their inputs exist, so its loads overlap iteration i's tail.
+  bool pipelined = false;
   std::vector<Node> nodes;
   std::vector<Stream> streams;
 };
@@ -90,6 +100,7 @@ struct Program {
   std::vector<Section> sections;
   // The compiler's memory plan, per socket (0 when absent).
   int64_t weightBytes = 0, kvBytes = 0, activationBytes = 0;
+  int64_t prefetchBytes = 0; ///< SRAM of the pipelined loops' prefetch
   int64_t maxBatch = 0;
 
   /// Bytes of declared tensors in `tier`.

@@ -47,6 +47,7 @@ struct NodeRun {
   WaitState wait;
   double computePs = 0, networkPs = 0, collectivePs = 0;
   double firstPs = -1, lastPs = 0; ///< first and last activity
+  int64_t iterationsDone = 0;      ///< of a pipelined loop, this start
   void touch() {
     double t = nowPs();
     if (firstPs < 0)
@@ -68,9 +69,23 @@ struct SectionRun {
   std::vector<NodeRun> nodes;
   sc_core::sc_event start, done;
   int doneCount = 0;
+  /// Loop iterations each node runs for this start: 1, or the section's
+  /// repeat when the loop is pipelined (nodes then move on to the next
+  /// iteration on their own).
+  int64_t iterations = 1;
+  /// Per node of a pipelined loop: the stores its iteration i+1 waits for
+  /// (a load of a tensor the section also stores, but the KV cache).
+  std::vector<std::vector<int>> carriedFrom;
+  sc_core::sc_event iterationDone;
   /// Stages share PCUs in time when the section needs more than the chip has.
   double oversubscription = 1;
   bool running = false;
+
+  /// Runs before iteration `k` of node `node`: waits until the stores it
+  /// depends on have finished iteration k - 1.
+  void awaitCarried(int node, int64_t k);
+  /// Marks iteration `k` of node `node` done.
+  void finishIteration(int node, int64_t k);
 
   /// Takes the next tile of `stream` for node `node`, waiting until it exists.
   void pop(int node, int stream);

@@ -71,8 +71,24 @@ struct JobResult {
 };
 
 /// The outcome of a simulation.
+/// One df.collective of a job as it ran (socket 0), averaged over its runs.
+struct CollectiveResult {
+  int job = 0;
+  std::string section, label;
+  int node = 0; ///< its position in the section
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  arch::CollectiveAlgorithm algorithm = arch::CollectiveAlgorithm::Ring;
+  int64_t group = 0;
+  double bytes = 0;     ///< message bytes
+  int64_t perStep = 0;  ///< runs per step (its section's repeat)
+  double latencyPs = 0; ///< first input tile to last output tile
+  double exposedPs = 0; ///< of which after the producer's last tile
+  double modelPs = 0;   ///< the cost model for the whole message, unqueued
+};
+
 struct SimResult {
   std::vector<JobResult> jobs;
+  std::vector<CollectiveResult> collectives;
   double elapsedPs = 0;
   double cycles = 0;
   bool deadlocked = false;

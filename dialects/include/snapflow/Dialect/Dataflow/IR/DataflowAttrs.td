@@ -126,7 +126,9 @@ def DF_MemoryPlanAttr : DF_Attr<"MemoryPlan", "memory_plan"> {
   let summary = "a phase's memory plan on one socket";
   let description = [{
     Bytes per kind (weights, KV cache, peak live activations) and per tier,
-    and the largest batch whose weights, KV and activations fit. The plan
+    and the largest batch whose weights, KV and activations fit.
+    `prefetch_bytes` (part of `sram_bytes`) is the SRAM pipeline-loops gives
+    the next iteration's loads of a pipelined loop. The plan
     fits when `diagnostic` is empty; otherwise it says which tier binds, by
     how much, and why (shown as is by `snapflow compile` and `run`).
 
@@ -136,6 +138,7 @@ def DF_MemoryPlanAttr : DF_Attr<"MemoryPlan", "memory_plan"> {
                         "int64_t":$activation_bytes, "int64_t":$sram_bytes,
                         "int64_t":$hbm_bytes, "int64_t":$ddr_bytes,
                         "int64_t":$max_batch,
+                        DefaultValuedParameter<"int64_t", "0">:$prefetch_bytes,
                         StringRefParameter<"why it does not fit", "\"\"">:$diagnostic);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -68,20 +68,29 @@ def DF_SectionOp : DF_Op<"section", [Symbol, HasParent<"ProgramOp">, NoTerminato
   let description = [{
     The body is a graph: stages, buffers, loads, stores and collectives that run
     concurrently, connected by streams. `repeat` > 1 runs the configured section
-    again without reconfiguring (kernel looping).
+    again without reconfiguring (kernel looping). A `pipelined` loop runs as a
+    pipelined outer loop: each node starts iteration i+1 as soon as it has
+    finished iteration i and its inputs exist, so the next iteration's loads
+    (into their streams' depth) overlap this iteration's tail; a load of a
+    tensor the section also stores (other than the KV cache, whose layers are
+    separate) waits for the previous iteration's stores to it.
 
     Example:
     ```mlir
-    df.section @layers repeat 32 {
+    df.section @layers repeat 32 pipelined {
       %a = df.load @x tiles 4 : !df.stream<tensor<64x64xbf16>, 2>
       df.store %a to @y : !df.stream<tensor<64x64xbf16>, 2>
     }
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
-                       DefaultValuedAttr<SF_I64Attr, "1">:$repeat);
+                       DefaultValuedAttr<SF_I64Attr, "1">:$repeat,
+                       UnitAttr:$pipelined);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$sym_name (`repeat` $repeat^)? attr-dict-with-keyword $body";
+  let assemblyFormat = [{
+    $sym_name (`repeat` $repeat^)? (`pipelined` $pipelined^)?
+    attr-dict-with-keyword $body
+  }];
   let hasVerifier = 1;
 }
 
@@ -172,18 +181,21 @@ def DF_CollectiveOp : DF_Op<"collective", [HasParent<"SectionOp">]> {
   let description = [{
     Applies `kind` tile by tile over the peer links: all-reduce keeps the tile
     type; all-gather multiplies the tile's leading dimension by `group_size`;
-    all-to-all keeps it.
+    all-to-all keeps it. `via` names the algorithm (choose-collectives
+    records the one the chip's `collective_algorithm` gives for the message);
+    without it the simulator picks with the chip it runs on.
 
     Example:
     ```mlir
-    %r = df.collective all_reduce %s {group_size = 16 : i64} : !df.stream<tensor<8x7168xbf16>, 2> -> !df.stream<tensor<8x7168xbf16>, 2>
+    %r = df.collective all_reduce via one_shot %s {group_size = 16 : i64} : !df.stream<tensor<8x7168xbf16>, 2> -> !df.stream<tensor<8x7168xbf16>, 2>
     ```
   }];
   let arguments = (ins DF_CollectiveKind:$kind, DF_StreamType:$input,
-                       SF_I64Attr:$group_size);
+                       SF_I64Attr:$group_size,
+                       OptionalAttr<DF_CollectiveAlgorithm>:$algorithm);
   let results = (outs DF_StreamType:$result);
   let assemblyFormat = [{
-    $kind $input attr-dict `:` qualified(type($input)) `->` qualified(type($result))
+    $kind (`via` $algorithm^)? $input attr-dict `:` qualified(type($input)) `->` qualified(type($result))
   }];
   let hasVerifier = 1;
 }

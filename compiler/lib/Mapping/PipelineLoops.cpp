@@ -1,0 +1,111 @@
+//===- PipelineLoops.cpp - Kernel loops as pipelined outer loops ----------===//
+//
+// Kernel looping (Koeplinger et al., arXiv 2410.23668) turns consecutive
+// calls of the decoder-layer kernel into one kernel with a pipelined outer
+// loop. What that overlaps is inferred (docs/Simulator.md): the next layer's
+// weights and KV stream in while this layer's tail drains. This pass marks
+// the loops and gives their off-chip loads the SRAM to run ahead into; the
+// simulator does the overlapping.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Mapping/Passes.h"
+
+#include "snapflow/Arch/ArchModel.h"
+
+#include <cmath>
+
+namespace snapflow {
+#define GEN_PASS_DEF_PIPELINELOOPS
+#include "snapflow/Mapping/Passes.h.inc"
+} // namespace snapflow
+
+using namespace mlir;
+using namespace snapflow;
+
+namespace {
+
+struct PipelineLoopsPass
+    : public snapflow::impl::PipelineLoopsBase<PipelineLoopsPass> {
+  using PipelineLoopsBase::PipelineLoopsBase;
+
+  void runOnOperation() override {
+    if (!overlap)
+      return;
+    ModuleOp module = getOperation();
+    df::TargetAttr target = df::getTarget(module);
+    for (df::ProgramOp program : module.getOps<df::ProgramOp>()) {
+      bool looped = false;
+      for (df::SectionOp sec : program.getBody().front().getOps<df::SectionOp>())
+        looped |= sec.getRepeat() > 1;
+      if (!looped)
+        continue;
+      if (!target) {
+        program.emitError("pipeline-loops: the module has no df.target; run "
+                          "--assign-target first");
+        return signalPassFailure();
+      }
+      run(program, target.getArchModel());
+    }
+  }
+
+  void run(df::ProgramOp program, const arch::ArchModel &chip) {
+    const arch::SocketParams &s = chip.socket();
+    int64_t capacity = s.pmuCount * s.sramBytesPerPmu;
+    df::MemoryPlanAttr plan = df::getMemoryPlan(program);
+    int64_t planned = plan ? plan.getSramBytes() : 0;
+    llvm::StringMap<int64_t> pmusOf;
+    if (ArrayAttr sections = df::getSections(program))
+      for (Attribute a : sections)
+        if (auto info = dyn_cast<df::SectionMapAttr>(a))
+          pmusOf[info.getName()] = info.getPmus();
+    llvm::StringMap<arch::MemoryTier> tierOf;
+    for (df::TensorOp t : program.getBody().front().getOps<df::TensorOp>())
+      tierOf[t.getSymName()] = t.getTier().getValue();
+
+    int64_t prefetch = 0;
+    for (df::SectionOp sec :
+         program.getBody().front().getOps<df::SectionOp>()) {
+      if (sec.getRepeat() <= 1)
+        continue;
+      sec.setPipelined(true);
+      // The loads that may run a whole iteration ahead, and their bytes.
+      SmallVector<df::LoadOp> loads;
+      double wanted = 0;
+      for (df::LoadOp load : sec.getBody().front().getOps<df::LoadOp>()) {
+        auto tier = tierOf.find(load.getSrc());
+        if (tier == tierOf.end() || tier->second == arch::MemoryTier::SRAM)
+          continue;
+        loads.push_back(load);
+        wanted += double(load.getTiles()) *
+                  double(load.getResult().getType().getTileBytes());
+      }
+      int64_t used = planned + pmusOf.lookup(sec.getSymName()) *
+                                   s.sramBytesPerPmu;
+      double spare = double(std::max<int64_t>(0, capacity - used));
+      double scale = wanted > 0 ? std::min(1.0, spare / wanted) : 0;
+      int64_t bytes = 0;
+      for (df::LoadOp load : loads) {
+        auto type = load.getResult().getType();
+        auto extra = static_cast<int64_t>(
+            std::floor(double(load.getTiles()) * scale));
+        if (extra <= 0)
+          continue;
+        load.getResult().setType(df::StreamType::get(
+            type.getContext(), type.getTile(), type.getDepth() + extra));
+        bytes += extra * type.getTileBytes();
+      }
+      prefetch = std::max(prefetch, bytes);
+    }
+    if (plan && prefetch > 0)
+      df::setMemoryPlan(
+          program,
+          df::MemoryPlanAttr::get(
+              program.getContext(), plan.getWeightsBytes(), plan.getKvBytes(),
+              plan.getActivationBytes(), plan.getSramBytes() + prefetch,
+              plan.getHbmBytes(), plan.getDdrBytes(), plan.getMaxBatch(),
+              prefetch, plan.getDiagnostic()));
+  }
+};
+
+} // namespace
