@@ -87,6 +87,13 @@ cl::opt<std::string> chipOpt("chip", cl::desc(pipelineHelp("chip")),
                              cl::init(PipelineOptions().chip),
                              cl::cat(workloadCat), cl::sub(infoCmd),
                              cl::sub(compileCmd), cl::sub(runCmd));
+cl::list<std::string> setOpt(
+    "set",
+    cl::desc("Change a chip parameter for a what-if, e.g. --set "
+             "system.link_latency_ns=500 (any key of docs/ArchConfig.md; "
+             "repeatable); recorded in the module's df.target"),
+    cl::value_desc("KEY=VALUE"), cl::cat(workloadCat), cl::sub(infoCmd),
+    cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<int64_t> contextOpt("context",
                             cl::desc(withDefault("Tokens in context per "
                                                  "sequence, for decode",
@@ -402,8 +409,10 @@ llvm::Expected<WorkloadOptions> workload(bool allowMax = false,
     return createStringError(inconvertibleErrorCode(),
                              "--tp must be >= 1, got " +
                                  std::to_string(tpOpt));
-  return WorkloadOptions{modelOpt, chipOpt, contextOpt, batch, kvOpt, tpOpt,
-                         weightsDtypeOpt};
+  WorkloadOptions o{modelOpt, chipOpt, {}, contextOpt, batch, kvOpt, tpOpt,
+                    weightsDtypeOpt};
+  o.set.assign(setOpt.begin(), setOpt.end());
+  return o;
 }
 
 SimulateOptions simulateOptions() {

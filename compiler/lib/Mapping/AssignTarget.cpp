@@ -38,6 +38,12 @@ struct AssignTargetPass
       return signalPassFailure();
     }
     auto model = arch::ArchModel::load(chip);
+    if (model && !set.empty()) {
+      llvm::SmallVector<StringRef> parts;
+      StringRef(set).split(parts, ',', -1, /*KeepEmpty=*/false);
+      std::vector<std::string> assignments(parts.begin(), parts.end());
+      model = model->withOverrides(assignments, "set");
+    }
     if (!model) {
       module.emitError() << "assign-target: "
                          << llvm::toString(model.takeError());

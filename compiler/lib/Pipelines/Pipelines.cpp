@@ -37,7 +37,7 @@ void snapflow::buildSnapflowPipeline(OpPassManager &pm,
   // The target first: every later pass that needs the chip (shard-tp for
   // its socket count, tile-and-map, plan-memory) reads the module's
   // df.target, never an option of its own.
-  pm.addPass(createAssignTarget({o.chip}));
+  pm.addPass(createAssignTarget({o.chip, o.set}));
 
   // Model level: the KV policy first, while caches still have their full
   // context (its budget is a share of it); then split over the sockets, so

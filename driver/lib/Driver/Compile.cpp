@@ -21,6 +21,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -98,6 +99,7 @@ snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
   // The mapping options as given; the workload sets what it owns.
   PipelineOptions p = c.pipeline;
   p.chip = o.chip;
+  p.set = llvm::join(o.set, ",");
   p.kv = o.kv;
   p.context = o.context;
   p.tp = w.tp;

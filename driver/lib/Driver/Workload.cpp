@@ -45,6 +45,8 @@ snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
   if (!needChip)
     return w;
   auto chip = arch::ArchModel::load(o.chip);
+  if (chip && !o.set.empty())
+    chip = chip->withOverrides(o.set, "--set");
   if (!chip)
     return chip.takeError();
   w.chip = std::move(*chip);

@@ -22,10 +22,15 @@ def AssignTarget : Pass<"assign-target", "::mlir::ModuleOp"> {
     simulates on the chip it was compiled for. A module that already has a
     `df.target` keeps it when `chip` has the same parameters; a different
     chip is an error that names both and the parameters that differ.
+    `set` changes parameters of the chip for a what-if (`KEY=VALUE`, comma
+    separated, each checked by its key's rule); the target keeps the chip's
+    name and records the changed values, so its fingerprint differs.
   }];
   let options = [
     Option<"chip", "chip", "std::string", "",
            "Built-in chip name or path to a chip YAML file">,
+    Option<"set", "set", "std::string", "",
+           "Chip parameters to change, KEY=VALUE separated by commas">,
   ];
   let dependentDialects = ["::snapflow::df::DFDialect"];
 }

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace snapflow {
 namespace driver {
@@ -28,6 +29,8 @@ namespace driver {
 struct WorkloadOptions {
   std::string model = "deepseek-r1";
   std::string chip = PipelineOptions().chip;
+  /// Chip parameters changed for a what-if ("system.link_latency_ns=500").
+  std::vector<std::string> set;
   int64_t context = 131072; ///< decode: tokens in context; prefill: prompt
   int64_t batch = 8;
   std::string kv = PipelineOptions().kv;
