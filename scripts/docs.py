@@ -127,6 +127,84 @@ def r1_run(batch, *extra, steps=16):
             *extra)
 
 
+MULTI = ("--chip", "sn40l-16", "--batch", "1", "--context", "4096", "--kv",
+         "full", "--steps", "16", "--no-prefill")
+MULTI_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "deepseek-r1")
+# Every inferred chip parameter the issue names, as --set keys.
+SENSITIVITY = (
+    ("system.link_latency_ns", "per-hop latency"),
+    ("system.link_bytes_per_s", "link bandwidth"),
+    ("system.collective_launch_ns", "collective launch"),
+    ("socket.hbm_bytes_per_s", "HBM bandwidth"),
+    ("socket.agcu_count", "AGCU count"),
+    ("socket.reconfig_cycles", "reconfiguration"),
+)
+
+
+def validation_multisocket(b):
+    g = {}
+    rows = ["| model | 1 socket | 8 sockets | 16 sockets | binds at 16 |",
+            "|---|---|---|---|---|"]
+    reports = {}
+    for model in MULTI_MODELS:
+        cells, binding = [], "-"
+        for tp in (1, 8, 16):
+            args = ("--model", model, "--tp", str(tp), *MULTI)
+            if not b.compile(*args[:-3])["fits"]:
+                cells.append("does not fit")
+                continue
+            r = b.run(*args)
+            reports[(model, tp)] = r
+            cells.append(num(r["roofline_efficiency"], 2))
+            if tp == 16:
+                binding = r["roofline"]["binding"]
+        rows.append(f"| {model} | " + " | ".join(cells) + f" | {binding} |")
+    g["d.efficiency"] = "\n" + "\n".join(rows) + "\n"
+    r = reports[("llama-3.1-8b", 16)]
+    layer = [op for op in r["collectives"]["ops"]
+             if op["section"].startswith("layers")]
+    per_layer = sum(op["model_s"] for op in layer)
+    layers = 32  # num_hidden_layers of llama-3.1-8b
+    g["d.chain"] = (
+        f"{len(layer)} {layer[0]['algorithm']} all-reduces per layer of "
+        f"{layer[0]['model_s'] * 1e6:.1f} us each ({per_layer * 1e6:.1f} us "
+        f"per layer in series) against "
+        f"{r['roofline']['hbm_s'] / layers * 1e6:.1f} us of HBM streaming "
+        f"per layer")
+    g["d.chain-efficiency"] = num(r["roofline_efficiency"], 2)
+
+    # Sensitivity: tokens/s at half and double each inferred value.
+    points = (
+        ("Llama-3.1-8B, TP 16, batch 1, 4K",
+         ("--model", "llama-3.1-8b", "--tp", "16", *MULTI)),
+        ("DeepSeek-R1, TP 16, batch 64, 128K, snapstream, split MLA",
+         r1_run(64, "--mla-cache", "sequence")),
+    )
+    head = "| parameter | sn40l-16 value |"
+    rule = "|---|---|"
+    for name, _ in points:
+        head += f" {name}: x0.5 | x1 | x2 |"
+        rule += "---|---|---|"
+    out = [head, rule]
+    for key, label in SENSITIVITY:
+        value = chip_value("sn40l-16", key.split(".")[1])
+        row = f"| {label} (`{key}`) | {value:g} |"
+        for _, args in points:
+            base = b.run(*args)["throughput_tokens_per_s"]
+            cells = []
+            for factor in (0.5, 2):
+                v = value * factor
+                text = str(int(v)) if key.endswith(("_count", "_cycles")) \
+                    else f"{v:g}"
+                t = b.run(*args, "--set", f"{key}={text}")[
+                    "throughput_tokens_per_s"]
+                cells.append(f"{t:.0f}")
+            row += f" {cells[0]} | {base:.0f} | {cells[1]} |"
+        out.append(row)
+    g["d.sensitivity"] = "\n" + "\n".join(out) + "\n"
+    return g
+
+
 def validation(b):
     g = {}
     # (a) Llama-3.1-8B decode, batch 1, context 4096.
@@ -240,6 +318,9 @@ def validation(b):
     g["b.split-gain"] = (
         f"{plain / rep_max['throughput_tokens_per_s']:.1f}x the throughput "
         f"({plain:.0f} vs {rep_max['throughput_tokens_per_s']:.0f} tokens/s)")
+
+    # (d) Multi-socket efficiency and sensitivity.
+    g.update(validation_multisocket(b))
 
     # (c) Full vs SnapStream.
     full = ("--model", "deepseek-r1", "--chip", "sn40l-16", "--tp", "16",
