@@ -24,6 +24,7 @@ docs/Simulator.md's table of outputs, and every row a key.
 
 import argparse
 import difflib
+import csv
 import json
 import os
 import re
@@ -86,6 +87,17 @@ class Build:
 
     def run(self, *args):
         return self.report("run", *args)
+
+    def sweep(self, *args):
+        """The rows of `snapflow sweep ARGS -o DIR`'s results.csv, as dicts
+        by column name, in grid order."""
+        key = ("sweep",) + args
+        if key not in self.cache:
+            out = os.path.join(self.tmp, f"sweep{len(self.cache)}")
+            self.command("sweep", *args, "-o", out)
+            with open(os.path.join(out, "results.csv")) as f:
+                self.cache[key] = list(csv.DictReader(f))
+        return self.cache[key]
 
     def compile(self, *args):
         # A compile report is written also when the program does not fit.
@@ -173,12 +185,16 @@ def validation_multisocket(b):
         f"per layer")
     g["d.chain-efficiency"] = num(r["roofline_efficiency"], 2)
 
-    # Sensitivity: tokens/s at half and double each inferred value.
+    # Sensitivity: tokens/s at half and double each inferred value, one
+    # sweep per point and parameter (the sweep's --set axis).
     points = (
         ("Llama-3.1-8B, TP 16, batch 1, 4K",
-         ("--model", "llama-3.1-8b", "--tp", "16", *MULTI)),
+         ("--model", "llama-3.1-8b", "--chip", "sn40l-16", "--tp", "16",
+          "--context", "4k", "--batch", "1", "--kv", "full", "--steps", "16")),
         ("DeepSeek-R1, TP 16, batch 64, 128K, snapstream, split MLA",
-         r1_run(64, "--mla-cache", "sequence")),
+         ("--model", "deepseek-r1", "--chip", "sn40l-16", "--tp", "16",
+          "--context", "128k", "--batch", "64", "--kv", "snapstream:ratio=4",
+          "--mla-cache", "sequence", "--steps", "16")),
     )
     head = "| parameter | sn40l-16 value |"
     rule = "|---|---|"
@@ -186,21 +202,26 @@ def validation_multisocket(b):
         head += f" {name}: x0.5 | x1 | x2 |"
         rule += "---|---|---|"
     out = [head, rule]
+    commands = []
     for key, label in SENSITIVITY:
         value = chip_value("sn40l-16", key.split(".")[1])
+        texts = []
+        for factor in (0.5, 1, 2):
+            v = value * factor
+            texts.append(str(int(v)) if key.endswith(("_count", "_cycles"))
+                         else f"{v:g}")
+        axis = f"{key}={','.join(texts)}"
         row = f"| {label} (`{key}`) | {value:g} |"
         for _, args in points:
-            base = b.run(*args)["throughput_tokens_per_s"]
-            cells = []
-            for factor in (0.5, 2):
-                v = value * factor
-                text = str(int(v)) if key.endswith(("_count", "_cycles")) \
-                    else f"{v:g}"
-                t = b.run(*args, "--set", f"{key}={text}")[
-                    "throughput_tokens_per_s"]
-                cells.append(f"{t:.0f}")
-            row += f" {cells[0]} | {base:.0f} | {cells[1]} |"
+            rows = b.sweep(*args, "--set", axis)
+            row += "".join(
+                f" {float(r['report.throughput_tokens_per_s']):.0f} |"
+                for r in rows)
         out.append(row)
+        commands.append(axis)
+    g["d.sensitivity-command"] = (
+        "\n```\nsnapflow sweep " + " ".join(points[0][1]) +
+        " --set " + commands[0] + " -o sens\n```\n")
     g["d.sensitivity"] = "\n" + "\n".join(out) + "\n"
     return g
 

@@ -91,9 +91,10 @@ cl::list<std::string> setOpt(
     "set",
     cl::desc("Change a chip parameter for a what-if, e.g. --set "
              "system.link_latency_ns=500 (any key of docs/ArchConfig.md; "
-             "repeatable); recorded in the module's df.target"),
+             "repeatable); recorded in the module's df.target. sweep: "
+             "KEY=V1,V2,... is an axis of the grid"),
     cl::value_desc("KEY=VALUE"), cl::cat(workloadCat), cl::sub(infoCmd),
-    cl::sub(compileCmd), cl::sub(runCmd));
+    cl::sub(compileCmd), cl::sub(runCmd), cl::sub(sweepCmd));
 cl::opt<int64_t> contextOpt("context",
                             cl::desc(withDefault("Tokens in context per "
                                                  "sequence, for decode",
@@ -284,6 +285,24 @@ cl::opt<std::string>
                   cl::desc("Weight dtypes: bf16, fp8 (default: checkpoint's)"),
                   cl::value_desc("d,d"), cl::init(""), cl::cat(sweepCat),
                   cl::sub(sweepCmd));
+cl::opt<std::string> sweepMlaOpt(
+    "mla-cache", cl::desc("MLA cache layouts: replicate, sequence (default: "
+                          "replicate)"),
+    cl::value_desc("a,b"), cl::init(""), cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::opt<std::string> sweepMoeOpt(
+    "moe", cl::desc("MoE modes: expert, split (default: expert)"),
+    cl::value_desc("a,b"), cl::init(""), cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::opt<std::string> sweepMtpOpt(
+    "mtp", cl::desc("MTP draft depths, 0 = off (default: 0)"),
+    cl::value_desc("N,N"), cl::init(""), cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::opt<std::string> sweepAcceptanceOpt(
+    "mtp-acceptance",
+    cl::desc("MTP acceptance probabilities (default: 0.8)"),
+    cl::value_desc("P,P"), cl::init(""), cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::opt<std::string> sweepDdrOpt(
+    "allow-ddr", cl::desc("Weights into DDR: false, true (default: false)"),
+    cl::value_desc("false,true"), cl::init(""), cl::cat(sweepCat),
+    cl::sub(sweepCmd));
 cl::opt<int64_t> sweepStepsOpt("steps",
                                cl::desc("Decode steps per point (default 16)"),
                                cl::value_desc("N"), cl::init(16),
@@ -467,6 +486,12 @@ Error sweep() {
   o.kv = sweepKvOpt;
   o.tps = sweepTpOpt;
   o.weightsDtypes = sweepDtypeOpt;
+  o.mlaCaches = sweepMlaOpt;
+  o.moes = sweepMoeOpt;
+  o.mtps = sweepMtpOpt;
+  o.mtpAcceptances = sweepAcceptanceOpt;
+  o.allowDdrs = sweepDdrOpt;
+  o.sets.assign(setOpt.begin(), setOpt.end());
   o.jobs = jobsOpt;
   o.steps = sweepStepsOpt;
   o.resume = resumeOpt;

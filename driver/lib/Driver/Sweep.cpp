@@ -46,9 +46,10 @@ using llvm::StringRef;
 namespace {
 
 /// Input columns of a row, in CSV order (the grid's axes after `index`).
-const char *const kInputColumns[] = {"index", "model", "chip",
-                                     "context", "batch", "kv",
-                                     "tp",    "weights_dtype"};
+const char *const kInputColumns[] = {
+    "index",    "model", "chip", "context",        "batch",
+    "kv",       "tp",    "weights_dtype", "mla_cache", "moe",
+    "mtp",      "mtp_acceptance", "allow_ddr", "set"};
 constexpr size_t kStatusColumn = std::size(kInputColumns);
 constexpr size_t kReasonColumn = kStatusColumn + 1;
 
@@ -66,6 +67,20 @@ std::vector<std::string> splitList(StringRef text, bool policies) {
       out.push_back(p.str());
   }
   return out;
+}
+
+/// "KEY=V;KEY=V" -> its assignments.
+std::vector<std::string> splitSet(StringRef set) {
+  llvm::SmallVector<StringRef> parts;
+  set.split(parts, ';', -1, /*KeepEmpty=*/false);
+  return std::vector<std::string>(parts.begin(), parts.end());
+}
+
+/// The flag of a CSV axis column ("weights_dtype" -> "weights-dtype").
+std::string flagOf(StringRef axis) {
+  std::string flag = axis.str();
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
 }
 
 /// "8k" -> 8192, "128K" -> 131072, "4096" -> 4096.
@@ -154,8 +169,9 @@ std::string describeValues(const std::vector<std::string> &values) {
 //===----------------------------------------------------------------------===//
 
 std::vector<std::string> SweepPoint::identity() const {
-  return {model, chip, std::to_string(context), batch, kv, std::to_string(tp),
-          dtype};
+  return {model, chip,     std::to_string(context), batch, kv,
+          std::to_string(tp), dtype, mlaCache, moe, mtp, mtpAcceptance,
+          allowDdr, set};
 }
 
 std::vector<std::string> SweepPoint::inputs() const {
@@ -184,16 +200,87 @@ llvm::Expected<SweepGrid> SweepGrid::parse(const SweepOptions &o) {
       return makeError("--tp: expected positive numbers, got '" + t + "'");
     g.tps.push_back(n);
   }
-  if (g.dtypes.empty())
-    g.dtypes.push_back("");
+  g.mlaCaches = splitList(o.mlaCaches, false);
+  g.moes = splitList(o.moes, false);
+  g.mtps = splitList(o.mtps, false);
+  g.mtpAcceptances = splitList(o.mtpAcceptances, false);
+  g.allowDdrs = splitList(o.allowDdrs, false);
+  auto check = [](const std::vector<std::string> &values, StringRef flag,
+                  llvm::function_ref<bool(StringRef)> ok,
+                  StringRef expected) -> Error {
+    for (const std::string &v : values)
+      if (!ok(v))
+        return makeError(formatv("--{0}: expected {1}, got '{2}'", flag,
+                                 expected, v));
+    return Error::success();
+  };
+  if (Error e = check(g.mlaCaches, "mla-cache",
+                      [](StringRef v) {
+                        return v == "replicate" || v == "sequence";
+                      },
+                      "replicate or sequence"))
+    return std::move(e);
+  if (Error e = check(g.moes, "moe",
+                      [](StringRef v) { return v == "expert" || v == "split"; },
+                      "expert or split"))
+    return std::move(e);
+  if (Error e = check(g.mtps, "mtp",
+                      [](StringRef v) {
+                        int64_t n;
+                        return !v.getAsInteger(10, n) && n >= 0 && n <= 8;
+                      },
+                      "draft depths in [0, 8]"))
+    return std::move(e);
+  if (Error e = check(g.mtpAcceptances, "mtp-acceptance",
+                      [](StringRef v) {
+                        double p;
+                        return !v.getAsDouble(p) && p >= 0 && p <= 1;
+                      },
+                      "probabilities in [0, 1]"))
+    return std::move(e);
+  if (Error e = check(g.allowDdrs, "allow-ddr",
+                      [](StringRef v) { return v == "true" || v == "false"; },
+                      "true or false"))
+    return std::move(e);
+  // --set KEY=V1,V2: one axis per flag; the grid takes their product.
+  g.sets = {""};
+  for (const std::string &axis : o.sets) {
+    auto [key, list] = StringRef(axis).split('=');
+    key = key.trim();
+    if (key.empty() || !StringRef(axis).contains('='))
+      return makeError("--set: expected KEY=VALUE[,VALUE...] such as "
+                       "system.link_latency_ns=500,1000, got '" +
+                       axis + "'");
+    std::vector<std::string> values = splitList(list, false);
+    if (values.empty())
+      return makeError("--set " + key.str() + ": no value");
+    std::vector<std::string> product;
+    for (const std::string &prefix : g.sets)
+      for (const std::string &v : values)
+        product.push_back((prefix.empty() ? "" : prefix + ";") + key.str() +
+                          "=" + v);
+    g.sets = std::move(product);
+  }
+  for (std::vector<std::string> *axis :
+       {&g.dtypes, &g.mlaCaches, &g.moes, &g.mtps, &g.mtpAcceptances,
+        &g.allowDdrs})
+    if (axis->empty())
+      axis->push_back("");
   if (g.tps.empty())
     g.tps.push_back(0);
   for (const std::string &m : g.models)
     if (auto c = models::ModelConfig::load(m); !c)
       return c.takeError();
-  for (const std::string &c : g.chips)
-    if (auto a = arch::ArchModel::load(c); !a)
+  for (const std::string &c : g.chips) {
+    auto a = arch::ArchModel::load(c);
+    if (!a)
       return a.takeError();
+    // Every chip parameter value, checked by its rule on every chip.
+    for (const std::string &set : g.sets)
+      if (!set.empty())
+        if (auto changed = a->withOverrides(splitSet(set), "--set"); !changed)
+          return changed.takeError();
+  }
   {
     mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
     for (const std::string &p : g.kv)
@@ -234,7 +321,13 @@ std::vector<SweepPoint> SweepGrid::points() const {
         for (const std::string &b : batches)
           for (const std::string &p : kv)
             for (int64_t tp : tps)
-              for (const std::string &d : dtypes) {
+              for (const std::string &d : dtypes)
+              for (const std::string &mla : mlaCaches)
+              for (const std::string &moe : moes)
+              for (const std::string &mtp : mtps)
+              for (const std::string &acceptance : mtpAcceptances)
+              for (const std::string &ddr : allowDdrs)
+              for (const std::string &set : sets) {
                 SweepPoint pt;
                 pt.index = static_cast<int64_t>(grid.size());
                 pt.model = m;
@@ -244,6 +337,12 @@ std::vector<SweepPoint> SweepGrid::points() const {
                 pt.kv = p;
                 pt.tp = tp;
                 pt.dtype = d;
+                pt.mlaCache = mla;
+                pt.moe = moe;
+                pt.mtp = mtp;
+                pt.mtpAcceptance = acceptance;
+                pt.allowDdr = ddr;
+                pt.set = set;
                 grid.push_back(std::move(pt));
               }
   return grid;
@@ -260,6 +359,12 @@ std::map<std::string, std::vector<std::string>> SweepGrid::axes() const {
   for (int64_t t : tps)
     out["tp"].push_back(std::to_string(t));
   out["weights_dtype"] = dtypes;
+  out["mla_cache"] = mlaCaches;
+  out["moe"] = moes;
+  out["mtp"] = mtps;
+  out["mtp_acceptance"] = mtpAcceptances;
+  out["allow_ddr"] = allowDdrs;
+  out["set"] = sets;
   return out;
 }
 
@@ -301,7 +406,13 @@ llvm::json::Value SweepManifest::toJSON() const {
                           {"batch", toArray(grid.batches)},
                           {"kv", toArray(grid.kv)},
                           {"tp", toArray(grid.tps)},
-                          {"weights_dtype", toArray(grid.dtypes)}}},
+                          {"weights_dtype", toArray(grid.dtypes)},
+                          {"mla_cache", toArray(grid.mlaCaches)},
+                          {"moe", toArray(grid.moes)},
+                          {"mtp", toArray(grid.mtps)},
+                          {"mtp_acceptance", toArray(grid.mtpAcceptances)},
+                          {"allow_ddr", toArray(grid.allowDdrs)},
+                          {"set", toArray(grid.sets)}}},
       {"fingerprints", llvm::json::Object{{"chips", toObject(chips)},
                                           {"models", toObject(models)}}},
   };
@@ -393,6 +504,14 @@ llvm::Expected<SweepManifest> SweepManifest::read(StringRef path) {
     return bad("grid.tp");
   if (!strings(*grid, "weights_dtype", m.grid.dtypes))
     return bad("grid.weights_dtype");
+  for (auto [key, axis] :
+       {std::pair{"mla_cache", &m.grid.mlaCaches},
+        std::pair{"moe", &m.grid.moes}, std::pair{"mtp", &m.grid.mtps},
+        std::pair{"mtp_acceptance", &m.grid.mtpAcceptances},
+        std::pair{"allow_ddr", &m.grid.allowDdrs},
+        std::pair{"set", &m.grid.sets}})
+    if (!strings(*grid, key, *axis))
+      return bad(std::string("grid.") + key);
   const llvm::json::Object *fp = top->getObject("fingerprints");
   if (!fp || !stringMap(fp->getObject("chips"), m.chips))
     return bad("fingerprints.chips");
@@ -462,13 +581,12 @@ Error snapflow::driver::checkContinuation(const SweepManifest &old,
           "--resume: the grid differs in --{0} (the sweep has {1}, this "
           "command {2}). Rerun with the sweep's values, or use --extend to "
           "add values and run exactly the missing points",
-          axis == "weights_dtype" ? "weights-dtype" : axis, was, is));
+          flagOf(axis), was, is));
     if (!dropped.empty())
       return makeError(formatv(
           "--extend: --{0} drops {1} (the sweep has {2}, this command {3}); "
           "an extended grid keeps every value the sweep ran",
-          axis == "weights_dtype" ? "weights-dtype" : axis,
-          describeValues(dropped), was, is));
+          flagOf(axis), describeValues(dropped), was, is));
   }
   return Error::success();
 }
@@ -556,7 +674,7 @@ public:
       std::string key = identityKey(workloadKey(p));
       auto it = maxBatches.find(key);
       if (it == maxBatches.end()) {
-        auto largest = findMaxBatch(context, **w, o, compile);
+        auto largest = findMaxBatch(context, **w, o, compileOptions(p));
         if (!largest)
           return largest.takeError();
         it = maxBatches.emplace(key, *largest).first;
@@ -567,7 +685,7 @@ public:
     }
     o.batch = batch;
     auto program =
-        compileProgram(context, **w, o, compile, batch, /*prefill=*/false);
+        compileProgram(context, **w, o, compileOptions(p), batch, /*prefill=*/false);
     if (!program)
       return program.takeError();
     return sim::serializeProgram(*program);
@@ -583,7 +701,23 @@ private:
     o.kv = p.kv;
     o.tp = p.tp;
     o.weightsDtype = p.dtype;
+    o.set = splitSet(p.set);
     return o;
+  }
+  /// The compiler options of a point: the sweep's, with its axes' values.
+  CompileOptions compileOptions(const SweepPoint &p) const {
+    CompileOptions c = compile;
+    if (!p.mlaCache.empty())
+      c.pipeline.mlaCache = p.mlaCache;
+    if (!p.moe.empty())
+      c.pipeline.moe = p.moe;
+    if (!p.allowDdr.empty())
+      c.pipeline.allowDdr = p.allowDdr == "true";
+    if (!p.mtp.empty())
+      StringRef(p.mtp).getAsInteger(10, c.mtp); // checked by the grid
+    if (!p.mtpAcceptance.empty())
+      StringRef(p.mtpAcceptance).getAsDouble(c.mtpAcceptance);
+    return c;
   }
   /// A point's inputs but its batch: the points that share a workload.
   static std::vector<std::string> workloadKey(const SweepPoint &p) {
@@ -698,10 +832,15 @@ public:
             .getAsDouble(t);
         tokens = formatv(" {0:f1} tokens/s", t).str();
       }
+      // The other inputs a point was given, as their flags.
+      std::string more;
+      for (size_t c = 6; c < std::size(kInputColumns); ++c)
+        if (!row[c].empty() && !(c == 6 && row[c] == "0"))
+          more += " --" + flagOf(kInputColumns[c]) + " " + row[c];
       os << formatv("point {0} ({1}/{2}): {3} {4} context {5} batch {6} "
-                    "--kv {7}: {8}{9}; ETA {10:f0} s\n",
+                    "--kv {7}{8}: {9}{10}; ETA {11:f0} s\n",
                     row[0], finished, total, row[1], row[2], row[3], row[4],
-                    row[5], status, tokens, eta);
+                    row[5], more, status, tokens, eta);
     }
     os.flush();
   }

@@ -262,6 +262,19 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
       s += " " + t.get(r, "weights_dtype");
     return s;
   };
+  // The variants of one question (compiler options and chip parameters
+  // swept) share a chart: each is its own line, named after what it sets.
+  auto variantOf = [&](const std::vector<std::string> &r) {
+    std::string v;
+    for (const char *axis :
+         {"mla_cache", "moe", "mtp", "mtp_acceptance", "allow_ddr", "set"}) {
+      if (t.column(axis) < 0 || !varies(axis))
+        continue;
+      std::string value = t.get(r, axis);
+      v += " " + std::string(axis) + "=" + (value.empty() ? "default" : value);
+    }
+    return v;
+  };
   auto contextLabel = [&](const std::vector<std::string> &r) {
     int64_t c = static_cast<int64_t>(t.num(r, "context"));
     return c % 1024 == 0 ? std::to_string(c / 1024) + "K" : std::to_string(c);
@@ -314,7 +327,7 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
       const auto &row = *r;
       double context = t.num(row, "context");
       double batch = t.num(row, "report.batch");
-      std::string kv = t.get(row, "kv");
+      std::string kv = t.get(row, "kv") + variantOf(row);
       std::string batchLabel =
           manyBatches ? " batch " + t.get(row, "batch") : "";
       std::string batchKey = t.get(row, "batch") == "max"

@@ -44,6 +44,10 @@ namespace driver {
 /// Options of `snapflow sweep`: comma lists, the grid is their product.
 struct SweepOptions {
   std::string models, chips, contexts, batches, kv, tps, weightsDtypes;
+  /// Compiler options as axes ("" when not given: the default).
+  std::string mlaCaches, moes, mtps, mtpAcceptances, allowDdrs;
+  /// Chip parameters as axes: "KEY=V1,V2,..." each (`--set`).
+  std::vector<std::string> sets;
   int64_t jobs = 1;
   int64_t steps = 16;
   int64_t shardIndex = 0, shardCount = 1;
@@ -61,6 +65,10 @@ struct SweepPoint {
   std::string kv;
   int64_t tp = 0;    ///< 0: every socket of the chip
   std::string dtype; ///< "" (checkpoint), "bf16" or "fp8"
+  /// Compiler options; "" is the default.
+  std::string mlaCache, moe, mtp, mtpAcceptance, allowDdr;
+  /// Chip parameters changed, "KEY=VALUE;KEY=VALUE" ("" for none).
+  std::string set;
 
   /// The inputs without the index: what identifies a point across grids.
   std::vector<std::string> identity() const;
@@ -76,11 +84,18 @@ struct SweepGrid {
   std::vector<std::string> batches, kv;
   std::vector<int64_t> tps;        ///< {0} when not given
   std::vector<std::string> dtypes; ///< {""} when not given
+  /// {""} when not given, like dtypes.
+  std::vector<std::string> mlaCaches, moes, mtps, mtpAcceptances, allowDdrs;
+  /// The product of the --set axes, each "KEY=VALUE;KEY=VALUE" in the
+  /// order the axes were given; {""} when none.
+  std::vector<std::string> sets;
 
   /// The grid of the options, every value checked (models and chips are
   /// loaded, policies parsed).
   static llvm::Expected<SweepGrid> parse(const SweepOptions &options);
-  /// Every point, in grid order (models outermost, dtypes innermost).
+  /// Every point, in grid order (models outermost, then chips, contexts,
+  /// batches, policies, TP, dtypes, MLA cache, MoE, MTP, acceptance, DDR,
+  /// chip parameters).
   std::vector<SweepPoint> points() const;
   /// Axis name -> its values as text, in CSV column names.
   std::map<std::string, std::vector<std::string>> axes() const;
