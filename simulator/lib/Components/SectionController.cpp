@@ -278,6 +278,8 @@ void SectionController::run() {
     JobResult jr;
     jr.phase = jobs[j].program->phase;
     jr.steps = jobs[j].steps;
+    Totals jobStart = totals();
+    double jobT0 = nowPs();
     repeat(
         jobs[j].steps,
         [&] {
@@ -296,6 +298,20 @@ void SectionController::run() {
           return t;
         },
         [&](double t, double rest) { jr.totalPs += t * rest; });
+    // Utilization of this job alone: a run's prefill does not blur its
+    // decode figures.
+    Totals d = totals() - jobStart;
+    double span = std::max(1.0, nowPs() - jobT0);
+    jr.pcuUtilization =
+        d.pcuBusyPs / n / (span * double(chip.socket().pcuCount));
+    auto tier = [&](arch::MemoryTier t) {
+      int k = static_cast<int>(t);
+      return d.tierBusyPs[k] / n /
+             (span * double(sockets[0].tiers[k]->getChannels()));
+    };
+    jr.hbmUtilization = tier(arch::MemoryTier::HBM);
+    jr.ddrUtilization = tier(arch::MemoryTier::DDR);
+    jr.linkUtilization = d.linkBusyPs / n / span;
     result.jobs.push_back(jr);
   }
   finished = true;

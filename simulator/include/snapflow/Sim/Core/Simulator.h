@@ -68,6 +68,10 @@ struct JobResult {
   double flops = 0;    ///< per step
   std::array<double, 3> bytes{}; ///< per step, per tier (loads + stores)
   double linkBytes = 0;          ///< per step
+  /// Busy fractions over this job's own steps (not the run's): PCU, HBM,
+  /// DDR, peer link.
+  double pcuUtilization = 0, hbmUtilization = 0, ddrUtilization = 0,
+         linkUtilization = 0;
 };
 
 /// The outcome of a simulation.
