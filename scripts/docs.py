@@ -316,10 +316,11 @@ def validation(b):
         f"{seq_mtp['batch'] * seq_mtp['tokens_per_step'] / bound:.0f}")
     bd = seq_max["breakdown"]
     g["b.breakdown"] = (
-        f"{ms(seq_max['step_latency_s'], 1)} ms step breaks down into "
-        f"{ms(bd['memory_s'], 1)} ms memory, {ms(bd['network_s'], 1)} ms "
-        f"network (DMA hand-offs), {ms(bd['collective_s'], 1)} ms collectives "
-        f"and {ms(bd['compute_s'], 1)} ms compute")
+        f"{ms(seq_max['step_latency_s'], 1)} ms step is "
+        f"{ms(bd['memory_s'], 1)} ms of waiting for memory, "
+        f"{ms(bd['compute_s'], 1)} ms of compute, "
+        f"{ms(bd['network_s'], 1)} ms of network crossings and "
+        f"{ms(bd['collective_s'], 1)} ms of collectives")
     coll = seq_max["collectives"]
     algorithms = sorted({op["algorithm"] for op in coll["ops"]})
     g["b.collectives"] = (

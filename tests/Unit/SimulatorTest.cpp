@@ -369,6 +369,17 @@ TEST(Simulator, KernelLoopOverlapsTheNextLayersLoads) {
   ASSERT_FALSE(r.deadlocked) << r.deadlock;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 12303);
   EXPECT_EQ(r.jobs[0].iterationsSimulated, 2);
+  // The breakdown follows the critical path, so its parts add up to the
+  // step: memory 230 (the first weight tile) + 1 + 7 (the second carry) + 1;
+  // compute 2 x 10 (gemm fills); network 2 x (6 + 4) (the gemm's and the
+  // all-reduce's crossings); collective 2 x 6012 (link and hops); plus the
+  // 1000-cycle reconfiguration. The second weight tile is off the path.
+  const Breakdown &bd = r.jobs[0].breakdown;
+  EXPECT_DOUBLE_EQ(bd.memoryPs / 1000, 239);
+  EXPECT_DOUBLE_EQ(bd.computePs / 1000, 20);
+  EXPECT_DOUBLE_EQ(bd.networkPs / 1000, 20);
+  EXPECT_DOUBLE_EQ(bd.collectivePs / 1000, 12024);
+  EXPECT_DOUBLE_EQ(bd.reconfigPs / 1000, 1000);
 }
 
 // Two stages that each wait for the other's output: a cycle of streams. The

@@ -111,6 +111,7 @@ void CollectiveUnit::run(SectionRun &r, int index) {
     double began = nowPs();
     waitUntil(inFlight.front());
     r.nodes[index].collectivePs += nowPs() - began;
+    r.charge(index, PathPart::Collective);
     inFlight.pop_front();
     release(++landed);
   };

@@ -65,6 +65,7 @@ void DmaEngine::runLoad(SectionRun &r, int index) {
   std::deque<double> inFlight;
   auto land = [&] {
     waitUntil(inFlight.front());
+    r.charge(index, PathPart::Memory);
     inFlight.pop_front();
     r.push(index, n.outputs[0], /*lanes=*/0); // it crossed already
   };
@@ -98,4 +99,5 @@ void DmaEngine::runStore(SectionRun &r, int index) {
     stats[BytesStored] += double(in.tileBytes);
   }
   waitUntil(last); // the section ends when its writes have landed
+  r.charge(index, PathPart::Memory);
 }

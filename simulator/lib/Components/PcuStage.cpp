@@ -58,6 +58,7 @@ void PcuStage::run(SectionRun &r, int index) {
     double ps = cycles * periodPs * r.oversubscription;
     waitFor(ps);
     r.nodes[index].computePs += ps;
+    r.charge(index, PathPart::Compute);
     r.nodes[index].touch();
     stats[BusyPcuPs] += cycles * periodPs * double(n.pcus);
     stats[Flops] += double(n.flopsPerTile);

@@ -167,8 +167,10 @@ double SectionController::runIteration(int j, int i, Breakdown &bd,
     SectionRun &r = *s.runs[j][i];
     for (auto &st : r.streams)
       st->reset();
-    for (NodeRun &nr : r.nodes)
+    for (NodeRun &nr : r.nodes) {
       nr = NodeRun();
+      nr.path.at = t0; // every path starts with the section
+    }
     r.doneCount = 0;
     r.iterations = iterations;
     r.running = true;
@@ -183,29 +185,31 @@ double SectionController::runIteration(int j, int i, Breakdown &bd,
   }
   double elapsed = nowPs() - t0;
   stats[IterationsSimulated] += double(iterations);
-  // Attribute the iteration to what was busiest, in proportion.
+  (void)before;
+  // Attribute the iteration along its critical path: the chain of waits
+  // that ends at the node finishing last (each node's path follows the
+  // producer, consumer or carry that held it up; TileStream.h), so the
+  // parts add up to the elapsed time.
   SectionRun &r = *sockets[0].runs[j][i];
-  Totals d = totals() - before;
-  double compute = 0, network = 0, collective = 0;
-  for (const NodeRun &nr : r.nodes) {
-    compute = std::max(compute, nr.computePs);
-    network = std::max(network, nr.networkPs);
-    collective = std::max(collective, nr.collectivePs);
-  }
-  double memory = 0;
-  for (int t = 0; t < 3; ++t)
-    memory = std::max(memory, d.tierBusyPs[t] /
-                                  double(sockets[0].tiers[t]->getChannels()) /
-                                  double(sockets.size()));
-  double sum = compute + network + collective + memory;
-  if (sum <= 0) {
-    bd.computePs += elapsed;
-  } else {
-    bd.computePs += elapsed * compute / sum;
-    bd.memoryPs += elapsed * memory / sum;
-    bd.networkPs += elapsed * network / sum;
-    bd.collectivePs += elapsed * collective / sum;
-  }
+  const PathStamp *last = nullptr;
+  for (const NodeRun &nr : r.nodes)
+    if (!last || nr.path.at > last->at)
+      last = &nr.path;
+  std::array<double, kNumPathParts> parts{};
+  if (last)
+    parts = last->parts;
+  double onPath = 0;
+  for (double p : parts)
+    onPath += p;
+  // A socket other than 0 finishing later (with --all-sockets) or a node
+  // ending on a zero-time step leaves a remainder; it is the collective
+  // rendezvous or nothing.
+  parts[static_cast<int>(PathPart::Collective)] +=
+      std::max(0.0, elapsed - onPath);
+  bd.computePs += parts[static_cast<int>(PathPart::Compute)];
+  bd.memoryPs += parts[static_cast<int>(PathPart::Memory)];
+  bd.networkPs += parts[static_cast<int>(PathPart::Network)];
+  bd.collectivePs += parts[static_cast<int>(PathPart::Collective)];
   if (options.trace) {
     const Section &sec = *r.section;
     result.trace.push_back(

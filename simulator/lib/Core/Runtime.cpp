@@ -15,17 +15,31 @@ using namespace snapflow::sim;
 void SectionRun::awaitCarried(int node, int64_t k) {
   if (k == 0 || carriedFrom.empty())
     return;
-  for (int store : carriedFrom[node])
+  for (int store : carriedFrom[node]) {
     while (nodes[store].iterationsDone < k) {
       nodes[node].wait = {"await the previous iteration's store to", -1};
       sc_core::wait(iterationDone);
     }
+    // The carry's chain continues here.
+    if (nodes[store].iterationPath.at > nodes[node].path.at)
+      nodes[node].path = nodes[store].iterationPath;
+  }
   nodes[node].wait = {};
 }
 
 void SectionRun::finishIteration(int node, int64_t k) {
   nodes[node].iterationsDone = k + 1;
+  nodes[node].iterationPath = nodes[node].path;
   iterationDone.notify(sc_core::SC_ZERO_TIME);
+}
+
+void SectionRun::charge(int node, PathPart part) {
+  PathStamp &p = nodes[node].path;
+  double now = nowPs();
+  if (now > p.at) {
+    p.parts[static_cast<int>(part)] += now - p.at;
+    p.at = now;
+  }
 }
 
 void SectionRun::pop(int node, int stream) {
@@ -36,7 +50,7 @@ void SectionRun::pop(int node, int stream) {
     if (st.consumers[i] == node)
       slot = static_cast<int>(i);
   nr.wait = {"pop from", stream};
-  streams[stream]->pop(slot);
+  streams[stream]->pop(slot, nr.path);
   nr.wait = {};
   nr.touch();
 }
@@ -48,9 +62,10 @@ void SectionRun::push(int node, int stream, int64_t lanes) {
     double net = socket->network->crossPs(tileBytes, lanes);
     waitFor(net);
     nr.networkPs += net;
+    charge(node, PathPart::Network);
   }
   nr.wait = {"push to", stream};
-  streams[stream]->push();
+  streams[stream]->push(nr.path);
   nr.wait = {};
   nr.touch();
   socket->network->recordTile(tileBytes);

@@ -2,11 +2,12 @@
 //
 // Runs each job's steps: loads each section (a reconfiguration unless the
 // same configuration just ran), runs its kernel loop one iteration at a time
-// on every socket, attributes each iteration's time to compute, memory,
-// network and collectives in proportion to what was busiest, and samples
-// memory occupancy. Fast-forward is here and only here: once a loop
-// iteration, or a whole step, takes exactly as long as the one before, the
-// remaining identical ones are accounted instead of simulated.
+// on every socket (a pipelined loop: all iterations in one run, overlapping),
+// attributes each run's time along its critical path to compute, memory,
+// network and collectives, and samples memory occupancy. Fast-forward is
+// here and only here: once a loop iteration, or a whole step, takes exactly
+// as long as the one before, the remaining identical ones are accounted
+// instead of simulated.
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,7 +3,8 @@
 // The channel between a producer and its consumers: the producer blocks when
 // the slowest consumer is `depth` tiles behind (back-pressure); a consumer
 // blocks until the tile it wants exists. Tiles carry no data, only their
-// count: the simulator is about time, bytes and occupancy.
+// count and the critical path that made them (a PathStamp), so the section
+// controller can tell which chain of waits set a section's time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,12 +14,25 @@
 #include <systemc>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
 namespace snapflow {
 namespace sim {
+
+/// What the critical path of a section is made of, by kind of wait.
+enum class PathPart { Compute, Memory, Network, Collective };
+constexpr int kNumPathParts = static_cast<int>(PathPart::Collective) + 1;
+
+/// A node's critical path so far: picoseconds per part, and the time it
+/// reaches. The parts add up to `at` minus the section's start.
+struct PathStamp {
+  std::array<double, kNumPathParts> parts{};
+  double at = 0;
+};
 
 /// What a blocked process is waiting for, for deadlock reports.
 struct WaitState {
@@ -35,21 +49,44 @@ public:
   void reset() {
     produced = 0;
     std::fill(consumed.begin(), consumed.end(), 0);
+    stamps.clear();
+    base = 0;
+    lastPop = PathStamp();
   }
 
-  /// Appends one tile, waiting while the slowest consumer is `depth` behind.
-  void push() {
-    while (produced - minConsumed() >= depth)
+  /// Appends one tile made along `path`, waiting while the slowest consumer
+  /// is `depth` behind. Returns whether it waited; then `path` becomes the
+  /// consumer's that made room (the back-pressure is its chain).
+  bool push(PathStamp &path) {
+    bool waited = false;
+    while (produced - minConsumed() >= depth) {
       sc_core::wait(changed);
+      waited = true;
+    }
+    if (waited && lastPop.at > path.at)
+      path = lastPop;
     ++produced;
+    stamps.push_back(path);
     changed.notify(sc_core::SC_ZERO_TIME);
+    return waited;
   }
 
-  /// Takes the next tile for consumer `c`, waiting until it exists.
-  void pop(int c) {
+  /// Takes the next tile for consumer `c`, waiting until it exists. When it
+  /// waited, `path` becomes the tile's: the producer's chain held it up.
+  void pop(int c, PathStamp &path) {
     while (consumed[c] >= produced)
       sc_core::wait(changed);
+    const PathStamp &tile = stamps[static_cast<size_t>(consumed[c] - base)];
+    if (tile.at > path.at)
+      path = tile;
     ++consumed[c];
+    lastPop = path;
+    // Forget the tiles every consumer has taken.
+    int64_t low = minConsumed();
+    while (base < low && !stamps.empty()) {
+      stamps.pop_front();
+      ++base;
+    }
     changed.notify(sc_core::SC_ZERO_TIME);
   }
 
@@ -67,6 +104,9 @@ private:
   int64_t produced = 0;
   std::vector<int64_t> consumed;
   sc_core::sc_event changed;
+  std::deque<PathStamp> stamps; ///< of tiles base, base + 1, ...
+  int64_t base = 0;
+  PathStamp lastPop;
 };
 
 } // namespace sim

@@ -48,6 +48,9 @@ struct NodeRun {
   double computePs = 0, networkPs = 0, collectivePs = 0;
   double firstPs = -1, lastPs = 0; ///< first and last activity
   int64_t iterationsDone = 0;      ///< of a pipelined loop, this start
+  /// The node's critical path since its section started (PathStamp).
+  PathStamp path;
+  PathStamp iterationPath; ///< its path when it last finished an iteration
   void touch() {
     double t = nowPs();
     if (firstPs < 0)
@@ -86,6 +89,9 @@ struct SectionRun {
   void awaitCarried(int node, int64_t k);
   /// Marks iteration `k` of node `node` done.
   void finishIteration(int node, int64_t k);
+  /// Charges the time since node `node`'s path last moved to `part` (the
+  /// node just waited on its own work of that kind).
+  void charge(int node, PathPart part);
 
   /// Takes the next tile of `stream` for node `node`, waiting until it exists.
   void pop(int node, int stream);
