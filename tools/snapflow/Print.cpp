@@ -167,6 +167,10 @@ void snapflow::tools::printCompile(llvm::raw_ostream &os,
                 gib(c.weightsBytes), gib(c.kvBytes),
                 c.activationBytes / double(1 << 20), gib(c.hbmBytes),
                 gib(c.hbmCapacity), c.maxBatch);
+  if (c.prefetchBytes > 0)
+    os << formatv("  layer loops pipelined: the next layer's loads prefetch "
+                  "into {0:f1} MiB of SRAM\n",
+                  c.prefetchBytes / double(1 << 20));
 }
 
 void snapflow::tools::printSimulation(llvm::raw_ostream &os,

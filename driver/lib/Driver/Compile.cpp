@@ -239,6 +239,7 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
   out.weightsBytes = plan.getWeightsBytes();
   out.kvBytes = plan.getKvBytes();
   out.activationBytes = plan.getActivationBytes();
+  out.prefetchBytes = plan.getPrefetchBytes();
   out.hbmBytes = plan.getHbmBytes();
   out.hbmCapacity = w->chip.tierBytesPerSocket(arch::MemoryTier::HBM);
   out.seconds = seconds;
@@ -259,6 +260,7 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
       {"memory",
        llvm::json::Object{
            {"sram_bytes", plan.getSramBytes()},
+           {"prefetch_bytes", plan.getPrefetchBytes()},
            {"hbm_bytes", plan.getHbmBytes()},
            {"ddr_bytes", plan.getDdrBytes()},
            {"sram_capacity_bytes",

@@ -63,8 +63,12 @@ std::string label(Operation *op) {
   std::string s = op->getName().getStringRef().str();
   if (auto stage = dyn_cast<df::StageOp>(op))
     s += std::string(" ") + df::stringifyStageKind(stage.getKind()).str();
-  if (auto c = dyn_cast<df::CollectiveOp>(op))
+  if (auto c = dyn_cast<df::CollectiveOp>(op)) {
     s += std::string(" ") + df::stringifyCollectiveKind(c.getKind()).str();
+    // The algorithm, so the trace shows which one each collective ran.
+    if (std::optional<df::CollectiveAlgorithm> a = c.getAlgorithm())
+      s += " via " + df::stringifyCollectiveAlgorithm(*a).str();
+  }
   if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
     s += " at line " + std::to_string(loc.getLine());
   return s;

@@ -372,6 +372,19 @@ df.program @p attributes {tp = 1 : i64} {
 
 // -----
 
+// Tests that a collective names only an algorithm the cost model knows.
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 4 : i64} {
+  df.section @s {
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x64xbf16>, 2>
+    // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'algorithm' [ring, bidirectional_ring, ring_2d, recursive_doubling, halving_doubling, tree, one_shot]}}
+    %b = df.collective all_reduce via butterfly %a {group_size = 4} : !df.stream<tensor<8x64xbf16>, 2> -> !df.stream<tensor<8x64xbf16>, 2>
+  }
+}
+}
+
+// -----
+
 // Tests that df.collective all_gather needs a leading dimension to gather along.
 module attributes {df.target = #df.target<"sn40l-16">} {
 df.program @p attributes {tp = 4 : i64} {
