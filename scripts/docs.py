@@ -185,6 +185,24 @@ def validation_multisocket(b):
         f"per layer")
     g["d.chain-efficiency"] = num(r["roofline_efficiency"], 2)
 
+    # Prefill of a 4K prompt on 16 sockets, against its bounds.
+    path = os.path.join(b.tmp, "prefill-8b-tp16.mlir")
+    b.command("compile", "--model", "llama-3.1-8b", "--chip", "sn40l-16",
+              "--tp", "16", "--batch", "1", "--context", "4096", "--kv",
+              "full", "--phase", "prefill", "-o", path)
+    pre = b.report("simulate", path)
+    rf = pre["roofline"]
+    bounds = {"compute": rf["compute_s"], "HBM": rf["hbm_s"],
+              "link": rf["link_s"]}
+    name, bound = max(bounds.items(), key=lambda kv: kv[1])
+    g["d.prefill"] = (
+        f"{ms(pre['step_latency_s'], 1)} ms against a {name} bound of "
+        f"{ms(bound, 1)} ms ({100 * (pre['step_latency_s'] / bound - 1):.0f}% "
+        f"above; compute {ms(rf['compute_s'], 1)} ms, HBM "
+        f"{ms(rf['hbm_s'], 1)} ms); its {pre['collectives']['per_step']:.0f} "
+        f"collectives ({pre['collectives']['bytes_per_step'] / pre['collectives']['per_step'] / 2**20:.0f} MiB on average) run "
+        f"{', '.join(sorted({op['algorithm'] for op in pre['collectives']['ops']}))}")
+
     # Sensitivity: tokens/s at half and double each inferred value, one
     # sweep per point and parameter (the sweep's --set axis).
     points = (

@@ -141,6 +141,7 @@ public:
       b.setInsertionPointToStart(b.createBlock(&section.getBody()));
       streams.clear();
       taken.clear();
+      sectionAgcus = info.getAgcus();
       for (Operation *op : ops)
         if (failed(lower(op)))
           return failure();
@@ -314,8 +315,14 @@ private:
     Operation *def = v.getDefiningOp();
     declare(home->second, homeType(v),
             def ? tierOf(def) : arch::MemoryTier::SRAM);
-    Value s = b.create<df::LoadOp>(v.getLoc(), streamOf(tile),
-                                   home->second, count);
+    // A large activation is read over as many AGCU lanes as it has tiles,
+    // up to the section's (one lane would cap a 32 MiB prefill activation
+    // at a lane's ~100 GB/s).
+    auto load = b.create<df::LoadOp>(v.getLoc(), streamOf(tile),
+                                     home->second, count);
+    if (int64_t lanes = std::min(sectionAgcus, count); lanes > 1)
+      load.setAgcus(lanes);
+    Value s = load;
     if (!streams.count(v)) {
       streams[v] = s;
       taken.insert(v);
@@ -594,6 +601,7 @@ private:
   OpBuilder &b;
   OpBuilder decls{fn.getContext()};
   int64_t tp;
+  int64_t sectionAgcus = 1; ///< the AGCU lanes of the section being lowered
   df::ProgramOp program;
   RankedTensorType kvType;
   llvm::StringSet<> declared;
