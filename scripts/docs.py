@@ -185,6 +185,18 @@ def validation_multisocket(b):
         f"per layer")
     g["d.chain-efficiency"] = num(r["roofline_efficiency"], 2)
 
+    r1 = reports[("deepseek-r1", 16)]
+    bd = r1["breakdown"]
+    g["d.r1"] = (
+        f"{num(r1['roofline_efficiency'], 2)}: of its "
+        f"{ms(r1['step_latency_s'])} ms step the critical path is "
+        f"{ms(bd['memory_s'])} ms of waiting for memory, "
+        f"{ms(bd['collective_s'])} ms of collectives "
+        f"({r1['collectives']['per_step']:.0f} per step), "
+        f"{ms(bd['network_s'])} ms of network crossings and "
+        f"{ms(bd['compute_s'])} ms of compute, against an HBM bound of "
+        f"{ms(r1['roofline']['hbm_s'])} ms")
+
     # Prefill of a 4K prompt on 16 sockets, against its bounds.
     path = os.path.join(b.tmp, "prefill-8b-tp16.mlir")
     b.command("compile", "--model", "llama-3.1-8b", "--chip", "sn40l-16",
@@ -318,6 +330,27 @@ def validation(b):
         "|---|---|---|---|---|---|",
         mtp_row("replicated", rep_mtp, False),
         mtp_row("split by sequence", seq_mtp, True)]) + "\n"
+    # Throughput and per-user speed against batch: both cache layouts, with
+    # and without MTP.
+    layouts = (("replicated", ()), ("replicated + MTP", mtp),
+               ("split", ("--mla-cache", "sequence")),
+               ("split + MTP", ("--mla-cache", "sequence", *mtp)))
+    lines = ["| batch | " + " | ".join(n for n, _ in layouts) + " |",
+             "|---|" + "---|" * len(layouts)]
+    for n in (1, 8, 32, 64, 128, 156):
+        cells = []
+        for _, extra in layouts:
+            fits = b.compile(*R1, "--batch", str(n), *extra)["fits"]
+            if not fits:
+                cells.append("does not fit")
+                continue
+            rep = b.run(*r1_run(n, *extra))
+            tps = rep["throughput_tokens_per_s"]
+            cells.append(f"{'**' if tps >= 1832 else ''}{tps:.0f}"
+                         f"{'**' if tps >= 1832 else ''} "
+                         f"({rep['per_user_tokens_per_s']:.1f})")
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    g["b.curves"] = "\n" + "\n".join(lines) + "\n"
     best = seq_mtp["throughput_tokens_per_s"]
     plain = seq_max["throughput_tokens_per_s"]
     g["b.best"] = f"{best:.0f}"

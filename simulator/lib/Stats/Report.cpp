@@ -4,6 +4,9 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <set>
+#include <string>
+
 using namespace snapflow;
 using namespace snapflow::sim;
 using llvm::json::Object;
@@ -160,17 +163,33 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
                         "{2:f2} tokens per step)\n",
                         num("throughput_tokens_per_s"),
                         num("per_user_tokens_per_s"), num("tokens_per_step"));
+  // The resource that sets the bound, and what binds when that is the
+  // collectives' latency chain instead.
+  std::string bound = roof->getString("binding").value_or("-").str();
+  std::string binds;
+  if (bound == "collective_latency") {
+    binds = llvm::formatv("; binds: the collective latency chain, {0:f3} ms",
+                          roof->getNumber("collective_latency_s").value_or(0) *
+                              1e3)
+                .str();
+    double most = -1;
+    for (const char *k : {"compute", "hbm", "ddr", "sram", "link"})
+      if (double v = roof->getNumber(std::string(k) + "_s").value_or(0);
+          v > most) {
+        most = v;
+        bound = k;
+      }
+  }
   os << llvm::formatv("  step latency   {0:f3} ms; roofline bound {1:f3} ms "
-                      "({2}), efficiency {3:f2}\n",
+                      "({2}), efficiency {3:f2}{4}\n",
                       num("step_latency_s") * 1e3,
                       roof->getNumber("step_latency_lower_bound_s").value_or(0) *
                           1e3,
-                      roof->getString("binding").value_or("-"),
-                      num("roofline_efficiency"));
+                      bound, num("roofline_efficiency"), binds);
   if (auto ttft = r.getNumber("ttft_s"))
     os << llvm::formatv("  TTFT           {0:f3} s\n", *ttft);
   if (bd && !bd->empty())
-    os << llvm::formatv("  step time      compute {0:f3} ms, memory {1:f3} ms, "
+    os << llvm::formatv("  critical path  compute {0:f3} ms, memory {1:f3} ms, "
                         "network {2:f3} ms, collective {3:f3} ms, reconfig "
                         "{4:f3} ms\n",
                         bd->getNumber("compute_s").value_or(0) * 1e3,
@@ -178,6 +197,28 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
                         bd->getNumber("network_s").value_or(0) * 1e3,
                         bd->getNumber("collective_s").value_or(0) * 1e3,
                         bd->getNumber("reconfig_s").value_or(0) * 1e3);
+  if (const Object *coll = r.getObject("collectives")) {
+    double count = coll->getNumber("per_step").value_or(0);
+    if (count > 0) {
+      std::set<std::string> algorithms;
+      if (const llvm::json::Array *ops = coll->getArray("ops"))
+        for (const llvm::json::Value &op : *ops)
+          if (const Object *o = op.getAsObject())
+            if (auto a = o->getString("algorithm"))
+              algorithms.insert(a->str());
+      std::string names;
+      for (const std::string &a : algorithms)
+        names += (names.empty() ? "" : ", ") + a;
+      os << llvm::formatv("  collectives    {0:f0} per step ({1}); {2:f3} ms of "
+                          "latency, {3:f3} ms after their producers' last "
+                          "tile\n",
+                          count, names,
+                          coll->getNumber("latency_s_per_step").value_or(0) *
+                              1e3,
+                          coll->getNumber("exposed_s_per_step").value_or(0) *
+                              1e3);
+    }
+  }
   os << llvm::formatv("  utilization    PCU {0:p}, HBM {1:p}, DDR {2:p}, "
                       "link {3:p}\n",
                       util->getNumber("pcu").value_or(0),
