@@ -174,7 +174,8 @@ double SectionController::runIteration(int j, int i, Breakdown &bd,
     r.doneCount = 0;
     r.iterations = iterations;
     r.running = true;
-    r.start.notify(sc_core::SC_ZERO_TIME);
+    for (auto &start : r.starts)
+      start->notify(sc_core::SC_ZERO_TIME);
   }
   for (Socket &s : sockets) {
     // Another socket may have finished while we waited for this one.

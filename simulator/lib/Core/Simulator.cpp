@@ -91,6 +91,8 @@ private:
         run->oversubscription =
             std::max(1.0, double(pcus) / double(chip.socket().pcuCount));
         run->nodes.resize(run->section->nodes.size());
+        for (size_t n = 0; n < run->section->nodes.size(); ++n)
+          run->starts.push_back(std::make_unique<sc_core::sc_event>());
         if (run->section->pipelined)
           run->carriedFrom = carriedDependencies(p, *run->section);
         for (size_t n = 0; n < run->section->nodes.size(); ++n)
@@ -107,7 +109,7 @@ private:
     sc_core::sc_spawn(
         [run, n] {
           while (true) {
-            sc_core::wait(run->start);
+            sc_core::wait(*run->starts[n]);
             for (int64_t k = 0; k < run->iterations; ++k) {
               run->awaitCarried(n, k);
               dispatch(*run, n);

@@ -70,7 +70,12 @@ struct SectionRun {
   int job = 0, index = 0, socketIndex = 0;
   std::vector<std::unique_ptr<TileStream>> streams;
   std::vector<NodeRun> nodes;
-  sc_core::sc_event start, done;
+  /// One start event per node, notified in node order, so the nodes of
+  /// every run begin in the same order whatever order the last run ended in
+  /// (one shared event would wake them in their last run's finishing order,
+  /// and FCFS servers would see different orders from run to run).
+  std::vector<std::unique_ptr<sc_core::sc_event>> starts;
+  sc_core::sc_event done;
   int doneCount = 0;
   /// Loop iterations each node runs for this start: 1, or the section's
   /// repeat when the loop is pipelined (nodes then move on to the next
