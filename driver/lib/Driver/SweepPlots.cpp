@@ -153,14 +153,24 @@ Error writePlot(const Plot &p, StringRef plotsDir,
         return Error::success();
       }))
     return e;
+  // Long labels (a sweep's variants: "full mtp=1 set=...") go below the
+  // chart, one per line, so the chart keeps its width.
+  size_t longest = 0;
+  for (const auto &s : p.series)
+    longest = std::max(longest, s.second.label.size());
+  bool below = longest > 32;
+  int height = below ? 540 + 18 * static_cast<int>(p.series.size()) : 540;
   if (Error e = llvm::writeToOutput(gp, [&](llvm::raw_ostream &os) {
-        os << "set terminal svg size 900,540 dynamic noenhanced font "
-              "'sans,12' background rgb 'white'\n";
+        os << "set terminal svg size 900," << height
+           << " dynamic noenhanced font 'sans,12' background rgb 'white'\n";
         os << gnuplotOutput(svg);
         os << "set title " << gnuplotQuote(p.title) << "\n";
         os << "set xlabel " << gnuplotQuote(p.xlabel) << "\n";
         os << "set ylabel " << gnuplotQuote(p.ylabel) << "\n";
-        os << "set grid\nset key outside right top\nset yrange [0:*]\n";
+        os << "set grid\nset key "
+           << (below ? "outside below left Left reverse maxcols 1"
+                     : "outside right top")
+           << "\nset yrange [0:*]\n";
         if (!p.y2label.empty())
           os << "set y2label " << gnuplotQuote(p.y2label)
              << "\nset y2tics\nset ytics nomirror\nset y2range [0:*]\n";
