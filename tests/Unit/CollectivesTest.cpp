@@ -74,14 +74,18 @@ TEST(Collectives, FourSocketsSmallMessage) {
 
 // 4 sockets, 8 MiB (prefill): the link term is 8388608 / 64 = 131072 ns per
 // unit. ring 1.5 units + 6500 = 203108; bidirectional 0.75 units + 6500 =
-// 104804 (auto's choice); recursive doubling 2 units + 3500 = 265644;
-// one-shot 2 units + 2500 = 264644.
+// 104804 (auto's choice); ring_2d and halving-doubling 1.5 units + 6500 =
+// 203108; recursive doubling 2 units + 3500 = 265644; tree 4 units + 6500 =
+// 530788; one-shot 2 units + 2500 = 264644.
 TEST(Collectives, FourSocketsLargeMessage) {
   SystemParams s = ring(4);
   double m = 8 << 20;
   EXPECT_DOUBLE_EQ(ns(AR, A::Ring, m, 4, s), 203108);
   EXPECT_DOUBLE_EQ(ns(AR, A::BidirectionalRing, m, 4, s), 104804);
+  EXPECT_DOUBLE_EQ(ns(AR, A::Ring2D, m, 4, s), 203108);
   EXPECT_DOUBLE_EQ(ns(AR, A::RecursiveDoubling, m, 4, s), 265644);
+  EXPECT_DOUBLE_EQ(ns(AR, A::HalvingDoubling, m, 4, s), 203108);
+  EXPECT_DOUBLE_EQ(ns(AR, A::Tree, m, 4, s), 530788);
   EXPECT_DOUBLE_EQ(ns(AR, A::OneShot, m, 4, s), 264644);
   EXPECT_EQ(chooseCollective(AR, m, 4, s).algorithm, A::BidirectionalRing);
 }
@@ -95,6 +99,8 @@ TEST(Collectives, FourSocketsLargeMessage) {
 //           0.75 + 6 x 4/16 + 0.75 = 3 = 384 -> 30884
 // recursive_doubling: offsets 1, 2, 4, 8: hops 15, loads 1 + 2 + 4 + 4
 //           (offset 8 splits) = 11 units = 1408 -> 500 + 15000 + 1408 = 16908
+// halving_doubling: offsets 8, 4, 2, 1 with 1/2, 1/4, 1/8, 1/16 and back:
+//           hops 30, 2 x (4/2 + 4/4 + 2/8 + 1/16) = 6.625 units = 848 -> 31348
 // tree:     twice those rounds: hops 30, 22 units = 2816 -> 33316
 // one_shot: offsets 1..15: farthest 8 hops; clockwise 1 + ... + 7 = 28 plus
 //           half of offset 8's 8 = 32 units = 4096 -> 500 + 8000 + 4096 = 12596
@@ -105,18 +111,28 @@ TEST(Collectives, SixteenSocketsSmallMessage) {
   EXPECT_DOUBLE_EQ(ns(AR, A::BidirectionalRing, 8192, 16, s), 30620);
   EXPECT_DOUBLE_EQ(ns(AR, A::Ring2D, 8192, 16, s), 30884);
   EXPECT_DOUBLE_EQ(ns(AR, A::RecursiveDoubling, 8192, 16, s), 16908);
+  EXPECT_DOUBLE_EQ(ns(AR, A::HalvingDoubling, 8192, 16, s), 31348);
   EXPECT_DOUBLE_EQ(ns(AR, A::Tree, 8192, 16, s), 33316);
   EXPECT_DOUBLE_EQ(ns(AR, A::OneShot, 8192, 16, s), 12596);
   EXPECT_EQ(chooseCollective(AR, 8192, 16, s).algorithm, A::OneShot);
 }
 
-// 16 sockets, 8 MiB (131072 ns per unit): ring 1.875 units + 30500 =
-// 276260; bidirectional 0.9375 units + 30500 = 153380 (auto's choice).
+// 16 sockets, 8 MiB (131072 ns per unit), the units and hops of the small
+// case: ring 1.875 units + 30500 = 276260; bidirectional 0.9375 units +
+// 30500 = 153380 (auto's choice); ring_2d 3 units + 30500 = 423716;
+// recursive doubling 11 units + 15500 = 1457292; halving-doubling 6.625
+// units + 30500 = 898852; tree 22 units + 30500 = 2914084; one-shot 32
+// units + 8500 = 4202804.
 TEST(Collectives, SixteenSocketsLargeMessage) {
   SystemParams s = ring(16);
   double m = 8 << 20;
   EXPECT_DOUBLE_EQ(ns(AR, A::Ring, m, 16, s), 276260);
   EXPECT_DOUBLE_EQ(ns(AR, A::BidirectionalRing, m, 16, s), 153380);
+  EXPECT_DOUBLE_EQ(ns(AR, A::Ring2D, m, 16, s), 423716);
+  EXPECT_DOUBLE_EQ(ns(AR, A::RecursiveDoubling, m, 16, s), 1457292);
+  EXPECT_DOUBLE_EQ(ns(AR, A::HalvingDoubling, m, 16, s), 898852);
+  EXPECT_DOUBLE_EQ(ns(AR, A::Tree, m, 16, s), 2914084);
+  EXPECT_DOUBLE_EQ(ns(AR, A::OneShot, m, 16, s), 4202804);
   EXPECT_EQ(chooseCollective(AR, m, 16, s).algorithm, A::BidirectionalRing);
 }
 
