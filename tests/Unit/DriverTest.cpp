@@ -215,7 +215,7 @@ TEST(SweepRows, ColumnsAreInputsStatusAndEveryAlwaysKey) {
   std::set<std::string> columns(c.begin(), c.end());
   for (const sim::ReportKey &k : sim::reportSchema())
     EXPECT_EQ(columns.count(std::string("report.") + k.key),
-              k.presence == sim::ReportPresence::Always && !k.perOp ? 1u
+              k.presence == sim::ReportPresence::Always && !k.list ? 1u
                                                                     : 0u)
         << k.key;
 }

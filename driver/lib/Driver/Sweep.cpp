@@ -602,7 +602,7 @@ const std::vector<std::string> &snapflow::driver::sweepColumns() {
     c.push_back("status");
     c.push_back("reason");
     for (const sim::ReportKey &k : sim::reportSchema())
-      if (k.presence == sim::ReportPresence::Always && !k.perOp)
+      if (k.presence == sim::ReportPresence::Always && !k.list)
         c.push_back(std::string("report.") + k.key);
     return c;
   }();

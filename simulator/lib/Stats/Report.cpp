@@ -2,6 +2,7 @@
 
 #include "snapflow/Sim/Stats/Report.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <set>
@@ -82,9 +83,19 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
   if (prefill)
     if (const JobResult *p = jobFor(r, prefill->phase))
       ttft = seconds(p->stepPs);
+  // A chip that keeps a built-in name but not all its values (--set, an
+  // edited copy) says how it differs, so the report names what made it.
+  llvm::json::Array changes;
+  if (llvm::is_contained(arch::ArchModel::builtinNames(), chip.getName()))
+    if (auto builtin = arch::ArchModel::load(chip.getName()))
+      for (const std::string &d : chip.differences(*builtin))
+        changes.push_back(d);
+    else
+      llvm::consumeError(builtin.takeError());
   Object report{
       {"program", decode.name},
       {"chip", chip.getName()},
+      {"chip_changes", std::move(changes)},
       {"chip_fingerprint", chip.fingerprint()},
       {"tp", decode.tp},
       {"batch", decode.batch},
@@ -153,6 +164,14 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
                       *r.getString("program"), *r.getString("chip"),
                       *r.getInteger("tp"), *r.getInteger("batch"),
                       *r.getInteger("context_tokens"));
+  if (const llvm::json::Array *changes = r.getArray("chip_changes"))
+    if (!changes->empty()) {
+      std::string text;
+      for (const llvm::json::Value &c : *changes)
+        if (auto s = c.getAsString())
+          text += (text.empty() ? "" : ", ") + s->str();
+      os << "  chip changed   " << text << " (the built-in's value last)\n";
+    }
   if (auto prompt = r.getNumber("prompt_tokens_per_s"))
     // A prefill program: its step is the time to first token.
     os << llvm::formatv("  prefill        {0:f1} prompt tokens/s; first token "

@@ -21,6 +21,11 @@ llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
        "of the step's critical path, time crossing the on-chip network"},
       {"breakdown.reconfig_s", "s", "reconfiguration time of a step"},
       {"chip", "-", "the chip simulated (its name)"},
+      {"chip_changes", "-",
+       "parameters in which the chip simulated differs from the built-in chip "
+       "of its name (--set, or an edited file), each 'key value vs built-in'; "
+       "empty otherwise",
+       P::Always, false, /*list=*/true},
       {"chip_fingerprint", "-",
        "hash of every parameter of the chip simulated"},
       {"collectives.bytes_per_step", "bytes",
@@ -33,7 +38,7 @@ llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
        "per df.collective: section, op, node (its position in the section), "
        "kind, algorithm, group, bytes, "
        "per_step, latency_s, exposed_s, model_s (the cost model, unqueued)",
-       P::Always, false, /*perOp=*/true},
+       P::Always, false, /*list=*/true},
       {"collectives.per_step", "collectives",
        "collectives one decode step runs"},
       {"compiled_for", "-", "the chip the program was compiled for",

@@ -30,9 +30,9 @@ struct ReportKey {
   const char *description;
   ReportPresence presence = ReportPresence::Always;
   bool wallClock = false; ///< depends on the machine, not the model
-  /// An array with one object per op (not a sweep column; the report and
-  /// docs/Simulator.md describe its fields).
-  bool perOp = false;
+  /// An array (of strings, or of one object per op): not a sweep column;
+  /// the report and docs/Simulator.md describe its items.
+  bool list = false;
 };
 
 /// Every key, sorted by name.
