@@ -232,4 +232,47 @@ TEST(Serving, MalformedRequestFilesNameTheLine) {
   }
 }
 
+// The Azure LLM inference trace: TIMESTAMP is a date and time; arrivals
+// start at the first request. 18:15:46.68059 -> 0; 18:15:50.995169 -> 4.314579;
+// 23:59:59.5 -> 5 h 44 min 12.81941 s = 20652.81941; across midnight,
+// 00:00:00.25 of the next day -> 0.75 s later, 20653.56941.
+TEST(Serving, AzureTraceArrivalsAreRelativeSeconds) {
+  std::string path = writeTemp("TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                               "2023-11-16 18:15:46.6805900,374,44\n"
+                               "2023-11-16 18:15:50.9951690,396,109\n"
+                               "2023-11-16 23:59:59.5000000,1020,3\n"
+                               "2023-11-17 00:00:00.2500000,200,16\n");
+  TraceInfo info;
+  auto r = readRequests(path, TraceFormat::Auto, &info);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_EQ(info.format, TraceFormat::Azure);
+  ASSERT_EQ(r->size(), 4u);
+  EXPECT_NEAR((*r)[0].arrivalS, 0, 1e-6);
+  EXPECT_NEAR((*r)[1].arrivalS, 4.314579, 1e-6);
+  EXPECT_NEAR((*r)[2].arrivalS, 20652.81941, 1e-6);
+  EXPECT_NEAR((*r)[3].arrivalS, 20653.56941, 1e-6);
+  EXPECT_EQ((*r)[1].promptTokens, 396);
+  EXPECT_EQ((*r)[1].outputTokens, 109);
+  llvm::sys::fs::remove(path);
+}
+
+// BurstGPT: seconds, extra columns ignored, a failed request (0 response
+// tokens) skipped and counted; arrivals relative to the first (5 s).
+TEST(Serving, BurstGPTTraceSkipsFailedRequests) {
+  std::string path = writeTemp(
+      "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+      "5,ChatGPT,472,18,490,Conversation log\n"
+      "45,ChatGPT,1087,0,1087,Conversation log\n"
+      "118,GPT-4,417,101,518,Conversation log\n");
+  TraceInfo info;
+  auto r = readRequests(path, TraceFormat::Auto, &info);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_EQ(info.format, TraceFormat::BurstGPT);
+  EXPECT_EQ(info.skipped, 1);
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_DOUBLE_EQ((*r)[1].arrivalS, 113);
+  EXPECT_EQ((*r)[1].line, 4);
+  llvm::sys::fs::remove(path);
+}
+
 } // namespace

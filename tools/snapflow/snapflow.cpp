@@ -351,9 +351,18 @@ cl::opt<bool> serveOpt("serve",
 cl::opt<std::string>
     requestsFileOpt("trace-requests",
                     cl::desc("CSV of requests: arrival_s,prompt_tokens,"
-                             "output_tokens"),
+                             "output_tokens, or an Azure LLM inference or "
+                             "BurstGPT trace (see --trace-format)"),
                     cl::value_desc("file.csv"), cl::init(""),
                     cl::cat(serveCat), cl::sub(runCmd));
+cl::opt<std::string> traceFormatOpt(
+    "trace-format",
+    cl::desc("Format of --trace-requests: snapflow (arrival_s,prompt_tokens,"
+             "output_tokens), azure (TIMESTAMP,ContextTokens,GeneratedTokens), "
+             "burstgpt (Timestamp,Request tokens,Response tokens) or auto "
+             "(by the header) (default: auto)"),
+    cl::value_desc("auto|snapflow|azure|burstgpt"), cl::init("auto"),
+    cl::cat(serveCat), cl::sub(runCmd));
 cl::opt<double> rateOpt("rate",
                         cl::desc("Generate Poisson arrivals at R requests/s "
                                  "(default 1)"),
@@ -618,6 +627,13 @@ int main(int argc, char **argv) {
     }
     ServeOptions so;
     so.requestsPath = requestsFileOpt;
+    if (auto f = sim::serving::parseTraceFormat(traceFormatOpt))
+      so.traceFormat = *f;
+    else
+      return fail(createStringError(
+          inconvertibleErrorCode(),
+          "--trace-format: expected auto, snapflow, azure or burstgpt, got '" +
+              traceFormatOpt + "'"));
     so.generate = generating;
     so.gen.rate = rateOpt;
     so.gen.count = requestsOpt;

@@ -120,11 +120,23 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
     if (so.generate)
       return makeError("--trace-requests and --rate/--requests exclude each "
                        "other");
-    auto r = readRequests(so.requestsPath);
+    sim::serving::TraceInfo info;
+    auto r = readRequests(so.requestsPath, so.traceFormat, &info);
     if (!r)
       return r.takeError();
     requests = std::move(*r);
     source = so.requestsPath;
+    // Name the format read, and what of a public trace was left out.
+    if (info.format != sim::serving::TraceFormat::Snapflow)
+      source += llvm::formatv(" ({0} trace{1})",
+                              sim::serving::traceFormatName(info.format),
+                              info.skipped
+                                  ? llvm::formatv(", {0} with 0 tokens "
+                                                  "skipped",
+                                                  info.skipped)
+                                        .str()
+                                  : std::string())
+                    .str();
   } else {
     if (so.gen.rate <= 0 || !std::isfinite(so.gen.rate))
       return makeError(llvm::formatv("--rate must be > 0 requests/s, got {0}",

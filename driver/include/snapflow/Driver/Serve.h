@@ -29,6 +29,8 @@ namespace driver {
 /// Options of `snapflow run --serve`.
 struct ServeOptions {
   std::string requestsPath; ///< --trace-requests; "" to generate
+  /// --trace-format: the file's format, or Auto (by its header).
+  sim::serving::TraceFormat traceFormat = sim::serving::TraceFormat::Auto;
   bool generate = false;    ///< --rate or --requests given
   sim::serving::GeneratorOptions gen;
 };

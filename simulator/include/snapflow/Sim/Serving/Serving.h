@@ -28,6 +28,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,9 +43,32 @@ struct Request {
   int64_t line = 0; ///< line of the request file (0: generated)
 };
 
-/// Reads `arrival_s,prompt_tokens,output_tokens` rows (header first, '#'
-/// comments and blank lines skipped). Errors are `path:line:col: error:`.
-llvm::Expected<std::vector<Request>> readRequests(llvm::StringRef path);
+/// The request trace formats read: snapflow's own CSV
+/// (`arrival_s,prompt_tokens,output_tokens`), the Azure LLM inference trace
+/// (`TIMESTAMP,ContextTokens,GeneratedTokens`; TIMESTAMP a date and time
+/// such as `2023-11-16 18:15:46.6805900`, or seconds) and BurstGPT
+/// (`Timestamp,...,Request tokens,Response tokens,...`; seconds). Auto:
+/// by the header.
+enum class TraceFormat { Auto, Snapflow, Azure, BurstGPT };
+/// "auto", "snapflow", "azure", "burstgpt".
+llvm::StringRef traceFormatName(TraceFormat format);
+std::optional<TraceFormat> parseTraceFormat(llvm::StringRef name);
+
+/// What a request file held besides its requests.
+struct TraceInfo {
+  TraceFormat format = TraceFormat::Snapflow; ///< the format read
+  /// Rows of a public trace with 0 prompt or output tokens (failed or
+  /// empty requests, as BurstGPT logs them), skipped.
+  int64_t skipped = 0;
+};
+
+/// Reads a request trace (header first, '#' comments and blank lines
+/// skipped; extra columns ignored). A public trace's arrivals are made
+/// relative to its first request; snapflow's are taken as given. Errors are
+/// `path:line:col: error:`.
+llvm::Expected<std::vector<Request>>
+readRequests(llvm::StringRef path, TraceFormat format = TraceFormat::Auto,
+             TraceInfo *info = nullptr);
 
 /// A seeded synthetic workload: Poisson arrivals at `rate` per second;
 /// prompt and output lengths uniform in mean*(1 -+ spread), at least 1.
