@@ -130,6 +130,32 @@ TEST(Serving, LiveKVIsCappedByTheBudget) {
   EXPECT_DOUBLE_EQ(r->samples[1].kvLiveBytes, 128.0);
 }
 
+// A long run keeps bounded samples but exact KV figures. 30000 requests at
+// t=0 on one slot, prompt 10 and 5 output tokens: each takes a 2 s prefill
+// and 4 one-second steps, 6 s in all, 180000 s for the run, and 5 events
+// (150001 with the start): more than kMaxSamples, so the kept ones thin out,
+// the first and the last (the end, nothing held) always among them. Per 6 s
+// the slot holds 11, 12, 13 and 14 tokens for a second each (1 B a token)
+// and nothing during the next prefill: peak 14, mean 50 / 6.
+TEST(Serving, LongRunsKeepBoundedSamplesAndExactKV) {
+  std::vector<Request> rs;
+  for (int64_t i = 0; i < 30000; ++i)
+    rs.push_back(req(i, 0, 10, 5));
+  auto r = serve(rs, roundCosts(), config(1));
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_DOUBLE_EQ(r->makespanS, 180000.0);
+  EXPECT_LE(r->samples.size(), ServeResult::kMaxSamples);
+  EXPECT_GE(r->samples.size(), ServeResult::kMaxSamples / 4);
+  EXPECT_DOUBLE_EQ(r->samples.front().timeS, 0.0);
+  EXPECT_DOUBLE_EQ(r->samples.back().timeS, 180000.0);
+  EXPECT_DOUBLE_EQ(r->samples.back().kvLiveBytes, 0.0);
+  EXPECT_DOUBLE_EQ(r->kvPeakBytes, 14.0);
+  EXPECT_NEAR(r->kvMeanBytes, 50.0 / 6.0, 1e-9);
+  // 2 spans a request, 60000 in all: under the cap, none dropped.
+  EXPECT_EQ(r->spans.size(), 60000u);
+  EXPECT_EQ(r->spansDropped, 0);
+}
+
 TEST(Serving, ShapeWithoutCostIsAnError) {
   auto r = serve({req(0, 0, 200, 2)}, roundCosts(), config(1));
   ASSERT_FALSE(static_cast<bool>(r));

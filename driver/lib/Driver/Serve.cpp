@@ -274,14 +274,7 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
   }
   Percentiles pTtft = summarize(ttft), pTpot = summarize(tpot),
               pE2e = summarize(e2e), pWait = summarize(wait);
-  double kvPeak = 0, kvMean = 0;
-  for (size_t i = 0; i < r.samples.size(); ++i) {
-    kvPeak = std::max(kvPeak, r.samples[i].kvLiveBytes);
-    double until = i + 1 < r.samples.size() ? r.samples[i + 1].timeS
-                                            : r.samples[i].timeS;
-    kvMean += r.samples[i].kvLiveBytes * (until - r.samples[i].timeS);
-  }
-  kvMean = r.makespanS > 0 ? kvMean / r.makespanS : kvPeak;
+  double kvPeak = r.kvPeakBytes, kvMean = r.kvMeanBytes;
   double throughput = r.makespanS > 0 ? double(r.outputTokens) / r.makespanS
                                       : 0;
 
@@ -313,20 +306,6 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
 
   // Report.
   if (!s.reportPath.empty()) {
-    llvm::json::Array reqs;
-    for (const RequestResult &q : r.requests)
-      reqs.push_back(llvm::json::Object{
-          {"id", q.id},
-          {"slot", q.slot},
-          {"arrival_s", q.arrivalS},
-          {"prompt_tokens", q.promptTokens},
-          {"output_tokens", q.outputTokens},
-          {"prefill_start_s", q.prefillStartS},
-          {"first_token_s", q.firstTokenS},
-          {"finish_s", q.finishS},
-          {"ttft_s", q.ttftS()},
-          {"tpot_s", q.tpotS()},
-      });
     llvm::json::Array prefillCosts, decodeCosts;
     for (size_t i = 0; i < costs.prefillBuckets.size(); ++i)
       prefillCosts.push_back(llvm::json::Object{
@@ -370,11 +349,40 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
         {"wall_time_s",
          llvm::json::Object{
              {"compile", compileS}, {"simulate", simS}, {"loop", loopS}}},
-        {"requests", std::move(reqs)},
     };
+    // Written as a stream, keys in order, the per-request results one at a
+    // time: a million requests must not become one JSON value in memory.
     if (Error e = llvm::writeToOutput(s.reportPath, [&](llvm::raw_ostream &f) {
-          f << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
-            << "\n";
+          llvm::json::OStream j(f, 2);
+          std::vector<std::string> keys;
+          for (const auto &kv : report)
+            keys.push_back(kv.first.str());
+          keys.push_back("requests");
+          llvm::sort(keys);
+          j.objectBegin();
+          for (const std::string &key : keys) {
+            if (key != "requests") {
+              j.attribute(key, *report.get(key));
+              continue;
+            }
+            j.attributeArray("requests", [&] {
+              for (const RequestResult &q : r.requests)
+                j.object([&] {
+                  j.attribute("arrival_s", q.arrivalS);
+                  j.attribute("finish_s", q.finishS);
+                  j.attribute("first_token_s", q.firstTokenS);
+                  j.attribute("id", q.id);
+                  j.attribute("output_tokens", q.outputTokens);
+                  j.attribute("prefill_start_s", q.prefillStartS);
+                  j.attribute("prompt_tokens", q.promptTokens);
+                  j.attribute("slot", q.slot);
+                  j.attribute("tpot_s", q.tpotS());
+                  j.attribute("ttft_s", q.ttftS());
+                });
+            });
+          }
+          j.objectEnd();
+          f << "\n";
           return Error::success();
         }))
       return std::move(e);
@@ -407,6 +415,18 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
           j.objectBegin();
           j.attribute("displayTimeUnit", "ms");
           j.attributeArray("traceEvents", [&] {
+            if (r.spansDropped > 0)
+              j.object([&] {
+                j.attribute("name",
+                            llvm::formatv("slot spans after the first {0} "
+                                          "omitted ({1} more)",
+                                          r.spans.size(), r.spansDropped)
+                                .str());
+                j.attribute("ph", "i");
+                j.attribute("s", "g");
+                j.attribute("pid", 0);
+                j.attribute("ts", 0);
+              });
             for (const Span &sp : r.spans) {
               j.objectBegin();
               j.attribute("name", llvm::formatv("r{0} {1}", sp.request,

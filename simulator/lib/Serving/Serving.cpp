@@ -328,14 +328,47 @@ snapflow::sim::serving::serve(llvm::ArrayRef<Request> requests,
         tokens += double(std::min(s.context, cfg.kvTokensPerSlot));
     return tokens * cfg.kvBytesPerToken;
   };
+  // Every event updates the KV figures; the kept samples thin out as they
+  // grow (stride doubles each time the cap is reached).
+  size_t stride = 1, sinceKept = 0;
+  Sample skipped;
+  bool haveSkipped = false; ///< the latest event was not kept
+  double lastKvTime = t, lastKv = 0, kvIntegral = 0;
   auto sample = [&] {
-    res.samples.push_back(
-        {t, active, static_cast<int64_t>(waiting.size()), kvLive()});
+    double kv = kvLive();
+    kvIntegral += lastKv * (t - lastKvTime);
+    lastKvTime = t;
+    lastKv = kv;
+    res.kvPeakBytes = std::max(res.kvPeakBytes, kv);
+    Sample smp{t, active, static_cast<int64_t>(waiting.size()), kv};
+    if (res.samples.empty() || ++sinceKept >= stride) {
+      sinceKept = 0;
+      res.samples.push_back(smp);
+      if (res.samples.size() >= ServeResult::kMaxSamples) {
+        // Keep every other one, then append every 2 x stride-th.
+        size_t out = 0;
+        for (size_t i = 0; i < res.samples.size(); i += 2)
+          res.samples[out++] = res.samples[i];
+        res.samples.resize(out);
+        stride *= 2;
+      }
+    } else {
+      skipped = smp;
+      haveSkipped = true;
+      return;
+    }
+    haveSkipped = false;
+  };
+  auto span = [&](const Span &sp) {
+    if (res.spans.size() < ServeResult::kMaxSpans)
+      res.spans.push_back(sp);
+    else
+      ++res.spansDropped;
   };
   auto finish = [&](Slot &s, int64_t slotIndex) {
     RequestResult &rr = res.requests[s.request];
     rr.finishS = t;
-    res.spans.push_back({slotIndex, rr.id, false, rr.firstTokenS, t});
+    span({slotIndex, rr.id, false, rr.firstTokenS, t});
     s.request = -1;
     --active;
     ++finished;
@@ -369,7 +402,7 @@ snapflow::sim::serving::serve(llvm::ArrayRef<Request> requests,
       res.prefillS += costs.prefillS[b];
       ++res.prefills;
       rr.firstTokenS = t;
-      res.spans.push_back({slotIndex, r.id, true, rr.prefillStartS, t});
+      span({slotIndex, r.id, true, rr.prefillStartS, t});
       freeSlot->request = static_cast<int64_t>(i);
       freeSlot->context = r.promptTokens + 1;
       freeSlot->generated = 1;
@@ -414,7 +447,12 @@ snapflow::sim::serving::serve(llvm::ArrayRef<Request> requests,
     res.idleS += next - t;
     t = next;
   }
+  if (haveSkipped) // the end state is always kept
+    res.samples.push_back(skipped);
   res.makespanS = t - start;
+  kvIntegral += lastKv * (t - lastKvTime);
+  res.kvMeanBytes =
+      res.makespanS > 0 ? kvIntegral / res.makespanS : res.kvPeakBytes;
   res.decodeSlotUtilization = res.decodeS > 0 ? utilization / res.decodeS : 0;
   return res;
 }

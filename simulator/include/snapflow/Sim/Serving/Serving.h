@@ -133,8 +133,18 @@ struct Span {
 
 struct ServeResult {
   std::vector<RequestResult> requests; ///< in request order
+  /// Occupancy after events, for plots and traces: every one while there
+  /// are at most kMaxSamples, then thinned evenly (every 2nd, 4th, ... kept,
+  /// the latest always), so a million requests keep bounded memory. The KV
+  /// figures below come from every event, not from these.
   std::vector<Sample> samples;
+  /// Slot timelines for the trace: the first kMaxSpans (a trace of more is
+  /// too large to open); spansDropped counts the rest.
   std::vector<Span> spans;
+  int64_t spansDropped = 0;
+  static constexpr size_t kMaxSamples = 100000, kMaxSpans = 200000;
+  /// KV held per socket over every event: peak, and mean over the makespan.
+  double kvPeakBytes = 0, kvMeanBytes = 0;
   double makespanS = 0; ///< first arrival to last finish
   double prefillS = 0, decodeS = 0, idleS = 0;
   int64_t prefills = 0, decodeSteps = 0, outputTokens = 0;

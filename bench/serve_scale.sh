@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Serving at scale (issue 10's target: one million requests in under 20 s
+# and 300 MB): N generated requests (default 1,000,000; Poisson at 50/s,
+# prompts around 512 tokens, outputs around 64) on Llama-3.2-1B, one SN40L
+# socket, 64 slots of 4096 tokens, with the JSON report (every request's
+# result), the trace and the occupancy CSV written. Wall time and peak RSS
+# of the whole process.
+# Usage: bench/serve_scale.sh [N]   (after `make`; figures in bench/README.md)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-build/bin/snapflow}
+N=${1:-1000000}
+[ -x "$BIN" ] || { echo "build first: make" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (Debian package time)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+/usr/bin/time -f '%e %M' -o "$tmp/time" "$BIN" run --serve --model llama-3.2-1b \
+  --chip sn40l --context 4096 --batch 64 --rate 50 --requests "$N" \
+  --prompt-tokens 512 --output-tokens 64 --report "$tmp/r.json" \
+  --trace "$tmp/t.json" --csv "$tmp/m.csv" > "$tmp/out"
+read -r wall rss < "$tmp/time"
+printf '%s requests: wall %.2f s, peak RSS %.1f MB; report %s B, trace %s B, csv %s B\n' \
+  "$N" "$wall" "$(awk -v k="$rss" 'BEGIN {print k / 1024}')" \
+  "$(stat -c %s "$tmp/r.json")" "$(stat -c %s "$tmp/t.json")" "$(stat -c %s "$tmp/m.csv")"
