@@ -3,8 +3,8 @@
 # and 300 MB): N generated requests (default 1,000,000; Poisson at 50/s,
 # prompts around 512 tokens, outputs around 64) on Llama-3.2-1B, one SN40L
 # socket, 64 slots of 4096 tokens, with the JSON report (every request's
-# result), the trace and the occupancy CSV written. Wall time and peak RSS
-# of the whole process.
+# result), the trace, the occupancy CSV and the per-request results CSV
+# (--request-results) written. Wall time and peak RSS of the whole process.
 # Usage: bench/serve_scale.sh [N]   (after `make`; figures in bench/README.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,8 +17,10 @@ trap 'rm -rf "$tmp"' EXIT
 /usr/bin/time -f '%e %M' -o "$tmp/time" "$BIN" run --serve --model llama-3.2-1b \
   --chip sn40l --context 4096 --batch 64 --rate 50 --requests "$N" \
   --prompt-tokens 512 --output-tokens 64 --report "$tmp/r.json" \
-  --trace "$tmp/t.json" --csv "$tmp/m.csv" > "$tmp/out"
+  --trace "$tmp/t.json" --csv "$tmp/m.csv" \
+  --request-results "$tmp/results.csv" > "$tmp/out"
 read -r wall rss < "$tmp/time"
-printf '%s requests: wall %.2f s, peak RSS %.1f MB; report %s B, trace %s B, csv %s B\n' \
+printf '%s requests: wall %.2f s, peak RSS %.1f MB; report %s B, trace %s B, csv %s B, results %s B\n' \
   "$N" "$wall" "$(awk -v k="$rss" 'BEGIN {print k / 1024}')" \
-  "$(stat -c %s "$tmp/r.json")" "$(stat -c %s "$tmp/t.json")" "$(stat -c %s "$tmp/m.csv")"
+  "$(stat -c %s "$tmp/r.json")" "$(stat -c %s "$tmp/t.json")" "$(stat -c %s "$tmp/m.csv")" \
+  "$(stat -c %s "$tmp/results.csv")"

@@ -355,6 +355,13 @@ cl::opt<std::string>
                              "BurstGPT trace (see --trace-format)"),
                     cl::value_desc("file.csv"), cl::init(""),
                     cl::cat(serveCat), cl::sub(runCmd));
+cl::opt<std::string> requestResultsOpt(
+    "request-results",
+    cl::desc("Write every request's result (slot, arrival, prefill start, "
+             "first token, finish, TTFT, TPOT) as a CSV row the moment it "
+             "completes; the file appears whole when the run ends"),
+    cl::value_desc("file.csv"), cl::init(""), cl::cat(serveCat),
+    cl::sub(runCmd));
 cl::opt<std::string> traceFormatOpt(
     "trace-format",
     cl::desc("Format of --trace-requests: snapflow (arrival_s,prompt_tokens,"
@@ -627,6 +634,7 @@ int main(int argc, char **argv) {
     }
     ServeOptions so;
     so.requestsPath = requestsFileOpt;
+    so.resultsPath = requestResultsOpt;
     if (auto f = sim::serving::parseTraceFormat(traceFormatOpt))
       so.traceFormat = *f;
     else

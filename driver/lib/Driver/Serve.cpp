@@ -17,8 +17,11 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <charconv>
 
 #include <chrono>
 #include <cmath>
@@ -254,9 +257,65 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
   cfg.kvBytesPerToken =
       double(full.kvBytes) / double(slots * cfg.kvTokensPerSlot);
 
-  // 4. The loop.
+  // 4. The loop. Per-request results stream to --request-results as they
+  // complete, into a temporary file renamed when the loop has finished, so
+  // the file is whole or absent.
+  std::unique_ptr<llvm::raw_fd_ostream> results;
+  llvm::SmallString<256> resultsTemp;
+  if (!so.resultsPath.empty()) {
+    int fd;
+    llvm::SmallString<256> model(so.resultsPath);
+    model += ".tmp-%%%%%%";
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueFile(model, fd, resultsTemp))
+      return makeError("--request-results: " + so.resultsPath + ": " +
+                       ec.message());
+    results = std::make_unique<llvm::raw_fd_ostream>(fd, /*shouldClose=*/true);
+    *results << "id,slot,arrival_s,prompt_tokens,output_tokens,"
+                "prefill_start_s,first_token_s,finish_s,ttft_s,tpot_s\n";
+  }
+  auto writeResult = [&](const RequestResult &q) {
+    // Seconds in the shortest text that reads back to the same double.
+    auto exact = [&](double v) {
+      char buf[64];
+      *results << llvm::StringRef(buf, std::to_chars(buf, buf + sizeof(buf), v).ptr - buf);
+    };
+    *results << q.id << ',' << q.slot << ',';
+    exact(q.arrivalS);
+    *results << ',' << q.promptTokens << ',' << q.outputTokens << ',';
+    exact(q.prefillStartS);
+    *results << ',';
+    exact(q.firstTokenS);
+    *results << ',';
+    exact(q.finishS);
+    *results << ',';
+    exact(q.ttftS());
+    *results << ',';
+    exact(q.tpotS());
+    *results << '\n';
+  };
   start = std::chrono::steady_clock::now();
-  auto served = sim::serving::serve(requests, costs, cfg);
+  auto served = sim::serving::serve(
+      requests, costs, cfg,
+      results ? llvm::function_ref<void(const RequestResult &)>(writeResult)
+              : nullptr);
+  if (results) {
+    results->close();
+    bool failed = !served || results->has_error();
+    if (results->has_error())
+      results->clear_error();
+    if (failed) {
+      llvm::sys::fs::remove(resultsTemp);
+      if (served)
+        return makeError("--request-results: " + so.resultsPath +
+                         ": write failed");
+    } else if (std::error_code ec =
+                   llvm::sys::fs::rename(resultsTemp, so.resultsPath)) {
+      llvm::sys::fs::remove(resultsTemp);
+      return makeError("--request-results: " + so.resultsPath + ": " +
+                       ec.message());
+    }
+  }
   if (!served)
     return served.takeError();
   double loopS = std::chrono::duration<double>(

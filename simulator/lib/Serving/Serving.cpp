@@ -295,8 +295,10 @@ Error snapflow::sim::serving::validate(llvm::ArrayRef<Request> requests,
 }
 
 llvm::Expected<ServeResult>
-snapflow::sim::serving::serve(llvm::ArrayRef<Request> requests,
-                              const CostTable &costs, const ServeConfig &cfg) {
+snapflow::sim::serving::serve(
+    llvm::ArrayRef<Request> requests, const CostTable &costs,
+    const ServeConfig &cfg,
+    llvm::function_ref<void(const RequestResult &)> onFinish) {
   if (cfg.slots < 1)
     return makeError("serving needs at least one slot");
   ServeResult res;
@@ -369,6 +371,8 @@ snapflow::sim::serving::serve(llvm::ArrayRef<Request> requests,
     RequestResult &rr = res.requests[s.request];
     rr.finishS = t;
     span({slotIndex, rr.id, false, rr.firstTokenS, t});
+    if (onFinish)
+      onFinish(rr);
     s.request = -1;
     --active;
     ++finished;

@@ -31,6 +31,9 @@ struct ServeOptions {
   std::string requestsPath; ///< --trace-requests; "" to generate
   /// --trace-format: the file's format, or Auto (by its header).
   sim::serving::TraceFormat traceFormat = sim::serving::TraceFormat::Auto;
+  /// --request-results: every request's result as a CSV row, written as it
+  /// completes; "" for none.
+  std::string resultsPath;
   bool generate = false;    ///< --rate or --requests given
   sim::serving::GeneratorOptions gen;
 };

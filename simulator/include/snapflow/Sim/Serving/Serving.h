@@ -24,6 +24,7 @@
 #define SNAPFLOW_SIM_SERVING_SERVING_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -153,10 +154,12 @@ struct ServeResult {
 };
 
 /// Runs the loop. Requests must fit (`validate`) and every shape needs a
-/// bucket; a shape without one is an error naming it.
-llvm::Expected<ServeResult> serve(llvm::ArrayRef<Request> requests,
-                                  const CostTable &costs,
-                                  const ServeConfig &config);
+/// bucket; a shape without one is an error naming it. `onFinish`, if given,
+/// sees each request's result the moment it completes (to stream it out).
+llvm::Expected<ServeResult>
+serve(llvm::ArrayRef<Request> requests, const CostTable &costs,
+      const ServeConfig &config,
+      llvm::function_ref<void(const RequestResult &)> onFinish = nullptr);
 
 /// Errors on the first request that cannot be served under `config`,
 /// naming its line (or index when generated).
