@@ -156,6 +156,21 @@ TEST(Serving, LongRunsKeepBoundedSamplesAndExactKV) {
   EXPECT_EQ(r->spansDropped, 0);
 }
 
+// MTP: 1.5 accepted tokens a step. Prefill gives token 1 at 2 s; the steps
+// accumulate 2.5, 4.0, 5.5 accepted tokens and emit up to 2, 4 and 5 (capped
+// at the output): 3 steps of 1 s instead of 4, finish at 5 s; every step
+// still emits at least one token.
+TEST(Serving, MTPEmitsTheAcceptedTokens) {
+  ServeConfig cfg = config(1);
+  cfg.tokensPerStep = 1.5;
+  auto r = serve({req(0, 0, 10, 5)}, roundCosts(), cfg);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_DOUBLE_EQ(r->requests[0].finishS, 5.0);
+  EXPECT_EQ(r->decodeSteps, 3);
+  EXPECT_EQ(r->outputTokens, 5);
+  EXPECT_DOUBLE_EQ(r->requests[0].tpotS(), 3.0 / 4.0);
+}
+
 TEST(Serving, ShapeWithoutCostIsAnError) {
   auto r = serve({req(0, 0, 200, 2)}, roundCosts(), config(1));
   ASSERT_FALSE(static_cast<bool>(r));

@@ -223,6 +223,10 @@ void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
   os << formatv("decode slot use     {0:f1}% of {1} slots over {2} "
                 "steps\n",
                 100 * r.decodeSlotUtilization, s.slots, r.decodeSteps);
+  if (s.tokensPerStep != 1)
+    os << formatv("MTP                 {0:f2} tokens accepted per sequence "
+                  "and step\n",
+                  s.tokensPerStep);
   os << formatv("KV held per socket  peak {0}, mean {1} (allocated "
                 "{2})\n",
                 gibOrMib(s.kvPeakBytes), gibOrMib(s.kvMeanBytes),

@@ -113,9 +113,6 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
   auto w = resolveWorkload(o, /*needChip=*/true);
   if (!w)
     return w.takeError();
-  if (c.mtp > 0)
-    return makeError("--serve does not model MTP speculative decoding; drop "
-                     "--mtp");
   // 1. Requests.
   std::vector<Request> requests;
   std::string source;
@@ -254,6 +251,9 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
   const sim::Program &full = programs.back(); // decode at --context
   Residency res = residency(full);
   cfg.kvAllocatedBytes = double(full.kvBytes);
+  // With MTP every decode graph verifies the same draft depth: its expected
+  // accepted tokens per sequence and step.
+  cfg.tokensPerStep = full.tokensPerStep;
   cfg.kvBytesPerToken =
       double(full.kvBytes) / double(slots * cfg.kvTokensPerSlot);
 
@@ -349,6 +349,7 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
   out.graphs = static_cast<int64_t>(programs.size());
   out.costs = costs;
   out.ttft = pTtft;
+  out.tokensPerStep = cfg.tokensPerStep;
   out.tpot = pTpot;
   out.e2e = pE2e;
   out.wait = pWait;
@@ -391,6 +392,7 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
         {"decode_s", r.decodeS},
         {"idle_s", r.idleS},
         {"decode_steps", r.decodeSteps},
+        {"tokens_per_step", cfg.tokensPerStep},
         {"output_tokens", r.outputTokens},
         {"throughput_tokens_per_s", throughput},
         {"requests_per_s",

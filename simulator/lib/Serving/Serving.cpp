@@ -315,6 +315,7 @@ snapflow::sim::serving::serve(
     int64_t request = -1; ///< index into requests
     int64_t context = 0;  ///< tokens in context (prompt + generated)
     int64_t generated = 0;
+    double accepted = 0; ///< tokens accepted so far, fractional with MTP
   };
   std::vector<Slot> slots(cfg.slots);
   std::deque<size_t> waiting;
@@ -410,6 +411,7 @@ snapflow::sim::serving::serve(
       freeSlot->request = static_cast<int64_t>(i);
       freeSlot->context = r.promptTokens + 1;
       freeSlot->generated = 1;
+      freeSlot->accepted = 1;
       ++active;
       ++res.outputTokens;
       if (r.outputTokens == 1)
@@ -422,12 +424,15 @@ snapflow::sim::serving::serve(
       for (const Slot &s : slots)
         if (s.request >= 0)
           longest = std::max(longest, s.context);
-      // The step appends one token to every live sequence.
-      int b = CostTable::bucketOf(costs.decodeBuckets, longest + 1);
+      // The step appends a token (with MTP up to its accepted tokens) to
+      // every live sequence.
+      int64_t grow = std::max<int64_t>(
+          1, static_cast<int64_t>(std::ceil(cfg.tokensPerStep - 1e-9)));
+      int b = CostTable::bucketOf(costs.decodeBuckets, longest + grow);
       if (b < 0)
         return makeError(llvm::formatv("no decode cost for a context of {0} "
                                        "tokens",
-                                       longest + 1));
+                                       longest + grow));
       double step = costs.decodeStepS[b];
       utilization += step * double(active) / double(cfg.slots);
       t += step;
@@ -437,10 +442,17 @@ snapflow::sim::serving::serve(
         Slot &s = slots[k];
         if (s.request < 0)
           continue;
-        ++s.context;
-        ++s.generated;
-        ++res.outputTokens;
-        if (s.generated == requests[s.request].outputTokens)
+        // One token a step, or with MTP the expected accepted tokens,
+        // emitted as they add up to whole ones.
+        int64_t want = requests[s.request].outputTokens;
+        s.accepted += cfg.tokensPerStep;
+        int64_t now = std::min<int64_t>(
+            want, std::max<int64_t>(s.generated + (cfg.tokensPerStep >= 1 ? 1 : 0),
+                                    static_cast<int64_t>(s.accepted + 1e-9)));
+        s.context += now - s.generated;
+        res.outputTokens += now - s.generated;
+        s.generated = now;
+        if (s.generated >= want)
           finish(s, static_cast<int64_t>(k));
       }
       sample();

@@ -52,6 +52,7 @@ struct ServeOutcome {
   sim::serving::ServeResult result;
   Percentiles ttft, tpot, e2e, wait;
   double throughputTokensPerS = 0, requestsPerS = 0;
+  double tokensPerStep = 1; ///< accepted per sequence and decode step (MTP)
   double kvPeakBytes = 0, kvMeanBytes = 0, kvAllocatedBytes = 0;
   double compileS = 0, simulateS = 0, loopS = 0; ///< wall-clock
 };

@@ -103,6 +103,10 @@ struct ServeConfig {
   double kvBytesPerToken = 0;   ///< per socket
   double weightBytes = 0;       ///< per socket, resident
   double kvAllocatedBytes = 0;  ///< per socket, the static KV allocation
+  /// Tokens a decode step accepts per sequence: 1, or with MTP speculation
+  /// its expected value from the acceptance rate; a sequence accumulates
+  /// them and emits the whole tokens.
+  double tokensPerStep = 1;
 };
 
 /// What happened to one request (seconds).
