@@ -108,7 +108,11 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
       {"memory",
        Object{{"peak_bytes", Object{{"sram", r.peakBytes[0]},
                                     {"hbm", r.peakBytes[1]},
-                                    {"ddr", r.peakBytes[2]}}}}},
+                                    {"ddr", r.peakBytes[2]}}},
+              {"capacity_bytes",
+               Object{{"sram", chip.tierBytesPerSocket(arch::MemoryTier::SRAM)},
+                      {"hbm", chip.tierBytesPerSocket(arch::MemoryTier::HBM)},
+                      {"ddr", chip.tierBytesPerSocket(arch::MemoryTier::DDR)}}}}},
       {"kv_cache_bytes_per_socket", decode.kvBytes},
       // Over the decode steps only (a prefill before them has its own).
       {"utilization", Object{{"pcu", d ? d->pcuUtilization : 0.0},
@@ -205,6 +209,22 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
                       roof->getNumber("step_latency_lower_bound_s").value_or(0) *
                           1e3,
                       bound, num("roofline_efficiency"), binds);
+  // A tier whose occupancy peaks above what the socket has: the plan
+  // over-commits it (said here rather than left for the reader to find).
+  if (const Object *mem = r.getObject("memory"))
+    if (const Object *peak = mem->getObject("peak_bytes"))
+      if (const Object *cap = mem->getObject("capacity_bytes"))
+        for (const char *tier : {"sram", "hbm", "ddr"}) {
+          double p = peak->getNumber(tier).value_or(0);
+          double c = cap->getNumber(tier).value_or(0);
+          if (c > 0 && p > c)
+            os << llvm::formatv("  warning        {0} occupancy peaks at "
+                                "{1:f1} MB, {2:f0}% of the {3:f1} MB a "
+                                "socket has: the memory plan over-commits "
+                                "it\n",
+                                llvm::StringRef(tier).upper(), p / 1e6,
+                                100 * p / c, c / 1e6);
+        }
   if (auto ttft = r.getNumber("ttft_s"))
     os << llvm::formatv("  TTFT           {0:f3} s\n", *ttft);
   if (bd && !bd->empty())
