@@ -18,13 +18,14 @@ live in bench/README.md with their dates.
 
 It also checks that every chip fingerprint a page quotes (16 hex digits in
 backquotes or parentheses) is one the build computes for a chip the docs use,
-and that every report key (`snapflow list --report-keys`) has a row in
-docs/Simulator.md's table of outputs, and every row a key.
+that every report key (`snapflow list --report-keys`) has a row in
+docs/Simulator.md's table of outputs, and every row a key, and that the
+chip-key tables of docs/ArchConfig.md quote the chip files' values.
 """
 
 import argparse
-import difflib
 import csv
+import difflib
 import json
 import os
 import re
@@ -734,6 +735,50 @@ def expand(cell):
     return keys
 
 
+def chip_text(chip, key):
+    """The value text of a key of arch/chips/CHIP.yaml."""
+    with open(os.path.join(ROOT, "arch", "chips", chip + ".yaml")) as f:
+        text = f.read()
+    m = re.search(r"^  " + key + r":\n    value: *([^\n]+)", text, re.M)
+    return m.group(1).strip() if m else None
+
+
+def check_chip_tables():
+    """docs/ArchConfig.md's key tables quote each key's value in sn40l (and,
+    in parentheses, sn40l-16's where it differs): they must be the chip
+    files' values."""
+    page = "docs/ArchConfig.md"
+    problems = []
+    with open(os.path.join(ROOT, page)) as f:
+        lines = f.read().splitlines()
+    for n, line in enumerate(lines, 1):
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) != 8 or not re.fullmatch(r"`[a-z0-9_]+`", cells[1]):
+            continue
+        key = cells[1].strip("`")
+        m = re.fullmatch(r"(\S+)(?: \(([^)]*)\))?", cells[5])
+        if not m:
+            problems.append(f"{page}:{n}: cannot read the value of {key}")
+            continue
+        quoted = {"sn40l": m.group(1),
+                  "sn40l-16": m.group(2) if m.group(2) and
+                  re.fullmatch(r"[0-9.e+]+", m.group(2)) else m.group(1)}
+        for chip, text in quoted.items():
+            actual = chip_text(chip, key)
+            if actual is None:
+                problems.append(f"{page}:{n}: {key} is not a key of "
+                                f"{chip}.yaml")
+                continue
+            try:
+                same = float(text) == float(actual)
+            except ValueError:
+                same = text == actual
+            if not same:
+                problems.append(f"{page}:{n}: {key} is {text} on the page, "
+                                f"{actual} in arch/chips/{chip}.yaml")
+    return problems
+
+
 def check_report_keys(b):
     """Every key `snapflow list --report-keys` prints has a row in
     docs/Simulator.md section 5, and every row names a real key."""
@@ -779,6 +824,7 @@ def main():
     if not args.pages:
         problems += check_fingerprints(b)
         problems += check_report_keys(b)
+        problems += check_chip_tables()
     for p in problems:
         print(p)
     if problems and args.check:

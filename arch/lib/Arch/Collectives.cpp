@@ -52,6 +52,24 @@ std::pair<int64_t, int64_t> factor2D(int64_t g) {
   return {a, g / a};
 }
 
+/// Every peer: offsets 1 .. g - 1.
+llvm::SmallVector<int64_t, 4> allPeers(int64_t g) {
+  llvm::SmallVector<int64_t, 4> out;
+  for (int64_t d = 1; d < g; ++d)
+    out.push_back(d);
+  return out;
+}
+
+/// Rounds to offsets 1, 2, 4, ... (`rounds` of them, or the reverse), each
+/// carrying `share(2^k)` of the message.
+template <typename Share>
+void doubling(Schedule &s, int64_t rounds, bool reverse, Share share) {
+  for (int64_t i = 0; i < rounds; ++i) {
+    int64_t k = reverse ? rounds - 1 - i : i;
+    add(s, {int64_t(1) << k}, share(double(int64_t(1) << k)));
+  }
+}
+
 /// Offsets 1 and g - 1 (both neighbours), one offset when they coincide.
 llvm::SmallVector<int64_t, 4> bothWays(int64_t d, int64_t g) {
   if (d == g - d)
@@ -85,8 +103,7 @@ Schedule allReduce(CollectiveAlgorithm a, int64_t g) {
   case CollectiveAlgorithm::RecursiveDoubling:
     if (p < g)
       add(s, {p}, 1); // fold the extra sockets in
-    for (int64_t k = 0; k < lp; ++k)
-      add(s, {int64_t(1) << k}, 1);
+    doubling(s, lp, false, [](double) { return 1.0; });
     if (p < g)
       add(s, {p}, 1); // and hand them the result
     break;
@@ -95,28 +112,23 @@ Schedule allReduce(CollectiveAlgorithm a, int64_t g) {
     // recursive doubling.
     if (p < g)
       add(s, {p}, 1);
-    for (int64_t k = lp - 1; k >= 0; --k)
-      add(s, {int64_t(1) << k}, double(int64_t(1) << k) / double(p));
-    for (int64_t k = 0; k < lp; ++k)
-      add(s, {int64_t(1) << k}, double(int64_t(1) << k) / double(p));
+    {
+      auto half = [&](double d) { return d / double(p); };
+      doubling(s, lp, true, half);  // halving: p/2 apart with 1/2 first
+      doubling(s, lp, false, half); // doubling back
+    }
     if (p < g)
       add(s, {p}, 1);
     break;
   case CollectiveAlgorithm::Tree:
     // Binomial tree: reduce to the root, broadcast back, whole tensor.
-    for (int64_t k = 0; k < ceilLog2(g); ++k)
-      add(s, {int64_t(1) << k}, 1);
-    for (int64_t k = ceilLog2(g) - 1; k >= 0; --k)
-      add(s, {int64_t(1) << k}, 1);
+    doubling(s, ceilLog2(g), false, [](double) { return 1.0; });
+    doubling(s, ceilLog2(g), true, [](double) { return 1.0; });
     break;
-  case CollectiveAlgorithm::OneShot: {
+  case CollectiveAlgorithm::OneShot:
     // Every socket sends its whole tensor to every peer and reduces locally.
-    llvm::SmallVector<int64_t, 4> all;
-    for (int64_t d = 1; d < g; ++d)
-      all.push_back(d);
-    add(s, all, 1);
+    add(s, allPeers(g), 1);
     break;
-  }
   case CollectiveAlgorithm::Auto:
     llvm_unreachable("auto is resolved by chooseCollective");
   }
@@ -146,25 +158,18 @@ Schedule allGather(CollectiveAlgorithm a, int64_t g) {
   case CollectiveAlgorithm::HalvingDoubling:
     if (p < g)
       add(s, {p}, 1);
-    for (int64_t k = 0; k < lp; ++k)
-      add(s, {int64_t(1) << k}, double(int64_t(1) << k));
+    doubling(s, lp, false, [](double d) { return d; });
     if (p < g)
       add(s, {p}, n);
     break;
   case CollectiveAlgorithm::Tree:
     // Gather to the root, then broadcast the whole result.
-    for (int64_t k = 0; k < ceilLog2(g); ++k)
-      add(s, {int64_t(1) << k}, double(int64_t(1) << k));
-    for (int64_t k = ceilLog2(g) - 1; k >= 0; --k)
-      add(s, {int64_t(1) << k}, n);
+    doubling(s, ceilLog2(g), false, [](double d) { return d; });
+    doubling(s, ceilLog2(g), true, [&](double) { return n; });
     break;
-  case CollectiveAlgorithm::OneShot: {
-    llvm::SmallVector<int64_t, 4> all;
-    for (int64_t d = 1; d < g; ++d)
-      all.push_back(d);
-    add(s, all, 1);
+  case CollectiveAlgorithm::OneShot:
+    add(s, allPeers(g), 1);
     break;
-  }
   case CollectiveAlgorithm::Auto:
     llvm_unreachable("auto is resolved by chooseCollective");
   }
@@ -198,17 +203,12 @@ Schedule allToAll(CollectiveAlgorithm a, int64_t g) {
   case CollectiveAlgorithm::RecursiveDoubling:
   case CollectiveAlgorithm::HalvingDoubling:
   case CollectiveAlgorithm::Tree:
-    // Bruck: log2 g rounds, each moving half the buffer.
-    for (int64_t k = 0; k < ceilLog2(g); ++k)
-      add(s, {int64_t(1) << k}, 0.5);
+    // Bruck: ceil(log2 g) rounds, each moving half the buffer.
+    doubling(s, ceilLog2(g), false, [](double) { return 0.5; });
     break;
-  case CollectiveAlgorithm::OneShot: {
-    llvm::SmallVector<int64_t, 4> all;
-    for (int64_t d = 1; d < g; ++d)
-      all.push_back(d);
-    add(s, all, 1 / n);
+  case CollectiveAlgorithm::OneShot:
+    add(s, allPeers(g), 1 / n);
     break;
-  }
   case CollectiveAlgorithm::Auto:
     llvm_unreachable("auto is resolved by chooseCollective");
   }
@@ -311,9 +311,12 @@ CollectiveCost arch::collectiveCost(CollectiveKind kind,
 }
 
 CollectiveCost arch::chooseCollective(CollectiveKind kind, double bytes,
-                                      int64_t g, const SystemParams &system) {
-  if (system.collectiveAlgorithm != CollectiveAlgorithm::Auto)
-    return collectiveCost(kind, system.collectiveAlgorithm, bytes, g, system);
+                                      int64_t g, const SystemParams &system,
+                                      CollectiveAlgorithm requested) {
+  if (requested == CollectiveAlgorithm::Auto)
+    requested = system.collectiveAlgorithm;
+  if (requested != CollectiveAlgorithm::Auto)
+    return collectiveCost(kind, requested, bytes, g, system);
   CollectiveCost best;
   bool first = true;
   for (CollectiveAlgorithm a : kConcreteCollectiveAlgorithms) {

@@ -20,32 +20,15 @@ using namespace snapflow;
 
 namespace {
 
-arch::CollectiveKind convert(df::CollectiveKind kind) {
-  switch (kind) {
-  case df::CollectiveKind::all_reduce:
-    return arch::CollectiveKind::AllReduce;
-  case df::CollectiveKind::all_gather:
-    return arch::CollectiveKind::AllGather;
-  case df::CollectiveKind::all_to_all:
-    return arch::CollectiveKind::AllToAll;
-  }
-  llvm_unreachable("unknown collective kind");
-}
-
 struct ChooseCollectivesPass
     : public snapflow::impl::ChooseCollectivesBase<ChooseCollectivesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Collectives live in df.programs, which the df verifier does not let
+    // exist without the module's df.target.
     df::TargetAttr target = df::getTarget(module);
-    bool any = false;
-    module.walk([&](df::CollectiveOp c) { any |= !c.getAlgorithm(); });
-    if (!any)
+    if (!target)
       return;
-    if (!target) {
-      module.emitError("choose-collectives: the module has no df.target; run "
-                       "--assign-target first");
-      return signalPassFailure();
-    }
     arch::ArchModel chip = target.getArchModel();
     module.walk([&](df::CollectiveOp c) {
       if (c.getAlgorithm())
@@ -53,7 +36,7 @@ struct ChooseCollectivesPass
       double bytes = double(df::getStreamTileCount(c.getInput())) *
                      double(c.getInput().getType().getTileBytes());
       arch::CollectiveCost cost = arch::chooseCollective(
-          convert(c.getKind()), bytes, c.getGroupSize(), chip.system());
+          df::getArchKind(c), bytes, c.getGroupSize(), chip.system());
       std::optional<df::CollectiveAlgorithm> algorithm =
           df::symbolizeCollectiveAlgorithm(
               arch::collectiveAlgorithmName(cost.algorithm));

@@ -33,20 +33,14 @@ struct PipelineLoopsPass
     if (!overlap)
       return;
     ModuleOp module = getOperation();
+    // A df.program cannot exist without the module's df.target (the df
+    // verifier), so no target means nothing to pipeline.
     df::TargetAttr target = df::getTarget(module);
-    for (df::ProgramOp program : module.getOps<df::ProgramOp>()) {
-      bool looped = false;
-      for (df::SectionOp sec : program.getBody().front().getOps<df::SectionOp>())
-        looped |= sec.getRepeat() > 1;
-      if (!looped)
-        continue;
-      if (!target) {
-        program.emitError("pipeline-loops: the module has no df.target; run "
-                          "--assign-target first");
-        return signalPassFailure();
-      }
-      run(program, target.getArchModel());
-    }
+    if (!target)
+      return;
+    arch::ArchModel chip = target.getArchModel();
+    for (df::ProgramOp program : module.getOps<df::ProgramOp>())
+      run(program, chip);
   }
 
   void run(df::ProgramOp program, const arch::ArchModel &chip) {

@@ -9,6 +9,7 @@
 #include "snapflow/Driver/Serve.h"
 
 #include "snapflow/Driver/Compile.h"
+#include "snapflow/Driver/Csv.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Sim/Core/Simulator.h"
 #include "snapflow/Sim/Loader/Loader.h"
@@ -21,7 +22,6 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <charconv>
 
 #include <chrono>
 #include <cmath>
@@ -276,23 +276,12 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
   }
   auto writeResult = [&](const RequestResult &q) {
     // Seconds in the shortest text that reads back to the same double.
-    auto exact = [&](double v) {
-      char buf[64];
-      *results << llvm::StringRef(buf, std::to_chars(buf, buf + sizeof(buf), v).ptr - buf);
-    };
-    *results << q.id << ',' << q.slot << ',';
-    exact(q.arrivalS);
-    *results << ',' << q.promptTokens << ',' << q.outputTokens << ',';
-    exact(q.prefillStartS);
-    *results << ',';
-    exact(q.firstTokenS);
-    *results << ',';
-    exact(q.finishS);
-    *results << ',';
-    exact(q.ttftS());
-    *results << ',';
-    exact(q.tpotS());
-    *results << '\n';
+    *results << q.id << ',' << q.slot << ',' << csv::number(q.arrivalS)
+             << ',' << q.promptTokens << ',' << q.outputTokens << ','
+             << csv::number(q.prefillStartS) << ','
+             << csv::number(q.firstTokenS) << ',' << csv::number(q.finishS)
+             << ',' << csv::number(q.ttftS()) << ','
+             << csv::number(q.tpotS()) << '\n';
   };
   start = std::chrono::steady_clock::now();
   auto served = sim::serving::serve(

@@ -29,7 +29,6 @@
 #include "llvm/Support/Process.h"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -122,12 +121,8 @@ std::string lookup(const llvm::json::Object &report, StringRef key) {
     return s->str();
   if (auto i = v->getAsInteger())
     return std::to_string(*i);
-  if (auto d = v->getAsNumber()) {
-    // The shortest text that reads back to the same double.
-    char buf[64];
-    auto end = std::to_chars(buf, buf + sizeof(buf), *d).ptr;
-    return std::string(buf, end);
-  }
+  if (auto d = v->getAsNumber())
+    return csv::number(*d);
   if (auto b = v->getAsBoolean())
     return *b ? "true" : "false";
   return "";

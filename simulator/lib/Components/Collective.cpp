@@ -61,10 +61,9 @@ CollectiveUnit::CollectiveUnit(const arch::ArchModel &chip,
 
 arch::CollectiveCost CollectiveUnit::costOf(const Node &n,
                                             double bytes) const {
-  int64_t g = std::max<int64_t>(2, n.group);
-  if (n.algorithm == arch::CollectiveAlgorithm::Auto)
-    return arch::chooseCollective(n.collective, bytes, g, system);
-  return arch::collectiveCost(n.collective, n.algorithm, bytes, g, system);
+  return arch::chooseCollective(n.collective, bytes,
+                                std::max<int64_t>(2, n.group), system,
+                                n.algorithm);
 }
 
 void CollectiveUnit::run(SectionRun &r, int index) {
@@ -108,9 +107,7 @@ void CollectiveUnit::run(SectionRun &r, int index) {
   };
   int64_t landed = 0;
   auto land = [&] {
-    double began = nowPs();
     waitUntil(inFlight.front());
-    r.nodes[index].collectivePs += nowPs() - began;
     r.charge(index, PathPart::Collective);
     inFlight.pop_front();
     release(++landed);

@@ -61,7 +61,6 @@ void DmaEngine::runLoad(SectionRun &r, int index) {
                             laneBytesPerCycle / periodPs,
                         1, 0);
   double hops = r.socket->network->hopsPs();
-  NodeRun &nr = r.nodes[index];
   std::deque<double> inFlight;
   auto land = [&] {
     waitUntil(inFlight.front());
@@ -76,13 +75,11 @@ void DmaEngine::runLoad(SectionRun &r, int index) {
     stats[BytesLoaded] += double(out.tileBytes);
     // The load's own lanes and the socket's AGCUs, shared by every load
     // running at the time, both have to carry the tile.
-    double lanesBefore = lanes.getBusyPs();
     double own = lanes.reserve(double(out.tileBytes), read);
     double poolBefore = pool.getBusyPs();
     double shared = pool.reserve(double(out.tileBytes), read);
     stats[AgcuBusyPs] += pool.getBusyPs() - poolBefore;
     inFlight.push_back(std::max(own, shared) + hops);
-    nr.networkPs += lanes.getBusyPs() - lanesBefore;
   }
   while (!inFlight.empty())
     land();

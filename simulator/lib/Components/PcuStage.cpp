@@ -57,7 +57,6 @@ void PcuStage::run(SectionRun &r, int index) {
       cycles += fillCycles;
     double ps = cycles * periodPs * r.oversubscription;
     waitFor(ps);
-    r.nodes[index].computePs += ps;
     r.charge(index, PathPart::Compute);
     r.nodes[index].touch();
     stats[BusyPcuPs] += cycles * periodPs * double(n.pcus);

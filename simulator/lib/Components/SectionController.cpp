@@ -160,7 +160,6 @@ static void addBreakdown(Breakdown &into, const Breakdown &b, double times) {
 }
 
 double SectionController::runIteration(int j, int i, Breakdown &bd,
-                                       const Totals &before,
                                        int64_t iterations) {
   double t0 = nowPs();
   for (Socket &s : sockets) {
@@ -186,7 +185,6 @@ double SectionController::runIteration(int j, int i, Breakdown &bd,
   }
   double elapsed = nowPs() - t0;
   stats[IterationsSimulated] += double(iterations);
-  (void)before;
   // Attribute the iteration along its critical path: the chain of waits
   // that ends at the node finishing last (each node's path follows the
   // producer, consumer or carry that held it up; TileStream.h), so the
@@ -247,7 +245,7 @@ double SectionController::runStep(int j, JobResult &jr, Breakdown &bd) {
     Breakdown iterBd;
     if (sec.pipelined && sec.repeat > 1) {
       // A pipelined loop: every iteration runs, overlapping the next.
-      runIteration(j, static_cast<int>(i), bd, totals(), sec.repeat);
+      runIteration(j, static_cast<int>(i), bd, sec.repeat);
       jr.iterationsSimulated += sec.repeat;
       continue;
     }
@@ -256,7 +254,7 @@ double SectionController::runStep(int j, JobResult &jr, Breakdown &bd) {
         [&] {
           iterBd = Breakdown();
           double t =
-              runIteration(j, static_cast<int>(i), iterBd, totals(), 1);
+              runIteration(j, static_cast<int>(i), iterBd, 1);
           addBreakdown(bd, iterBd, 1.0);
           ++jr.iterationsSimulated;
           return t;

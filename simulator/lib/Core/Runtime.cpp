@@ -61,7 +61,6 @@ void SectionRun::push(int node, int stream, int64_t lanes) {
   if (lanes > 0) {
     double net = socket->network->crossPs(tileBytes, lanes);
     waitFor(net);
-    nr.networkPs += net;
     charge(node, PathPart::Network);
   }
   nr.wait = {"push to", stream};

@@ -47,18 +47,6 @@ StageKind convert(df::StageKind k) {
   return StageKind::Gemm;
 }
 
-CollectiveKind convert(df::CollectiveKind k) {
-  switch (k) {
-  case df::CollectiveKind::all_reduce:
-    return CollectiveKind::AllReduce;
-  case df::CollectiveKind::all_gather:
-    return CollectiveKind::AllGather;
-  case df::CollectiveKind::all_to_all:
-    return CollectiveKind::AllToAll;
-  }
-  return CollectiveKind::AllReduce;
-}
-
 std::string label(Operation *op) {
   std::string s = op->getName().getStringRef().str();
   if (auto stage = dyn_cast<df::StageOp>(op))
@@ -168,11 +156,9 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
         n.outputs.push_back(streamOf(buffer.getResult()));
       } else if (auto c = dyn_cast<df::CollectiveOp>(op)) {
         n.kind = NodeKind::Collective;
-        n.collective = convert(c.getKind());
+        n.collective = df::getArchKind(c);
         n.group = c.getGroupSize();
-        if (std::optional<df::CollectiveAlgorithm> a = c.getAlgorithm())
-          n.algorithm = *arch::parseCollectiveAlgorithm(
-              df::stringifyCollectiveAlgorithm(*a));
+        n.algorithm = df::getArchAlgorithm(c);
         n.inputs.push_back(streamOf(c.getInput()));
         n.outputs.push_back(streamOf(c.getResult()));
       } else {

@@ -193,11 +193,13 @@ snapflow::sim::serving::readRequests(StringRef path, TraceFormat format,
     r.id = static_cast<int64_t>(requests.size());
     r.line = lineNo;
     StringRef arrival = fields[columnOf[0]].trim();
-    std::optional<double> when =
-        own ? std::optional<double>() : parseTime(arrival);
-    if (own && !arrival.getAsDouble(r.arrivalS) && std::isfinite(r.arrivalS) &&
-        r.arrivalS >= 0)
-      when = r.arrivalS;
+    std::optional<double> when;
+    double seconds;
+    if (!own)
+      when = parseTime(arrival);
+    else if (!arrival.getAsDouble(seconds) && std::isfinite(seconds) &&
+             seconds >= 0)
+      when = seconds;
     if (!when)
       return located(lineNo, colOf(columnOf[0]),
                      llvm::Twine(spec->columns[0]) +
@@ -447,7 +449,7 @@ snapflow::sim::serving::serve(
         int64_t want = requests[s.request].outputTokens;
         s.accepted += cfg.tokensPerStep;
         int64_t now = std::min<int64_t>(
-            want, std::max<int64_t>(s.generated + (cfg.tokensPerStep >= 1 ? 1 : 0),
+            want, std::max<int64_t>(s.generated + 1,
                                     static_cast<int64_t>(s.accepted + 1e-9)));
         s.context += now - s.generated;
         res.outputTokens += now - s.generated;

@@ -86,12 +86,14 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
   // A chip that keeps a built-in name but not all its values (--set, an
   // edited copy) says how it differs, so the report names what made it.
   llvm::json::Array changes;
-  if (llvm::is_contained(arch::ArchModel::builtinNames(), chip.getName()))
-    if (auto builtin = arch::ArchModel::load(chip.getName()))
+  if (llvm::is_contained(arch::ArchModel::builtinNames(), chip.getName())) {
+    if (auto builtin = arch::ArchModel::load(chip.getName())) {
       for (const std::string &d : chip.differences(*builtin))
         changes.push_back(d);
-    else
+    } else {
       llvm::consumeError(builtin.takeError());
+    }
+  }
   Object report{
       {"program", decode.name},
       {"chip", chip.getName()},

@@ -36,12 +36,9 @@ Roofline snapflow::sim::computeRoofline(const Program &p,
         const Stream &in = sec.streams[n.inputs[0]];
         // The algorithm the node runs with, on the simulated chip.
         double bytes = double(in.tiles) * double(in.tileBytes);
-        int64_t g = std::max<int64_t>(2, n.group);
-        arch::CollectiveCost c =
-            n.algorithm == arch::CollectiveAlgorithm::Auto
-                ? arch::chooseCollective(n.collective, bytes, g, chip.system())
-                : arch::collectiveCost(n.collective, n.algorithm, bytes, g,
-                                       chip.system());
+        arch::CollectiveCost c = arch::chooseCollective(
+            n.collective, bytes, std::max<int64_t>(2, n.group), chip.system(),
+            n.algorithm);
         r.linkBytes += times * c.linkBytesPerByte * bytes;
         r.collectiveLatencySeconds += times * c.seconds();
         break;

@@ -103,11 +103,14 @@ CollectiveCost collectiveCost(CollectiveKind kind,
                               CollectiveAlgorithm algorithm, double bytes,
                               int64_t g, const SystemParams &system);
 
-/// The algorithm the chip's `collective_algorithm` gives for this message:
-/// itself, or with `auto` the cheapest concrete one (as NCCL's tuner picks),
-/// ties to the earliest of kConcreteCollectiveAlgorithms.
-CollectiveCost chooseCollective(CollectiveKind kind, double bytes, int64_t g,
-                                const SystemParams &system);
+/// The cost of the algorithm a collective runs with: `requested` when it
+/// names one (the compiler's recorded choice), else the chip's
+/// `collective_algorithm`, and for `auto` the cheapest concrete one (as
+/// NCCL's tuner picks), ties to the earliest of kConcreteCollectiveAlgorithms.
+CollectiveCost
+chooseCollective(CollectiveKind kind, double bytes, int64_t g,
+                 const SystemParams &system,
+                 CollectiveAlgorithm requested = CollectiveAlgorithm::Auto);
 
 } // namespace arch
 } // namespace snapflow

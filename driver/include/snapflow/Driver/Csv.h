@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <charconv>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,12 @@ inline std::string field(llvm::StringRef s) {
 }
 
 /// One line split into fields.
+/// A number in the shortest text that reads back to the same double.
+inline std::string number(double v) {
+  char buf[64];
+  return std::string(buf, std::to_chars(buf, buf + sizeof(buf), v).ptr);
+}
+
 inline std::vector<std::string> split(llvm::StringRef line) {
   std::vector<std::string> out(1);
   bool quoted = false;

@@ -391,6 +391,26 @@ int64_t StreamType::getTileBytes() const {
 // Helpers
 //===----------------------------------------------------------------------===//
 
+arch::CollectiveKind snapflow::df::getArchKind(CollectiveOp op) {
+  switch (op.getKind()) {
+  case CollectiveKind::all_reduce:
+    return arch::CollectiveKind::AllReduce;
+  case CollectiveKind::all_gather:
+    return arch::CollectiveKind::AllGather;
+  case CollectiveKind::all_to_all:
+    return arch::CollectiveKind::AllToAll;
+  }
+  llvm_unreachable("unknown collective kind");
+}
+
+arch::CollectiveAlgorithm snapflow::df::getArchAlgorithm(CollectiveOp op) {
+  std::optional<CollectiveAlgorithm> a = op.getAlgorithm();
+  if (!a)
+    return arch::CollectiveAlgorithm::Auto;
+  // The two enums share their names (DataflowEnums.td).
+  return *arch::parseCollectiveAlgorithm(stringifyCollectiveAlgorithm(*a));
+}
+
 int64_t snapflow::df::getStreamTileCount(Value stream) {
   Operation *def = stream.getDefiningOp();
   if (auto load = dyn_cast_or_null<LoadOp>(def))

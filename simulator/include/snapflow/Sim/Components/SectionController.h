@@ -58,7 +58,7 @@ private:
   /// Runs `iterations` iterations of a section (more than one: a
   /// pipelined loop, its iterations overlapping) on every socket.
   double runIteration(int job, int section, Breakdown &bd,
-                      const Totals &before, int64_t iterations);
+                      int64_t iterations);
   /// Runs up to `count` repetitions of `once` (which simulates one and
   /// returns its picoseconds); once one takes as long as the previous, the
   /// rest are accounted: time advances by their span, every socket's

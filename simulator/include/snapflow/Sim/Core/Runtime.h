@@ -45,7 +45,6 @@ inline void waitUntil(double ps) {
 /// What one node of a section did in the current run.
 struct NodeRun {
   WaitState wait;
-  double computePs = 0, networkPs = 0, collectivePs = 0;
   double firstPs = -1, lastPs = 0; ///< first and last activity
   int64_t iterationsDone = 0;      ///< of a pipelined loop, this start
   /// The node's critical path since its section started (PathStamp).

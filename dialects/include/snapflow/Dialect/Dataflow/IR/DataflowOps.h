@@ -10,6 +10,7 @@
 #define SNAPFLOW_DIALECT_DATAFLOW_IR_DATAFLOWOPS_H
 
 #include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Arch/Collectives.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -49,6 +50,11 @@ namespace df {
 /// stage output's `output_tiles` entry (or `tiles`), a buffer's input times
 /// `reads`, a collective's input count.
 int64_t getStreamTileCount(mlir::Value stream);
+
+/// A collective's kind and recorded algorithm (`via`) in the chip model's
+/// terms (arch/Collectives.h); without `via`, Auto.
+arch::CollectiveKind getArchKind(CollectiveOp op);
+arch::CollectiveAlgorithm getArchAlgorithm(CollectiveOp op);
 
 /// The target chip of the module holding `op` (its `df.target`), or null.
 TargetAttr getTarget(mlir::Operation *op);
