@@ -457,3 +457,55 @@ TEST(Components, ParametersComeFromTheChipFile) {
   EXPECT_NE(listing.find("memory tier: "), std::string::npos);
   EXPECT_NE(listing.find("from socket.hbm_bytes_per_s"), std::string::npos);
 }
+
+// A chunked prefill of 3 chunks runs its section once per chunk, the stage's
+// 2 prefix tiles (of 4) growing with the chunk: chunk j runs
+// 4 - 2 + ceil(2 j / 2) steps = 2, 3, 4. Each step is 12800 FLOPs on 2 PCUs
+// = 100 cycles, +10 fill at every run's first step: 210 + 310 + 410 = 930
+// cycles after the one reconfiguration (the same section runs again), and
+// 9 steps of FLOPs in the one step of the job.
+TEST(Simulator, ChunkedPrefillGrowsThePrefixWork) {
+  Builder b;
+  b.p.name = b.p.phase = "prefill";
+  b.p.chunks = 3;
+  int st = b.stage(StageKind::Gemm, {}, {}, 4, 12800, 2);
+  b.sec().nodes[st].prefixTiles = 2;
+  SimResult r = run(b.p);
+  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  EXPECT_DOUBLE_EQ(sectionCycles(r), 930);
+  EXPECT_DOUBLE_EQ(r.jobs[0].flops, 9 * 12800);
+  EXPECT_EQ(r.jobs[0].steps, 1);
+}
+
+// The streams of a chunk carry what their producers emit in it: a prefix
+// load's tiles (none in the first chunk, 3 of 6 in the middle one of 3, all
+// in the last), a buffer's input times its reads; a stage's outputs keep
+// their counts whatever its prefix steps.
+TEST(Simulator, ChunkTilesFollowTheProducer) {
+  Builder b;
+  int kv = b.tensor(arch::MemoryTier::HBM, 6 * 4096);
+  int s0 = b.stream(4096, 6), s1 = b.stream(4096, 12), s2 = b.stream(256, 5);
+  int load = b.load(kv, s0, 6);
+  b.sec().nodes[load].prefixTiles = 6;
+  Node buffer;
+  buffer.kind = NodeKind::Buffer;
+  buffer.reads = 2;
+  buffer.inputs = {s0};
+  buffer.outputs = {s1};
+  b.add(buffer);
+  int st = b.stage(StageKind::Gemm, {s1}, {s2}, 8, 100);
+  b.sec().nodes[st].prefixTiles = 4;
+  b.stage(StageKind::Elementwise, {s2}, {}, 5, 0);
+  std::vector<std::vector<int64_t>> streams, nodes;
+  for (int64_t chunk = 0; chunk < 3; ++chunk) {
+    Section::ChunkTiles t = b.sec().tilesInChunk(chunk, 3);
+    streams.push_back(t.streams);
+    nodes.push_back(t.nodes);
+  }
+  EXPECT_EQ(streams[0], (std::vector<int64_t>{0, 0, 5}));
+  EXPECT_EQ(streams[1], (std::vector<int64_t>{3, 6, 5}));
+  EXPECT_EQ(streams[2], (std::vector<int64_t>{6, 12, 5}));
+  EXPECT_EQ(nodes[0][st], 4);
+  EXPECT_EQ(nodes[1][st], 6);
+  EXPECT_EQ(nodes[2][st], 8);
+}

@@ -191,6 +191,13 @@ cl::opt<double> mtpAcceptanceOpt(
                          llvm::formatv("{0}", kCompile.mtpAcceptance).str())),
     cl::value_desc("P"), cl::init(kCompile.mtpAcceptance), cl::cat(compileCat),
     cl::sub(compileCmd), cl::sub(importCmd), cl::sub(runCmd));
+cl::opt<std::string> prefillChunkOpt(
+    "prefill-chunk",
+    cl::desc("Prefill the prompt in chunks of N tokens, each attending to "
+             "the KV the earlier ones wrote (auto: the largest chunk whose "
+             "prefill fits, the whole prompt when it does; default auto)"),
+    cl::value_desc("N|auto"), cl::init("auto"), cl::cat(compileCat),
+    cl::sub(compileCmd), cl::sub(runCmd), cl::sub(importCmd));
 cl::opt<std::string> reportOpt("report",
                                cl::desc("Write a JSON report of the "
                                         "compilation"),
@@ -462,9 +469,17 @@ SimulateOptions simulateOptions() {
   return s;
 }
 
-CompileOptions compileOptions() {
+llvm::Expected<CompileOptions> compileOptions() {
   CompileOptions c;
   c.phase = phaseOpt;
+  if (prefillChunkOpt == "auto")
+    c.prefillChunk = kPrefillChunkAuto;
+  else if (StringRef(prefillChunkOpt).getAsInteger(10, c.prefillChunk) ||
+           c.prefillChunk < 1)
+    return createStringError(inconvertibleErrorCode(),
+                             "--prefill-chunk must be a number of tokens >= "
+                             "1 or auto, got '" +
+                                 prefillChunkOpt + "'");
   c.pipeline.mlaCache = mlaCacheOpt;
   c.pipeline.moe = moeOpt;
   c.pipeline.allowDdr = allowDdrOpt;
@@ -590,9 +605,16 @@ int main(int argc, char **argv) {
       io.promptTokens = promptOpt;
       io.mtpDepth = mtpOpt;
       io.mtpAcceptance = mtpAcceptanceOpt;
+      auto co = compileOptions();
+      if (!co)
+        return fail(co.takeError());
+      io.prefillChunk = co->prefillChunk;
       return check(importModel(*w, io, outputOpt));
     }
-    auto c = compile(*w, compileOptions());
+    auto co = compileOptions();
+    if (!co)
+      return fail(co.takeError());
+    auto c = compile(*w, *co);
     if (!c)
       return fail(c.takeError());
     printCompile(outs(), *c);
@@ -613,6 +635,9 @@ int main(int argc, char **argv) {
     auto w = workload(/*allowMax=*/true, &maxBatch);
     if (!w)
       return fail(w.takeError());
+    auto co = compileOptions();
+    if (!co)
+      return fail(co.takeError());
     bool generating = rateOpt.getNumOccurrences() ||
                       requestsOpt.getNumOccurrences() ||
                       seedOpt.getNumOccurrences() ||
@@ -626,7 +651,7 @@ int main(int argc, char **argv) {
             "--trace-requests, --rate, --requests, --seed, --prompt-tokens, "
             "--output-tokens and --length-spread need --serve"));
       auto r =
-          runWorkload(*w, maxBatch, compileOptions(), simulateOptions());
+          runWorkload(*w, maxBatch, *co, simulateOptions());
       if (!r)
         return fail(r.takeError());
       printSimulation(outs(), *r);
@@ -650,7 +675,7 @@ int main(int argc, char **argv) {
     so.gen.outputMean = outputTokensOpt;
     so.gen.spread = spreadOpt;
     auto served =
-        serve(*w, maxBatch, compileOptions(), simulateOptions(), so);
+        serve(*w, maxBatch, *co, simulateOptions(), so);
     if (!served)
       return fail(served.takeError());
     printServe(outs(), *served);

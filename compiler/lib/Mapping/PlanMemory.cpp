@@ -94,6 +94,13 @@ private:
       context = workload.getTokens();
       batch = workload.getBatch();
     }
+    // A chunked prefill under a compressing policy also holds the whole
+    // prompt's K/V in HBM until the selection (lower-to-df's prompt_kv).
+    if (int64_t staged = llm::getStagedPromptSlots(fn))
+      for (Type t : fn.getArgumentTypes())
+        if (auto cache = dyn_cast<kv::KVCacheTypeInterface>(t))
+          kvTotal += cache.getBytesPerTokenPerLayer() * staged *
+                     cache.getLayers() * cache.getBatch();
 
     llvm::StringSet<> seenParams;
     fn.walk([&](Operation *op) {

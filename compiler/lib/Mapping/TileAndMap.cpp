@@ -177,7 +177,11 @@ private:
           streamed > 0
               ? std::max<int64_t>(1, ceilDiv(CheckedInt(streamed), tile).value())
               : 1;
-      double opFlops = static_cast<double>(cost.getFlops().value());
+      // A chunked prefill's one graph serves every chunk: PCUs are shared
+      // for the mean chunk, which does half the last chunk's prefix work.
+      double opFlops =
+          static_cast<double>(cost.getFlops().value()) -
+          0.5 * static_cast<double>(llm::getPrefixFlops(op).value());
       stages.push_back(op);
       computeTime.push_back(opFlops / rate);
       flops.push_back(opFlops);

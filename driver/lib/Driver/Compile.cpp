@@ -90,6 +90,11 @@ snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
   build.weightsDtype = w.weightsDtype;
   build.mtpDepth = mtp;
   build.mtpAcceptance = c.mtpAcceptance;
+  if (c.prefillChunk != kPrefillChunkAuto && c.prefillChunk < 1)
+    return makeError(llvm::formatv("--prefill-chunk must be a number of "
+                                   "tokens >= 1 or auto, got {0}",
+                                   c.prefillChunk));
+  build.prefillChunk = c.prefillChunk == kPrefillChunkAuto ? 0 : c.prefillChunk;
   auto module = models::buildModel(context, w.config, build);
   if (!module)
     return module.takeError();
@@ -116,14 +121,47 @@ snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
   return std::move(*module);
 }
 
+std::vector<int64_t> snapflow::driver::autoPrefillChunks(int64_t prompt) {
+  std::vector<int64_t> chunks{prompt};
+  int64_t c = 1;
+  while (c * 2 < prompt)
+    c *= 2;
+  for (; c >= kSmallestAutoChunk; c /= 2)
+    chunks.push_back(c);
+  return chunks;
+}
+
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+snapflow::driver::compilePrefill(mlir::MLIRContext &context, const Workload &w,
+                                 const WorkloadOptions &o,
+                                 const CompileOptions &c, int64_t batch) {
+  if (c.prefillChunk != kPrefillChunkAuto)
+    return compileModel(context, w, o, c, batch, "prefill");
+  // The largest chunk whose plan fits; the smallest tried when none does
+  // (its plan says why).
+  std::vector<int64_t> chunks = autoPrefillChunks(o.context);
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    CompileOptions fixed = c;
+    fixed.prefillChunk = chunks[i];
+    auto module = compileModel(context, w, o, fixed, batch, "prefill");
+    if (!module || i + 1 == chunks.size())
+      return module;
+    df::MemoryPlanAttr plan = df::getMemoryPlan(
+        (*module)->lookupSymbol<df::ProgramOp>("prefill"));
+    if (!plan || plan.fits())
+      return module;
+  }
+  llvm_unreachable("the loop returns at its last chunk");
+}
+
 /// compileModel, then the phase's memory plan: one that does not fit is a
 /// ProgramFailure. `maxBatch` receives the plan's largest batch that fits.
 static llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 compileFitting(mlir::MLIRContext &context, const Workload &w,
                const WorkloadOptions &o, const CompileOptions &c,
                int64_t batch, bool prefill, int64_t &maxBatch) {
-  auto module =
-      compileModel(context, w, o, c, batch, prefill ? "prefill" : "decode");
+  auto module = prefill ? compilePrefill(context, w, o, c, batch)
+                        : compileModel(context, w, o, c, batch, "decode");
   if (!module)
     return module.takeError();
   auto program =
@@ -202,7 +240,9 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
     return w.takeError();
   auto start = std::chrono::steady_clock::now();
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-  auto module = compileModel(context, *w, o, c, o.batch, c.phase);
+  auto module = c.phase == "prefill"
+                    ? compilePrefill(context, *w, o, c, o.batch)
+                    : compileModel(context, *w, o, c, o.batch, c.phase);
   if (!module)
     return module.takeError();
   double seconds = std::chrono::duration<double>(

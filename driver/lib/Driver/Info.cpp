@@ -120,6 +120,8 @@ Error snapflow::driver::importModel(const WorkloadOptions &o,
   build.weightsDtype = w->weightsDtype;
   build.mtpDepth = io.mtpDepth;
   build.mtpAcceptance = io.mtpAcceptance;
+  build.prefillChunk =
+      io.prefillChunk == kPrefillChunkAuto ? 0 : io.prefillChunk;
   build.buildDecode = io.phase != "prefill";
   build.buildPrefill = io.phase != "decode";
   auto module = models::buildModel(context, w->config, build);

@@ -38,9 +38,16 @@ public:
         batch(o.batch),
         mtp(phase == llm::Phase::decode ? o.mtpDepth : 0),
         acceptance(o.mtpAcceptance),
-        tokens(phase == llm::Phase::prefill ? o.promptTokens : 1 + mtp),
-        slots(phase == llm::Phase::prefill ? o.promptTokens
-                                           : o.contextTokens) {}
+        chunking(phase == llm::Phase::prefill
+                     ? chunkPrompt(o.promptTokens, o.prefillChunk)
+                     : PrefillChunking{1 + mtp, 1}),
+        tokens(chunking.chunkTokens),
+        slots(phase == llm::Phase::prefill
+                  ? chunking.chunkTokens * chunking.chunks
+                  : o.contextTokens),
+        prompt(phase == llm::Phase::prefill ? o.promptTokens
+                                            : o.contextTokens),
+        prefix((chunking.chunks - 1) * chunking.chunkTokens) {}
 
   func::FuncOp build(StringRef name) {
     Type cacheType = makeCacheType();
@@ -53,8 +60,9 @@ public:
     auto fn = b.create<func::FuncOp>(
         loc, name, b.getFunctionType({tokensType, cacheType}, results));
     llm::setWorkload(fn, llm::WorkloadAttr::get(
-                             b.getContext(), phase, batch, slots, mtp,
-                             llvm::APFloat(mtp > 0 ? acceptance : 0.0)));
+                             b.getContext(), phase, batch, prompt, mtp,
+                             llvm::APFloat(mtp > 0 ? acceptance : 0.0),
+                             chunking.chunks));
     Block *entry = fn.addEntryBlock();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(entry);
@@ -164,7 +172,7 @@ private:
     Value v = linear(p + "v_proj.weight", x, hkv * d);
     auto attn = b.create<llm::AttentionOp>(
         loc, q.getType(), cache.getType(), q, k, v, cache, i, hq, hkv, d,
-        phase);
+        phase, prefix);
     cache = attn.getNewCache();
     return linear(p + "o_proj.weight", attn.getResult(), c.hiddenSize);
   }
@@ -186,8 +194,7 @@ private:
     Value latentNorm = param(p + "kv_a_layernorm.weight", {r}, bf16);
     auto attn = b.create<llm::MLAAttentionOp>(
         loc, act(tokens, h * v), cache.getType(), q, latent, kvUp, latentNorm,
-        cache, i, h, nope, rot, v, r,
-        phase);
+        cache, i, h, nope, rot, v, r, phase, prefix);
     cache = attn.getNewCache();
     return linear(p + "o_proj.weight", attn.getResult(), c.hiddenSize);
   }
@@ -227,7 +234,10 @@ private:
   Type bf16, projType;
   int64_t batch, mtp;
   double acceptance;
-  int64_t tokens, slots;
+  PrefillChunking chunking;
+  /// Tokens of the graph (one chunk), cache slots, tokens of the prompt or
+  /// context, and the last chunk's prefix.
+  int64_t tokens, slots, prompt, prefix;
   Value cache;
 };
 
@@ -236,6 +246,12 @@ llvm::Error optionError(const llvm::Twine &msg) {
 }
 
 } // namespace
+
+PrefillChunking snapflow::models::chunkPrompt(int64_t prompt, int64_t chunk) {
+  if (chunk <= 0 || chunk >= prompt)
+    return {prompt, 1};
+  return {chunk, (prompt + chunk - 1) / chunk};
+}
 
 llvm::Expected<OwningOpRef<ModuleOp>>
 snapflow::models::buildModel(MLIRContext &context, const ModelConfig &config,
@@ -251,6 +267,9 @@ snapflow::models::buildModel(MLIRContext &context, const ModelConfig &config,
   if (options.buildDecode && options.contextTokens <= 0)
     return optionError("context must be > 0 tokens, got " +
                        llvm::Twine(options.contextTokens));
+  if (options.prefillChunk < 0)
+    return optionError("--prefill-chunk must be >= 1 token, got " +
+                       llvm::Twine(options.prefillChunk));
   if (options.mtpDepth < 0)
     return optionError("--mtp must be >= 0, got " +
                        llvm::Twine(options.mtpDepth));

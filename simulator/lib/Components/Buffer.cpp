@@ -20,9 +20,9 @@ const ComponentInfo &Buffer::info() {
 
 void Buffer::run(SectionRun &r, int index) {
   const Node &n = r.section->nodes[index];
-  const Stream &in = r.section->streams[n.inputs[0]];
+  int64_t tiles = r.streamTiles(n.inputs[0]);
   for (int64_t pass = 0; pass < n.reads; ++pass)
-    for (int64_t tile = 0; tile < in.tiles; ++tile) {
+    for (int64_t tile = 0; tile < tiles; ++tile) {
       if (pass == 0) {
         r.pop(index, n.inputs[0]);
         stats[TilesIn] += 1;

@@ -69,9 +69,10 @@ arch::CollectiveCost CollectiveUnit::costOf(const Node &n,
 void CollectiveUnit::run(SectionRun &r, int index) {
   const Node &n = r.section->nodes[index];
   const Stream &in = r.section->streams[n.inputs[0]];
-  const Stream &out = r.section->streams[n.outputs[0]];
-  int64_t inTiles = std::max<int64_t>(1, in.tiles);
-  double message = double(in.tiles) * double(in.tileBytes);
+  int64_t tilesIn = r.streamTiles(n.inputs[0]);
+  int64_t tilesOut = r.streamTiles(n.outputs[0]);
+  int64_t inTiles = std::max<int64_t>(1, tilesIn);
+  double message = double(tilesIn) * double(in.tileBytes);
   arch::CollectiveCost cost = costOf(n, message);
   auto key = std::make_tuple(r.job, r.index, index);
   auto [it, fresh] = recordIndex.try_emplace(key, recordList.size());
@@ -99,7 +100,7 @@ void CollectiveUnit::run(SectionRun &r, int index) {
   double first = -1, lastInput = 0, start = 0;
   auto release = [&](int64_t landed) {
     // Output tiles in proportion to the input tiles that have landed.
-    int64_t target = landed * out.tiles / inTiles;
+    int64_t target = landed * tilesOut / inTiles;
     while (pushed < target) {
       r.push(index, n.outputs[0], lanes);
       ++pushed;
@@ -112,7 +113,7 @@ void CollectiveUnit::run(SectionRun &r, int index) {
     inFlight.pop_front();
     release(++landed);
   };
-  for (int64_t tile = 0; tile < in.tiles; ++tile) {
+  for (int64_t tile = 0; tile < tilesIn; ++tile) {
     r.pop(index, n.inputs[0]);
     double now = nowPs();
     if (first < 0) {

@@ -68,7 +68,7 @@ void DmaEngine::runLoad(SectionRun &r, int index) {
     inFlight.pop_front();
     r.push(index, n.outputs[0], /*lanes=*/0); // it crossed already
   };
-  for (int64_t tile = 0; tile < n.tiles; ++tile) {
+  for (int64_t tile = 0, tiles = r.nodeTiles(index); tile < tiles; ++tile) {
     while (static_cast<int64_t>(inFlight.size()) >= out.depth)
       land();
     double read = tier.transfer(double(out.tileBytes), nowPs());
@@ -90,7 +90,8 @@ void DmaEngine::runStore(SectionRun &r, int index) {
   const Stream &in = r.section->streams[n.inputs[0]];
   MemoryTierServer &tier = tierOf(r, n);
   double last = nowPs();
-  for (int64_t tile = 0; tile < in.tiles; ++tile) {
+  for (int64_t tile = 0, tiles = r.streamTiles(n.inputs[0]); tile < tiles;
+       ++tile) {
     r.pop(index, n.inputs[0]);
     last = std::max(last, tier.transfer(double(in.tileBytes), nowPs()));
     stats[BytesStored] += double(in.tileBytes);

@@ -39,13 +39,13 @@ PcuStage::PcuStage(const arch::ArchModel &chip) {
 void PcuStage::run(SectionRun &r, int index) {
   const Node &n = r.section->nodes[index];
   double rate = n.stageKind == StageKind::Gemm ? systolicPerCycle : simdPerCycle;
-  int64_t steps = std::max<int64_t>(1, n.tiles);
+  int64_t steps = std::max<int64_t>(1, r.nodeTiles(index));
   std::vector<int64_t> got(n.inputs.size(), 0), put(n.outputs.size(), 0);
   for (int64_t step = 0; step < steps; ++step) {
     // Inputs in proportion to progress: an input of T tiles has delivered
     // ceil((step + 1) T / steps) before this step runs.
     for (size_t i = 0; i < n.inputs.size(); ++i) {
-      int64_t total = r.section->streams[n.inputs[i]].tiles;
+      int64_t total = r.streamTiles(n.inputs[i]);
       int64_t need = ((step + 1) * total + steps - 1) / steps;
       while (got[i] < need) {
         r.pop(index, n.inputs[i]);

@@ -226,6 +226,20 @@ double SectionController::runIteration(int j, int i, Breakdown &bd,
 double SectionController::runStep(int j, JobResult &jr, Breakdown &bd) {
   const Program &p = *jobs[j].program;
   double t0 = nowPs();
+  // A chunked prefill runs its sections once per chunk: one step is the
+  // whole prompt.
+  for (int64_t chunk = 0; chunk < p.chunks; ++chunk) {
+    if (p.chunks > 1)
+      for (Socket &s : sockets)
+        for (auto &run : s.runs[j])
+          run->setChunk(chunk);
+    runChunk(j, jr, bd);
+  }
+  return nowPs() - t0;
+}
+
+void SectionController::runChunk(int j, JobResult &jr, Breakdown &bd) {
+  const Program &p = *jobs[j].program;
   for (size_t i = 0; i < p.sections.size(); ++i) {
     const Section &sec = p.sections[i];
     // A new configuration is loaded unless the same one just ran.
@@ -271,7 +285,6 @@ double SectionController::runStep(int j, JobResult &jr, Breakdown &bd) {
                  "section", 0, nowPs() - t * rest, t * rest, {}});
         });
   }
-  return nowPs() - t0;
 }
 
 void SectionController::run() {

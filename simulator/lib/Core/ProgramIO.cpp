@@ -147,6 +147,7 @@ std::string snapflow::sim::serializeProgram(const Program &p) {
   w.integer(p.batch);
   w.integer(p.tokens);
   w.real(p.tokensPerStep);
+  w.integer(p.chunks);
   w.integer(static_cast<int64_t>(p.tensors.size()));
   for (const Tensor &t : p.tensors) {
     w.string(t.name);
@@ -165,6 +166,7 @@ std::string snapflow::sim::serializeProgram(const Program &p) {
       w.string(n.label);
       w.integer(n.tensor);
       w.integer(n.tiles);
+      w.integer(n.prefixTiles);
       w.integer(n.agcus);
       w.integer(static_cast<int64_t>(n.stageKind));
       w.integer(n.pcus);
@@ -225,7 +227,7 @@ llvm::Expected<Program> snapflow::sim::deserializeProgram(llvm::StringRef bytes)
   if (!(r.string(p.phase, "phase") && r.integer(p.tp, "tp") &&
         r.integer(p.batch, "batch") && r.integer(p.tokens, "tokens") &&
         r.real(p.tokensPerStep, "tokens per step") &&
-        r.count(tensors, "tensor count")))
+        r.integer(p.chunks, "chunks") && r.count(tensors, "tensor count")))
     return error();
   p.tensors.resize(tensors);
   for (Tensor &t : p.tensors)
@@ -251,6 +253,7 @@ llvm::Expected<Program> snapflow::sim::deserializeProgram(llvm::StringRef bytes)
             r.string(n.label, "node label") &&
             r.integer(n.tensor, "node tensor") &&
             r.integer(n.tiles, "node tiles") &&
+            r.integer(n.prefixTiles, "node prefix tiles") &&
             r.integer(n.agcus, "node agcus") &&
             r.enumeration(n.stageKind, kNumStageKinds, "stage kind") &&
             r.integer(n.pcus, "node pcus") &&

@@ -81,6 +81,7 @@ private:
         run->job = static_cast<int>(j);
         run->index = static_cast<int>(i);
         run->socketIndex = k;
+        run->setChunk(p.chunks - 1);
         int64_t pcus = 0;
         for (const Stream &st : run->section->streams)
           run->streams.push_back(std::make_unique<TileStream>(

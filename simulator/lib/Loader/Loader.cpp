@@ -78,6 +78,7 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
     p.tokens = w.getTokens();
     // A prefill step yields the first generated token.
     p.tokensPerStep = w.getTokensPerStep();
+    p.chunks = w.getChunks();
   }
   if (df::MemoryPlanAttr plan = df::getMemoryPlan(prog)) {
     p.weightBytes = plan.getWeightsBytes();
@@ -130,6 +131,7 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
         n.tensor = tensorIndex.lookup(load.getSrc());
         n.tiles = load.getTiles();
         n.agcus = load.getAgcus();
+        n.prefixTiles = load.getPrefixTiles();
         n.outputs.push_back(streamOf(load.getResult()));
       } else if (auto store = dyn_cast<df::StoreOp>(op)) {
         n.kind = NodeKind::Store;
@@ -141,6 +143,7 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
         n.pcus = stage.getPcus();
         n.flopsPerTile = stage.getFlopsPerTile();
         n.tiles = stage.getTiles();
+        n.prefixTiles = stage.getPrefixTiles();
         for (Value in : stage.getInputs())
           n.inputs.push_back(streamOf(in));
         for (Value out : stage.getOutputs()) {

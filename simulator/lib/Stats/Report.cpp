@@ -79,10 +79,14 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
                          {"exposed_s_per_step", exposed},
                          {"ops", std::move(nodes)}};
   }
-  llvm::json::Value ttft = nullptr;
+  llvm::json::Value ttft = nullptr, chunks = nullptr;
   if (prefill)
-    if (const JobResult *p = jobFor(r, prefill->phase))
+    if (const JobResult *p = jobFor(r, prefill->phase)) {
       ttft = seconds(p->stepPs);
+      chunks = prefill->chunks;
+    }
+  if (decode.phase == "prefill")
+    chunks = decode.chunks;
   // A chip that keeps a built-in name but not all its values (--set, an
   // edited copy) says how it differs, so the report names what made it.
   llvm::json::Array changes;
@@ -107,6 +111,7 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
       {"per_user_tokens_per_s", perUser},
       {"step_latency_s", step},
       {"ttft_s", ttft},
+      {"prefill_chunks", chunks},
       {"memory",
        Object{{"peak_bytes", Object{{"sram", r.peakBytes[0]},
                                     {"hbm", r.peakBytes[1]},
@@ -178,11 +183,15 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
           text += (text.empty() ? "" : ", ") + s->str();
       os << "  chip changed   " << text << " (the built-in's value last)\n";
     }
+  auto inChunks = [&]() -> std::string {
+    int64_t n = r.getInteger("prefill_chunks").value_or(1);
+    return n > 1 ? llvm::formatv(" (prefill in {0} chunks)", n).str() : "";
+  };
   if (auto prompt = r.getNumber("prompt_tokens_per_s"))
     // A prefill program: its step is the time to first token.
     os << llvm::formatv("  prefill        {0:f1} prompt tokens/s; first token "
-                        "after {1:f3} s\n",
-                        *prompt, num("step_latency_s"));
+                        "after {1:f3} s{2}\n",
+                        *prompt, num("step_latency_s"), inChunks());
   else
     os << llvm::formatv("  throughput     {0:f1} tokens/s ({1:f1} per user, "
                         "{2:f2} tokens per step)\n",
@@ -228,7 +237,7 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
                                 100 * p / c, c / 1e6);
         }
   if (auto ttft = r.getNumber("ttft_s"))
-    os << llvm::formatv("  TTFT           {0:f3} s\n", *ttft);
+    os << llvm::formatv("  TTFT           {0:f3} s{1}\n", *ttft, inChunks());
   if (bd && !bd->empty())
     os << llvm::formatv("  critical path  compute {0:f3} ms, memory {1:f3} ms, "
                         "network {2:f3} ms, collective {3:f3} ms, reconfig "

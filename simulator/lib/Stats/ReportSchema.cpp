@@ -59,6 +59,9 @@ llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
       {"memory.peak_bytes.sram", "bytes", "peak SRAM occupancy per socket"},
       {"per_user_tokens_per_s", "tokens/s",
        "tokens per second one sequence sees"},
+      {"prefill_chunks", "chunks",
+       "chunks the prefill ran its static graph over the prompt in (1: the "
+       "whole prompt at once; null without a prefill)"},
       {"program", "-", "the df.program simulated (decode or prefill)"},
       {"prompt_tokens_per_s", "tokens/s",
        "prompt tokens processed per second", P::Prefill},

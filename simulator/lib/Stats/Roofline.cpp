@@ -12,42 +12,47 @@ using namespace snapflow::sim;
 Roofline snapflow::sim::computeRoofline(const Program &p,
                                         const arch::ArchModel &chip) {
   Roofline r;
-  for (const Section &sec : p.sections) {
-    double times = double(sec.repeat);
-    for (const Node &n : sec.nodes) {
-      switch (n.kind) {
-      case NodeKind::Load: {
-        int t = static_cast<int>(p.tensors[n.tensor].tier);
-        r.bytes[t] +=
-            times * double(n.tiles) * double(sec.streams[n.outputs[0]].tileBytes);
-        break;
-      }
-      case NodeKind::Store: {
-        const Stream &in = sec.streams[n.inputs[0]];
-        int t = static_cast<int>(p.tensors[n.tensor].tier);
-        r.bytes[t] += times * double(in.tiles) * double(in.tileBytes);
-        break;
-      }
-      case NodeKind::Stage:
-        (n.stageKind == StageKind::Gemm ? r.systolicFlops : r.simdFlops) +=
-            times * double(n.tiles) * double(n.flopsPerTile);
-        break;
-      case NodeKind::Collective: {
-        const Stream &in = sec.streams[n.inputs[0]];
-        // The algorithm the node runs with, on the simulated chip.
-        double bytes = double(in.tiles) * double(in.tileBytes);
-        arch::CollectiveCost c = arch::chooseCollective(
-            n.collective, bytes, std::max<int64_t>(2, n.group), chip.system(),
-            n.algorithm);
-        r.linkBytes += times * c.linkBytesPerByte * bytes;
-        r.collectiveLatencySeconds += times * c.seconds();
-        break;
-      }
-      case NodeKind::Buffer:
-        break;
+  // A chunked prefill counts every chunk, its prefix work growing.
+  for (int64_t chunk = 0; chunk < p.chunks; ++chunk)
+    for (const Section &sec : p.sections) {
+      double times = double(sec.repeat);
+      Section::ChunkTiles tiles = sec.tilesInChunk(chunk, p.chunks);
+      for (size_t k = 0; k < sec.nodes.size(); ++k) {
+        const Node &n = sec.nodes[k];
+        switch (n.kind) {
+        case NodeKind::Load: {
+          int t = static_cast<int>(p.tensors[n.tensor].tier);
+          r.bytes[t] += times * double(tiles.nodes[k]) *
+                        double(sec.streams[n.outputs[0]].tileBytes);
+          break;
+        }
+        case NodeKind::Store: {
+          const Stream &in = sec.streams[n.inputs[0]];
+          int t = static_cast<int>(p.tensors[n.tensor].tier);
+          r.bytes[t] += times * double(tiles.streams[n.inputs[0]]) *
+                        double(in.tileBytes);
+          break;
+        }
+        case NodeKind::Stage:
+          (n.stageKind == StageKind::Gemm ? r.systolicFlops : r.simdFlops) +=
+              times * double(tiles.nodes[k]) * double(n.flopsPerTile);
+          break;
+        case NodeKind::Collective: {
+          const Stream &in = sec.streams[n.inputs[0]];
+          // The algorithm the node runs with, on the simulated chip.
+          double bytes = double(tiles.streams[n.inputs[0]]) * double(in.tileBytes);
+          arch::CollectiveCost c = arch::chooseCollective(
+              n.collective, bytes, std::max<int64_t>(2, n.group),
+              chip.system(), n.algorithm);
+          r.linkBytes += times * c.linkBytesPerByte * bytes;
+          r.collectiveLatencySeconds += times * c.seconds();
+          break;
+        }
+        case NodeKind::Buffer:
+          break;
+        }
       }
     }
-  }
   for (arch::MemoryTier tier : arch::kAllTiers) {
     int t = static_cast<int>(tier);
     r.tierSeconds[t] = r.bytes[t] / chip.tierBytesPerS(tier);

@@ -519,3 +519,32 @@ df.program @p attributes {tp = 1 : i64} {
   }
 }
 }
+
+// -----
+
+// Tests that a load's prefix tiles are some of its tiles.
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
+  df.tensor @x : tensor<64x64xbf16> in hbm
+  df.section @s {
+    // expected-error @+1 {{'df.load' op prefix_tiles must be in [0, tiles = 4], got 5}}
+    %a = df.load @x tiles 4 {prefix_tiles = 5 : i64} : !df.stream<tensor<32x32xbf16>, 2>
+    df.store %a to @x : !df.stream<tensor<32x32xbf16>, 2>
+  }
+}
+}
+
+// -----
+
+// Tests that a stage's prefix tiles are not negative.
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
+  df.tensor @x : tensor<64x64xbf16> in hbm
+  df.section @s {
+    %a = df.load @x tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
+    // expected-error @+1 {{'df.stage' op prefix_tiles must be in [0, tiles = 4], got -1}}
+    %b = df.stage gemm(%a) {pcus = 1 : i64, flops_per_tile = 8 : i64, tiles = 4 : i64, prefix_tiles = -1 : i64} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+    df.store %b to @x : !df.stream<tensor<32x32xbf16>, 2>
+  }
+}
+}

@@ -611,3 +611,46 @@ func.func @layer() {
   // expected-error @+1 {{'llm.layer' must be a layer index >= 0 (i64), got -1 : i64}}
   "llm.yield"() {llm.layer = -1 : i64} : () -> ()
 }
+
+// -----
+
+// Tests that only a prefill is chunked.
+// expected-error @+1 {{llm.workload: chunks (2) applies to prefill only}}
+func.func @chunked_decode() attributes {llm.workload = #llm.workload<decode, batch = 1, tokens = 64, chunks = 2>} {
+  return
+}
+
+// -----
+
+// Tests that no chunk of a chunked prefill is empty.
+// expected-error @+1 {{llm.workload: 8 chunks of a prompt of 4 tokens leave a chunk empty}}
+func.func @empty_chunk() attributes {llm.workload = #llm.workload<prefill, batch = 1, tokens = 4, chunks = 8>} {
+  return
+}
+
+// -----
+
+// Tests that a prefix (earlier chunks' tokens) belongs to a prefill.
+func.func @attention_prefix_decode(%q: tensor<1x1x64xbf16>, %k: tensor<1x1x32xbf16>, %v: tensor<1x1x32xbf16>, %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>) {
+  // expected-error @+1 {{'llm.attention' op a prefix (16 tokens of earlier chunks) applies to a chunked prefill only}}
+  %o, %c1 = llm.attention %q, %k, %v, %c {layer = 0, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase decode>, prefix = 16} : tensor<1x1x64xbf16>, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>, !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full> -> tensor<1x1x64xbf16>
+  return
+}
+
+// -----
+
+// Tests that a chunk and its prefix fit a full cache.
+func.func @attention_prefix_overflow(%q: tensor<1x16x64xbf16>, %k: tensor<1x16x32xbf16>, %v: tensor<1x16x32xbf16>, %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>) {
+  // expected-error @+1 {{'llm.attention' op prefill of 48 tokens does not fit a full cache of 32 slots}}
+  %o, %c1 = llm.attention %q, %k, %v, %c {layer = 0, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase prefill>, prefix = 32} : tensor<1x16x64xbf16>, tensor<1x16x32xbf16>, tensor<1x16x32xbf16>, !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full> -> tensor<1x16x64xbf16>
+  return
+}
+
+// -----
+
+// Tests that a prefix is not negative.
+func.func @mla_prefix_negative(%q: tensor<1x4x96xbf16>, %kv: tensor<1x4x40xbf16>, %w: tensor<128x32xbf16>, %n: tensor<32xbf16>, %c: !kv.latent_cache<layers = 1, batch = 1, slots = 8, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full>) {
+  // expected-error @+1 {{'llm.mla_attention' op prefix must be >= 0, got -4}}
+  %o, %c1 = llm.mla_attention %q, %kv, %w, %n, %c {layer = 0, num_heads = 2, qk_nope_head_dim = 40, qk_rope_head_dim = 8, v_head_dim = 24, kv_lora_rank = 32, phase = #llm<phase prefill>, prefix = -4} : tensor<1x4x96xbf16>, tensor<1x4x40xbf16>, tensor<128x32xbf16>, tensor<32xbf16>, !kv.latent_cache<layers = 1, batch = 1, slots = 8, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full> -> tensor<1x4x48xbf16>
+  return
+}

@@ -161,3 +161,13 @@ func.func @tensor_parallel(%x: tensor<1x1x16xbf16>, %r: tensor<16x16xbf16>, %g: 
   %s = llm.shard_slice %y {dim = 2, shards = 4} : tensor<1x1x16xbf16> -> tensor<1x1x4xbf16>
   return %s : tensor<1x1x4xbf16>
 }
+
+// Tests that a chunk of a chunked prefill records the prefix earlier chunks
+// wrote, and the function the chunks it runs.
+// CHECK-LABEL: func.func @chunk(
+// CHECK-SAME:    llm.workload = #llm.workload<prefill, batch = 1, tokens = 30, chunks = 2>
+// CHECK:         llm.attention {{.+}} {head_dim = 16 : i64, layer = 0 : i64, num_heads = 4 : i64, num_kv_heads = 2 : i64, phase = #llm<phase prefill>, prefix = 16 : i64}
+func.func @chunk(%q: tensor<1x16x64xbf16>, %k: tensor<1x16x32xbf16>, %v: tensor<1x16x32xbf16>, %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>) -> tensor<1x16x64xbf16> attributes {llm.workload = #llm.workload<prefill, batch = 1, tokens = 30, chunks = 2>} {
+  %o, %c1 = llm.attention %q, %k, %v, %c {layer = 0, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase prefill>, prefix = 16} : tensor<1x16x64xbf16>, tensor<1x16x32xbf16>, tensor<1x16x32xbf16>, !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full> -> tensor<1x16x64xbf16>
+  return %o : tensor<1x16x64xbf16>
+}

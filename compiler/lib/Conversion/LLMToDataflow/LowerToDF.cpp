@@ -180,6 +180,14 @@ private:
              cache.getValuesPerToken()},
             cache.getDtype());
         declare("kv_cache", kvType, arch::MemoryTier::HBM, /*kvCache=*/true);
+        if (int64_t staged = llm::getStagedPromptSlots(fn); staged > 0) {
+          stagingPrompt = true;
+          declare("prompt_kv",
+                  RankedTensorType::get({cache.getLayers(), cache.getBatch(),
+                                         staged, cache.getValuesPerToken()},
+                                        cache.getDtype()),
+                  arch::MemoryTier::HBM);
+        }
       }
   }
 
@@ -354,15 +362,44 @@ private:
   }
 
   /// The KV-cache slice one layer's attention reads (every slot of every
-  /// sequence), in tiles of about `tileBytes`.
-  Value loadKV(Location loc, int64_t tileBytes) {
+  /// sequence), in tiles of about `tileBytes`. With `prefixSlots`, only the
+  /// slots a chunked prefill's earlier chunks wrote (the last chunk's
+  /// prefix; the load's tiles all scale with the chunk, `prefix_tiles`).
+  Value loadKV(Location loc, int64_t tileBytes, int64_t prefixSlots = 0) {
     int64_t layerBytes = bytesOf(kvType) / kvType.getDimSize(0);
     int64_t want = std::max<int64_t>(1, layerBytes / std::max<int64_t>(1, tileBytes));
     auto [tile, pieces] = cutTile(kvType.getShape(), want, /*keep=*/1);
-    return b.create<df::LoadOp>(
+    StringRef src = kvTensor();
+    if (prefixSlots == 0)
+      return b.create<df::LoadOp>(
+          loc, streamOf(RankedTensorType::get(tile, kvType.getElementType())),
+          src, pieces);
+    int64_t slots = kvType.getDimSize(2);
+    int64_t tiles = std::max<int64_t>(
+        1, (pieces * prefixSlots + slots - 1) / slots);
+    auto load = b.create<df::LoadOp>(
         loc, streamOf(RankedTensorType::get(tile, kvType.getElementType())),
-        "kv_cache", pieces);
+        src, tiles);
+    load.setPrefixTiles(tiles);
+    return load;
   }
+
+  /// Where a prefill's attention writes and reads its prompt's K/V: the
+  /// KV cache, or (a chunked prefill under a compressing policy) the
+  /// prompt's staging copy the later chunks and the selection read.
+  StringRef kvTensor() const {
+    return stagingPrompt ? StringRef("prompt_kv") : StringRef("kv_cache");
+  }
+
+  /// The prefix an attention of a chunked prefill also attends to.
+  static int64_t prefixOf(Operation *op) {
+    if (auto a = dyn_cast<llm::AttentionOp>(op))
+      return a.getPrefix();
+    if (auto a = dyn_cast<llm::MLAAttentionOp>(op))
+      return a.getPrefix();
+    return 0;
+  }
+
 
   /// Bytes of KV-cache tokens an op writes, as (tokens, stream).
   int64_t kvTokensWritten(Operation *op) {
@@ -480,6 +517,10 @@ private:
     }
     if (readsKV(op))
       inputs.push_back(loadKV(op->getLoc(), tileBytes));
+    // A chunk of a chunked prefill reads back what earlier chunks wrote.
+    int64_t prefix = prefixOf(op);
+    if (prefix > 0)
+      inputs.push_back(loadKV(op->getLoc(), tileBytes, prefix));
     // The stage's AGCUs go to its memory loads in proportion to their bytes.
     if (int64_t agcus = map.getAgcus()) {
       SmallVector<df::LoadOp> loads;
@@ -538,18 +579,38 @@ private:
       outTypes.push_back(streamOf(tile));
       outCounts.push_back(kvTokens);
     }
+    int64_t flops = cost.getFlops().value();
+    // The work on earlier chunks' tokens is its share of the steps, at
+    // least one when there is any (it scales with the chunk).
+    int64_t prefixFlops = llm::getPrefixFlops(op).value();
+    if (prefixFlops > 0) {
+      int64_t fixedTiles = static_cast<int64_t>(std::llround(
+          double(tiles) * double(flops - prefixFlops) / double(flops)));
+      if (fixedTiles >= tiles)
+        tiles = fixedTiles + 1;
+    }
     int64_t flopsPerTile =
-        ceilDiv(cost.getFlops(), std::max<int64_t>(1, tiles)).value();
+        ceilDiv(CheckedInt(flops), std::max<int64_t>(1, tiles)).value();
+    int64_t prefixTiles =
+        prefixFlops > 0
+            ? std::clamp<int64_t>(std::llround(double(tiles) *
+                                               double(prefixFlops) /
+                                               double(flops)),
+                                  1, tiles)
+            : 0;
     auto st = b.create<df::StageOp>(
         op->getLoc(), outTypes, df::StageKindAttr::get(op->getContext(), kind),
         inputs, b.getI64IntegerAttr(pcus), b.getI64IntegerAttr(flopsPerTile),
-        b.getI64IntegerAttr(tiles), b.getDenseI64ArrayAttr(outCounts));
+        b.getI64IntegerAttr(tiles), b.getDenseI64ArrayAttr(outCounts),
+        b.getI64IntegerAttr(prefixTiles));
     for (auto [k, v] : llvm::enumerate(outValues)) {
       streams[v] = st.getResult(k);
       storeIfHomed(v, st.getResult(k));
     }
     if (kvTokens > 0)
-      b.create<df::StoreOp>(op->getLoc(), st.getOutputs().back(), "kv_cache");
+      b.create<df::StoreOp>(op->getLoc(), st.getOutputs().back(),
+                            isa<kv::GatherStoreOp>(op) ? StringRef("kv_cache")
+                                                       : kvTensor());
     return success();
   }
 
@@ -604,6 +665,9 @@ private:
   int64_t sectionAgcus = 1; ///< the AGCU lanes of the section being lowered
   df::ProgramOp program;
   RankedTensorType kvType;
+  /// A chunked prefill under a compressing policy keeps the whole prompt's
+  /// K/V in `prompt_kv` (its own slots) until the selection fills the cache.
+  bool stagingPrompt = false;
   llvm::StringSet<> declared;
   DenseMap<Value, std::string> homes;
   DenseMap<Value, Value> streams;

@@ -30,6 +30,19 @@ compileModel(mlir::MLIRContext &context, const Workload &workload,
              const WorkloadOptions &options, const CompileOptions &compile,
              int64_t batch, const std::string &phase);
 
+/// The chunk sizes `--prefill-chunk auto` tries for a prompt, largest first:
+/// the whole prompt, then powers of two down to kSmallestAutoChunk.
+constexpr int64_t kSmallestAutoChunk = 512;
+std::vector<int64_t> autoPrefillChunks(int64_t prompt);
+
+/// compileModel for the prefill, its chunk resolved: with
+/// kPrefillChunkAuto, the largest of autoPrefillChunks whose plan fits (the
+/// smallest when none does).
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+compilePrefill(mlir::MLIRContext &context, const Workload &workload,
+               const WorkloadOptions &options, const CompileOptions &compile,
+               int64_t batch);
+
 /// compileModel for one phase, read into the simulator's Program as
 /// `simulate` reads a file. A plan that does not fit is a ProgramFailure;
 /// `maxBatch` (when given) receives the plan's largest batch that fits.

@@ -38,6 +38,9 @@ llvm::Expected<ModelInfo> describeWorkload(const WorkloadOptions &options);
 struct ImportOptions {
   std::string phase = "both"; ///< decode, prefill or both
   int64_t promptTokens = 4096;
+  /// Chunk of a chunked @prefill; kPrefillChunkAuto builds the whole prompt
+  /// (no plan to fit to before the pipeline).
+  int64_t prefillChunk = kPrefillChunkAuto;
   int64_t mtpDepth = 0;
   double mtpAcceptance = 0.8;
 };

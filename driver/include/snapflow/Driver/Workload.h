@@ -57,9 +57,16 @@ struct Workload {
 llvm::Expected<Workload> resolveWorkload(const WorkloadOptions &options,
                                          bool needChip);
 
+/// `--prefill-chunk auto`: the largest chunk whose prefill fits.
+constexpr int64_t kPrefillChunkAuto = -1;
+
 /// Options of compiling one phase beyond the workload.
 struct CompileOptions {
   std::string phase = "decode";
+  /// Tokens of the static graph a prefill runs per chunk of the prompt
+  /// (a chunk of at least the prompt: the whole prompt at once), or
+  /// kPrefillChunkAuto.
+  int64_t prefillChunk = kPrefillChunkAuto;
   /// The pipeline's mapping options (mla-cache, moe, fuse-layers, routing,
   /// allow-ddr, max-tiles); its chip, kv, context and tp come from the
   /// workload.

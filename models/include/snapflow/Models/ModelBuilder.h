@@ -40,7 +40,21 @@ struct BuildOptions {
   /// Probability that a drafted token is accepted (recorded in the decode
   /// function's llm.workload; sets the accepted tokens per step).
   double mtpAcceptance = 0.8;
+  /// Chunked prefill: @prefill is the static graph of one chunk of this
+  /// many tokens, run ceil(L / chunk) times over the prompt, each chunk
+  /// attending to the KV the earlier ones wrote (0, or a chunk of at least
+  /// the prompt: the whole prompt at once). The cache holds the chunks'
+  /// slots; a prompt that is not a multiple pads its last chunk.
+  int64_t prefillChunk = 0;
 };
+
+/// The chunking of a prompt of `prompt` tokens in chunks of at most `chunk`
+/// (0: unchunked): the tokens each chunk's static graph processes and how
+/// many chunks run.
+struct PrefillChunking {
+  int64_t chunkTokens = 0, chunks = 1;
+};
+PrefillChunking chunkPrompt(int64_t prompt, int64_t chunk);
 
 /// Builds a module with the requested phase functions. Errors (a batch or
 /// length of zero, a context beyond the model's positions) name the option.

@@ -500,9 +500,20 @@ LogicalResult SectionOp::verify() {
 // LoadOp, StoreOp
 //===----------------------------------------------------------------------===//
 
+/// `prefix_tiles` is a part of `tiles`.
+static LogicalResult verifyPrefixTiles(Operation *op, int64_t prefix,
+                                       int64_t tiles) {
+  if (prefix < 0 || prefix > tiles)
+    return op->emitOpError() << "prefix_tiles must be in [0, tiles = "
+                             << tiles << "], got " << prefix;
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   if (getTiles() < 1)
     return emitOpError() << "tiles must be >= 1, got " << getTiles();
+  if (failed(verifyPrefixTiles(*this, getPrefixTiles(), getTiles())))
+    return failure();
   if (failed(verifyTensorRef(*this, getSrcAttr(), getResult().getType())))
     return failure();
   return verifyConsumed(*this);
@@ -522,6 +533,8 @@ LogicalResult StageOp::verify() {
                          << " PCUs; every stage needs at least one";
   if (getTiles() < 1)
     return emitOpError() << "tiles must be >= 1, got " << getTiles();
+  if (failed(verifyPrefixTiles(*this, getPrefixTiles(), getTiles())))
+    return failure();
   if (getFlopsPerTile() < 0)
     return emitOpError("flops_per_tile must be >= 0");
   if (getInputs().empty() && getOutputs().empty())

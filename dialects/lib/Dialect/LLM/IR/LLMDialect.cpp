@@ -46,7 +46,7 @@ void LLMDialect::initialize() {
 LogicalResult
 WorkloadAttr::verify(function_ref<InFlightDiagnostic()> emitError, Phase phase,
                      int64_t batch, int64_t tokens, int64_t mtpDepth,
-                     llvm::APFloat mtpAcceptance) {
+                     llvm::APFloat mtpAcceptance, int64_t chunks) {
   double p = mtpAcceptance.convertToDouble();
   if (batch < 1 || tokens < 1)
     return emitError() << "llm.workload batch and tokens must be >= 1, got "
@@ -60,6 +60,15 @@ WorkloadAttr::verify(function_ref<InFlightDiagnostic()> emitError, Phase phase,
   if (!(p >= 0.0 && p <= 1.0))
     return emitError() << "llm.workload mtp_acceptance must be in [0, 1], got "
                        << p;
+  if (chunks < 1)
+    return emitError() << "llm.workload chunks must be >= 1, got " << chunks;
+  if (chunks > 1 && phase != Phase::prefill)
+    return emitError() << "llm.workload: chunks (" << chunks
+                       << ") applies to prefill only";
+  if (chunks > tokens)
+    return emitError() << "llm.workload: " << chunks
+                       << " chunks of a prompt of " << tokens
+                       << " tokens leave a chunk empty";
   return success();
 }
 
@@ -131,6 +140,36 @@ int64_t snapflow::llm::getTensorParallelism(Operation *op) {
   IntegerAttr tp = dialectOf(module)->getTpAttrHelper().getAttr(module);
   return tp ? tp.getInt() : 1;
 }
+CheckedInt snapflow::llm::getPrefixFlops(Operation *op) {
+  if (auto a = dyn_cast<AttentionOp>(op))
+    return a.getPrefixFlops();
+  if (auto a = dyn_cast<MLAAttentionOp>(op))
+    return a.getPrefixFlops();
+  return 0;
+}
+
+int64_t snapflow::llm::getStagedPromptSlots(Operation *fn) {
+  WorkloadAttr w = getWorkload(fn);
+  if (!w || w.getChunks() <= 1)
+    return 0;
+  int64_t chunkTokens = 0;
+  kv::KVCacheTypeInterface cache;
+  fn->walk([&](Operation *op) {
+    if (auto a = dyn_cast<AttentionOp>(op)) {
+      chunkTokens = cast<RankedTensorType>(a.getQuery().getType()).getDimSize(1);
+      cache = cast<kv::KVCacheTypeInterface>(a.getCache().getType());
+    } else if (auto a = dyn_cast<MLAAttentionOp>(op)) {
+      chunkTokens = cast<RankedTensorType>(a.getQuery().getType()).getDimSize(1);
+      cache = cast<kv::KVCacheTypeInterface>(a.getCache().getType());
+    }
+  });
+  if (!cache || !cache.getPolicy().isCompressing() ||
+      w.getTokens() <= cache.getTotalSlots().value())
+    return 0;
+  // Each socket of a sequence-split cache stages its share of the tokens.
+  return w.getChunks() * chunkTokens / cache.getSeqShards();
+}
+
 void snapflow::llm::setTensorParallelism(Operation *module, int64_t tp) {
   dialectOf(module)->getTpAttrHelper().setAttr(
       module, Builder(module->getContext()).getI64IntegerAttr(tp));
@@ -214,17 +253,30 @@ static LogicalResult verifyLayerIndex(Operation *op, int64_t layer,
   return success();
 }
 
-/// Whether an attention writes its `tokens` new tokens into `cache` itself:
-/// always in decode, and in prefill unless the prompt overflows a compressed
-/// cache (then kv.gather_store writes what is kept).
+/// Whether an attention writes its `tokens` new tokens to HBM itself:
+/// always in decode, and in prefill unless a whole prompt overflows a
+/// compressed cache (then kv.gather_store writes what is kept). A chunk of a
+/// chunked prefill (`prefix` > 0) always does: into the cache, or into the
+/// prompt's staging copy the later chunks and the selection read.
 static bool writesCache(Phase phase, kv::KVCacheTypeInterface cache,
-                        int64_t tokens) {
+                        int64_t tokens, int64_t prefix) {
   return phase == Phase::decode || !cache.getPolicy().isCompressing() ||
-         tokens <= cache.getTotalSlots().value();
+         prefix > 0 || tokens <= cache.getTotalSlots().value();
 }
 
 /// Causal (query, key) pairs of a prompt of `t` tokens.
 static CheckedInt causalPairs(CheckedInt t) { return t * (t + 1) / 2; }
+
+/// A prefix (earlier chunks' tokens) is a prefill's, and not negative.
+static LogicalResult verifyPrefix(Operation *op, int64_t prefix, Phase phase) {
+  if (prefix < 0)
+    return op->emitOpError() << "prefix must be >= 0, got " << prefix;
+  if (prefix > 0 && phase != Phase::prefill)
+    return op->emitOpError() << "a prefix (" << prefix
+                             << " tokens of earlier chunks) applies to a "
+                                "chunked prefill only";
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // ParamOp
@@ -508,11 +560,14 @@ LogicalResult AttentionOp::verify() {
                            << " does not match the cache dtype "
                            << cache.getDtype();
   bool compressing = cache.getPolicy().isCompressing();
+  if (failed(verifyPrefix(*this, getPrefix(), getPhase())))
+    return failure();
   if (getPhase() == Phase::decode && t > cache.getSlots())
     return emitOpError() << "decodes " << t << " tokens but the cache has "
                          << cache.getSlots() << " slots";
-  if (getPhase() == Phase::prefill && !compressing && t > cache.getSlots())
-    return emitOpError() << "prefill of " << t
+  if (getPhase() == Phase::prefill && !compressing &&
+      t + getPrefix() > cache.getSlots())
+    return emitOpError() << "prefill of " << t + getPrefix()
                          << " tokens does not fit a full cache of "
                          << cache.getSlots() << " slots";
   return success();
@@ -525,15 +580,21 @@ CheckedInt AttentionOp::getFlops() {
           ? causalPairs(t)
           : t * cast<kv::CacheType>(getCache().getType()).getSlots();
   // QK^T and PV (2 x 2 FLOPs per MAC) plus softmax per score.
-  return b * getNumHeads() * pairs * (4 * getHeadDim() + 5);
+  return b * getNumHeads() * pairs * (4 * getHeadDim() + 5) +
+         getPrefixFlops();
+}
+CheckedInt AttentionOp::getPrefixFlops() {
+  RankedTensorType q = tensorOf(getQuery());
+  CheckedInt pairs = CheckedInt(q.getDimSize(1)) * getPrefix();
+  return q.getDimSize(0) * getNumHeads() * pairs * (4 * getHeadDim() + 5);
 }
 CheckedInt AttentionOp::getBytesRead() {
   CheckedInt bytes =
       getTotalBytes(ValueRange{getQuery(), getKey(), getValue()});
-  if (getPhase() == Phase::decode) {
-    auto cache = cast<kv::KVCacheTypeInterface>(getCache().getType());
+  auto cache = cast<kv::KVCacheTypeInterface>(getCache().getType());
+  if (getPhase() == Phase::decode)
     bytes += cache.getBytesPerSequencePerLayer() * cache.getBatch();
-  }
+  bytes += cache.getBytesPerTokenPerLayer() * getPrefix() * cache.getBatch();
   return bytes;
 }
 CheckedInt AttentionOp::getBytesWritten() {
@@ -541,7 +602,8 @@ CheckedInt AttentionOp::getBytesWritten() {
   auto cache = cast<kv::CacheType>(getCache().getType());
   // New tokens go to the cache, except in a prefill longer than a compressed
   // cache, where kv.gather_store writes the tokens kept instead.
-  if (writesCache(getPhase(), cache, tensorOf(getKey()).getDimSize(1)))
+  if (writesCache(getPhase(), cache, tensorOf(getKey()).getDimSize(1),
+                  getPrefix()))
     bytes += getTotalBytes(ValueRange{getKey(), getValue()});
   return bytes;
 }
@@ -588,9 +650,11 @@ LogicalResult MLAAttentionOp::verify() {
   if (getPhase() == Phase::decode && t > cache.getSlots())
     return emitOpError() << "decodes " << t << " tokens but the cache has "
                          << cache.getSlots() << " slots";
+  if (failed(verifyPrefix(*this, getPrefix(), getPhase())))
+    return failure();
   if (getPhase() == Phase::prefill && !cache.getPolicy().isCompressing() &&
-      t > cache.getSlots() * cache.getSeqShards())
-    return emitOpError() << "prefill of " << t
+      t + getPrefix() > cache.getSlots() * cache.getSeqShards())
+    return emitOpError() << "prefill of " << t + getPrefix()
                          << " tokens does not fit a full cache of "
                          << cache.getSlots() * cache.getSeqShards()
                          << " slots";
@@ -618,21 +682,37 @@ CheckedInt MLAAttentionOp::getFlops() {
   // Each socket decompresses only the tokens it holds.
   return prep + b * (2 * t * r * h * (nope + v) / cache.getSeqShards() +
                      2 * h * pairs * (nope + rope) +
+              2 * h * pairs * v + 5 * h * pairs) +
+         getPrefixFlops();
+}
+CheckedInt MLAAttentionOp::getPrefixFlops() {
+  RankedTensorType q = tensorOf(getQuery());
+  CheckedInt b = q.getDimSize(0), t = q.getDimSize(1);
+  CheckedInt h = getNumHeads(), nope = getQkNopeHeadDim(),
+             rope = getQkRopeHeadDim(), v = getVHeadDim(), r = getKvLoraRank();
+  auto cache = cast<kv::LatentCacheType>(getCache().getType());
+  // The prefix tokens this socket holds: decompressed again, then every
+  // query attends to them fully.
+  CheckedInt p = CheckedInt(getPrefix()) / cache.getSeqShards();
+  CheckedInt pairs = t * p;
+  return b * (2 * p * r * h * (nope + v) + 2 * h * pairs * (nope + rope) +
               2 * h * pairs * v + 5 * h * pairs);
 }
 CheckedInt MLAAttentionOp::getBytesRead() {
   CheckedInt bytes = getTotalBytes(
       ValueRange{getQuery(), getLatent(), getKvUp(), getLatentNorm()});
-  if (getPhase() == Phase::decode) {
-    auto cache = cast<kv::KVCacheTypeInterface>(getCache().getType());
+  auto cache = cast<kv::LatentCacheType>(getCache().getType());
+  if (getPhase() == Phase::decode)
     bytes += cache.getBytesPerSequencePerLayer() * cache.getBatch();
-  }
+  bytes += cache.getBytesPerTokenPerLayer() * getPrefix() /
+           cache.getSeqShards() * cache.getBatch();
   return bytes;
 }
 CheckedInt MLAAttentionOp::getBytesWritten() {
   CheckedInt bytes = getTensorBytes(getResult().getType());
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
-  if (writesCache(getPhase(), cache, tensorOf(getLatent()).getDimSize(1)))
+  if (writesCache(getPhase(), cache, tensorOf(getLatent()).getDimSize(1),
+                  getPrefix()))
     bytes += getTensorBytes(getLatent().getType());
   return bytes;
 }

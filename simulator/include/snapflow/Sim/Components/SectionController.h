@@ -55,6 +55,8 @@ public:
 
 private:
   double runStep(int job, JobResult &jr, Breakdown &bd);
+  /// Runs every section of job `job` once (one chunk of a chunked prefill).
+  void runChunk(int job, JobResult &jr, Breakdown &bd);
   /// Runs `iterations` iterations of a section (more than one: a
   /// pipelined loop, its iterations overlapping) on every socket.
   double runIteration(int job, int section, Breakdown &bd,

@@ -57,9 +57,13 @@ struct Node {
   // Load / store.
   int tensor = -1;
   int64_t tiles = 0;
+  /// Of a load's or stage's tiles, those on earlier chunks' tokens in a
+  /// chunked prefill (df `prefix_tiles`): chunk j of n runs
+  /// tiles - prefixTiles + ceil(prefixTiles j / (n - 1)).
   int64_t agcus = 1;
   // Stage.
   StageKind stageKind = StageKind::Gemm;
+  int64_t prefixTiles = 0;
   int64_t pcus = 1;
   int64_t flopsPerTile = 0;
   std::vector<int> inputs, outputs;  ///< stream indices
@@ -84,7 +88,18 @@ struct Section {
   bool pipelined = false;
   std::vector<Node> nodes;
   std::vector<Stream> streams;
+
+  /// Tiles of every node and stream in chunk `chunk` of `chunks` (all of
+  /// them in the last chunk, as the df program states them).
+  struct ChunkTiles {
+    std::vector<int64_t> nodes, streams;
+  };
+  ChunkTiles tilesInChunk(int64_t chunk, int64_t chunks) const;
 };
+
+/// A node's tiles in chunk `chunk` of `chunks`.
+int64_t tilesInChunk(int64_t tiles, int64_t prefixTiles, int64_t chunk,
+                     int64_t chunks);
 
 /// A whole program for one socket of a TP group of `tp` sockets.
 struct Program {
@@ -96,6 +111,9 @@ struct Program {
   int64_t batch = 1;
   int64_t tokens = 0;      ///< context (decode) or prompt (prefill) tokens
   double tokensPerStep = 1; ///< accepted tokens per sequence per step (MTP)
+  /// A chunked prefill: one step runs every section once per chunk, the
+  /// nodes' prefix tiles growing with the chunk (llm.workload `chunks`).
+  int64_t chunks = 1;
   std::vector<Tensor> tensors;
   std::vector<Section> sections;
   // The compiler's memory plan, per socket (0 when absent).

@@ -87,6 +87,16 @@ struct SectionRun {
   /// Stages share PCUs in time when the section needs more than the chip has.
   double oversubscription = 1;
   bool running = false;
+  /// Tiles of every node and stream in the chunk of a chunked prefill being
+  /// run (the section's own counts otherwise).
+  Section::ChunkTiles chunk;
+
+  /// Sets the chunk the next starts run (of the program's chunks).
+  void setChunk(int64_t index) {
+    chunk = section->tilesInChunk(index, program->chunks);
+  }
+  int64_t nodeTiles(int node) const { return chunk.nodes[node]; }
+  int64_t streamTiles(int stream) const { return chunk.streams[stream]; }
 
   /// Runs before iteration `k` of node `node`: waits until the stores it
   /// depends on have finished iteration k - 1.

@@ -102,6 +102,10 @@ def DF_LoadOp : DF_Op<"load", [HasParent<"SectionOp">]> {
     type and rank must be the tensor's and its shape must tile the tensor
     evenly; `tiles` may exceed the tensor's tile count when the tensor is read
     more than once (e.g. weights streamed again for each batch tile).
+    In a chunked prefill (the program's `llm.workload` has n `chunks`),
+    `prefix_tiles` of the tiles read earlier chunks' tokens: chunk j
+    (0-based) reads `tiles - prefix_tiles + ceil(prefix_tiles * j / (n-1))`,
+    all of them in the last chunk and none of the prefix in the first.
 
     Example:
     ```mlir
@@ -109,7 +113,8 @@ def DF_LoadOp : DF_Op<"load", [HasParent<"SectionOp">]> {
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$src, SF_I64Attr:$tiles,
-                       DefaultValuedAttr<SF_I64Attr, "1">:$agcus);
+                       DefaultValuedAttr<SF_I64Attr, "1">:$agcus,
+                       DefaultValuedAttr<SF_I64Attr, "0">:$prefix_tiles);
   let results = (outs DF_StreamType:$result);
   let assemblyFormat = "$src `tiles` $tiles attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
@@ -136,7 +141,9 @@ def DF_StageOp : DF_Op<"stage", [HasParent<"SectionOp">]> {
     proportion to progress: an input stream of n tiles has delivered
     ceil((s + 1) n / tiles) tiles before step s runs. Output k carries
     `output_tiles[k]` tiles (default `tiles`), produced in the same
-    proportion.
+    proportion. In a chunked prefill, `prefix_tiles` of the steps are work
+    on earlier chunks' tokens and scale as a load's do (see `df.load`); the
+    outputs keep their counts.
 
     Example:
     ```mlir
@@ -145,7 +152,8 @@ def DF_StageOp : DF_Op<"stage", [HasParent<"SectionOp">]> {
   }];
   let arguments = (ins DF_StageKind:$kind, Variadic<DF_StreamType>:$inputs,
                        SF_I64Attr:$pcus, SF_I64Attr:$flops_per_tile, SF_I64Attr:$tiles,
-                       OptionalAttr<DenseI64ArrayAttr>:$output_tiles);
+                       OptionalAttr<DenseI64ArrayAttr>:$output_tiles,
+                       DefaultValuedAttr<SF_I64Attr, "0">:$prefix_tiles);
   let results = (outs Variadic<DF_StreamType>:$outputs);
   let assemblyFormat = [{
     $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)

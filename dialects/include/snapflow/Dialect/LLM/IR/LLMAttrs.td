@@ -18,17 +18,23 @@ def LLM_WorkloadAttr : AttrDef<LLM_Dialect, "Workload"> {
     With DeepSeek's MTP module, decode verifies `1 + mtp_depth` tokens per
     sequence and step, each draft accepted with probability
     `mtp_acceptance`; the accepted tokens per step are derived from these
-    two (`getTokensPerStep`), never stored.
+    two (`getTokensPerStep`), never stored. A chunked prefill runs its
+    static graph (the chunk of T tokens the function's ops process)
+    `chunks` times over the prompt, each chunk attending to the KV the
+    earlier ones wrote (the attention ops' `prefix`); `tokens` is then the
+    whole prompt, at most `chunks` x T.
 
     Example: `#llm.workload<decode, batch = 8, tokens = 131072>`,
-    `#llm.workload<decode, batch = 147, tokens = 131072, mtp_depth = 1, mtp_acceptance = 8.000000e-01>`
+    `#llm.workload<decode, batch = 147, tokens = 131072, mtp_depth = 1, mtp_acceptance = 8.000000e-01>`,
+    `#llm.workload<prefill, batch = 1, tokens = 131072, chunks = 16>`
   }];
   let parameters = (ins EnumParameter<LLM_Phase>:$phase, "int64_t":$batch,
                         "int64_t":$tokens,
                         DefaultValuedParameter<"int64_t", "0">:$mtp_depth,
-                        SF_F64Parameter<"draft acceptance", "::llvm::APFloat(0.0)">:$mtp_acceptance);
+                        SF_F64Parameter<"draft acceptance", "::llvm::APFloat(0.0)">:$mtp_acceptance,
+                        DefaultValuedParameter<"int64_t", "1">:$chunks);
   let assemblyFormat =
-      "`<` $phase `,` struct($batch, $tokens, $mtp_depth, $mtp_acceptance) `>`";
+      "`<` $phase `,` struct($batch, $tokens, $mtp_depth, $mtp_acceptance, $chunks) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Accepted tokens per sequence and step: 1 + P + ... + P^mtp_depth

@@ -50,6 +50,16 @@ void copyLayerMarker(mlir::Operation *from, mlir::Operation *to);
 int64_t getTensorParallelism(mlir::Operation *op);
 void setTensorParallelism(mlir::Operation *module, int64_t tp);
 
+/// Of an attention's FLOPs, those on the `prefix` of a chunked prefill's
+/// last chunk (0 for any other op): chunk j of n does j/(n-1) of them.
+::snapflow::CheckedInt getPrefixFlops(mlir::Operation *op);
+
+/// Slots of the prompt staging a chunked prefill function keeps in HBM: a
+/// prompt longer than its compressing cache is written chunk by chunk to a
+/// copy of all its tokens, which the next chunks attend to and the
+/// end-of-prefill selection reads (0: none; the chunks write the cache).
+int64_t getStagedPromptSlots(mlir::Operation *fn);
+
 /// The model name and config model_type the builder recorded on the module.
 void setModel(mlir::Operation *module, llvm::StringRef name,
               llvm::StringRef modelType);

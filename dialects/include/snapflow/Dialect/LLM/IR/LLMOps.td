@@ -223,6 +223,14 @@ def LLM_AttentionOp : LLM_Op<"attention", [AllTypesMatch<["cache", "new_cache"]>
     `tensor<B x T x num_heads*head_dim>`, keys and values
     `tensor<B x T x num_kv_heads*head_dim>`.
 
+    In a chunked prefill (the function's `llm.workload` has `chunks` > 1) the
+    T tokens are one chunk, and its queries also attend fully to the
+    `prefix` tokens earlier chunks wrote, read back from HBM (the cache, or
+    for a compressing policy the prompt's staging copy). `prefix` is the last
+    chunk's: chunk j of n sees j/(n-1) of it, which is how the df program
+    runs it (`prefix_tiles`). The op's costs are those of the last chunk;
+    `getPrefixFlops` is their share that grows with the prefix.
+
     Example:
     ```mlir
     %o, %c1 = llm.attention %q, %k, %v, %c0 {layer = 0, num_heads = 32, num_kv_heads = 8, head_dim = 128, phase = #llm<phase decode>} : tensor<1x1x4096xbf16>, tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>, !kv.cache<layers = 32, batch = 1, slots = 4096, kv_heads = 8, head_dim = 128, dtype = bf16, policy = #kv.full> -> tensor<1x1x4096xbf16>
@@ -231,8 +239,14 @@ def LLM_AttentionOp : LLM_Op<"attention", [AllTypesMatch<["cache", "new_cache"]>
   let arguments = (ins LLM_Activation:$query, LLM_Activation:$key,
                        LLM_Activation:$value, KV_CacheType:$cache,
                        SF_I64Attr:$layer, SF_I64Attr:$num_heads, SF_I64Attr:$num_kv_heads,
-                       SF_I64Attr:$head_dim, LLM_PhaseAttr:$phase);
+                       SF_I64Attr:$head_dim, LLM_PhaseAttr:$phase,
+                       DefaultValuedAttr<SF_I64Attr, "0">:$prefix);
   let results = (outs LLM_Activation:$result, KV_CacheType:$new_cache);
+  let extraClassDeclaration = [{
+    /// FLOPs of attending the T queries to the `prefix` tokens (part of
+    /// getFlops, proportional to `prefix`).
+    ::snapflow::CheckedInt getPrefixFlops();
+  }];
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $cache attr-dict `:` type($query) `,`
     type($key) `,` type($value) `,` qualified(type($cache)) `->` type($result)
@@ -253,6 +267,9 @@ def LLM_MLAAttentionOp : LLM_Op<"mla_attention", [AllTypesMatch<["cache", "new_c
     folded into the query and output, attention in latent space); prefill
     decompresses the prompt's keys and values and attends causally. The result
     is `tensor<B x T x num_heads*v_head_dim>` (before the output projection).
+    A chunk of a chunked prefill also attends to `prefix` earlier tokens,
+    as `llm.attention` does; it decompresses their latents again (the
+    non-absorbed form is the cheaper one for a chunk of many queries).
 
     Example:
     ```mlir
@@ -265,8 +282,14 @@ def LLM_MLAAttentionOp : LLM_Op<"mla_attention", [AllTypesMatch<["cache", "new_c
                        SF_I64Attr:$layer, SF_I64Attr:$num_heads,
                        SF_I64Attr:$qk_nope_head_dim, SF_I64Attr:$qk_rope_head_dim,
                        SF_I64Attr:$v_head_dim, SF_I64Attr:$kv_lora_rank,
-                       LLM_PhaseAttr:$phase);
+                       LLM_PhaseAttr:$phase,
+                       DefaultValuedAttr<SF_I64Attr, "0">:$prefix);
   let results = (outs LLM_Activation:$result, KV_LatentCacheType:$new_cache);
+  let extraClassDeclaration = [{
+    /// FLOPs of decompressing the `prefix` tokens and attending the T
+    /// queries to them (part of getFlops, proportional to `prefix`).
+    ::snapflow::CheckedInt getPrefixFlops();
+  }];
   let assemblyFormat = [{
     $query `,` $latent `,` $kv_up `,` $latent_norm `,` $cache attr-dict `:`
     type($query) `,` type($latent) `,` type($kv_up) `,` type($latent_norm) `,`
