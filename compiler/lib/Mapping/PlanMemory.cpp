@@ -132,6 +132,9 @@ private:
       }
       if (isa<llm::RepeatOp, llm::YieldOp, func::ReturnOp, func::FuncOp>(op))
         return;
+      // A staged read names the prompt's K/V already counted in HBM.
+      if (auto read = dyn_cast<kv::ReadOp>(op); read && read.getStaged() > 0)
+        return;
       for (Value r : op->getResults()) {
         auto type = dyn_cast<RankedTensorType>(r.getType());
         if (!type)

@@ -42,6 +42,10 @@ constexpr int64_t kMinTileBytes = 64 * 1024;
 /// Ops that are not stages (params, views, collectives, loops) have none.
 std::optional<df::StageKind> stageKind(Operation *op) {
   using K = std::optional<df::StageKind>;
+  // A staged read is a view of the prompt's HBM copy (its consumers load
+  // from it), not a stage.
+  if (auto read = dyn_cast<kv::ReadOp>(op); read && read.getStaged() > 0)
+    return K();
   return llvm::TypeSwitch<Operation *, K>(op)
       .Case<llm::LinearOp, llm::MLPOp, llm::MoEOp, llm::LMHeadOp,
             llm::AttentionOp, llm::MLAAttentionOp, llm::MTPOp, kv::ScoreOp>(

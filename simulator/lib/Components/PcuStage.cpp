@@ -39,7 +39,15 @@ PcuStage::PcuStage(const arch::ArchModel &chip) {
 void PcuStage::run(SectionRun &r, int index) {
   const Node &n = r.section->nodes[index];
   double rate = n.stageKind == StageKind::Gemm ? systolicPerCycle : simdPerCycle;
-  int64_t steps = std::max<int64_t>(1, r.nodeTiles(index));
+  if (r.nodeTiles(index) == 0) {
+    // Idle this chunk (the selection before the last one): what reaches it
+    // is taken and dropped.
+    for (int in : n.inputs)
+      for (int64_t t = 0, tiles = r.streamTiles(in); t < tiles; ++t)
+        r.pop(index, in);
+    return;
+  }
+  int64_t steps = r.nodeTiles(index);
   std::vector<int64_t> got(n.inputs.size(), 0), put(n.outputs.size(), 0);
   for (int64_t step = 0; step < steps; ++step) {
     // Inputs in proportion to progress: an input of T tiles has delivered

@@ -48,9 +48,12 @@ int64_t snapflow::sim::tilesInChunk(int64_t tiles, int64_t prefixTiles,
 Section::ChunkTiles Section::tilesInChunk(int64_t chunk, int64_t chunks) const {
   ChunkTiles out;
   out.nodes.reserve(nodes.size());
+  bool last = chunk >= chunks - 1;
   for (const Node &n : nodes)
-    out.nodes.push_back(
-        sim::tilesInChunk(n.tiles, n.prefixTiles, chunk, chunks));
+    out.nodes.push_back(n.lastChunk && !last ? 0
+                                             : sim::tilesInChunk(
+                                                   n.tiles, n.prefixTiles,
+                                                   chunk, chunks));
   // A stream carries what its producer emits: a load's tiles this chunk, a
   // stage's fixed output count, what a buffer or collective passes on.
   out.streams.assign(streams.size(), -1);
@@ -74,6 +77,9 @@ Section::ChunkTiles Section::tilesInChunk(int64_t chunk, int64_t chunks) const {
       t = of(p.inputs[0]);
       break;
     case NodeKind::Stage:
+      if (p.lastChunk && !last)
+        t = 0;
+      break;
     case NodeKind::Store:
       break;
     }

@@ -167,6 +167,7 @@ std::string snapflow::sim::serializeProgram(const Program &p) {
       w.integer(n.tensor);
       w.integer(n.tiles);
       w.integer(n.prefixTiles);
+      w.integer(n.lastChunk);
       w.integer(n.agcus);
       w.integer(static_cast<int64_t>(n.stageKind));
       w.integer(n.pcus);
@@ -254,6 +255,7 @@ llvm::Expected<Program> snapflow::sim::deserializeProgram(llvm::StringRef bytes)
             r.integer(n.tensor, "node tensor") &&
             r.integer(n.tiles, "node tiles") &&
             r.integer(n.prefixTiles, "node prefix tiles") &&
+            r.boolean(n.lastChunk, "node last-chunk marker") &&
             r.integer(n.agcus, "node agcus") &&
             r.enumeration(n.stageKind, kNumStageKinds, "stage kind") &&
             r.integer(n.pcus, "node pcus") &&

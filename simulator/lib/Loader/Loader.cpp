@@ -132,6 +132,7 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
         n.tiles = load.getTiles();
         n.agcus = load.getAgcus();
         n.prefixTiles = load.getPrefixTiles();
+        n.lastChunk = load.getLastChunk();
         n.outputs.push_back(streamOf(load.getResult()));
       } else if (auto store = dyn_cast<df::StoreOp>(op)) {
         n.kind = NodeKind::Store;
@@ -144,6 +145,7 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
         n.flopsPerTile = stage.getFlopsPerTile();
         n.tiles = stage.getTiles();
         n.prefixTiles = stage.getPrefixTiles();
+        n.lastChunk = stage.getLastChunk();
         for (Value in : stage.getInputs())
           n.inputs.push_back(streamOf(in));
         for (Value out : stage.getOutputs()) {

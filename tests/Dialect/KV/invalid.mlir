@@ -318,10 +318,29 @@ func.func @score_absorb_shape(%q: tensor<1x64x48xbf16>, %l: tensor<1x64x40xbf16>
 
 // -----
 
-// Tests that kv.score's queries and keys both span the whole prompt.
-func.func @score_tokens(%q: tensor<1x8x64xbf16>, %k: tensor<1x64x32xbf16>) {
-  // expected-error @+1 {{'kv.score' op queries cover 8 tokens but keys cover 64; both are the whole prompt}}
-  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x8x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
+// Tests that kv.score's queries cover at least the observation window (the
+// last chunk of a chunked prefill may be shorter than the prompt).
+func.func @score_tokens(%q: tensor<1x4x64xbf16>, %k: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.score' op queries cover 4 tokens but keys cover 64; the queries are the prompt (or its last chunk) and at least the observation window}}
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x4x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
+  return
+}
+
+// -----
+
+// Tests that kv.score's queries span no more than the keys.
+func.func @score_more_queries(%q: tensor<1x96x64xbf16>, %k: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.score' op queries cover 96 tokens but keys cover 64}}
+  %s = kv.score %q, %k {num_heads = 4, num_groups = 2, obs_window = 8} : tensor<1x96x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
+  return
+}
+
+// -----
+
+// Tests that a staged read returns the staged prompt's tokens.
+func.func @read_staged(%c: !kv.cache<layers = 2, batch = 1, slots = 16, kv_heads = 2, head_dim = 4, dtype = bf16, policy = #kv.snapkv<budget = 16, obs_window = 8, kernel = 7, pool = max>>) {
+  // expected-error @+1 {{'kv.read' op reads 32 tokens but 64 are staged}}
+  %k, %v = kv.read %c[0] {staged = 64} : !kv.cache<layers = 2, batch = 1, slots = 16, kv_heads = 2, head_dim = 4, dtype = bf16, policy = #kv.snapkv<budget = 16, obs_window = 8, kernel = 7, pool = max>> -> tensor<1x32x8xbf16>, tensor<1x32x8xbf16>
   return
 }
 

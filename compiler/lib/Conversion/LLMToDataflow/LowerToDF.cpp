@@ -19,6 +19,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
+
 namespace snapflow {
 #define GEN_PASS_DEF_LOWERTODF
 #include "snapflow/Conversion/Passes.h.inc"
@@ -99,8 +101,10 @@ public:
     Location loc = fn.getLoc();
     program = b.create<df::ProgramOp>(loc, fn.getSymName(), tp);
     // Keep what the phase computes and how it was mapped and planned.
-    if (llm::WorkloadAttr workload = llm::getWorkload(fn))
+    if (llm::WorkloadAttr workload = llm::getWorkload(fn)) {
       llm::setWorkload(program, workload);
+      chunked = workload.getChunks() > 1;
+    }
     if (df::MemoryPlanAttr plan = df::getMemoryPlan(fn))
       df::setMemoryPlan(program, plan);
     df::setSections(program, llvm::to_vector(llvm::map_range(
@@ -213,7 +217,7 @@ private:
       }
     });
     fn.walk([&](Operation *op) {
-      if (isa<llm::ParamOp, llm::RepeatOp>(op))
+      if (isa<llm::ParamOp, llm::RepeatOp>(op) || isStagedRead(op))
         return;
       for (Value r : op->getResults())
         for (Operation *user : r.getUsers()) {
@@ -254,7 +258,8 @@ private:
       return out;
     };
     fn.walk([&](Operation *op) {
-      if (isa<llm::ParamOp, llm::RepeatOp, llm::ShardSliceOp>(op))
+      if (isa<llm::ParamOp, llm::RepeatOp, llm::ShardSliceOp>(op) ||
+          isStagedRead(op))
         return;
       for (Value r : op->getResults()) {
         auto type = dyn_cast<RankedTensorType>(r.getType());
@@ -441,7 +446,8 @@ private:
 
   LogicalResult lower(Operation *op) {
     if (isa<llm::ParamOp, llm::YieldOp, func::ReturnOp, llm::ShardSliceOp>(
-            op))
+            op) ||
+        isStagedRead(op))
       return success();
     if (auto ar = dyn_cast<llm::AllReduceOp>(op))
       return collective(op, df::CollectiveKind::all_reduce,
@@ -461,7 +467,65 @@ private:
     return stage(op, map);
   }
 
+  /// A read of the prompt a chunked prefill staged: a view of `prompt_kv`.
+  static bool isStagedRead(Operation *op) {
+    auto read = dyn_cast_or_null<kv::ReadOp>(op);
+    return read && read.getStaged() > 0;
+  }
+
+  /// The part of `prompt_kv` a selection op reads through operand `v` of a
+  /// staged read: every staged token for the scores, the kept ones (the
+  /// cache's slots) for the gather; only `v`'s share of each token's values.
+  Value loadStaged(Operation *op, Value v, int64_t tileBytes) {
+    auto stagedType = cast<RankedTensorType>(
+        SymbolTable::lookupNearestSymbolFrom<df::TensorOp>(
+            program, b.getStringAttr("prompt_kv"))
+            .getType());
+    int64_t layerBytes = bytesOf(stagedType) / stagedType.getDimSize(0);
+    // Tiles of the stage's size, but never below an activation tile (a
+    // selection stage streams no weights).
+    int64_t want = std::max<int64_t>(
+        1, layerBytes / std::max(tileBytes, kActivationTileBytes));
+    auto [tile, pieces] = cutTile(stagedType.getShape(), want, /*keep=*/1);
+    auto t = cast<RankedTensorType>(v.getType());
+    int64_t tokens = t.getDimSize(1);
+    if (isa<kv::GatherStoreOp>(op))
+      tokens = cast<kv::KVCacheTypeInterface>(op->getOperand(0).getType())
+                   .getSlots();
+    double share = double(tokens) / double(stagedType.getDimSize(2)) *
+                   double(t.getDimSize(2)) / double(stagedType.getDimSize(3));
+    int64_t tiles = std::max<int64_t>(
+        1, static_cast<int64_t>(std::ceil(double(pieces) * share)));
+    return b.create<df::LoadOp>(
+        op->getLoc(),
+        streamOf(RankedTensorType::get(tile, stagedType.getElementType())),
+        "prompt_kv", tiles);
+  }
+
+  /// The end-of-prefill selection, which a chunked prefill runs in its last
+  /// chunk only.
+  bool isSelection(Operation *op) const {
+    return chunked &&
+           isa<kv::ScoreOp, kv::PoolOp, kv::TopKOp, kv::GatherStoreOp>(op);
+  }
+
   LogicalResult stage(Operation *op, df::StageMapAttr map) {
+    Block *block = b.getInsertionBlock();
+    Operation *before = block->empty() ? nullptr : &block->back();
+    if (failed(stageBody(op, map)))
+      return failure();
+    if (isSelection(op))
+      for (Operation *o = before ? before->getNextNode() : &block->front(); o;
+           o = o->getNextNode()) {
+        if (auto load = dyn_cast<df::LoadOp>(o))
+          load.setLastChunk(true);
+        else if (auto st = dyn_cast<df::StageOp>(o))
+          st.setLastChunk(true);
+      }
+    return success();
+  }
+
+  LogicalResult stageBody(Operation *op, df::StageMapAttr map) {
     df::StageKind kind = map.getKind();
     int64_t tiles = map.getTiles();
     int64_t tileBytes = map.getTileBytes();
@@ -510,6 +574,10 @@ private:
       }
       if (!isa<RankedTensorType>(v.getType()))
         continue;
+      if (isStagedRead(v.getDefiningOp())) {
+        inputs.push_back(loadStaged(op, v, tileBytes));
+        continue;
+      }
       Value s = streamFor(v, tiles);
       if (!s)
         return failure();
@@ -580,24 +648,20 @@ private:
       outCounts.push_back(kvTokens);
     }
     int64_t flops = cost.getFlops().value();
-    // The work on earlier chunks' tokens is its share of the steps, at
-    // least one when there is any (it scales with the chunk).
+    // The work on earlier chunks' tokens is its share of the steps (it
+    // scales with the chunk), the chunk's own work the rest: at least one
+    // step each, so even the first chunk emits its outputs.
     int64_t prefixFlops = llm::getPrefixFlops(op).value();
+    int64_t prefixTiles = 0;
     if (prefixFlops > 0) {
-      int64_t fixedTiles = static_cast<int64_t>(std::llround(
-          double(tiles) * double(flops - prefixFlops) / double(flops)));
-      if (fixedTiles >= tiles)
-        tiles = fixedTiles + 1;
+      int64_t fixedTiles = std::max<int64_t>(
+          1, std::llround(double(tiles) * double(flops - prefixFlops) /
+                          double(flops)));
+      tiles = std::max(tiles, fixedTiles + 1);
+      prefixTiles = tiles - fixedTiles;
     }
     int64_t flopsPerTile =
         ceilDiv(CheckedInt(flops), std::max<int64_t>(1, tiles)).value();
-    int64_t prefixTiles =
-        prefixFlops > 0
-            ? std::clamp<int64_t>(std::llround(double(tiles) *
-                                               double(prefixFlops) /
-                                               double(flops)),
-                                  1, tiles)
-            : 0;
     auto st = b.create<df::StageOp>(
         op->getLoc(), outTypes, df::StageKindAttr::get(op->getContext(), kind),
         inputs, b.getI64IntegerAttr(pcus), b.getI64IntegerAttr(flopsPerTile),
@@ -668,6 +732,8 @@ private:
   /// A chunked prefill under a compressing policy keeps the whole prompt's
   /// K/V in `prompt_kv` (its own slots) until the selection fills the cache.
   bool stagingPrompt = false;
+  /// The function is a chunked prefill.
+  bool chunked = false;
   llvm::StringSet<> declared;
   DenseMap<Value, std::string> homes;
   DenseMap<Value, Value> streams;

@@ -65,3 +65,21 @@ func.func @mla_prefill(%q: tensor<1x64x48xbf16>, %l: tensor<1x64x40xbf16>, %w: t
   %o, %c1 = llm.mla_attention %q, %l, %w, %n, %c {layer = 0, num_heads = 2, qk_nope_head_dim = 16, qk_rope_head_dim = 8, v_head_dim = 16, kv_lora_rank = 32, phase = #llm<phase prefill>} : tensor<1x64x48xbf16>, tensor<1x64x40xbf16>, tensor<64x32xbf16>, tensor<32xbf16>, !lat -> tensor<1x64x32xbf16>
   return %c1 : !lat
 }
+
+// -----
+
+// Tests that a chunked prefill (two chunks of 32 over a 64-token prompt)
+// selects over the whole prompt its chunks staged: a staged read of the 64
+// tokens after the last chunk's attention feeds the scores (with that
+// chunk's queries) and the gather, and later uses see the filled cache.
+// CHECK-LABEL: func.func @chunked(
+// CHECK:         %[[O:.+]], %[[C:.+]] = llm.attention %[[Q:.+]], %{{.+}}, %{{.+}}, %{{.+}} {{.+}}prefix = 32
+// CHECK-NEXT:    %[[K:.+]]:2 = kv.read %[[C]][0] {staged = 64 : i64} : {{.+}} -> tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+// CHECK-NEXT:    %[[S:.+]] = kv.score %[[Q]], %[[K]]#0 {{.+}} : tensor<1x32x64xbf16>, tensor<1x64x32xbf16> -> tensor<1x2x64xf32>
+// CHECK:         %[[G:.+]] = kv.gather_store %[[C]][0] select %{{.+}}, %[[K]]#0, %[[K]]#1
+// CHECK:         return %{{.+}}, %[[G]]
+!full64 = !kv.cache<layers = 1, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>
+func.func @chunked(%q: tensor<1x32x64xbf16>, %k: tensor<1x32x32xbf16>, %v: tensor<1x32x32xbf16>, %c: !full64) -> (tensor<1x32x64xbf16>, !full64) attributes {llm.workload = #llm.workload<prefill, batch = 1, tokens = 64, chunks = 2>} {
+  %o, %c1 = llm.attention %q, %k, %v, %c {layer = 0, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase prefill>, prefix = 32} : tensor<1x32x64xbf16>, tensor<1x32x32xbf16>, tensor<1x32x32xbf16>, !full64 -> tensor<1x32x64xbf16>
+  return %o, %c1 : tensor<1x32x64xbf16>, !full64
+}

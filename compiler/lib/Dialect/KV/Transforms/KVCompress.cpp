@@ -71,11 +71,15 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
       return;
     slots = attr.getSlotsFor(tokens);
     module.walk([&](func::FuncOp fn) { rewriteTypes(fn); });
-    module.walk([&](Operation *op) {
-      if (auto gqa = dyn_cast<llm::AttentionOp>(op))
-        selectAfter(gqa);
-      else if (auto mla = dyn_cast<llm::MLAAttentionOp>(op))
-        selectAfter(mla);
+    module.walk([&](func::FuncOp fn) {
+      staged = llm::getStagedPromptSlots(fn);
+      chunked = llm::getWorkload(fn) && llm::getWorkload(fn).getChunks() > 1;
+      fn.walk([&](Operation *op) {
+        if (auto gqa = dyn_cast<llm::AttentionOp>(op))
+          selectAfter(gqa);
+        else if (auto mla = dyn_cast<llm::MLAAttentionOp>(op))
+          selectAfter(mla);
+      });
     });
   }
 
@@ -109,6 +113,10 @@ private:
     in.prompt = q.getDimSize(1);
     in.heads = attn.getNumHeads();
     in.slots = slots;
+    // A chunked prefill selects over the whole prompt its chunks staged,
+    // with the last chunk's queries.
+    if (chunked)
+      in.prompt = staged;
     if (in.prompt <= slots)
       return; // the whole prompt fits: no selection
     OpBuilder b(attn);
@@ -126,12 +134,35 @@ private:
       in.keys = attn.getKey();
       values = {attn.getKey(), attn.getValue()};
     }
+    if (chunked) {
+      // The prompt's K/V (or latents) as the chunks staged them in HBM.
+      auto prompt = [&](Value v) {
+        auto t = cast<RankedTensorType>(v.getType());
+        return RankedTensorType::get({t.getDimSize(0), staged, t.getDimSize(2)},
+                                     t.getElementType());
+      };
+      SmallVector<Type, 2> types;
+      for (Value v : values)
+        types.push_back(prompt(v));
+      auto read = b.create<ReadOp>(loc, types, attn.getNewCache(),
+                                   b.getI64IntegerAttr(attn.getLayer()),
+                                   b.getI64IntegerAttr(staged));
+      values.assign(read.getResults().begin(), read.getResults().end());
+      in.keys = values.front();
+    }
     Value indices = attr.buildPrefillSelection(b, loc, in);
     Value cache = attn.getNewCache();
     auto store = b.create<GatherStoreOp>(loc, cache.getType(), cache, values,
                                          indices,
                                          b.getI64IntegerAttr(attn.getLayer()));
-    cache.replaceAllUsesExcept(store.getResult(), store);
+    // Later layers see the filled cache; the selection itself reads the
+    // attention's.
+    cache.replaceUsesWithIf(store.getResult(), [&](OpOperand &use) {
+      Operation *user = use.getOwner();
+      return user != store &&
+             !(isa<ReadOp>(user) && user->getBlock() == store->getBlock() &&
+               user->isBeforeInBlock(store));
+    });
     for (Operation *op = attn->getNextNode(); op != store->getNextNode();
          op = op->getNextNode())
       llm::copyLayerMarker(attn, op);
@@ -140,6 +171,10 @@ private:
   /// The policy resolved for the context, and the slots it keeps.
   KVPolicyAttrInterface attr;
   int64_t slots = 0;
+  /// The function being rewritten: a chunked prefill, and the prompt tokens
+  /// its chunks stage (0 when the prompt fits the cache).
+  bool chunked = false;
+  int64_t staged = 0;
 };
 
 } // namespace

@@ -227,6 +227,14 @@ LogicalResult ReadOp::verify() {
       verifyCacheValues(*this, cache, getValues().getTypes(), "result");
   if (tokens < 0)
     return failure();
+  if (getStaged() < 0)
+    return emitOpError() << "staged must be >= 0, got " << getStaged();
+  if (getStaged() > 0) {
+    if (tokens != getStaged())
+      return emitOpError() << "reads " << tokens << " tokens but "
+                           << getStaged() << " are staged";
+    return success();
+  }
   if (tokens != cache.getSlots())
     return emitOpError() << "reads " << tokens << " tokens but the cache has "
                          << cache.getSlots() << " slots";
@@ -290,14 +298,15 @@ LogicalResult ScoreOp::verify() {
   if (q.getDimSize(0) != k.getDimSize(0))
     return emitOpError() << "queries have batch " << q.getDimSize(0)
                          << " but keys have batch " << k.getDimSize(0);
-  if (q.getDimSize(1) != k.getDimSize(1))
-    return emitOpError() << "queries cover " << q.getDimSize(1)
-                         << " tokens but keys cover " << k.getDimSize(1)
-                         << "; both are the whole prompt";
   if (k.getDimSize(1) < getObsWindow() || getObsWindow() <= 0)
     return emitOpError() << "prompt of " << k.getDimSize(1)
                          << " tokens is shorter than the observation window ("
                          << getObsWindow() << ")";
+  if (q.getDimSize(1) > k.getDimSize(1) || q.getDimSize(1) < getObsWindow())
+    return emitOpError() << "queries cover " << q.getDimSize(1)
+                         << " tokens but keys cover " << k.getDimSize(1)
+                         << "; the queries are the prompt (or its last "
+                            "chunk) and at least the observation window";
   if (s.getShape() !=
       ArrayRef<int64_t>{q.getDimSize(0), groups, k.getDimSize(1)})
     return emitOpError() << "scores must be tensor<" << q.getDimSize(0) << "x"

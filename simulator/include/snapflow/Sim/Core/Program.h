@@ -64,6 +64,10 @@ struct Node {
   // Stage.
   StageKind stageKind = StageKind::Gemm;
   int64_t prefixTiles = 0;
+  /// Runs in the last chunk of a chunked prefill only (df `last_chunk`: the
+  /// end-of-prefill selection); a stage takes its inputs and emits nothing
+  /// in the others.
+  bool lastChunk = false;
   int64_t pcus = 1;
   int64_t flopsPerTile = 0;
   std::vector<int> inputs, outputs;  ///< stream indices

@@ -106,6 +106,8 @@ def DF_LoadOp : DF_Op<"load", [HasParent<"SectionOp">]> {
     `prefix_tiles` of the tiles read earlier chunks' tokens: chunk j
     (0-based) reads `tiles - prefix_tiles + ceil(prefix_tiles * j / (n-1))`,
     all of them in the last chunk and none of the prefix in the first.
+    A `last_chunk` load runs in the last chunk only (the selection at the
+    end of a chunked prefill reads the staged prompt then).
 
     Example:
     ```mlir
@@ -114,7 +116,8 @@ def DF_LoadOp : DF_Op<"load", [HasParent<"SectionOp">]> {
   }];
   let arguments = (ins FlatSymbolRefAttr:$src, SF_I64Attr:$tiles,
                        DefaultValuedAttr<SF_I64Attr, "1">:$agcus,
-                       DefaultValuedAttr<SF_I64Attr, "0">:$prefix_tiles);
+                       DefaultValuedAttr<SF_I64Attr, "0">:$prefix_tiles,
+                       UnitAttr:$last_chunk);
   let results = (outs DF_StreamType:$result);
   let assemblyFormat = "$src `tiles` $tiles attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
@@ -143,7 +146,8 @@ def DF_StageOp : DF_Op<"stage", [HasParent<"SectionOp">]> {
     `output_tiles[k]` tiles (default `tiles`), produced in the same
     proportion. In a chunked prefill, `prefix_tiles` of the steps are work
     on earlier chunks' tokens and scale as a load's do (see `df.load`); the
-    outputs keep their counts.
+    outputs keep their counts. A `last_chunk` stage runs in the last chunk
+    only: in the others it takes its inputs and emits nothing.
 
     Example:
     ```mlir
@@ -153,7 +157,8 @@ def DF_StageOp : DF_Op<"stage", [HasParent<"SectionOp">]> {
   let arguments = (ins DF_StageKind:$kind, Variadic<DF_StreamType>:$inputs,
                        SF_I64Attr:$pcus, SF_I64Attr:$flops_per_tile, SF_I64Attr:$tiles,
                        OptionalAttr<DenseI64ArrayAttr>:$output_tiles,
-                       DefaultValuedAttr<SF_I64Attr, "0">:$prefix_tiles);
+                       DefaultValuedAttr<SF_I64Attr, "0">:$prefix_tiles,
+                       UnitAttr:$last_chunk);
   let results = (outs Variadic<DF_StreamType>:$outputs);
   let assemblyFormat = [{
     $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)

@@ -45,14 +45,19 @@ def KV_ReadOp : KV_Op<"read"> {
     Returns the cached keys and values (or latents) of layer `layer` for all
     `slots` positions: `(k, v)` of `tensor<B x slots x kv_heads*head_dim>` for
     `!kv.cache`, `(latent)` of `tensor<B x slots x latent_dim+rope_dim>` for
-    `!kv.latent_cache`.
+    `!kv.latent_cache`. With `staged` > 0 (a chunked prefill whose prompt
+    exceeds a compressing cache) it reads the `staged` tokens of the
+    prompt's staging copy the chunks wrote instead, for the selection at the
+    end of the prefill; such a read is a view of that HBM copy, not a stage:
+    its consumers load what they use of it.
 
     Example:
     ```mlir
     %k, %v = kv.read %c[0] : !kv.cache<layers = 2, batch = 1, slots = 16, kv_heads = 2, head_dim = 4, dtype = bf16, policy = #kv.full> -> tensor<1x16x8xbf16>, tensor<1x16x8xbf16>
     ```
   }];
-  let arguments = (ins KV_AnyCache:$cache, SF_I64Attr:$layer);
+  let arguments = (ins KV_AnyCache:$cache, SF_I64Attr:$layer,
+                       DefaultValuedAttr<SF_I64Attr, "0">:$staged);
   let results = (outs Variadic<AnyRankedTensor>:$values);
   let assemblyFormat = [{
     $cache `[` $layer `]` attr-dict `:` qualified(type($cache)) `->` type($values)
@@ -68,7 +73,9 @@ def KV_ScoreOp : KV_Op<"score"> {
     summed over the window queries and over the query heads of each of
     `num_groups` KV-head groups. Queries are `tensor<B x L x num_heads*Dq>`,
     keys `tensor<B x L x num_groups*Dk>`, the result `tensor<B x num_groups x L
-    x f32>`. Only the window's queries are read.
+    x f32>`. Only the window's queries are read: the queries may be the
+    last chunk of a chunked prefill (at least `obs_window` tokens), the keys
+    the whole prompt.
 
     For MLA (`num_groups = 1`) the keys are the prompt's latents
     (`kv_lora_rank + rope` wide) and `absorb` gives the KV up-projection
