@@ -488,17 +488,21 @@ void checkReport(bool prefillMain, const char *chip,
 }
 
 TEST(ReportSchema, ADecodeRunWritesTheAlwaysKeys) {
-  checkReport(false, "sn40l", {sim::ReportPresence::Always});
+  // A run simulates the TTFT's prefill too.
+  checkReport(false, "sn40l",
+              {sim::ReportPresence::Always, sim::ReportPresence::WithPrefill});
 }
 
 TEST(ReportSchema, APrefillProgramAddsItsKeys) {
   checkReport(true, "sn40l",
-              {sim::ReportPresence::Always, sim::ReportPresence::Prefill});
+              {sim::ReportPresence::Always, sim::ReportPresence::Prefill,
+               sim::ReportPresence::WithPrefill});
 }
 
 TEST(ReportSchema, AWhatIfNamesBothChips) {
   checkReport(false, "sn40l-16",
-              {sim::ReportPresence::Always, sim::ReportPresence::WhatIf});
+              {sim::ReportPresence::Always, sim::ReportPresence::WhatIf,
+               sim::ReportPresence::WithPrefill});
 }
 
 } // namespace

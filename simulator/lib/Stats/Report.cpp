@@ -21,6 +21,35 @@ const JobResult *jobFor(const SimResult &r, const std::string &phase) {
       return &j;
   return nullptr;
 }
+
+/// What the end-of-prefill selection's nodes (Node::lastChunk) compute and
+/// move per socket: its stages' FLOPs, its loads' bytes and the bytes its
+/// stages' outputs store, each loop iteration counted.
+struct SelectionCost {
+  double flops = 0, bytes = 0;
+};
+SelectionCost selectionCost(const Program &p) {
+  SelectionCost c;
+  for (const Section &sec : p.sections) {
+    double times = double(sec.repeat);
+    for (const Node &n : sec.nodes) {
+      if (n.kind == NodeKind::Store) {
+        const Stream &in = sec.streams[n.inputs[0]];
+        if (in.producer >= 0 && sec.nodes[in.producer].lastChunk)
+          c.bytes += times * double(in.tiles) * double(in.tileBytes);
+        continue;
+      }
+      if (!n.lastChunk)
+        continue;
+      if (n.kind == NodeKind::Stage)
+        c.flops += times * double(n.tiles) * double(n.flopsPerTile);
+      else if (n.kind == NodeKind::Load)
+        c.bytes += times * double(n.tiles) *
+                   double(sec.streams[n.outputs[0]].tileBytes);
+    }
+  }
+  return c;
+}
 } // namespace
 
 Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
@@ -79,14 +108,19 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
                          {"exposed_s_per_step", exposed},
                          {"ops", std::move(nodes)}};
   }
-  llvm::json::Value ttft = nullptr, chunks = nullptr;
-  if (prefill)
-    if (const JobResult *p = jobFor(r, prefill->phase)) {
+  llvm::json::Value ttft = nullptr, ttftBreakdown = nullptr;
+  // The prefill (run's, or the program itself when it is one): its chunks
+  // and the end-of-prefill selection's share.
+  const Program *pre = prefill ? prefill
+                               : decode.phase == "prefill" ? &decode : nullptr;
+  if (const JobResult *p = pre ? jobFor(r, pre->phase) : nullptr) {
+    if (prefill)
       ttft = seconds(p->stepPs);
-      chunks = prefill->chunks;
-    }
-  if (decode.phase == "prefill")
-    chunks = decode.chunks;
+    SelectionCost sel = selectionCost(*pre);
+    ttftBreakdown = Object{{"chunks", pre->chunks},
+                           {"selection_flops", sel.flops},
+                           {"selection_bytes", sel.bytes}};
+  }
   // A chip that keeps a built-in name but not all its values (--set, an
   // edited copy) says how it differs, so the report names what made it.
   llvm::json::Array changes;
@@ -111,7 +145,6 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
       {"per_user_tokens_per_s", perUser},
       {"step_latency_s", step},
       {"ttft_s", ttft},
-      {"prefill_chunks", chunks},
       {"memory",
        Object{{"peak_bytes", Object{{"sram", r.peakBytes[0]},
                                     {"hbm", r.peakBytes[1]},
@@ -148,6 +181,8 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
       {"tiles_per_wall_second",
        wallSeconds > 0 ? double(r.tilesMoved) / wallSeconds : 0},
   };
+  if (ttftBreakdown.getAsObject())
+    report["ttft_breakdown"] = std::move(ttftBreakdown);
   // A prefill program (simulate on `compile --phase prefill` output):
   // prompt tokens processed per second.
   if (decode.phase == "prefill")
@@ -183,8 +218,12 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
           text += (text.empty() ? "" : ", ") + s->str();
       os << "  chip changed   " << text << " (the built-in's value last)\n";
     }
+  // How the prefill ran: its chunks and the selection's share.
   auto inChunks = [&]() -> std::string {
-    int64_t n = r.getInteger("prefill_chunks").value_or(1);
+    const Object *tb = r.getObject("ttft_breakdown");
+    if (!tb)
+      return "";
+    int64_t n = tb->getInteger("chunks").value_or(1);
     return n > 1 ? llvm::formatv(" (prefill in {0} chunks)", n).str() : "";
   };
   if (auto prompt = r.getNumber("prompt_tokens_per_s"))

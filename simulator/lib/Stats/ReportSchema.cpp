@@ -59,9 +59,6 @@ llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
       {"memory.peak_bytes.sram", "bytes", "peak SRAM occupancy per socket"},
       {"per_user_tokens_per_s", "tokens/s",
        "tokens per second one sequence sees"},
-      {"prefill_chunks", "chunks",
-       "chunks the prefill ran its static graph over the prompt in (1: the "
-       "whole prompt at once; null without a prefill)"},
       {"program", "-", "the df.program simulated (decode or prefill)"},
       {"prompt_tokens_per_s", "tokens/s",
        "prompt tokens processed per second", P::Prefill},
@@ -95,6 +92,14 @@ llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
       {"tokens_per_step", "tokens",
        "accepted tokens per sequence and step (MTP speculation)"},
       {"tp", "sockets", "sockets of the TP group"},
+      {"ttft_breakdown.chunks", "chunks",
+       "chunks the prefill ran its static graph over the prompt in (1: the "
+       "whole prompt at once)", P::WithPrefill},
+      {"ttft_breakdown.selection_bytes", "bytes",
+       "bytes the end-of-prefill KV selection loads and stores per socket",
+       P::WithPrefill},
+      {"ttft_breakdown.selection_flops", "FLOPs",
+       "FLOPs of the end-of-prefill KV selection per socket", P::WithPrefill},
       {"ttft_s", "s",
        "time to first token: the prefill of one prompt (null without one)"},
       {"utilization.ddr", "-", "busy fraction of DDR over the decode (or prefill) steps alone"},
@@ -113,7 +118,9 @@ void snapflow::sim::describeReportKeys(llvm::raw_ostream &os) {
   for (const ReportKey &k : reportSchema()) {
     const char *when = k.presence == ReportPresence::Prefill  ? "prefill"
                        : k.presence == ReportPresence::WhatIf ? "what-if"
-                                                              : "always";
+                       : k.presence == ReportPresence::WithPrefill
+                           ? "with-prefill"
+                           : "always";
     os << llvm::formatv("{0,-38} {1,-10} {2,-8} {3}{4}\n", k.key, k.unit, when,
                         k.description, k.wallClock ? " (wall clock)" : "");
   }

@@ -101,10 +101,8 @@ public:
     Location loc = fn.getLoc();
     program = b.create<df::ProgramOp>(loc, fn.getSymName(), tp);
     // Keep what the phase computes and how it was mapped and planned.
-    if (llm::WorkloadAttr workload = llm::getWorkload(fn)) {
+    if (llm::WorkloadAttr workload = llm::getWorkload(fn))
       llm::setWorkload(program, workload);
-      chunked = workload.getChunks() > 1;
-    }
     if (df::MemoryPlanAttr plan = df::getMemoryPlan(fn))
       df::setMemoryPlan(program, plan);
     df::setSections(program, llvm::to_vector(llvm::map_range(
@@ -502,11 +500,10 @@ private:
         "prompt_kv", tiles);
   }
 
-  /// The end-of-prefill selection, which a chunked prefill runs in its last
-  /// chunk only.
-  bool isSelection(Operation *op) const {
-    return chunked &&
-           isa<kv::ScoreOp, kv::PoolOp, kv::TopKOp, kv::GatherStoreOp>(op);
+  /// The end-of-prefill selection: a chunked prefill runs it in its last
+  /// chunk only, and every prefill's report gives its share of the TTFT.
+  static bool isSelection(Operation *op) {
+    return isa<kv::ScoreOp, kv::PoolOp, kv::TopKOp, kv::GatherStoreOp>(op);
   }
 
   LogicalResult stage(Operation *op, df::StageMapAttr map) {
@@ -732,8 +729,6 @@ private:
   /// A chunked prefill under a compressing policy keeps the whole prompt's
   /// K/V in `prompt_kv` (its own slots) until the selection fills the cache.
   bool stagingPrompt = false;
-  /// The function is a chunked prefill.
-  bool chunked = false;
   llvm::StringSet<> declared;
   DenseMap<Value, std::string> homes;
   DenseMap<Value, Value> streams;

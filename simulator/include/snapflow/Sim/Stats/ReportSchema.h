@@ -22,6 +22,7 @@ enum class ReportPresence {
   Always,  ///< every report
   Prefill, ///< a report whose program is a prefill
   WhatIf,  ///< a report of a program simulated on another chip
+  WithPrefill, ///< a report of a run that simulated a prefill (a TTFT)
 };
 
 struct ReportKey {
