@@ -183,12 +183,11 @@ private:
             cache.getDtype());
         declare("kv_cache", kvType, arch::MemoryTier::HBM, /*kvCache=*/true);
         if (int64_t staged = llm::getStagedPromptSlots(fn); staged > 0) {
-          stagingPrompt = true;
-          declare("prompt_kv",
-                  RankedTensorType::get({cache.getLayers(), cache.getBatch(),
-                                         staged, cache.getValuesPerToken()},
-                                        cache.getDtype()),
-                  arch::MemoryTier::HBM);
+          promptType = RankedTensorType::get(
+              {cache.getLayers(), cache.getBatch(), staged,
+               cache.getValuesPerToken()},
+              cache.getDtype());
+          declare("prompt_kv", promptType, arch::MemoryTier::HBM);
         }
       }
   }
@@ -372,18 +371,16 @@ private:
     int64_t layerBytes = bytesOf(kvType) / kvType.getDimSize(0);
     int64_t want = std::max<int64_t>(1, layerBytes / std::max<int64_t>(1, tileBytes));
     auto [tile, pieces] = cutTile(kvType.getShape(), want, /*keep=*/1);
-    StringRef src = kvTensor();
-    if (prefixSlots == 0)
-      return b.create<df::LoadOp>(
-          loc, streamOf(RankedTensorType::get(tile, kvType.getElementType())),
-          src, pieces);
     int64_t slots = kvType.getDimSize(2);
-    int64_t tiles = std::max<int64_t>(
-        1, (pieces * prefixSlots + slots - 1) / slots);
+    int64_t tiles =
+        prefixSlots == 0
+            ? pieces
+            : std::max<int64_t>(1, (pieces * prefixSlots + slots - 1) / slots);
     auto load = b.create<df::LoadOp>(
         loc, streamOf(RankedTensorType::get(tile, kvType.getElementType())),
-        src, tiles);
-    load.setPrefixTiles(tiles);
+        kvTensor(), tiles);
+    if (prefixSlots > 0)
+      load.setPrefixTiles(tiles);
     return load;
   }
 
@@ -391,18 +388,8 @@ private:
   /// KV cache, or (a chunked prefill under a compressing policy) the
   /// prompt's staging copy the later chunks and the selection read.
   StringRef kvTensor() const {
-    return stagingPrompt ? StringRef("prompt_kv") : StringRef("kv_cache");
+    return promptType ? StringRef("prompt_kv") : StringRef("kv_cache");
   }
-
-  /// The prefix an attention of a chunked prefill also attends to.
-  static int64_t prefixOf(Operation *op) {
-    if (auto a = dyn_cast<llm::AttentionOp>(op))
-      return a.getPrefix();
-    if (auto a = dyn_cast<llm::MLAAttentionOp>(op))
-      return a.getPrefix();
-    return 0;
-  }
-
 
   /// Bytes of KV-cache tokens an op writes, as (tokens, stream).
   int64_t kvTokensWritten(Operation *op) {
@@ -475,10 +462,7 @@ private:
   /// staged read: every staged token for the scores, the kept ones (the
   /// cache's slots) for the gather; only `v`'s share of each token's values.
   Value loadStaged(Operation *op, Value v, int64_t tileBytes) {
-    auto stagedType = cast<RankedTensorType>(
-        SymbolTable::lookupNearestSymbolFrom<df::TensorOp>(
-            program, b.getStringAttr("prompt_kv"))
-            .getType());
+    RankedTensorType stagedType = promptType;
     int64_t layerBytes = bytesOf(stagedType) / stagedType.getDimSize(0);
     // Tiles of the stage's size, but never below an activation tile (a
     // selection stage streams no weights).
@@ -583,7 +567,7 @@ private:
     if (readsKV(op))
       inputs.push_back(loadKV(op->getLoc(), tileBytes));
     // A chunk of a chunked prefill reads back what earlier chunks wrote.
-    int64_t prefix = prefixOf(op);
+    int64_t prefix = llm::getPrefix(op);
     if (prefix > 0)
       inputs.push_back(loadKV(op->getLoc(), tileBytes, prefix));
     // The stage's AGCUs go to its memory loads in proportion to their bytes.
@@ -727,8 +711,9 @@ private:
   df::ProgramOp program;
   RankedTensorType kvType;
   /// A chunked prefill under a compressing policy keeps the whole prompt's
-  /// K/V in `prompt_kv` (its own slots) until the selection fills the cache.
-  bool stagingPrompt = false;
+  /// K/V in `prompt_kv` of this type (its own slots) until the selection
+  /// fills the cache; null otherwise.
+  RankedTensorType promptType;
   llvm::StringSet<> declared;
   DenseMap<Value, std::string> homes;
   DenseMap<Value, Value> streams;

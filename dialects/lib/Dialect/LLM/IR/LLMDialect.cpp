@@ -140,12 +140,24 @@ int64_t snapflow::llm::getTensorParallelism(Operation *op) {
   IntegerAttr tp = dialectOf(module)->getTpAttrHelper().getAttr(module);
   return tp ? tp.getInt() : 1;
 }
-CheckedInt snapflow::llm::getPrefixFlops(Operation *op) {
+/// Calls `f` with `op` as a GQA or MLA attention, if it is one.
+template <typename F> static void withAttention(Operation *op, F &&f) {
   if (auto a = dyn_cast<AttentionOp>(op))
-    return a.getPrefixFlops();
-  if (auto a = dyn_cast<MLAAttentionOp>(op))
-    return a.getPrefixFlops();
-  return 0;
+    f(a);
+  else if (auto a = dyn_cast<MLAAttentionOp>(op))
+    f(a);
+}
+
+int64_t snapflow::llm::getPrefix(Operation *op) {
+  int64_t prefix = 0;
+  withAttention(op, [&](auto a) { prefix = a.getPrefix(); });
+  return prefix;
+}
+
+CheckedInt snapflow::llm::getPrefixFlops(Operation *op) {
+  CheckedInt flops = 0;
+  withAttention(op, [&](auto a) { flops = a.getPrefixFlops(); });
+  return flops;
 }
 
 int64_t snapflow::llm::getStagedPromptSlots(Operation *fn) {
@@ -155,13 +167,10 @@ int64_t snapflow::llm::getStagedPromptSlots(Operation *fn) {
   int64_t chunkTokens = 0;
   kv::KVCacheTypeInterface cache;
   fn->walk([&](Operation *op) {
-    if (auto a = dyn_cast<AttentionOp>(op)) {
+    withAttention(op, [&](auto a) {
       chunkTokens = cast<RankedTensorType>(a.getQuery().getType()).getDimSize(1);
       cache = cast<kv::KVCacheTypeInterface>(a.getCache().getType());
-    } else if (auto a = dyn_cast<MLAAttentionOp>(op)) {
-      chunkTokens = cast<RankedTensorType>(a.getQuery().getType()).getDimSize(1);
-      cache = cast<kv::KVCacheTypeInterface>(a.getCache().getType());
-    }
+    });
   });
   if (!cache || !cache.getPolicy().isCompressing() ||
       w.getTokens() <= cache.getTotalSlots().value())

@@ -50,6 +50,10 @@ void copyLayerMarker(mlir::Operation *from, mlir::Operation *to);
 int64_t getTensorParallelism(mlir::Operation *op);
 void setTensorParallelism(mlir::Operation *module, int64_t tp);
 
+/// The `prefix` of an attention (a chunk of a chunked prefill attends to
+/// it besides its own tokens); 0 for any other op.
+int64_t getPrefix(mlir::Operation *op);
+
 /// Of an attention's FLOPs, those on the `prefix` of a chunked prefill's
 /// last chunk (0 for any other op): chunk j of n does j/(n-1) of them.
 ::snapflow::CheckedInt getPrefixFlops(mlir::Operation *op);
