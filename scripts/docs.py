@@ -430,6 +430,47 @@ def validation(b):
     ]) + "\n"
     g["c.batch-gain"] = (f"{min(rs / rf, ss / sf):.1f}x to "
                          f"{max(rs / rf, ss / sf):.1f}x")
+
+    g.update(validation_prefill(b))
+    return g
+
+
+PREFILL_LENGTHS = (8192, 32768, 131072)
+
+
+def prefill_report(b, tokens, kv):
+    """The report of one DeepSeek-R1 prompt's prefill on sn40l-16 (compile
+    --phase prefill --prefill-chunk auto, then simulate)."""
+    path = os.path.join(b.tmp, f"prefill-{tokens}-{kv.replace(':', '-')}.mlir")
+    b.command("compile", "--model", "deepseek-r1", "--chip", "sn40l-16",
+              "--tp", "16", "--phase", "prefill", "--batch", "1",
+              "--context", str(tokens), "--kv", kv, "--prefill-chunk", "auto",
+              "-o", path)
+    return b.report("simulate", path)
+
+
+def validation_prefill(b):
+    """(e) TTFT with full against SnapStream, and the selection's share."""
+    g = {}
+    rows = ["| prompt | chunks | TTFT full | TTFT SnapStream | SnapStream "
+            "- full | selection time (`selection_s`) | selection share of "
+            "TTFT | selection bytes / FLOPs per socket | efficiency "
+            "(SnapStream) |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for n in PREFILL_LENGTHS:
+        f = prefill_report(b, n, "full")
+        s = prefill_report(b, n, "snapstream:ratio=4")
+        tb = s["ttft_breakdown"]
+        tf, ts, sel = f["step_latency_s"], s["step_latency_s"], \
+            tb["selection_s"]
+        rows.append(
+            f"| {n // 1024}K | {tb['chunks']} | {tf:.3f} s | {ts:.3f} s | "
+            f"{1e3 * (ts - tf):+.1f} ms ({pct(100 * (ts / tf - 1))}) | "
+            f"{1e6 * sel:+.1f} us | {100 * sel / ts:.4f}% | "
+            f"{tb['selection_bytes'] / 1e9:.2f} GB / "
+            f"{tb['selection_flops'] / 1e12:.3f} TFLOP | "
+            f"{num(s['roofline_efficiency'], 2)} |")
+    g["e.table"] = "\n" + "\n".join(rows) + "\n"
     return g
 
 

@@ -509,3 +509,31 @@ TEST(Simulator, ChunkTilesFollowTheProducer) {
   EXPECT_EQ(nodes[1][st], 6);
   EXPECT_EQ(nodes[2][st], 8);
 }
+
+// The selection's time is what it adds to the last chunk. A 2-chunk prefill
+// runs a GEMM stage of 4 steps on 2 PCUs (100 cycles each, +10 fill: 410)
+// beside a selection stage (lastChunk) of 3 steps on 1 PCU (200 each, +10:
+// 610). Chunk 0 runs the first alone, 410; chunk 1 both, 610; 1020 cycles
+// after the one reconfiguration. The what-if runs chunk 1 again without
+// the selection: 410 cycles, no reconfiguration (the section is loaded), so
+// the selection adds 200; the run's cycles and FLOPs leave it out.
+TEST(Simulator, WhatIfWithoutSelectionTimesTheSelection) {
+  Builder b;
+  b.p.name = b.p.phase = "prefill";
+  b.p.chunks = 2;
+  b.stage(StageKind::Gemm, {}, {}, 4, 12800, 2);
+  int sel = b.stage(StageKind::Gemm, {}, {}, 3, 12800, 1);
+  b.sec().nodes[sel].lastChunk = true;
+  ASSERT_TRUE(b.p.hasSelection());
+  arch::ArchModel chip = tiny();
+  SimResult r = simulate({{&b.p, 1}, {&b.p, 1, /*withoutSelection=*/true}},
+                         chip, SimOptions());
+  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_EQ(r.jobs.size(), 2u);
+  EXPECT_DOUBLE_EQ(sectionCycles(r), 1020);
+  EXPECT_DOUBLE_EQ(r.jobs[0].lastChunkPs, 610e3);
+  EXPECT_TRUE(r.jobs[1].withoutSelection);
+  EXPECT_DOUBLE_EQ(r.jobs[1].lastChunkPs, 410e3);
+  EXPECT_DOUBLE_EQ(r.jobs[0].flops, (2 * 4 + 3) * 12800);
+  EXPECT_DOUBLE_EQ(r.jobs[1].flops, 4 * 12800);
+}

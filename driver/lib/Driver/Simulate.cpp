@@ -67,6 +67,13 @@ snapflow::driver::simulatePrograms(const sim::Program &decode,
   }
   jobs.push_back({&decode, o.steps});
   programs.push_back(&decode);
+  // The prefill again without its selection, for what the selection adds
+  // (ttft_breakdown.selection_s).
+  const sim::Program *pre = prefill                    ? prefill
+                            : decode.phase == "prefill" ? &decode
+                                                        : nullptr;
+  if (pre && pre->hasSelection())
+    jobs.push_back({pre, 1, /*withoutSelection=*/true});
   sim::SimOptions so;
   so.fastForward = o.fastForward;
   so.allSockets = o.allSockets;

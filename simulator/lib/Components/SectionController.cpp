@@ -8,6 +8,7 @@
 #include "snapflow/Sim/Components/Network.h"
 #include "snapflow/Sim/Components/PcuStage.h"
 
+#include <cassert>
 #include <climits>
 #include <cmath>
 
@@ -41,6 +42,7 @@ SectionController::SectionController(const std::vector<Job> &jobs,
                                      SimResult &result)
     : jobs(jobs), chip(chip), options(options), sockets(sockets),
       result(result), periodPs(1e12 / chip.socket().clockHz) {
+  tracing = options.trace;
   for (const Job &j : jobs)
     occupancyOf.push_back(occupancy(*j.program));
 }
@@ -209,7 +211,7 @@ double SectionController::runIteration(int j, int i, Breakdown &bd,
   bd.memoryPs += parts[static_cast<int>(PathPart::Memory)];
   bd.networkPs += parts[static_cast<int>(PathPart::Network)];
   bd.collectivePs += parts[static_cast<int>(PathPart::Collective)];
-  if (options.trace) {
+  if (tracing) {
     const Section &sec = *r.section;
     result.trace.push_back(
         {TraceEvent::Slice, sec.name, "section", 0, t0, elapsed, {}});
@@ -227,13 +229,22 @@ double SectionController::runStep(int j, JobResult &jr, Breakdown &bd) {
   const Program &p = *jobs[j].program;
   double t0 = nowPs();
   // A chunked prefill runs its sections once per chunk: one step is the
-  // whole prompt.
-  for (int64_t chunk = 0; chunk < p.chunks; ++chunk) {
-    if (p.chunks > 1)
+  // whole prompt. The what-if without the selection runs the last chunk
+  // alone, as if the chunk before had just run (its last section loaded).
+  bool selection = !jobs[j].withoutSelection;
+  int64_t first = 0;
+  if (!selection) {
+    first = p.chunks - 1;
+    lastSection = p.chunks > 1 ? &p.sections.back() : nullptr;
+  }
+  for (int64_t chunk = first; chunk < p.chunks; ++chunk) {
+    if (p.chunks > 1 || !selection)
       for (Socket &s : sockets)
         for (auto &run : s.runs[j])
-          run->setChunk(chunk);
+          run->setChunk(chunk, selection);
+    double c0 = nowPs();
     runChunk(j, jr, bd);
+    jr.lastChunkPs = nowPs() - c0;
   }
   return nowPs() - t0;
 }
@@ -253,7 +264,7 @@ void SectionController::runChunk(int j, JobResult &jr, Breakdown &bd) {
     const std::array<double, 4> &occ = occupancyOf[j][i];
     for (int t = 0; t < 3; ++t)
       result.peakBytes[t] = std::max(result.peakBytes[t], occ[t]);
-    if (options.trace)
+    if (tracing)
       result.trace.push_back(
           {TraceEvent::Counter, "memory", "memory", 0, nowPs(), 0, occ});
     Breakdown iterBd;
@@ -277,7 +288,7 @@ void SectionController::runChunk(int j, JobResult &jr, Breakdown &bd) {
           addBreakdown(bd, iterBd, rest);
           jr.iterationsFastForwarded += static_cast<int64_t>(rest);
           stats[IterationsAccounted] += rest;
-          if (options.trace)
+          if (tracing)
             result.trace.push_back(
                 {TraceEvent::Slice,
                  sec.name + " x" + std::to_string(static_cast<int64_t>(rest)) +
@@ -291,8 +302,17 @@ void SectionController::run() {
   sc_core::wait(sc_core::SC_ZERO_TIME); // let every node reach its wait
   double n = double(sockets.size());
   for (size_t j = 0; j < jobs.size(); ++j) {
+    assert((!whatIf || jobs[j].withoutSelection) &&
+           "what-if jobs run after every other job");
+    if (jobs[j].withoutSelection && !whatIf) {
+      whatIf = true;
+      whatIfStartPs = nowPs();
+      whatIfStart = totals();
+      tracing = false;
+    }
     JobResult jr;
     jr.phase = jobs[j].program->phase;
+    jr.withoutSelection = jobs[j].withoutSelection;
     jr.steps = jobs[j].steps;
     Totals jobStart = totals();
     double jobT0 = nowPs();
@@ -331,4 +351,12 @@ void SectionController::run() {
     result.jobs.push_back(jr);
   }
   finished = true;
+}
+
+double SectionController::realEndPs() const {
+  return whatIf ? whatIfStartPs : nowPs();
+}
+
+SectionController::Totals SectionController::realTotals() const {
+  return whatIf ? whatIfStart : totals();
 }

@@ -38,6 +38,14 @@ int64_t Program::tensorBytes(arch::MemoryTier tier) const {
   return bytes;
 }
 
+bool Program::hasSelection() const {
+  for (const Section &sec : sections)
+    for (const Node &n : sec.nodes)
+      if (n.lastChunk)
+        return true;
+  return false;
+}
+
 int64_t snapflow::sim::tilesInChunk(int64_t tiles, int64_t prefixTiles,
                                     int64_t chunk, int64_t chunks) {
   if (prefixTiles <= 0 || chunks <= 1 || chunk >= chunks - 1)
@@ -45,12 +53,14 @@ int64_t snapflow::sim::tilesInChunk(int64_t tiles, int64_t prefixTiles,
   return tiles - prefixTiles + (prefixTiles * chunk + chunks - 2) / (chunks - 1);
 }
 
-Section::ChunkTiles Section::tilesInChunk(int64_t chunk, int64_t chunks) const {
+Section::ChunkTiles Section::tilesInChunk(int64_t chunk, int64_t chunks,
+                                          bool selection) const {
   ChunkTiles out;
   out.nodes.reserve(nodes.size());
-  bool last = chunk >= chunks - 1;
+  // Whether the selection (lastChunk nodes) runs in this chunk.
+  bool selects = chunk >= chunks - 1 && selection;
   for (const Node &n : nodes)
-    out.nodes.push_back(n.lastChunk && !last ? 0
+    out.nodes.push_back(n.lastChunk && !selects ? 0
                                              : sim::tilesInChunk(
                                                    n.tiles, n.prefixTiles,
                                                    chunk, chunks));
@@ -77,7 +87,7 @@ Section::ChunkTiles Section::tilesInChunk(int64_t chunk, int64_t chunks) const {
       t = of(p.inputs[0]);
       break;
     case NodeKind::Stage:
-      if (p.lastChunk && !last)
+      if (p.lastChunk && !selects)
         t = 0;
       break;
     case NodeKind::Store:

@@ -170,10 +170,11 @@ private:
 };
 
 void Engine::finish() {
-  result.elapsedPs = nowPs();
+  // What-if jobs (Job::withoutSelection) leave the run's results alone.
+  result.elapsedPs = controller->realEndPs();
   double periodPs = 1e12 / chip.socket().clockHz;
   result.cycles = result.elapsedPs / periodPs;
-  SectionController::Totals c = controller->totals();
+  SectionController::Totals c = controller->realTotals();
   double n = double(sockets.size());
   double elapsed = std::max(1.0, result.elapsedPs);
   auto tierUtilization = [&](arch::MemoryTier t) {
@@ -188,6 +189,8 @@ void Engine::finish() {
   result.linkUtilization = c.linkBusyPs / n / elapsed;
   result.tilesMoved = static_cast<int64_t>(std::llround(c.tiles));
   for (const CollectiveRecord &rec : sockets[0].collectives->records()) {
+    if (jobs[rec.job].withoutSelection)
+      continue;
     const Section &sec = jobs[rec.job].program->sections[rec.section];
     const Node &n = sec.nodes[rec.node];
     CollectiveResult out;
@@ -215,7 +218,8 @@ void Engine::finish() {
 void Engine::reportDeadlock() {
   result.deadlocked = true;
   std::ostringstream os;
-  os << "deadlock at cycle " << static_cast<int64_t>(result.cycles)
+  os << "deadlock at cycle "
+     << static_cast<int64_t>(nowPs() * chip.socket().clockHz * 1e-12)
      << ": no process can proceed";
   for (Socket &s : sockets)
     for (auto &job : s.runs)

@@ -3,10 +3,13 @@
 #include "snapflow/Sim/Stats/Report.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
 #include <set>
 #include <string>
+#include <vector>
 
 using namespace snapflow;
 using namespace snapflow::sim;
@@ -15,9 +18,10 @@ using llvm::json::Object;
 namespace {
 double seconds(double ps) { return ps * 1e-12; }
 
-const JobResult *jobFor(const SimResult &r, const std::string &phase) {
+const JobResult *jobFor(const SimResult &r, const std::string &phase,
+                        bool withoutSelection = false) {
   for (const JobResult &j : r.jobs)
-    if (j.phase == phase)
+    if (j.phase == phase && j.withoutSelection == withoutSelection)
       return &j;
   return nullptr;
 }
@@ -78,7 +82,7 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
     double count = 0, bytes = 0, latency = 0, exposed = 0;
     int decodeJob = -1;
     for (size_t j = 0; j < r.jobs.size(); ++j)
-      if (r.jobs[j].phase == decode.phase)
+      if (r.jobs[j].phase == decode.phase && !r.jobs[j].withoutSelection)
         decodeJob = static_cast<int>(j);
     for (const CollectiveResult &c : r.collectives) {
       if (c.job != decodeJob)
@@ -117,7 +121,17 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
     if (prefill)
       ttft = seconds(p->stepPs);
     SelectionCost sel = selectionCost(*pre);
+    // What the selection adds to the time to first token: the last chunk
+    // against the same chunk simulated with the selection idle.
+    llvm::json::Value selectionS = 0.0;
+    if (pre->hasSelection()) {
+      const JobResult *w = jobFor(r, pre->phase, /*withoutSelection=*/true);
+      selectionS = w ? llvm::json::Value(seconds(p->lastChunkPs -
+                                                 w->lastChunkPs))
+                     : llvm::json::Value(nullptr);
+    }
     ttftBreakdown = Object{{"chunks", pre->chunks},
+                           {"selection_s", std::move(selectionS)},
                            {"selection_flops", sel.flops},
                            {"selection_bytes", sel.bytes}};
   }
@@ -224,7 +238,16 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
     if (!tb)
       return "";
     int64_t n = tb->getInteger("chunks").value_or(1);
-    return n > 1 ? llvm::formatv(" (prefill in {0} chunks)", n).str() : "";
+    std::vector<std::string> parts;
+    if (n > 1)
+      parts.push_back(llvm::formatv("prefill in {0} chunks", n));
+    if (double sel = tb->getNumber("selection_s").value_or(0); sel != 0)
+      parts.push_back(std::abs(sel) < 1e-3
+                          ? llvm::formatv("KV selection {0:f1} us", sel * 1e6)
+                                .str()
+                          : llvm::formatv("KV selection {0:f1} ms", sel * 1e3)
+                                .str());
+    return parts.empty() ? "" : " (" + llvm::join(parts, ", ") + ")";
   };
   if (auto prompt = r.getNumber("prompt_tokens_per_s"))
     // A prefill program: its step is the time to first token.

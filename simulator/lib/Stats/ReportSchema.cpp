@@ -100,6 +100,11 @@ llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
        P::WithPrefill},
       {"ttft_breakdown.selection_flops", "FLOPs",
        "FLOPs of the end-of-prefill KV selection per socket", P::WithPrefill},
+      {"ttft_breakdown.selection_s", "s",
+       "time the end-of-prefill KV selection adds to the prefill: its last "
+       "chunk against the same chunk simulated with the selection idle (0 "
+       "without one)",
+       P::WithPrefill},
       {"ttft_s", "s",
        "time to first token: the prefill of one prompt (null without one)"},
       {"utilization.ddr", "-", "busy fraction of DDR over the decode (or prefill) steps alone"},

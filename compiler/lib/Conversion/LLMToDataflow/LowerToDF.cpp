@@ -300,10 +300,12 @@ private:
     return df::StreamType::get(tile.getContext(), tile, kStreamDepth);
   }
 
-  /// The stream carrying `v` into the current section.
-  Value streamFor(Value v, int64_t wantTiles) {
+  /// The stream carrying `v` into the current section. A consumer that
+  /// reads only the last `rows` of `v`'s tokens (the scores' observation
+  /// window; 0: all) loads only those when `v` comes from its home.
+  Value streamFor(Value v, int64_t wantTiles, int64_t rows = 0) {
     if (auto slice = v.getDefiningOp<llm::ShardSliceOp>())
-      return streamFor(slice.getInput(), wantTiles); // a view
+      return streamFor(slice.getInput(), wantTiles, rows); // a view
     auto it = streams.find(v);
     if (it != streams.end()) {
       // A large value's first consumer takes its stream; later ones reload.
@@ -315,25 +317,32 @@ private:
       fn.emitOpError() << "internal error: value without stream or home";
       return {};
     }
-    // Load the value from its home tensor.
+    // Load the value from its home tensor, in activation tiles (or, for
+    // a few rows, tiles of those rows).
+    auto type = cast<RankedTensorType>(v.getType());
+    int64_t bytes = bytesOf(type);
+    int64_t tokens = type.getRank() > 1 ? type.getDimSize(1) : 1;
+    bool part = rows > 0 && rows < tokens;
+    int64_t tileBytes = kActivationTileBytes;
+    if (part)
+      tileBytes = std::clamp<int64_t>(bytes / tokens * rows, 1, tileBytes);
     int64_t count = 0;
     RankedTensorType tile = activationTile(
-        v.getType(),
-        (bytesOf(v.getType()) + kActivationTileBytes - 1) /
-            kActivationTileBytes,
-        count);
+        v.getType(), (bytes + tileBytes - 1) / tileBytes, count);
     Operation *def = v.getDefiningOp();
     declare(home->second, homeType(v),
             def ? tierOf(def) : arch::MemoryTier::SRAM);
     // A large activation is read over as many AGCU lanes as it has tiles,
     // up to the section's (one lane would cap a 32 MiB prefill activation
     // at a lane's ~100 GB/s).
+    if (part)
+      count = std::max<int64_t>(1, (count * rows + tokens - 1) / tokens);
     auto load = b.create<df::LoadOp>(v.getLoc(), streamOf(tile),
                                      home->second, count);
     if (int64_t lanes = std::min(sectionAgcus, count); lanes > 1)
       load.setAgcus(lanes);
     Value s = load;
-    if (!streams.count(v)) {
+    if (!part && !streams.count(v)) {
       streams[v] = s;
       taken.insert(v);
     }
@@ -464,11 +473,6 @@ private:
   Value loadStaged(Operation *op, Value v, int64_t tileBytes) {
     RankedTensorType stagedType = promptType;
     int64_t layerBytes = bytesOf(stagedType) / stagedType.getDimSize(0);
-    // Tiles of the stage's size, but never below an activation tile (a
-    // selection stage streams no weights).
-    int64_t want = std::max<int64_t>(
-        1, layerBytes / std::max(tileBytes, kActivationTileBytes));
-    auto [tile, pieces] = cutTile(stagedType.getShape(), want, /*keep=*/1);
     auto t = cast<RankedTensorType>(v.getType());
     int64_t tokens = t.getDimSize(1);
     if (isa<kv::GatherStoreOp>(op))
@@ -476,6 +480,14 @@ private:
                    .getSlots();
     double share = double(tokens) / double(stagedType.getDimSize(2)) *
                    double(t.getDimSize(2)) / double(stagedType.getDimSize(3));
+    // Tiles of the stage's size, but never below an activation tile (a
+    // selection stage streams no weights) unless the read is smaller: a
+    // gather of a few kept tokens loads those, not a whole tile.
+    int64_t cap = std::max(tileBytes, kActivationTileBytes);
+    int64_t need = std::max<int64_t>(
+        1, static_cast<int64_t>(std::ceil(share * double(layerBytes))));
+    int64_t want = std::max<int64_t>(1, layerBytes / std::min(cap, need));
+    auto [tile, pieces] = cutTile(stagedType.getShape(), want, /*keep=*/1);
     int64_t tiles = std::max<int64_t>(
         1, static_cast<int64_t>(std::ceil(double(pieces) * share)));
     return b.create<df::LoadOp>(
@@ -559,7 +571,12 @@ private:
         inputs.push_back(loadStaged(op, v, tileBytes));
         continue;
       }
-      Value s = streamFor(v, tiles);
+      // The scores read only the observation window's queries.
+      int64_t rows = 0;
+      if (auto score = dyn_cast<kv::ScoreOp>(op); score &&
+                                                  v == score.getQueries())
+        rows = score.getObsWindow();
+      Value s = streamFor(v, tiles, rows);
       if (!s)
         return failure();
       inputs.push_back(s);

@@ -52,6 +52,10 @@ public:
     Totals operator-(const Totals &o) const;
   };
   Totals totals() const;
+  /// The time and totals at the end of the last job that is not a what-if
+  /// (Job::withoutSelection): what the run's results describe.
+  double realEndPs() const;
+  Totals realTotals() const;
 
 private:
   double runStep(int job, JobResult &jr, Breakdown &bd);
@@ -81,6 +85,12 @@ private:
   double periodPs;
   std::vector<std::vector<std::array<double, 4>>> occupancyOf;
   const Section *lastSection = nullptr;
+  /// Whether to record trace events (off in what-if jobs).
+  bool tracing;
+  /// Set once the what-if jobs begin.
+  bool whatIf = false;
+  double whatIfStartPs = 0;
+  Totals whatIfStart;
   bool finished = false;
 };
 

@@ -94,11 +94,14 @@ struct Section {
   std::vector<Stream> streams;
 
   /// Tiles of every node and stream in chunk `chunk` of `chunks` (all of
-  /// them in the last chunk, as the df program states them).
+  /// them in the last chunk, as the df program states them). Without
+  /// `selection`, the end-of-prefill selection (Node::lastChunk) is idle in
+  /// the last chunk too.
   struct ChunkTiles {
     std::vector<int64_t> nodes, streams;
   };
-  ChunkTiles tilesInChunk(int64_t chunk, int64_t chunks) const;
+  ChunkTiles tilesInChunk(int64_t chunk, int64_t chunks,
+                          bool selection = true) const;
 };
 
 /// A node's tiles in chunk `chunk` of `chunks`.
@@ -127,6 +130,8 @@ struct Program {
 
   /// Bytes of declared tensors in `tier`.
   int64_t tensorBytes(arch::MemoryTier tier) const;
+  /// Whether a node is part of the end-of-prefill selection (lastChunk).
+  bool hasSelection() const;
 };
 
 } // namespace sim

@@ -91,9 +91,10 @@ struct SectionRun {
   /// run (the section's own counts otherwise).
   Section::ChunkTiles chunk;
 
-  /// Sets the chunk the next starts run (of the program's chunks).
-  void setChunk(int64_t index) {
-    chunk = section->tilesInChunk(index, program->chunks);
+  /// Sets the chunk the next starts run (of the program's chunks), with or
+  /// without the end-of-prefill selection.
+  void setChunk(int64_t index, bool selection = true) {
+    chunk = section->tilesInChunk(index, program->chunks, selection);
   }
   int64_t nodeTiles(int node) const { return chunk.nodes[node]; }
   int64_t streamTiles(int stream) const { return chunk.streams[stream]; }

@@ -40,6 +40,13 @@ struct SimOptions {
 struct Job {
   const Program *program = nullptr;
   int64_t steps = 1;
+  /// A prefill's what-if: its last chunk alone (as if the chunk before had
+  /// just run) with the end-of-prefill selection (Node::lastChunk) idle, so
+  /// that the last chunk's time less this one's is what the selection adds
+  /// to the time to first token. Such jobs run after every other job and
+  /// leave the run's results (elapsed time, utilization, collectives,
+  /// trace) as those jobs made them.
+  bool withoutSelection = false;
 };
 
 /// A slice or counter sample of the trace (times in picoseconds).
@@ -60,7 +67,9 @@ struct Breakdown {
 /// What one job took.
 struct JobResult {
   std::string phase;
+  bool withoutSelection = false; ///< Job::withoutSelection
   double stepPs = 0;  ///< one step (the last simulated)
+  double lastChunkPs = 0; ///< its last chunk (the whole step unchunked)
   double totalPs = 0; ///< all `steps`
   int64_t steps = 0, stepsSimulated = 0;
   int64_t iterationsSimulated = 0, iterationsFastForwarded = 0;
