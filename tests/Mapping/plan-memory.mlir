@@ -1,6 +1,7 @@
 // RUN: snapflow-opt %s -split-input-file --plan-memory -verify-diagnostics | FileCheck %s
 
-// Every case plans one socket of the tiny chip (arch/chips/tiny.yaml): SRAM
+// Every case plans one socket of tiny-64k, the tiny chip
+// (arch/chips/tiny.yaml) with 64 KiB PMUs written out in full: SRAM
 // 4 PMUs x 64 KiB = 262,144 B, HBM 1 GiB, DDR 4 GiB.
 
 // Tests that weights and the KV cache go to HBM, activations to SRAM with
@@ -21,7 +22,7 @@
 // CHECK:         llm.param @g {df.placement = #df.placement<hbm>}
 // CHECK:         llm.rms_norm {{.+}}df.placement = #df.placement<sram, live = [4, 5]>
 !c = !kv.cache<layers = 1, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>
-module attributes {df.target = #df.target<"tiny">} {
+module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {
 func.func @decode(%x: tensor<1x1x64xbf16>, %c: !c) -> (tensor<1x1x256xbf16>, !c) attributes {llm.workload = #llm.workload<decode, batch = 1, tokens = 64>} {
   %w = llm.param @w : tensor<256x64xbf16>
   %y = llm.linear %x, %w : tensor<1x1x64xbf16>, tensor<256x64xbf16> -> tensor<1x1x256xbf16>
@@ -38,7 +39,7 @@ func.func @decode(%x: tensor<1x1x64xbf16>, %c: !c) -> (tensor<1x1x256xbf16>, !c)
 // CHECK-LABEL: func.func @spill(
 // CHECK-SAME:    activation_bytes = 524288, sram_bytes = 0, hbm_bytes = 34078720
 // CHECK:         llm.linear {{.+}}df.placement = #df.placement<hbm, live = [2, 3]>
-module attributes {df.target = #df.target<"tiny">} {
+module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {
 func.func @spill(%x: tensor<1x1x64xbf16>) -> tensor<1x1x262144xbf16> attributes {llm.workload = #llm.workload<decode, batch = 1, tokens = 1>} {
   %w = llm.param @w : tensor<262144x64xbf16>
   %y = llm.linear %x, %w : tensor<1x1x64xbf16>, tensor<262144x64xbf16> -> tensor<1x1x262144xbf16>
@@ -51,8 +52,8 @@ func.func @spill(%x: tensor<1x1x64xbf16>) -> tensor<1x1x262144xbf16> attributes 
 // Tests that a program larger than HBM is an error naming the phase, batch,
 // context, policy, tier, need and capacity: weights of 768 + 512 MiB
 // against 1 GiB of HBM (plan-memory-ddr.mlir: the same with allow-ddr).
-module attributes {df.target = #df.target<"tiny">} {
-// expected-error @+1 {{'func.func' op decode batch 1 context 8 kv=full needs 1.2 GiB HBM per socket; tiny has 1.0 GiB (weights 1.2 GiB, KV 0.0 GiB, spilled activations 0.0 GiB)}}
+module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {
+// expected-error @+1 {{'func.func' op decode batch 1 context 8 kv=full needs 1.2 GiB HBM per socket; tiny-64k has 1.0 GiB (weights 1.2 GiB, KV 0.0 GiB, spilled activations 0.0 GiB)}}
 func.func @toobig() attributes {llm.workload = #llm.workload<decode, batch = 1, tokens = 8>} {
   %a = llm.param @a : tensor<8x50331648xbf16>
   %b = llm.param @b : tensor<8x33554432xbf16>

@@ -1,7 +1,8 @@
 // RUN: snapflow-opt %s -split-input-file --tile-and-map -verify-diagnostics | FileCheck %s
 // RUN: snapflow-opt %s -split-input-file --tile-and-map="max-tiles=2" -verify-diagnostics | FileCheck %s --check-prefix=MAX2
 
-// Every case runs on the tiny chip (arch/chips/tiny.yaml): 4 PCUs of 64
+// Every case runs on tiny-64k, the tiny chip (arch/chips/tiny.yaml) with 64
+// KiB PMUs written out in full: 4 PCUs of 64
 // systolic / 16 SIMD FLOP per cycle, 4 PMUs of 64 KiB, 2 AGCUs, HBM at
 // 64 GB/s; its ridge point is 4 x 64 x 1e9 / 6.4e10 = 4 FLOP per byte.
 
@@ -24,7 +25,7 @@
 // CHECK:         llm.rms_norm {{.+}}df.stage = #df.stage<norm, tiles = 1, tile_bytes = 512, pcus = 1, pmus = 5, agcus = 1>
 // CHECK:         llm.add {{.+}}df.stage = #df.stage<elementwise, tiles = 1, tile_bytes = 0, pcus = 1, pmus = 3, agcus = 0>
 // CHECK:         return {df.section = 0 : i64}
-module attributes {df.target = #df.target<"tiny">} {
+module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {
 func.func @decode(%x: tensor<1x2x64xbf16>) -> tensor<1x2x256xbf16> {
   %w = llm.param @w : tensor<256x64xbf16>
   %y = llm.linear %x, %w : tensor<1x2x64xbf16>, tensor<256x64xbf16> -> tensor<1x2x256xbf16>
@@ -46,7 +47,7 @@ func.func @decode(%x: tensor<1x2x64xbf16>) -> tensor<1x2x256xbf16> {
 // CHECK:           llm.rms_norm {{.+}}df.section = 1 : i64
 // CHECK:           llm.yield {{.+}}df.section = 1 : i64
 // CHECK:         llm.add {{.+}}df.section = 2 : i64
-module attributes {df.target = #df.target<"tiny">} {
+module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {
 func.func @loop(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
   %a = llm.add %x, %x : tensor<1x1x8xbf16>
   %r = llm.repeat 2 layers from 3 (%a) : (tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
@@ -70,7 +71,7 @@ func.func @loop(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
 // CHECK:         llm.linear {{.+}}df.stage = #df.stage<gemm, tiles = 4, tile_bytes = 65536, pcus = 4, pmus = 5, agcus = 2>
 // MAX2-LABEL:  func.func @big(
 // MAX2:          llm.linear {{.+}}df.stage = #df.stage<gemm, tiles = 2, tile_bytes = 131072, pcus = 4, pmus = 7, agcus = 2>
-module attributes {df.target = #df.target<"tiny">} {
+module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {
 func.func @big(%x: tensor<1x1x256xbf16>) -> tensor<1x1x512xbf16> {
   %w = llm.param @w : tensor<512x256xbf16>
   %y = llm.linear %x, %w : tensor<1x1x256xbf16>, tensor<512x256xbf16> -> tensor<1x1x512xbf16>
@@ -90,5 +91,5 @@ func.func @f(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
 }
 
 // A bad option is an error.
-// RUN: echo 'module attributes {df.target = #df.target<"tiny">} {}' | not snapflow-opt --tile-and-map="max-tiles=0" 2>&1 | FileCheck %s --check-prefix=TILES
+// RUN: echo 'module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {}' | not snapflow-opt --tile-and-map="max-tiles=0" 2>&1 | FileCheck %s --check-prefix=TILES
 // TILES: error: tile-and-map: max-tiles must be >= 1, got 0

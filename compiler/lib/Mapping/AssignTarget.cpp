@@ -11,6 +11,8 @@
 
 #include "snapflow/Mapping/Passes.h"
 
+#include "snapflow/Arch/ArchModel.h"
+
 #include "llvm/ADT/StringExtras.h"
 
 namespace snapflow {
@@ -70,3 +72,16 @@ struct AssignTargetPass
 };
 
 } // namespace
+
+LogicalResult snapflow::forEachProgram(
+    ModuleOp module,
+    function_ref<LogicalResult(df::ProgramOp, const arch::ArchModel &)> fn) {
+  df::TargetAttr target = df::getTarget(module);
+  if (!target)
+    return success();
+  arch::ArchModel chip = target.getArchModel();
+  for (df::ProgramOp program : module.getOps<df::ProgramOp>())
+    if (failed(fn(program, chip)))
+      return failure();
+  return success();
+}

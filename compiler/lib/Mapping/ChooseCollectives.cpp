@@ -23,14 +23,16 @@ namespace {
 struct ChooseCollectivesPass
     : public snapflow::impl::ChooseCollectivesBase<ChooseCollectivesPass> {
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    // Collectives live in df.programs, which the df verifier does not let
-    // exist without the module's df.target.
-    df::TargetAttr target = df::getTarget(module);
-    if (!target)
-      return;
-    arch::ArchModel chip = target.getArchModel();
-    module.walk([&](df::CollectiveOp c) {
+    (void)forEachProgram(getOperation(), [&](df::ProgramOp program,
+                                             const arch::ArchModel &chip) {
+      choose(program, chip);
+      return success();
+    });
+  }
+
+  /// Every collective of `program` without an algorithm gets `chip`'s.
+  static void choose(df::ProgramOp program, const arch::ArchModel &chip) {
+    program.walk([&](df::CollectiveOp c) {
       if (c.getAlgorithm())
         return;
       double bytes = double(df::getStreamTileCount(c.getInput())) *

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snapflow/Mapping/Passes.h"
+#include "snapflow/Mapping/SectionMemory.h"
 
 #include "snapflow/Arch/ArchModel.h"
 
@@ -32,34 +33,23 @@ struct PipelineLoopsPass
   void runOnOperation() override {
     if (!overlap)
       return;
-    ModuleOp module = getOperation();
-    // A df.program cannot exist without the module's df.target (the df
-    // verifier), so no target means nothing to pipeline.
-    df::TargetAttr target = df::getTarget(module);
-    if (!target)
-      return;
-    arch::ArchModel chip = target.getArchModel();
-    for (df::ProgramOp program : module.getOps<df::ProgramOp>())
+    (void)forEachProgram(getOperation(), [&](df::ProgramOp program,
+                                             const arch::ArchModel &chip) {
       run(program, chip);
+      return success();
+    });
   }
 
   void run(df::ProgramOp program, const arch::ArchModel &chip) {
-    const arch::SocketParams &s = chip.socket();
-    int64_t capacity = s.pmuCount * s.sramBytesPerPmu;
+    int64_t capacity = chip.tierBytesPerSocket(arch::MemoryTier::SRAM);
     df::MemoryPlanAttr plan = df::getMemoryPlan(program);
-    int64_t planned = plan ? plan.getSramBytes() : 0;
-    llvm::StringMap<int64_t> pmusOf;
-    if (ArrayAttr sections = df::getSections(program))
-      for (Attribute a : sections)
-        if (auto info = dyn_cast<df::SectionMapAttr>(a))
-          pmusOf[info.getName()] = info.getPmus();
     llvm::StringMap<arch::MemoryTier> tierOf;
     for (df::TensorOp t : program.getBody().front().getOps<df::TensorOp>())
       tierOf[t.getSymName()] = t.getTier().getValue();
 
     int64_t prefetch = 0;
-    for (df::SectionOp sec :
-         program.getBody().front().getOps<df::SectionOp>()) {
+    for (const SectionSram &held : sectionSram(program)) {
+      df::SectionOp sec = held.section;
       if (sec.getRepeat() <= 1)
         continue;
       sec.setPipelined(true);
@@ -74,9 +64,7 @@ struct PipelineLoopsPass
         wanted += double(load.getTiles()) *
                   double(load.getResult().getType().getTileBytes());
       }
-      int64_t used = planned + pmusOf.lookup(sec.getSymName()) *
-                                   s.sramBytesPerPmu;
-      double spare = double(std::max<int64_t>(0, capacity - used));
+      double spare = double(std::max<int64_t>(0, capacity - held.total()));
       double scale = wanted > 0 ? std::min(1.0, spare / wanted) : 0;
       int64_t bytes = 0;
       for (df::LoadOp load : loads) {
@@ -91,14 +79,18 @@ struct PipelineLoopsPass
       }
       prefetch = std::max(prefetch, bytes);
     }
+    // The plan's SRAM: the busiest section, its prefetch included.
+    int64_t peak = 0;
+    for (const SectionSram &held : sectionSram(program))
+      peak = std::max(peak, held.total());
     if (plan && prefetch > 0)
       df::setMemoryPlan(
           program,
           df::MemoryPlanAttr::get(
               program.getContext(), plan.getWeightsBytes(), plan.getKvBytes(),
-              plan.getActivationBytes(), plan.getSramBytes() + prefetch,
-              plan.getHbmBytes(), plan.getDdrBytes(), plan.getMaxBatch(),
-              prefetch, plan.getDiagnostic()));
+              plan.getActivationBytes(), peak, plan.getHbmBytes(),
+              plan.getDdrBytes(), plan.getMaxBatch(), prefetch,
+              plan.getDiagnostic()));
   }
 };
 

@@ -126,7 +126,10 @@ struct TileAndMapPass : public snapflow::impl::TileAndMapBase<TileAndMapPass> {
 
 private:
   void mapFunction(func::FuncOp fn, const arch::ArchModel &chip) {
-    // Sections: each loop body, and each run of ops between loops.
+    // Sections: each loop body, and each run of ops between loops; a run
+    // that spans decoder layers (layers not folded into a loop) gets a
+    // section per layer, as each layer is then a kernel call of its own and
+    // one configuration could not hold them all.
     SmallVector<std::pair<std::string, SmallVector<Operation *>>> sections;
     SmallVector<int64_t> repeats;
     auto openSection = [&](std::string name, int64_t repeat) {
@@ -134,7 +137,13 @@ private:
       repeats.push_back(repeat);
     };
     bool inRun = false;
+    std::optional<int64_t> runLayer;
     for (Operation &op : fn.getBody().front()) {
+      std::optional<int64_t> layer = llm::getLayer(&op);
+      if (inRun && layer && runLayer && *layer != *runLayer)
+        inRun = false;
+      if (layer)
+        runLayer = layer;
       if (auto loop = dyn_cast<llm::RepeatOp>(op)) {
         openSection(llvm::formatv("layers_{0}_{1}", loop.getFirstLayer(),
                                   loop.getFirstLayer() + loop.getCount() - 1),

@@ -74,6 +74,7 @@ void snapflow::buildSnapflowPipeline(OpPassManager &pm,
   // sockets (each collective's algorithm) and across layers (pipelined
   // loops prefetching into spare SRAM).
   pm.addPass(createLowerToDF());
+  pm.addPass(createPlanSram({o.requireFit}));
   pm.addPass(createChooseCollectives());
   pm.addPass(createPipelineLoops({o.loopOverlap}));
 }

@@ -241,12 +241,16 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
     std::vector<std::string> parts;
     if (n > 1)
       parts.push_back(llvm::formatv("prefill in {0} chunks", n));
-    if (double sel = tb->getNumber("selection_s").value_or(0); sel != 0)
-      parts.push_back(std::abs(sel) < 1e-3
-                          ? llvm::formatv("KV selection {0:f1} us", sel * 1e6)
-                                .str()
-                          : llvm::formatv("KV selection {0:f1} ms", sel * 1e3)
-                                .str());
+    if (double sel = tb->getNumber("selection_s").value_or(0); sel != 0) {
+      double a = std::abs(sel);
+      std::string t = a < 1e-3 ? llvm::formatv("{0:f1} us", a * 1e6).str()
+                               : llvm::formatv("{0:f1} ms", a * 1e3).str();
+      // Idling the selection can reorder the traffic it shared: a chunk
+      // no faster without it is one the selection hides in.
+      parts.push_back(sel > 0 ? "KV selection " + t
+                              : "KV selection hidden: its chunk is " + t +
+                                    " slower without it");
+    }
     return parts.empty() ? "" : " (" + llvm::join(parts, ", ") + ")";
   };
   if (auto prompt = r.getNumber("prompt_tokens_per_s"))

@@ -97,6 +97,28 @@ def PlanMemory : Pass<"plan-memory", "::mlir::ModuleOp"> {
                            "::snapflow::df::DFDialect"];
 }
 
+def PlanSram : Pass<"plan-sram", "::mlir::ModuleOp"> {
+  let summary = "Fit what each df section holds at once into SRAM";
+  let description = [{
+    plan-memory places activations by their live ranges before there are
+    streams. Once lower-to-df has built the sections, this pass counts what
+    each holds while it runs (all its stages run together): every stream
+    buffer at its depth, and every SRAM `df.tensor` whose live range (the
+    first to the last section loading or storing it) spans it. While a
+    section holds more than a socket's SRAM, the largest SRAM tensor live
+    there moves to HBM. A section whose stream buffers alone exceed SRAM
+    cannot run: the memory plan's diagnostic says so (with `require-fit`,
+    an error), as it does when the moved tensors overflow HBM. The plan's
+    `sram_bytes` becomes the busiest section's occupancy and `hbm_bytes`
+    grows by what moved. The simulator samples the same occupancy.
+  }];
+  let options = [
+    Option<"requireFit", "require-fit", "bool", "true",
+           "Fail when a section cannot fit (else record it in the plan)">,
+  ];
+  let dependentDialects = ["::snapflow::df::DFDialect"];
+}
+
 def ChooseCollectives : Pass<"choose-collectives", "::mlir::ModuleOp"> {
   let summary = "Record the algorithm of every df.collective";
   let description = [{
@@ -120,10 +142,10 @@ def PipelineLoops : Pass<"pipeline-loops", "::mlir::ModuleOp"> {
     tail (its collectives, its last stages) completes. What a load may run
     ahead is its stream's depth: each load from HBM or DDR gets its
     iteration's tiles on top of its depth, scaled down evenly when the SRAM
-    left by the memory plan (the PMUs the section's stages do not use,
-    beyond the plan's SRAM bytes) cannot hold them all. The most any section
-    prefetches is recorded as the memory plan's `prefetch_bytes` (part of its
-    `sram_bytes`). With `overlap=false` the pass changes nothing: layers run
+    the section leaves (beyond its stream buffers and live SRAM tensors,
+    as plan-sram counts them) cannot hold them all. The most any section
+    prefetches is recorded as the memory plan's `prefetch_bytes`, and its
+    `sram_bytes` becomes the busiest section's occupancy with prefetch. With `overlap=false` the pass changes nothing: layers run
     one after another.
   }];
   let options = [

@@ -368,6 +368,13 @@ private:
     fn.walk([&](Operation *op) {
       for (Value r : op->getResults())
         retype(r);
+      // What a read returns follows its cache's local KV heads (the
+      // staged prompt a chunked prefill's selection reads, too).
+      if (auto read = dyn_cast<kv::ReadOp>(op))
+        if (auto c = dyn_cast<kv::CacheType>(read.getCache().getType()))
+          for (Value v : read.getValues())
+            v.setType(withDim(v.getType(), 2, c.getKvHeads() *
+                                                  c.getHeadDim()));
     });
     auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
     SmallVector<Type> inputs;
