@@ -473,6 +473,9 @@ TEST(Simulator, ChunkedPrefillGrowsThePrefixWork) {
   SimResult r = run(b.p);
   ASSERT_FALSE(r.deadlocked) << r.deadlock;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 930);
+  // Each chunk's time, the first carrying the one reconfiguration.
+  EXPECT_EQ(r.jobs[0].chunkPs,
+            (std::vector<double>{(1000 + 210) * 1e3, 310e3, 410e3}));
   EXPECT_DOUBLE_EQ(r.jobs[0].flops, 9 * 12800);
   EXPECT_EQ(r.jobs[0].steps, 1);
 }

@@ -237,6 +237,7 @@ double SectionController::runStep(int j, JobResult &jr, Breakdown &bd) {
     first = p.chunks - 1;
     lastSection = p.chunks > 1 ? &p.sections.back() : nullptr;
   }
+  jr.chunkPs.clear();
   for (int64_t chunk = first; chunk < p.chunks; ++chunk) {
     if (p.chunks > 1 || !selection)
       for (Socket &s : sockets)
@@ -244,8 +245,9 @@ double SectionController::runStep(int j, JobResult &jr, Breakdown &bd) {
           run->setChunk(chunk, selection);
     double c0 = nowPs();
     runChunk(j, jr, bd);
-    jr.lastChunkPs = nowPs() - c0;
+    jr.chunkPs.push_back(nowPs() - c0);
   }
+  jr.lastChunkPs = jr.chunkPs.back();
   return nowPs() - t0;
 }
 
