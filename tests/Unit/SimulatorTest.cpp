@@ -534,9 +534,9 @@ TEST(Simulator, WhatIfWithoutSelectionTimesTheSelection) {
   ASSERT_FALSE(r.deadlocked) << r.deadlock;
   ASSERT_EQ(r.jobs.size(), 2u);
   EXPECT_DOUBLE_EQ(sectionCycles(r), 1020);
-  EXPECT_DOUBLE_EQ(r.jobs[0].lastChunkPs, 610e3);
+  EXPECT_DOUBLE_EQ(r.jobs[0].lastChunkPs(), 610e3);
   EXPECT_TRUE(r.jobs[1].withoutSelection);
-  EXPECT_DOUBLE_EQ(r.jobs[1].lastChunkPs, 410e3);
+  EXPECT_DOUBLE_EQ(r.jobs[1].lastChunkPs(), 410e3);
   EXPECT_DOUBLE_EQ(r.jobs[0].flops, (2 * 4 + 3) * 12800);
   EXPECT_DOUBLE_EQ(r.jobs[1].flops, 4 * 12800);
 }

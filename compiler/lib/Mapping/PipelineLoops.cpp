@@ -47,9 +47,11 @@ struct PipelineLoopsPass
     for (df::TensorOp t : program.getBody().front().getOps<df::TensorOp>())
       tierOf[t.getSymName()] = t.getTier().getValue();
 
-    int64_t prefetch = 0;
+    // The plan's SRAM becomes the busiest section, its prefetch included.
+    int64_t prefetch = 0, peak = 0;
     for (const SectionSram &held : sectionSram(program)) {
       df::SectionOp sec = held.section;
+      peak = std::max(peak, held.total());
       if (sec.getRepeat() <= 1)
         continue;
       sec.setPipelined(true);
@@ -78,11 +80,8 @@ struct PipelineLoopsPass
         bytes += extra * type.getTileBytes();
       }
       prefetch = std::max(prefetch, bytes);
+      peak = std::max(peak, held.total() + bytes);
     }
-    // The plan's SRAM: the busiest section, its prefetch included.
-    int64_t peak = 0;
-    for (const SectionSram &held : sectionSram(program))
-      peak = std::max(peak, held.total());
     if (plan && prefetch > 0)
       df::setMemoryPlan(
           program,

@@ -16,7 +16,7 @@
 
 #include "snapflow/Arch/ArchModel.h"
 
-#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -118,8 +118,14 @@ struct PlanSramPass : public snapflow::impl::PlanSramBase<PlanSramPass> {
           });
       victim.setTierAttr(
           df::TierAttr::get(program.getContext(), arch::MemoryTier::HBM));
-      spilled += tensorBytes(victim);
-      sections = sectionSram(program);
+      int64_t bytes = tensorBytes(victim);
+      spilled += bytes;
+      // It leaves every section it was live across.
+      for (SectionSram &s : sections)
+        if (llvm::is_contained(s.live, victim)) {
+          s.tensorBytes -= bytes;
+          llvm::erase(s.live, victim);
+        }
     }
     int64_t peak = sections.empty() ? 0 : busiest()->total();
 

@@ -69,9 +69,7 @@ snapflow::driver::simulatePrograms(const sim::Program &decode,
   programs.push_back(&decode);
   // The prefill again without its selection, for what the selection adds
   // (ttft_breakdown.selection_s).
-  const sim::Program *pre = prefill                    ? prefill
-                            : decode.phase == "prefill" ? &decode
-                                                        : nullptr;
+  const sim::Program *pre = sim::reportedPrefill(decode, prefill);
   if (pre && pre->hasSelection())
     jobs.push_back({pre, 1, /*withoutSelection=*/true});
   sim::SimOptions so;

@@ -247,7 +247,6 @@ double SectionController::runStep(int j, JobResult &jr, Breakdown &bd) {
     runChunk(j, jr, bd);
     jr.chunkPs.push_back(nowPs() - c0);
   }
-  jr.lastChunkPs = jr.chunkPs.back();
   return nowPs() - t0;
 }
 

@@ -56,6 +56,13 @@ SelectionCost selectionCost(const Program &p) {
 }
 } // namespace
 
+const Program *snapflow::sim::reportedPrefill(const Program &decode,
+                                             const Program *prefill) {
+  if (prefill)
+    return prefill;
+  return decode.phase == "prefill" ? &decode : nullptr;
+}
+
 Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
                                  const Program *prefill,
                                  const arch::ArchModel &chip,
@@ -115,8 +122,7 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
   llvm::json::Value ttft = nullptr, ttftBreakdown = nullptr;
   // The prefill (run's, or the program itself when it is one): its chunks
   // and the end-of-prefill selection's share.
-  const Program *pre = prefill ? prefill
-                               : decode.phase == "prefill" ? &decode : nullptr;
+  const Program *pre = reportedPrefill(decode, prefill);
   if (const JobResult *p = pre ? jobFor(r, pre->phase) : nullptr) {
     if (prefill)
       ttft = seconds(p->stepPs);
@@ -126,8 +132,8 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
     llvm::json::Value selectionS = 0.0;
     if (pre->hasSelection()) {
       const JobResult *w = jobFor(r, pre->phase, /*withoutSelection=*/true);
-      selectionS = w ? llvm::json::Value(seconds(p->lastChunkPs -
-                                                 w->lastChunkPs))
+      selectionS = w ? llvm::json::Value(seconds(p->lastChunkPs() -
+                                                 w->lastChunkPs()))
                      : llvm::json::Value(nullptr);
     }
     ttftBreakdown = Object{{"chunks", pre->chunks},

@@ -69,11 +69,11 @@ struct JobResult {
   std::string phase;
   bool withoutSelection = false; ///< Job::withoutSelection
   double stepPs = 0;  ///< one step (the last simulated)
-  double lastChunkPs = 0; ///< its last chunk (the whole step unchunked)
   /// Each chunk of the last simulated step, in order (one entry unchunked;
   /// a what-if job's only chunk is its last): what serving charges a step
   /// that carries chunk j of a prompt.
   std::vector<double> chunkPs;
+  double lastChunkPs() const { return chunkPs.empty() ? 0 : chunkPs.back(); }
   double totalPs = 0; ///< all `steps`
   int64_t steps = 0, stepsSimulated = 0;
   int64_t iterationsSimulated = 0, iterationsFastForwarded = 0;

@@ -24,6 +24,11 @@ namespace sim {
 /// null) sets the time to first token; `chip` is the chip simulated (a
 /// what-if when it is not the program's target); `producer` names the
 /// snapflow build.
+/// The prefill a report describes: run's `prefill`, or `decode` itself when
+/// the simulated program is a prefill (null otherwise). Its selection's
+/// what-if job (Job::withoutSelection) gives ttft_breakdown.selection_s.
+const Program *reportedPrefill(const Program &decode, const Program *prefill);
+
 llvm::json::Object makeReport(const SimResult &result, const Program &decode,
                               const Program *prefill,
                               const arch::ArchModel &chip, double wallSeconds,
