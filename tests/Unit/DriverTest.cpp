@@ -278,7 +278,7 @@ TEST(Serve, PercentilesOfKnownValues) {
   EXPECT_GE(p.p50, 50);
   EXPECT_LE(p.p50, 51);
   EXPECT_GE(p.p99, 99);
-  Percentiles none = summarize({});
+  Percentiles none = summarize(std::vector<double>{});
   EXPECT_EQ(none.mean, 0);
 }
 

@@ -169,6 +169,127 @@ TEST(Serving, MTPEmitsTheAcceptedTokens) {
   EXPECT_EQ(r->decodeSteps, 3);
   EXPECT_EQ(r->outputTokens, 5);
   EXPECT_DOUBLE_EQ(r->requests[0].tpotS(), 3.0 / 4.0);
+  // Gaps between tokens: 1 (token 2 at 3 s), 1 and 0 (tokens 3 and 4 both
+  // at 4 s), 1 (token 5 at 5 s); they add up to finish - first token.
+  EXPECT_EQ(r->tokenGaps.count(), 4);
+  EXPECT_DOUBLE_EQ(r->tokenGaps.mean(), 0.75);
+  EXPECT_DOUBLE_EQ(r->tokenGaps.percentile(0.25), 0.0);
+  EXPECT_DOUBLE_EQ(r->tokenGaps.percentile(0.5), 1.0);
+}
+
+// The chunked schedule on the round costs, with the 128-token prefill in
+// three chunks of 0.5, 0.7 and 0.8 s (adding up to its 2 s). Two slots; r0
+// (4 tokens out) arrives at 0, r1 (2 tokens out) at 0.1.
+//   0.0-0.5, 0.5-1.2, 1.2-2.0: r0's chunks, nothing decoding; first token
+//        at 2.0 (r1 waits: one prefill at a time)
+//   2.0-3.5: decode step 1 s + r1's chunk 0 (0.5 s) = 1.5 s: a mixed step
+//        costs its parts; r0 has 2 tokens
+//   3.5-5.2: 1 + 0.7; 5.2-7.0: 1 + 0.8: r0 ends at 7.0 with 4 tokens and
+//        r1's first token comes at the end of the step with its last chunk
+//        (TTFT 7.0 - 0.1 = 6.9)
+//   7.0-8.0: a decode step alone: r1 ends.
+// Prefill time 2 x 2 s, decode 4 steps of 1 s, makespan 8; 3 mixed steps.
+// r0's tokens come at 2.0, 3.5, 5.2 and 7.0: no gap longer than a step,
+// where prefill-first (below) stalls it for r1's whole prefill.
+TEST(Serving, ChunkedStepCarriesDecodeAndOneChunk) {
+  CostTable costs = roundCosts();
+  costs.prefillChunkS = {{0.5, 0.7, 0.8}};
+  ServeConfig cfg = config(2);
+  cfg.schedule = Schedule::Chunked;
+  std::vector<Request> rs = {req(0, 0, 100, 4), req(1, 0.1, 100, 2)};
+  auto r = serve(rs, costs, cfg);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  std::vector<double> times;
+  for (const Sample &smp : r->samples)
+    times.push_back(smp.timeS);
+  std::vector<double> expected = {0.0, 0.5, 1.2, 2.0, 3.5, 5.2, 7.0, 8.0};
+  ASSERT_EQ(times.size(), expected.size());
+  for (size_t i = 0; i < times.size(); ++i)
+    EXPECT_NEAR(times[i], expected[i], 1e-12) << "event " << i;
+  EXPECT_DOUBLE_EQ(r->requests[0].firstTokenS, 2.0);
+  EXPECT_DOUBLE_EQ(r->requests[0].finishS, 7.0);
+  EXPECT_DOUBLE_EQ(r->requests[1].prefillStartS, 2.0);
+  EXPECT_NEAR(r->requests[1].ttftS(), 6.9, 1e-12);
+  EXPECT_DOUBLE_EQ(r->requests[1].finishS, 8.0);
+  EXPECT_DOUBLE_EQ(r->makespanS, 8.0);
+  EXPECT_DOUBLE_EQ(r->prefillS, 4.0);
+  EXPECT_DOUBLE_EQ(r->decodeS, 4.0);
+  EXPECT_EQ(r->decodeSteps, 4);
+  EXPECT_EQ(r->mixedSteps, 3);
+  EXPECT_EQ(r->prefillChunks, 6);
+  EXPECT_EQ(r->prefills, 2);
+  EXPECT_EQ(r->outputTokens, 6);
+  // While r0's prefill is under way its slot holds the chunks written so
+  // far: 100 x 1/3 and 100 x 2/3 tokens at 1 B each.
+  EXPECT_DOUBLE_EQ(r->samples[1].kvLiveBytes, 33.0);
+  EXPECT_DOUBLE_EQ(r->samples[2].kvLiveBytes, 66.0);
+  // The prefill spans run from the first chunk to the first token.
+  ASSERT_GE(r->spans.size(), 2u);
+  EXPECT_TRUE(r->spans[0].prefill);
+  EXPECT_DOUBLE_EQ(r->spans[0].endS, 2.0);
+  // Gaps between tokens: r0's 1.5, 1.7, 1.8 and r1's 1.0; none longer than
+  // a mixed step.
+  EXPECT_EQ(r->tokenGaps.count(), 4);
+  EXPECT_NEAR(r->tokenGaps.max(), 1.8, 1e-12);
+  EXPECT_NEAR(r->tokenGaps.percentile(0.5), 1.5, 1e-12);
+
+  // The same load prefill-first: r1's whole prefill runs 2-4 while r0
+  // waits; steps 4-5 (r1 done), 5-6, 6-7 (r0 done). r0's tokens come at 2,
+  // 5, 6 and 7: a 3 s stall. r1's TTFT is 3.9 against 6.9 chunked.
+  auto f = serve(rs, costs, config(2));
+  ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
+  EXPECT_NEAR(f->requests[1].ttftS(), 3.9, 1e-12);
+  EXPECT_DOUBLE_EQ(f->requests[0].finishS, 7.0);
+  EXPECT_DOUBLE_EQ(f->makespanS, 7.0);
+  EXPECT_EQ(f->mixedSteps, 0);
+  EXPECT_EQ(f->prefillChunks, 6);
+  // Gaps: r0's 3 (the stall), 1, 1 and r1's 1.
+  EXPECT_EQ(f->tokenGaps.count(), 4);
+  EXPECT_DOUBLE_EQ(f->tokenGaps.max(), 3.0);
+  EXPECT_DOUBLE_EQ(f->tokenGaps.percentile(0.5), 1.0);
+  EXPECT_DOUBLE_EQ(f->tokenGaps.percentile(0.99), 3.0);
+}
+
+// Chunk boundaries under the chunked schedule: a prefill of one chunk (no
+// chunk times: the whole prefill) gives its first token after one step; a
+// one-token request ends with its last chunk and frees its slot for the
+// next request, whose first chunk starts the step after.
+TEST(Serving, ChunkedOneChunkAndOneTokenRequests) {
+  ServeConfig cfg = config(1);
+  cfg.schedule = Schedule::Chunked;
+  auto r = serve({req(0, 0, 100, 1), req(1, 0, 100, 2)}, roundCosts(), cfg);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  // r0: its one chunk 0-2, done at 2. r1: chunk 2-4, a step 4-5.
+  EXPECT_DOUBLE_EQ(r->requests[0].finishS, 2.0);
+  EXPECT_DOUBLE_EQ(r->requests[1].prefillStartS, 2.0);
+  EXPECT_DOUBLE_EQ(r->requests[1].firstTokenS, 4.0);
+  EXPECT_DOUBLE_EQ(r->requests[1].finishS, 5.0);
+  EXPECT_EQ(r->prefillChunks, 2);
+  EXPECT_EQ(r->mixedSteps, 0);
+}
+
+// Exact nearest-rank percentiles from counts: 1 x3, 2 x1, 10 x1.
+TEST(Serving, DistributionPercentilesAreExact) {
+  Distribution d;
+  d.add(2.0);
+  d.add(1.0, 3);
+  d.add(10.0);
+  d.add(5.0, 0); // nothing
+  EXPECT_EQ(d.count(), 5);
+  EXPECT_EQ(d.distinct(), 3u);
+  EXPECT_DOUBLE_EQ(d.percentile(0.6), 1.0);
+  EXPECT_DOUBLE_EQ(d.percentile(0.61), 2.0);
+  EXPECT_DOUBLE_EQ(d.percentile(0.99), 10.0);
+  EXPECT_DOUBLE_EQ(d.max(), 10.0);
+  EXPECT_DOUBLE_EQ(d.mean(), 15.0 / 5.0);
+  EXPECT_DOUBLE_EQ(Distribution().percentile(0.5), 0.0);
+}
+
+TEST(Serving, ScheduleNames) {
+  EXPECT_EQ(parseSchedule("chunked"), Schedule::Chunked);
+  EXPECT_EQ(parseSchedule("prefill-first"), Schedule::PrefillFirst);
+  EXPECT_FALSE(parseSchedule("sarathi").has_value());
+  EXPECT_EQ(scheduleName(Schedule::Chunked), "chunked");
 }
 
 TEST(Serving, ShapeWithoutCostIsAnError) {

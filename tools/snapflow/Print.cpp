@@ -183,17 +183,27 @@ void snapflow::tools::printSimulation(llvm::raw_ostream &os,
 void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
   const sim::serving::ServeResult &r = s.result;
   const sim::serving::CostTable &costs = s.costs;
+  bool chunked = s.schedule == sim::serving::Schedule::Chunked;
   os << formatv("serving {0} requests ({1}) on {2} slot(s) of {3} tokens: "
-                "{4} on {5}, tp {6}, --kv {7}\n",
+                "{4} on {5}, tp {6}, --kv {7}, {8}\n",
                 s.requests, s.source, s.slots, s.context, s.model, s.chip,
-                s.tp, s.kv);
+                s.tp, s.kv,
+                chunked ? formatv("chunked schedule ({0}-token chunks)",
+                                  s.prefillChunk)
+                              .str()
+                        : std::string("prefill first"));
   os << formatv("step costs: {0} graphs compiled in {1:f2} s, timed in "
                 "one SystemC run of {2:f2} s; loop {3:f3} s\n",
                 s.graphs, s.compileS, s.simulateS, s.loopS);
   os << "  prefill (prompt bucket: time)";
-  for (size_t i = 0; i < costs.prefillBuckets.size(); ++i)
+  for (size_t i = 0; i < costs.prefillBuckets.size(); ++i) {
+    size_t chunks =
+        i < costs.prefillChunkS.size() ? costs.prefillChunkS[i].size() : 1;
     os << formatv("  {0}: {1:f1} ms", costs.prefillBuckets[i],
                   costs.prefillS[i] * 1e3);
+    if (chunks > 1)
+      os << formatv(" ({0} chunks)", chunks);
+  }
   os << "\n  decode step (context bucket: time)";
   for (size_t i = 0; i < costs.decodeBuckets.size(); ++i)
     os << formatv("  {0}: {1:f2} ms", costs.decodeBuckets[i],
@@ -218,11 +228,19 @@ void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
   };
   line("TTFT", s.ttft, 1, "s");
   line("TPOT", s.tpot, 1e3, "ms");
+  os << formatv("{0,-19} p50 {1:f3}  p90 {2:f3}  p99 {3:f3}  max {4:f3} "
+                "ms\n",
+                "time between tokens", s.tbt.p50 * 1e3, s.tbt.p90 * 1e3,
+                s.tbt.p99 * 1e3, s.tbt.max * 1e3);
   line("end to end", s.e2e, 1, "s");
   line("queue wait", s.wait, 1, "s");
   os << formatv("decode slot use     {0:f1}% of {1} slots over {2} "
                 "steps\n",
                 100 * r.decodeSlotUtilization, s.slots, r.decodeSteps);
+  if (chunked)
+    os << formatv("mixed steps         {0} of {1} decode steps carried a "
+                  "prefill chunk ({2} chunks in all)\n",
+                  r.mixedSteps, r.decodeSteps, r.prefillChunks);
   if (s.tokensPerStep != 1)
     os << formatv("MTP                 {0:f2} tokens accepted per sequence "
                   "and step\n",

@@ -377,6 +377,15 @@ cl::opt<std::string> traceFormatOpt(
              "(by the header) (default: auto)"),
     cl::value_desc("auto|snapflow|azure|burstgpt"), cl::init("auto"),
     cl::cat(serveCat), cl::sub(runCmd));
+cl::opt<std::string> scheduleOpt(
+    "schedule",
+    cl::desc("How prefills share the chip with decode: prefill-first (a "
+             "request's whole prefill before any decode step) or chunked "
+             "(each step carries the decode slots and one prefill chunk of "
+             "--prefill-chunk tokens, 512 when auto) (default: "
+             "prefill-first)"),
+    cl::value_desc("prefill-first|chunked"), cl::init("prefill-first"),
+    cl::cat(serveCat), cl::sub(runCmd));
 cl::opt<double> rateOpt("rate",
                         cl::desc("Generate Poisson arrivals at R requests/s "
                                  "(default 1)"),
@@ -645,10 +654,14 @@ int main(int argc, char **argv) {
                       outputTokensOpt.getNumOccurrences() ||
                       spreadOpt.getNumOccurrences();
     if (!serveOpt) {
-      if (generating || !requestsFileOpt.empty())
+      if (generating || !requestsFileOpt.empty() ||
+          scheduleOpt.getNumOccurrences() ||
+          traceFormatOpt.getNumOccurrences() ||
+          requestResultsOpt.getNumOccurrences())
         return fail(createStringError(
             inconvertibleErrorCode(),
-            "--trace-requests, --rate, --requests, --seed, --prompt-tokens, "
+            "--trace-requests, --trace-format, --request-results, "
+            "--schedule, --rate, --requests, --seed, --prompt-tokens, "
             "--output-tokens and --length-spread need --serve"));
       auto r =
           runWorkload(*w, maxBatch, *co, simulateOptions());
@@ -667,6 +680,13 @@ int main(int argc, char **argv) {
           inconvertibleErrorCode(),
           "--trace-format: expected auto, snapflow, azure or burstgpt, got '" +
               traceFormatOpt + "'"));
+    if (auto sc = sim::serving::parseSchedule(scheduleOpt))
+      so.schedule = *sc;
+    else
+      return fail(createStringError(
+          inconvertibleErrorCode(),
+          "--schedule: expected prefill-first or chunked, got '" +
+              scheduleOpt + "'"));
     so.generate = generating;
     so.gen.rate = rateOpt;
     so.gen.count = requestsOpt;

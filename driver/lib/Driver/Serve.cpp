@@ -63,16 +63,24 @@ Percentiles snapflow::driver::summarize(const std::vector<double> &v) {
   p.p50 = percentile(v, 0.50);
   p.p90 = percentile(v, 0.90);
   p.p99 = percentile(v, 0.99);
-  for (double x : v)
+  for (double x : v) {
     p.mean += x;
+    p.max = std::max(p.max, x);
+  }
   p.mean = v.empty() ? 0 : p.mean / double(v.size());
   return p;
 }
 
+Percentiles snapflow::driver::summarize(const Distribution &d) {
+  return {d.percentile(0.50), d.percentile(0.90), d.percentile(0.99),
+          d.mean(), d.max()};
+}
+
 namespace {
 llvm::json::Object toJson(const Percentiles &p) {
-  return llvm::json::Object{
-      {"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"mean", p.mean}};
+  return llvm::json::Object{{"p50", p.p50},   {"p90", p.p90},
+                            {"p99", p.p99},   {"mean", p.mean},
+                            {"max", p.max}};
 }
 
 /// Resident bytes per tier of a program, KV apart (it is counted live).
@@ -189,6 +197,12 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
   // The full-context graph fixes the KV allocation and the resident tensors.
   decodeBuckets.insert(o.context);
 
+  // The chunked schedule's prefill graphs run a chunk per step.
+  const bool chunked = so.schedule == Schedule::Chunked;
+  CompileOptions prefillOptions = c;
+  if (chunked && c.prefillChunk == kPrefillChunkAuto)
+    prefillOptions.prefillChunk = kScheduleChunk;
+
   auto start = std::chrono::steady_clock::now();
   std::vector<sim::Program> programs;
   std::vector<std::pair<bool, int64_t>> shapes; // (prefill, tokens)
@@ -197,8 +211,8 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
     WorkloadOptions bo = o;
     bo.context = tokens;
     bo.kv = policyFor(*w, tokens);
-    auto p =
-        compileProgram(context, *w, bo, c, prefill ? 1 : slots, prefill);
+    auto p = compileProgram(context, *w, bo, prefill ? prefillOptions : c,
+                            prefill ? 1 : slots, prefill);
     if (!p) {
       std::string why = llvm::toString(p.takeError());
       return llvm::make_error<ProgramFailure>(llvm::formatv(
@@ -243,6 +257,10 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
     if (shapes[i].first) {
       costs.prefillBuckets.push_back(shapes[i].second);
       costs.prefillS.push_back(seconds);
+      std::vector<double> chunks;
+      for (double ps : sim.jobs[i].chunkPs)
+        chunks.push_back(ps * 1e-12);
+      costs.prefillChunkS.push_back(std::move(chunks));
     } else {
       costs.decodeBuckets.push_back(shapes[i].second);
       costs.decodeStepS.push_back(seconds);
@@ -254,6 +272,7 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
   // With MTP every decode graph verifies the same draft depth: its expected
   // accepted tokens per sequence and step.
   cfg.tokensPerStep = full.tokensPerStep;
+  cfg.schedule = so.schedule;
   cfg.kvBytesPerToken =
       double(full.kvBytes) / double(slots * cfg.kvTokensPerSlot);
 
@@ -331,6 +350,8 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
   out.chip = w->chip.getName();
   out.kv = o.kv;
   out.source = source;
+  out.schedule = so.schedule;
+  out.prefillChunk = prefillOptions.prefillChunk;
   out.tp = w->tp;
   out.slots = slots;
   out.context = o.context;
@@ -340,6 +361,7 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
   out.ttft = pTtft;
   out.tokensPerStep = cfg.tokensPerStep;
   out.tpot = pTpot;
+  out.tbt = summarize(r.tokenGaps);
   out.e2e = pE2e;
   out.wait = pWait;
   out.throughputTokensPerS = throughput;
@@ -359,7 +381,8 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
     for (size_t i = 0; i < costs.prefillBuckets.size(); ++i)
       prefillCosts.push_back(llvm::json::Object{
           {"prompt_tokens", costs.prefillBuckets[i]},
-          {"seconds", costs.prefillS[i]}});
+          {"seconds", costs.prefillS[i]},
+          {"chunk_seconds", llvm::json::Array(costs.prefillChunkS[i])}});
     for (size_t i = 0; i < costs.decodeBuckets.size(); ++i)
       decodeCosts.push_back(llvm::json::Object{
           {"context_tokens", costs.decodeBuckets[i]},
@@ -375,6 +398,13 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
         {"slots", slots},
         {"context_tokens", o.context},
         {"requests_source", source},
+        {"schedule", scheduleName(so.schedule)},
+        {"prefill_chunk_tokens",
+         out.prefillChunk == kPrefillChunkAuto
+             ? llvm::json::Value("auto")
+             : llvm::json::Value(out.prefillChunk)},
+        {"prefill_chunks", r.prefillChunks},
+        {"mixed_steps", r.mixedSteps},
         {"requests_count", static_cast<int64_t>(requests.size())},
         {"makespan_s", r.makespanS},
         {"prefill_s", r.prefillS},
@@ -388,6 +418,7 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
          r.makespanS > 0 ? double(requests.size()) / r.makespanS : 0},
         {"ttft_s", toJson(pTtft)},
         {"tpot_s", toJson(pTpot)},
+        {"tbt_s", toJson(out.tbt)},
         {"e2e_s", toJson(pE2e)},
         {"queue_wait_s", toJson(pWait)},
         {"decode_slot_utilization", r.decodeSlotUtilization},

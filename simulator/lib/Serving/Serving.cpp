@@ -274,6 +274,18 @@ snapflow::sim::serving::generateRequests(const GeneratorOptions &o) {
   return out;
 }
 
+StringRef snapflow::sim::serving::scheduleName(Schedule schedule) {
+  return schedule == Schedule::Chunked ? "chunked" : "prefill-first";
+}
+
+std::optional<Schedule> snapflow::sim::serving::parseSchedule(StringRef name) {
+  if (name == "prefill-first")
+    return Schedule::PrefillFirst;
+  if (name == "chunked")
+    return Schedule::Chunked;
+  return std::nullopt;
+}
+
 int CostTable::bucketOf(llvm::ArrayRef<int64_t> buckets, int64_t tokens) {
   auto it = std::lower_bound(buckets.begin(), buckets.end(), tokens);
   return it == buckets.end() ? -1 : static_cast<int>(it - buckets.begin());
@@ -318,11 +330,16 @@ snapflow::sim::serving::serve(
     int64_t context = 0;  ///< tokens in context (prompt + generated)
     int64_t generated = 0;
     double accepted = 0; ///< tokens accepted so far, fractional with MTP
+    int bucket = -1;     ///< its prompt's prefill bucket
+    int64_t chunk = -1;  ///< next prefill chunk; -1 once decoding
+    double lastTokenS = 0;
   };
   std::vector<Slot> slots(cfg.slots);
   std::deque<size_t> waiting;
   size_t nextArrival = 0, finished = 0;
-  int64_t active = 0;
+  int64_t active = 0;   ///< slots holding a request
+  int64_t prefilling = -1; ///< the slot whose prefill is under way (chunked)
+  const bool chunked = cfg.schedule == Schedule::Chunked;
   double t = requests.empty() ? 0 : requests[order[0]].arrivalS;
   double start = t, utilization = 0;
 
@@ -380,6 +397,29 @@ snapflow::sim::serving::serve(
     --active;
     ++finished;
   };
+  // The chunks of a prefill bucket: its chunk times, or the whole prefill.
+  auto chunksOf = [&](int b) -> llvm::ArrayRef<double> {
+    if (size_t(b) < costs.prefillChunkS.size() &&
+        !costs.prefillChunkS[b].empty())
+      return costs.prefillChunkS[b];
+    return costs.prefillS[b];
+  };
+  // The prefill's last chunk has run: the first token is out.
+  auto prefilled = [&](Slot &s, int64_t slotIndex) {
+    const Request &r = requests[s.request];
+    RequestResult &rr = res.requests[s.request];
+    rr.firstTokenS = t;
+    span({slotIndex, r.id, true, rr.prefillStartS, t});
+    s.chunk = -1;
+    s.lastTokenS = t;
+    s.context = r.promptTokens + 1;
+    s.generated = 1;
+    s.accepted = 1;
+    ++res.prefills;
+    ++res.outputTokens;
+    if (r.outputTokens == 1)
+      finish(s, slotIndex);
+  };
   while (finished < requests.size()) {
     while (nextArrival < order.size() &&
            requests[order[nextArrival]].arrivalS <= t)
@@ -388,7 +428,7 @@ snapflow::sim::serving::serve(
       sample(); // the start: nothing held, the first arrivals waiting
     auto freeSlot = std::find_if(slots.begin(), slots.end(),
                                  [](const Slot &s) { return s.request < 0; });
-    if (!waiting.empty() && freeSlot != slots.end()) {
+    if (!waiting.empty() && freeSlot != slots.end() && prefilling < 0) {
       size_t i = waiting.front();
       waiting.pop_front();
       const Request &r = requests[i];
@@ -405,44 +445,57 @@ snapflow::sim::serving::serve(
       rr.promptTokens = r.promptTokens;
       rr.outputTokens = r.outputTokens;
       rr.prefillStartS = t;
-      t += costs.prefillS[b];
-      res.prefillS += costs.prefillS[b];
-      ++res.prefills;
-      rr.firstTokenS = t;
-      span({slotIndex, r.id, true, rr.prefillStartS, t});
-      freeSlot->request = static_cast<int64_t>(i);
-      freeSlot->context = r.promptTokens + 1;
-      freeSlot->generated = 1;
-      freeSlot->accepted = 1;
+      *freeSlot = Slot{static_cast<int64_t>(i), 0, 0, 0, b, 0, t};
       ++active;
-      ++res.outputTokens;
-      if (r.outputTokens == 1)
-        finish(*freeSlot, slotIndex);
-      sample();
-      continue;
+      if (chunked) {
+        // Its first chunk rides on the step below.
+        prefilling = slotIndex;
+      } else {
+        // Prefill-first: the whole prompt, nothing else on the chip.
+        t += costs.prefillS[b];
+        res.prefillS += costs.prefillS[b];
+        res.prefillChunks += static_cast<int64_t>(chunksOf(b).size());
+        prefilled(*freeSlot, slotIndex);
+        sample();
+        continue;
+      }
     }
-    if (active > 0) {
-      int64_t longest = 0;
-      for (const Slot &s : slots)
-        if (s.request >= 0)
-          longest = std::max(longest, s.context);
-      // The step appends a token (with MTP up to its accepted tokens) to
-      // every live sequence.
-      int64_t grow = std::max<int64_t>(
-          1, static_cast<int64_t>(std::ceil(cfg.tokensPerStep - 1e-9)));
-      int b = CostTable::bucketOf(costs.decodeBuckets, longest + grow);
-      if (b < 0)
-        return makeError(llvm::formatv("no decode cost for a context of {0} "
-                                       "tokens",
-                                       longest + grow));
-      double step = costs.decodeStepS[b];
-      utilization += step * double(active) / double(cfg.slots);
-      t += step;
-      res.decodeS += step;
-      ++res.decodeSteps;
-      for (size_t k = 0; k < slots.size(); ++k) {
+    int64_t decoding = active - (prefilling >= 0 ? 1 : 0);
+    if (decoding > 0 || prefilling >= 0) {
+      // One step: the decode graph over every slot (when any decodes), then
+      // the chunk of the prefill under way (chunked schedule).
+      double decodeCost = 0, chunkCost = 0;
+      if (decoding > 0) {
+        int64_t longest = 0;
+        for (const Slot &s : slots)
+          if (s.request >= 0 && s.chunk < 0)
+            longest = std::max(longest, s.context);
+        // The step appends a token (with MTP up to its accepted tokens) to
+        // every live sequence.
+        int64_t grow = std::max<int64_t>(
+            1, static_cast<int64_t>(std::ceil(cfg.tokensPerStep - 1e-9)));
+        int b = CostTable::bucketOf(costs.decodeBuckets, longest + grow);
+        if (b < 0)
+          return makeError(llvm::formatv("no decode cost for a context of "
+                                         "{0} tokens",
+                                         longest + grow));
+        decodeCost = costs.decodeStepS[b];
+        utilization += decodeCost * double(decoding) / double(cfg.slots);
+        res.decodeS += decodeCost;
+        ++res.decodeSteps;
+      }
+      if (prefilling >= 0) {
+        const Slot &p = slots[prefilling];
+        chunkCost = chunksOf(p.bucket)[p.chunk];
+        res.prefillS += chunkCost;
+        ++res.prefillChunks;
+        if (decoding > 0)
+          ++res.mixedSteps;
+      }
+      t += decodeCost + chunkCost;
+      for (size_t k = 0; k < slots.size() && decoding > 0; ++k) {
         Slot &s = slots[k];
-        if (s.request < 0)
+        if (s.request < 0 || s.chunk >= 0)
           continue;
         // One token a step, or with MTP the expected accepted tokens,
         // emitted as they add up to whole ones.
@@ -453,9 +506,25 @@ snapflow::sim::serving::serve(
                                     static_cast<int64_t>(s.accepted + 1e-9)));
         s.context += now - s.generated;
         res.outputTokens += now - s.generated;
+        res.tokenGaps.add(t - s.lastTokenS);
+        if (now - s.generated > 1)
+          res.tokenGaps.add(0, now - s.generated - 1);
+        s.lastTokenS = t;
         s.generated = now;
         if (s.generated >= want)
           finish(s, static_cast<int64_t>(k));
+      }
+      if (prefilling >= 0) {
+        Slot &p = slots[prefilling];
+        int64_t chunks = static_cast<int64_t>(chunksOf(p.bucket).size());
+        ++p.chunk;
+        // The prompt's KV written so far (the chunks pad to the bucket).
+        p.context = requests[p.request].promptTokens * p.chunk / chunks;
+        if (p.chunk == chunks) {
+          int64_t slotIndex = prefilling;
+          prefilling = -1;
+          prefilled(p, slotIndex);
+        }
       }
       sample();
       continue;
@@ -473,6 +542,29 @@ snapflow::sim::serving::serve(
       res.makespanS > 0 ? kvIntegral / res.makespanS : res.kvPeakBytes;
   res.decodeSlotUtilization = res.decodeS > 0 ? utilization / res.decodeS : 0;
   return res;
+}
+
+void Distribution::add(double value, int64_t count) {
+  if (count <= 0)
+    return;
+  counts[value] += count;
+  total += count;
+  sum += value * double(count);
+}
+
+double Distribution::percentile(double q) const {
+  if (!total)
+    return 0;
+  // The smallest value with at least q of the samples at or below it.
+  int64_t rank = std::clamp<int64_t>(
+      static_cast<int64_t>(std::ceil(q * double(total))), 1, total);
+  int64_t seen = 0;
+  for (const auto &[value, n] : counts) {
+    seen += n;
+    if (seen >= rank)
+      return value;
+  }
+  return counts.rbegin()->first;
 }
 
 double snapflow::sim::serving::percentile(std::vector<double> values,

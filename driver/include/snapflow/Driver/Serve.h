@@ -12,7 +12,10 @@
 //      a larger one uses the policy with its budget fixed for --context.
 //   3. Costs: one SystemC run times every bucket's graph (prefill once,
 //      decode two steps so the second is steady state).
-//   4. The serving loop (Sim/Serving) replays those costs over the trace.
+//   4. The serving loop (Sim/Serving) replays those costs over the trace,
+//      prefill-first or chunked (--schedule): with chunked, every prompt
+//      bucket's prefill compiles in chunks of --prefill-chunk tokens and a
+//      step carries the decode slots and one chunk.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,22 +38,36 @@ struct ServeOptions {
   /// completes; "" for none.
   std::string resultsPath;
   bool generate = false;    ///< --rate or --requests given
+  /// --schedule: how prefills share the chip with decode steps.
+  sim::serving::Schedule schedule = sim::serving::Schedule::PrefillFirst;
   sim::serving::GeneratorOptions gen;
 };
 
-/// p50, p90, p99 and the mean of a latency.
+/// The chunk the chunked schedule carries per step when --prefill-chunk is
+/// auto: 512 tokens, the smaller token budget Sarathi-Serve evaluates
+/// (Agrawal et al., OSDI 2024, arXiv:2403.02310); auto's largest chunk that
+/// fits would make a short prompt one chunk, which is prefill-first.
+constexpr int64_t kScheduleChunk = 512;
+
+/// p50, p90, p99, the mean and the largest of a latency.
 struct Percentiles {
-  double p50 = 0, p90 = 0, p99 = 0, mean = 0;
+  double p50 = 0, p90 = 0, p99 = 0, mean = 0, max = 0;
 };
 Percentiles summarize(const std::vector<double> &values);
+Percentiles summarize(const sim::serving::Distribution &values);
 
 /// What a serving run measured.
 struct ServeOutcome {
   std::string model, chip, kv, source;
+  sim::serving::Schedule schedule = sim::serving::Schedule::PrefillFirst;
+  /// The prefill chunk of the compiled prefill graphs: chunked's per-step
+  /// chunk, or --prefill-chunk (kPrefillChunkAuto) with prefill-first.
+  int64_t prefillChunk = kPrefillChunkAuto;
   int64_t tp = 0, slots = 0, context = 0, requests = 0, graphs = 0;
   sim::serving::CostTable costs;
   sim::serving::ServeResult result;
   Percentiles ttft, tpot, e2e, wait;
+  Percentiles tbt; ///< time between tokens (ServeResult::tokenGaps)
   double throughputTokensPerS = 0, requestsPerS = 0;
   double tokensPerStep = 1; ///< accepted per sequence and decode step (MTP)
   double kvPeakBytes = 0, kvMeanBytes = 0, kvAllocatedBytes = 0;

@@ -9,14 +9,27 @@
 // SystemC model measured once per shape (CostTable) instead of simulating
 // every step again: this is what makes 1,000 requests take seconds.
 //
-// Scheduling, one event at a time on one chip:
-//   1. a waiting request that has arrived and a free slot: run its prefill
-//      (first come, first served; prefill before decode, as vLLM does);
-//   2. else, with any slot active: one decode step, with the graph of the
+// Two schedules (Schedule), one event at a time on one chip.
+//
+// Prefill-first (vLLM's default):
+//   1. a waiting request that has arrived and a free slot: run its whole
+//      prefill (first come, first served; prefill before decode);
+//   2. else, with any slot decoding: one decode step, with the graph of the
 //      smallest context bucket that holds the longest live sequence;
 //   3. else: idle until the next arrival.
-// Every active slot gains one token per decode step; a request's first token
-// comes from its prefill.
+//
+// Chunked (stall-free, as Sarathi-Serve mixes): a step carries the decode
+// slots and at most one chunk of one request's prefill. The head waiting
+// request takes a free slot when no other prefill is under way; each step
+// then runs the decode graph (when any slot decodes) and the next chunk of
+// that prompt's chunked prefill graph. The two are separate static graphs
+// that run one after the other on the chip, so a mixed step costs the
+// decode step plus the chunk's time, each as the SystemC model timed it
+// with its own configuration load. The request's first token comes at the
+// end of the step that carries its last chunk.
+//
+// Every decoding slot gains one token per step (with MTP its accepted
+// tokens); a request's first token comes from its prefill.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +42,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -83,11 +97,21 @@ struct GeneratorOptions {
 };
 std::vector<Request> generateRequests(const GeneratorOptions &options);
 
+/// How prefills and decode steps share the chip (see the file comment).
+enum class Schedule { PrefillFirst, Chunked };
+/// "prefill-first", "chunked".
+llvm::StringRef scheduleName(Schedule schedule);
+std::optional<Schedule> parseSchedule(llvm::StringRef name);
+
 /// Seconds of one run of a graph, per shape. Buckets are sorted; a shape
 /// uses the smallest bucket that holds it.
 struct CostTable {
   std::vector<int64_t> prefillBuckets; ///< prompt tokens
   std::vector<double> prefillS;
+  /// Per prefill bucket, each chunk's seconds in order (they add up to
+  /// prefillS): what the chunked schedule charges the step that carries
+  /// that chunk. Empty (or an empty entry): the prefill is one chunk.
+  std::vector<std::vector<double>> prefillChunkS;
   std::vector<int64_t> decodeBuckets; ///< context tokens of the longest slot
   std::vector<double> decodeStepS;
 
@@ -107,6 +131,7 @@ struct ServeConfig {
   /// its expected value from the acceptance rate; a sequence accumulates
   /// them and emits the whole tokens.
   double tokensPerStep = 1;
+  Schedule schedule = Schedule::PrefillFirst;
 };
 
 /// What happened to one request (seconds).
@@ -136,6 +161,26 @@ struct Span {
   double startS = 0, endS = 0;
 };
 
+/// A distribution kept as its distinct values and their counts, so that
+/// percentiles over billions of samples that take few distinct values are
+/// exact in little memory (the gaps between tokens are sums of a few step
+/// costs).
+class Distribution {
+public:
+  void add(double value, int64_t count = 1);
+  int64_t count() const { return total; }
+  /// Nearest rank, as `percentile`; 0 when empty.
+  double percentile(double q) const;
+  double mean() const { return total ? sum / double(total) : 0; }
+  double max() const { return counts.empty() ? 0 : counts.rbegin()->first; }
+  size_t distinct() const { return counts.size(); }
+
+private:
+  std::map<double, int64_t> counts;
+  int64_t total = 0;
+  double sum = 0;
+};
+
 struct ServeResult {
   std::vector<RequestResult> requests; ///< in request order
   /// Occupancy after events, for plots and traces: every one while there
@@ -151,10 +196,21 @@ struct ServeResult {
   /// KV held per socket over every event: peak, and mean over the makespan.
   double kvPeakBytes = 0, kvMeanBytes = 0;
   double makespanS = 0; ///< first arrival to last finish
+  /// Chip time in prefill graphs, in decode graphs, and idle; they add up
+  /// to the makespan (a mixed step counts its chunk as prefill time).
   double prefillS = 0, decodeS = 0, idleS = 0;
   int64_t prefills = 0, decodeSteps = 0, outputTokens = 0;
+  /// Prefill chunks run, and the steps that carried a chunk and decode
+  /// slots (mixed; chunked schedule only).
+  int64_t prefillChunks = 0, mixedSteps = 0;
   /// Sum over decode steps of active/slots, weighted by step time.
   double decodeSlotUtilization = 0;
+  /// Time between tokens: for every output token after a request's first,
+  /// the time since that request's previous token (a step that emits
+  /// several tokens with MTP: its first after the gap, the others 0). A
+  /// prefill that runs while a request decodes stretches its gap; this is
+  /// what the chunked schedule bounds.
+  Distribution tokenGaps;
 };
 
 /// Runs the loop. Requests must fit (`validate`) and every shape needs a
