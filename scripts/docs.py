@@ -24,6 +24,7 @@ chip-key tables of docs/ArchConfig.md quote the chip files' values.
 """
 
 import argparse
+import concurrent.futures
 import csv
 import difflib
 import json
@@ -85,6 +86,28 @@ class Build:
             lines.append("$ snapflow " + " ".join(args))
             lines += out[:keep] + (["  ..."] if len(out) > keep else [])
         return "\n```\n" + "\n".join(lines) + "\n```\n"
+
+    def prefetch(self, commands):
+        """Reports of `snapflow ARGS --report FILE` for every ARGS in
+        `commands`, two at a time (the machine's cores), into the cache."""
+        todo = [a for a in commands if ("report", None) + tuple(a)
+                not in self.cache]
+
+        def one(args):
+            fd, path = tempfile.mkstemp(suffix=".json", dir=self.tmp)
+            os.close(fd)
+            env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+            p = subprocess.run([self.snapflow, *args, "--report", path],
+                               capture_output=True, text=True, env=env)
+            if p.returncode != 0:
+                sys.exit(f"docs.py: snapflow {' '.join(args)} failed:\n"
+                         f"{p.stderr}")
+            with open(path) as f:
+                return json.load(f)
+
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            for args, rep in zip(todo, pool.map(one, todo)):
+                self.cache[("report", None) + tuple(args)] = rep
 
     def run(self, *args):
         return self.report("run", *args)
@@ -523,6 +546,7 @@ def serving(b):
         f.write(m.group(1))
     out = b.command(*SERVE, "--trace-requests", "reqs.csv", cwd=b.tmp)
     g["replay"] = "\n```\n" + out + "```\n"
+    g["schedules"] = serving_schedules(b)
     r = b.report(*SERVE, "--rate", "0.5", "--requests", "300",
                  "--prompt-tokens", "4096", "--output-tokens", "512")
     t = r["ttft_s"]
@@ -540,6 +564,81 @@ def serving(b):
 #
 # docs/Lowering.md: the MTP table and a recorded memory plan
 #
+
+# The schedules on one generated load (docs/Serving.md, "Schedules"):
+# prefill-first and chunked at three chunk sizes, at three rates.
+SCHEDULE_LOAD = ("--requests", "300", "--prompt-tokens", "4096",
+                 "--output-tokens", "512")
+SCHEDULES = [("prefill-first", ()), ("chunked", ("--prefill-chunk", "512")),
+             ("chunked", ("--prefill-chunk", "1024")),
+             ("chunked", ("--prefill-chunk", "2048"))]
+SCHEDULE_RATES = ["0.5", "1", "2"]
+SCHEDULE_PLOT = os.path.join("docs", "images", "r1-serving-schedules")
+
+
+def schedule_args(rate, schedule, extra):
+    return (*SERVE, "--rate", rate, *SCHEDULE_LOAD,
+            "--schedule", schedule, *extra)
+
+
+def serving_schedules(b):
+    points = [(rate, name, extra) for rate in SCHEDULE_RATES
+              for name, extra in SCHEDULES]
+    b.prefetch([schedule_args(*p) for p in points])
+    rows = ["| rate (requests/s) | schedule | TTFT p50 / p99 (s) | TPOT p50 "
+            "(ms) | time between tokens p99 / max (ms) | output tokens/s | "
+            "prefill share of the makespan |", "|" + " --- |" * 7]
+    data = {}
+    for rate, name, extra in points:
+        r = b.report(*schedule_args(rate, name, extra))
+        label = name if not extra else f"{name}, {extra[1]}-token chunks"
+        t, g = r["ttft_s"], r["tbt_s"]
+        rows.append(
+            f"| {rate} | {label} | {t['p50']:.2f} / {t['p99']:.2f} | "
+            f"{r['tpot_s']['p50'] * 1e3:.1f} | {g['p99'] * 1e3:.0f} / "
+            f"{g['max'] * 1e3:.0f} | {r['throughput_tokens_per_s']:.0f} | "
+            f"{100 * r['prefill_s'] / r['makespan_s']:.0f}% |")
+        data.setdefault(label, []).append((rate, t["p99"], g["max"] * 1e3))
+    if b.write:
+        draw_schedules(data)
+    return "\n" + "\n".join(rows) + "\n"
+
+
+def draw_schedules(data):
+    """docs/images/r1-serving-schedules.svg from the table's points (its
+    data and gnuplot script beside it)."""
+    base = os.path.join(ROOT, SCHEDULE_PLOT)
+    with open(base + ".dat", "w") as f:
+        for label, pts in data.items():
+            f.write(f'# "{label}": rate, TTFT p99 (s), largest gap between '
+                    "tokens (ms)\n")
+            for rate, ttft, gap in pts:
+                f.write(f"{rate} {ttft:.6g} {gap:.6g}\n")
+            f.write("\n\n")
+    labels = list(data)
+    plots = lambda col: ", ".join(
+        f"'{base}.dat' index {i} using 1:{col} with linespoints lw 2 "
+        f"title '{label}'" for i, label in enumerate(labels))
+    script = f"""set terminal svg size 1000,420 dynamic noenhanced font 'sans,12' background '#ffffff'
+set output '{base}.svg'
+set multiplot layout 1,2 title 'DeepSeek-R1 on sn40l-16, 16K context, 4K prompts, 512 outputs: prefill-first against chunked'
+set grid
+set key top left
+set xlabel 'requests/s'
+set logscale y
+set ylabel 'TTFT p99 (s)'
+plot {plots(2)}
+unset logscale y
+set yrange [0:*]
+set ylabel 'largest gap between tokens (ms)'
+plot {plots(3)}
+unset multiplot
+"""
+    with open(base + ".gp", "w") as f:
+        f.write(script.replace(ROOT + os.sep, ""))
+    # Paths in the script are relative to the checkout.
+    subprocess.run(["gnuplot", SCHEDULE_PLOT + ".gp"], check=True, cwd=ROOT)
+
 
 def lowering(b):
     g = {}
@@ -859,6 +958,7 @@ def main():
             sys.exit(f"docs.py: {p} has no generated figures; pages: "
                      f"{', '.join(PAGES)}")
     b = Build(os.path.abspath(args.build))
+    b.write = args.write
     problems = []
     for p in pages:
         problems += process(b, p, args.write)
