@@ -5,11 +5,14 @@
 # socket, 64 slots of 4096 tokens, with the JSON report (every request's
 # result), the trace, the occupancy CSV and the per-request results CSV
 # (--request-results) written. Wall time and peak RSS of the whole process.
-# Usage: bench/serve_scale.sh [N]   (after `make`; figures in bench/README.md)
+# SCHEDULE=chunked serves with the chunked schedule (512-token chunks).
+# Usage: [SCHEDULE=prefill-first|chunked] bench/serve_scale.sh [N]
+#        (after `make`; figures in bench/README.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/bin/snapflow}
 N=${1:-1000000}
+SCHEDULE=${SCHEDULE:-prefill-first}
 [ -x "$BIN" ] || { echo "build first: make" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (Debian package time)" >&2; exit 1; }
 tmp=$(mktemp -d)
@@ -18,9 +21,9 @@ trap 'rm -rf "$tmp"' EXIT
   --chip sn40l --context 4096 --batch 64 --rate 50 --requests "$N" \
   --prompt-tokens 512 --output-tokens 64 --report "$tmp/r.json" \
   --trace "$tmp/t.json" --csv "$tmp/m.csv" \
-  --request-results "$tmp/results.csv" > "$tmp/out"
+  --request-results "$tmp/results.csv" --schedule "$SCHEDULE" > "$tmp/out"
 read -r wall rss < "$tmp/time"
-printf '%s requests: wall %.2f s, peak RSS %.1f MB; report %s B, trace %s B, csv %s B, results %s B\n' \
-  "$N" "$wall" "$(awk -v k="$rss" 'BEGIN {print k / 1024}')" \
+printf '%s requests (%s): wall %.2f s, peak RSS %.1f MB; report %s B, trace %s B, csv %s B, results %s B\n' \
+  "$N" "$SCHEDULE" "$wall" "$(awk -v k="$rss" 'BEGIN {print k / 1024}')" \
   "$(stat -c %s "$tmp/r.json")" "$(stat -c %s "$tmp/t.json")" "$(stat -c %s "$tmp/m.csv")" \
   "$(stat -c %s "$tmp/results.csv")"

@@ -493,6 +493,21 @@ snapflow::sim::serving::serve(
           ++res.mixedSteps;
       }
       t += decodeCost + chunkCost;
+      // The step's gaps between tokens take few values (most slots last
+      // emitted at the previous step's end): counted in runs before they
+      // go to the distribution.
+      double runValue = 0;
+      int64_t runCount = 0;
+      auto gap = [&](double value, int64_t count) {
+        if (count <= 0)
+          return;
+        if (runCount > 0 && value != runValue) {
+          res.tokenGaps.add(runValue, runCount);
+          runCount = 0;
+        }
+        runValue = value;
+        runCount += count;
+      };
       for (size_t k = 0; k < slots.size() && decoding > 0; ++k) {
         Slot &s = slots[k];
         if (s.request < 0 || s.chunk >= 0)
@@ -506,14 +521,14 @@ snapflow::sim::serving::serve(
                                     static_cast<int64_t>(s.accepted + 1e-9)));
         s.context += now - s.generated;
         res.outputTokens += now - s.generated;
-        res.tokenGaps.add(t - s.lastTokenS);
-        if (now - s.generated > 1)
-          res.tokenGaps.add(0, now - s.generated - 1);
+        gap(t - s.lastTokenS, 1);
+        gap(0, now - s.generated - 1);
         s.lastTokenS = t;
         s.generated = now;
         if (s.generated >= want)
           finish(s, static_cast<int64_t>(k));
       }
+      res.tokenGaps.add(runValue, runCount);
       if (prefilling >= 0) {
         Slot &p = slots[prefilling];
         int64_t chunks = static_cast<int64_t>(chunksOf(p.bucket).size());
