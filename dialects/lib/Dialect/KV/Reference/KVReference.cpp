@@ -1,0 +1,225 @@
+//===- KVReference.cpp - Executable semantics of the kv ops ---------------===//
+
+#include "snapflow/Dialect/KV/Reference/KVReference.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+using namespace snapflow::kv::ref;
+
+Matrix snapflow::kv::ref::score(const Matrix &queries, const Matrix &keys,
+                                int64_t heads, int64_t groups,
+                                int64_t obsWindow) {
+  int64_t L = keys.rows;
+  int64_t dim = keys.cols / groups;
+  assert(queries.cols == heads * dim && heads % groups == 0);
+  int64_t perGroup = heads / groups;
+  int64_t W = std::min(obsWindow, queries.rows);
+  Matrix out(groups, L);
+  float scale = 1.0f / std::sqrt(float(dim));
+  std::vector<float> logits(size_t(L), 0.0f);
+  for (int64_t w = 0; w < W; ++w) {
+    // The window's w-th query sits at prompt position L - W + w and sees
+    // the keys up to it.
+    int64_t qRow = queries.rows - W + w, seen = L - W + w + 1;
+    for (int64_t h = 0; h < heads; ++h) {
+      int64_t g = h / perGroup;
+      float top = -std::numeric_limits<float>::infinity();
+      for (int64_t t = 0; t < seen; ++t) {
+        float dot = 0;
+        for (int64_t c = 0; c < dim; ++c)
+          dot += queries.at(qRow, h * dim + c) * keys.at(t, g * dim + c);
+        logits[size_t(t)] = dot * scale;
+        top = std::max(top, logits[size_t(t)]);
+      }
+      float sum = 0;
+      for (int64_t t = 0; t < seen; ++t)
+        sum += (logits[size_t(t)] = std::exp(logits[size_t(t)] - top));
+      for (int64_t t = 0; t < seen; ++t)
+        out.at(g, t) += logits[size_t(t)] / sum;
+    }
+  }
+  return out;
+}
+
+Matrix snapflow::kv::ref::pool(const Matrix &scores, int64_t kernel,
+                               bool max) {
+  Matrix out(scores.rows, scores.cols);
+  int64_t half = kernel / 2;
+  for (int64_t r = 0; r < scores.rows; ++r)
+    for (int64_t t = 0; t < scores.cols; ++t) {
+      int64_t lo = std::max<int64_t>(0, t - half),
+              hi = std::min(scores.cols - 1, t + half);
+      float acc = max ? -std::numeric_limits<float>::infinity() : 0.0f;
+      for (int64_t u = lo; u <= hi; ++u)
+        acc = max ? std::max(acc, scores.at(r, u)) : acc + scores.at(r, u);
+      // Average pooling divides by the kernel (same padding counts zeros).
+      out.at(r, t) = max ? acc : acc / float(kernel);
+    }
+  return out;
+}
+
+std::vector<std::vector<int64_t>>
+snapflow::kv::ref::topk(const Matrix &scores, int64_t k, int64_t sinks,
+                        int64_t recent) {
+  std::vector<std::vector<int64_t>> out;
+  for (int64_t g = 0; g < scores.rows; ++g) {
+    std::vector<int64_t> candidates;
+    for (int64_t t = sinks; t < scores.cols - recent; ++t)
+      candidates.push_back(t);
+    assert(int64_t(candidates.size()) >= k);
+    std::sort(candidates.begin(), candidates.end(), [&](int64_t a, int64_t b) {
+      float sa = scores.at(g, a), sb = scores.at(g, b);
+      return sa > sb || (sa == sb && a < b);
+    });
+    candidates.resize(size_t(k));
+    std::sort(candidates.begin(), candidates.end());
+    out.push_back(std::move(candidates));
+  }
+  return out;
+}
+
+std::vector<std::vector<int64_t>> snapflow::kv::ref::gatherStore(
+    int64_t promptTokens, int64_t groups, int64_t sinks, int64_t recent,
+    const std::vector<std::vector<int64_t>> &selected) {
+  std::vector<std::vector<int64_t>> out(static_cast<size_t>(groups));
+  for (int64_t g = 0; g < groups; ++g) {
+    std::vector<int64_t> &kept = out[size_t(g)];
+    for (int64_t t = 0; t < sinks; ++t)
+      kept.push_back(t);
+    if (!selected.empty())
+      kept.insert(kept.end(), selected[size_t(g)].begin(),
+                  selected[size_t(g)].end());
+    for (int64_t t = promptTokens - recent; t < promptTokens; ++t)
+      kept.push_back(t);
+  }
+  return out;
+}
+
+RingCache::RingCache(std::vector<int64_t> kept, int64_t recent)
+    : slotTokens(std::move(kept)),
+      ringStart(int64_t(slotTokens.size()) - recent), recent(recent) {
+  assert(ringStart >= 0);
+}
+
+int64_t RingCache::append(int64_t position) {
+  int64_t slot = ringStart + next;
+  slotTokens[size_t(slot)] = position;
+  next = (next + 1) % recent;
+  return slot;
+}
+
+std::vector<int64_t> RingCache::recentInOrder() const {
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < recent; ++i)
+    out.push_back(slotTokens[size_t(ringStart + (next + i) % recent)]);
+  return out;
+}
+
+H2OCache::H2OCache(int64_t heavy, int64_t recent)
+    : heavy(heavy), recent(recent) {}
+
+int64_t H2OCache::insert(int64_t position, const std::vector<float> &probs,
+                         float own) {
+  touched = {};
+  // Every held token's score gains this step's attention.
+  for (size_t s = 0; s < tokens.size(); ++s)
+    accumulated[s] += probs[s];
+  touched.scoresRead = touched.scoresWritten = int64_t(tokens.size());
+  if (int64_t(tokens.size()) < budget()) {
+    tokens.push_back(position);
+    accumulated.push_back(own);
+    touched.scoresWritten += 1;
+    touched.slotsWritten = 1;
+    return -1;
+  }
+  // The `recent` newest tokens are protected; the victim is the lowest
+  // accumulated score among the others (the earliest slot on a tie).
+  std::vector<int64_t> byAge(tokens.size());
+  std::iota(byAge.begin(), byAge.end(), 0);
+  std::sort(byAge.begin(), byAge.end(), [&](int64_t a, int64_t b) {
+    return tokens[size_t(a)] < tokens[size_t(b)];
+  });
+  int64_t victim = -1;
+  for (int64_t i = 0; i < int64_t(byAge.size()) - recent; ++i) {
+    int64_t s = byAge[size_t(i)];
+    ++touched.compared;
+    if (victim < 0 || accumulated[size_t(s)] < accumulated[size_t(victim)] ||
+        (accumulated[size_t(s)] == accumulated[size_t(victim)] && s < victim))
+      victim = s;
+  }
+  int64_t evicted = tokens[size_t(victim)];
+  // FlexGen's cache_replace: the new K/V goes into the victim's slot.
+  tokens[size_t(victim)] = position;
+  accumulated[size_t(victim)] = own;
+  touched.slotsWritten = 1;
+  return evicted;
+}
+
+std::vector<PageDigest> snapflow::kv::ref::digestPages(const Matrix &keys,
+                                                       int64_t pageTokens) {
+  std::vector<PageDigest> pages;
+  for (int64_t start = 0; start + pageTokens <= keys.rows;
+       start += pageTokens) {
+    PageDigest d;
+    d.lo.assign(size_t(keys.cols), std::numeric_limits<float>::infinity());
+    d.hi.assign(size_t(keys.cols), -std::numeric_limits<float>::infinity());
+    for (int64_t t = start; t < start + pageTokens; ++t)
+      for (int64_t c = 0; c < keys.cols; ++c) {
+        d.lo[size_t(c)] = std::min(d.lo[size_t(c)], keys.at(t, c));
+        d.hi[size_t(c)] = std::max(d.hi[size_t(c)], keys.at(t, c));
+      }
+    pages.push_back(std::move(d));
+  }
+  return pages;
+}
+
+float snapflow::kv::ref::pageBound(const PageDigest &page,
+                                   const std::vector<float> &query) {
+  float bound = 0;
+  for (size_t c = 0; c < query.size(); ++c)
+    bound += std::max(query[c] * page.lo[c], query[c] * page.hi[c]);
+  return bound;
+}
+
+std::vector<int64_t>
+snapflow::kv::ref::recallPages(const std::vector<PageDigest> &pages,
+                               const std::vector<float> &query,
+                               int64_t count) {
+  std::vector<int64_t> order(pages.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<float> bound;
+  for (const PageDigest &p : pages)
+    bound.push_back(pageBound(p, query));
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    float ba = bound[size_t(a)], bb = bound[size_t(b)];
+    return ba > bb || (ba == bb && a < b);
+  });
+  order.resize(std::min<size_t>(order.size(), size_t(count)));
+  return order;
+}
+
+QuantGroup snapflow::kv::ref::quantize(const std::vector<float> &values,
+                                       int bits) {
+  assert(bits >= 1 && bits <= 8 && !values.empty());
+  QuantGroup g;
+  auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  float levels = float((1 << bits) - 1);
+  g.zero = *lo;
+  g.scale = (*hi - *lo) / levels;
+  for (float v : values) {
+    float code = g.scale > 0 ? std::round((v - g.zero) / g.scale) : 0.0f;
+    g.codes.push_back(uint8_t(std::clamp(code, 0.0f, levels)));
+  }
+  return g;
+}
+
+std::vector<float> snapflow::kv::ref::dequantize(const QuantGroup &g) {
+  std::vector<float> out;
+  for (uint8_t c : g.codes)
+    out.push_back(g.zero + float(c) * g.scale);
+  return out;
+}
