@@ -55,23 +55,31 @@ class Build:
         compile report is still written)."""
         key = ("out", cwd) + args
         if key not in self.cache:
-            env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
-            p = subprocess.run([self.snapflow, *args], capture_output=True,
-                               text=True, env=env, cwd=cwd)
-            if p.returncode != 0 and not (unfit_ok and p.returncode == 2):
-                sys.exit(f"docs.py: snapflow {' '.join(args)} failed:\n"
-                         f"{p.stderr}")
-            self.cache[key] = p.stdout
+            self.cache[key] = self._run(args, unfit_ok, cwd)
         return self.cache[key]
+
+    def _run(self, args, unfit_ok=False, cwd=None):
+        env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+        p = subprocess.run([self.snapflow, *args], capture_output=True,
+                           text=True, env=env, cwd=cwd)
+        if p.returncode != 0 and not (unfit_ok and p.returncode == 2):
+            sys.exit(f"docs.py: snapflow {' '.join(args)} failed:\n"
+                     f"{p.stderr}")
+        return p.stdout
+
+    def _report(self, args, unfit_ok=False, cwd=None):
+        """Runs `snapflow ARGS --report FILE` (uncached) and reads FILE."""
+        fd, path = tempfile.mkstemp(suffix=".json", dir=self.tmp)
+        os.close(fd)
+        self._run((*args, "--report", path), unfit_ok, cwd)
+        with open(path) as f:
+            return json.load(f)
 
     def report(self, *args, unfit_ok=False, cwd=None):
         """The JSON report of `snapflow ARGS --report FILE`."""
         key = ("report", cwd) + args
         if key not in self.cache:
-            path = os.path.join(self.tmp, f"r{len(self.cache)}.json")
-            self.command(*args, "--report", path, unfit_ok=unfit_ok, cwd=cwd)
-            with open(path) as f:
-                self.cache[key] = json.load(f)
+            self.cache[key] = self._report(args, unfit_ok, cwd)
         return self.cache[key]
 
     def transcript(self, commands, cwd, keep=3):
@@ -90,24 +98,11 @@ class Build:
     def prefetch(self, commands):
         """Reports of `snapflow ARGS --report FILE` for every ARGS in
         `commands`, two at a time (the machine's cores), into the cache."""
-        todo = [a for a in commands if ("report", None) + tuple(a)
-                not in self.cache]
-
-        def one(args):
-            fd, path = tempfile.mkstemp(suffix=".json", dir=self.tmp)
-            os.close(fd)
-            env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
-            p = subprocess.run([self.snapflow, *args, "--report", path],
-                               capture_output=True, text=True, env=env)
-            if p.returncode != 0:
-                sys.exit(f"docs.py: snapflow {' '.join(args)} failed:\n"
-                         f"{p.stderr}")
-            with open(path) as f:
-                return json.load(f)
-
+        todo = [tuple(a) for a in commands
+                if ("report", None) + tuple(a) not in self.cache]
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            for args, rep in zip(todo, pool.map(one, todo)):
-                self.cache[("report", None) + tuple(args)] = rep
+            for args, rep in zip(todo, pool.map(self._report, todo)):
+                self.cache[("report", None) + args] = rep
 
     def run(self, *args):
         return self.report("run", *args)
@@ -546,7 +541,7 @@ def serving(b):
         f.write(m.group(1))
     out = b.command(*SERVE, "--trace-requests", "reqs.csv", cwd=b.tmp)
     g["replay"] = "\n```\n" + out + "```\n"
-    g["schedules"] = serving_schedules(b)
+    g["schedules"], g["chunk-cost"] = serving_schedules(b)
     r = b.report(*SERVE, "--rate", "0.5", "--requests", "300",
                  "--prompt-tokens", "4096", "--output-tokens", "512")
     t = r["ttft_s"]
@@ -599,9 +594,24 @@ def serving_schedules(b):
             f"{g['max'] * 1e3:.0f} | {r['throughput_tokens_per_s']:.0f} | "
             f"{100 * r['prefill_s'] / r['makespan_s']:.0f}% |")
         data.setdefault(label, []).append((rate, t["p99"], g["max"] * 1e3))
+    # What a chunk costs against a decode step and the whole prefill, from
+    # the step costs those runs measured (rate 1).
+    first = b.report(*schedule_args("1", *SCHEDULES[0]))["step_costs"]
+    small = b.report(*schedule_args("1", *SCHEDULES[1]))["step_costs"]
+    whole = {c["prompt_tokens"]: c["seconds"] for c in first["prefill"]}
+    chunked = {c["prompt_tokens"]: c for c in small["prefill"]}
+    step = {c["context_tokens"]: c["step_seconds"] for c in first["decode"]}
+    c4k = chunked[4096]
+    g_cost = (
+        f"the 4096-token prompt's {len(c4k['chunk_seconds'])} chunks take "
+        f"{ms(min(c4k['chunk_seconds']), 1)} to "
+        f"{ms(max(c4k['chunk_seconds']), 1)} ms each against a decode step "
+        f"of {ms(step[min(k for k in step if k >= 4096)], 1)} ms, so that "
+        f"prompt's prefill costs {ms(c4k['seconds'], 1)} ms in chunks "
+        f"against {ms(whole[4096], 1)} ms whole")
     if b.write:
         draw_schedules(data)
-    return "\n" + "\n".join(rows) + "\n"
+    return "\n" + "\n".join(rows) + "\n", g_cost
 
 
 def draw_schedules(data):

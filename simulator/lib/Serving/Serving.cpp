@@ -340,6 +340,10 @@ snapflow::sim::serving::serve(
   int64_t active = 0;   ///< slots holding a request
   int64_t prefilling = -1; ///< the slot whose prefill is under way (chunked)
   const bool chunked = cfg.schedule == Schedule::Chunked;
+  // A decode step appends a token (with MTP up to its accepted tokens) to
+  // every live sequence.
+  const int64_t grow = std::max<int64_t>(
+      1, static_cast<int64_t>(std::ceil(cfg.tokensPerStep - 1e-9)));
   double t = requests.empty() ? 0 : requests[order[0]].arrivalS;
   double start = t, utilization = 0;
 
@@ -470,10 +474,6 @@ snapflow::sim::serving::serve(
         for (const Slot &s : slots)
           if (s.request >= 0 && s.chunk < 0)
             longest = std::max(longest, s.context);
-        // The step appends a token (with MTP up to its accepted tokens) to
-        // every live sequence.
-        int64_t grow = std::max<int64_t>(
-            1, static_cast<int64_t>(std::ceil(cfg.tokensPerStep - 1e-9)));
         int b = CostTable::bucketOf(costs.decodeBuckets, longest + grow);
         if (b < 0)
           return makeError(llvm::formatv("no decode cost for a context of "

@@ -17,6 +17,8 @@ The 512-token prompt bucket's prefill runs in 4 chunks of c0..c3 seconds
 import json
 import sys
 
+import handcheck
+
 r = json.load(open(sys.argv[1]))
 pre = r["step_costs"]["prefill"][0]
 c = pre["chunk_seconds"]
@@ -42,9 +44,4 @@ expect = {
     "schedule": (r["schedule"] == "chunked", True),
     "chunk": (r["prefill_chunk_tokens"], 128),
 }
-ok = True
-for name, (got, want) in expect.items():
-    good = abs(got - want) <= 1e-9 * max(1.0, abs(want))
-    ok &= good
-    print(("ok" if good else "MISMATCH"), name, got, want)
-print("all ok" if ok else "FAILED")
+handcheck.report(expect)

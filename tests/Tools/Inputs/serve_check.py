@@ -11,6 +11,8 @@ decode steps use the 128 bucket: contexts 101..103).
 import json
 import sys
 
+import handcheck
+
 r = json.load(open(sys.argv[1]))
 P = r["step_costs"]["prefill"][0]["seconds"]
 D = r["step_costs"]["decode"][0]["step_seconds"]
@@ -26,9 +28,4 @@ expect = {
     "tpot": (req[0]["tpot_s"], D),
     "throughput": (r["throughput_tokens_per_s"], 9 / (3 * turn)),
 }
-ok = True
-for name, (got, want) in expect.items():
-    good = abs(got - want) <= 1e-9 * max(1.0, abs(want))
-    ok &= good
-    print(("ok" if good else "MISMATCH"), name, got, want)
-print("all ok" if ok else "FAILED")
+handcheck.report(expect)
