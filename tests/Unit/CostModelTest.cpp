@@ -194,8 +194,9 @@ TEST(CostModel, AllReduceLinkBytes) {
 }
 
 // kv.score over B = 1, a prompt of L = 8 tokens with a window of W = 2
-// queries, H = 4 heads in G = 2 groups of key dim 4: 1 x 4 x 2 x 8 = 64
-// (query, key) pairs, each 2 x 4 + 6 = 14 FLOPs: 896. Reads the window's
+// queries, H = 4 heads in G = 2 groups of key dim 4. The window is the last
+// two queries, causal: they see 7 and 8 keys, 15 (query, key) pairs per
+// head (2 x (8 - 2) + 2 x 3 / 2), 60 in all, each 2 x 4 + 6 = 14 FLOPs: 840. Reads the window's
 // queries 2 x 16 x 2 B = 64 B and the keys 8 x 8 x 2 B = 128 B.
 TEST(CostModel, ScoreOp) {
   OpCost c = costOf(R"(
@@ -204,15 +205,16 @@ TEST(CostModel, ScoreOp) {
       return %s : tensor<1x2x8xf32>
     })",
                     "kv.score");
-  EXPECT_EQ(c.flops, 896);
+  EXPECT_EQ(c.flops, 840);
   EXPECT_EQ(c.read, 64 + 128);
   EXPECT_EQ(c.written, 1 * 2 * 8 * 4);
 }
 
 // Absorbed MLA scoring: H = 2 heads, nope 16 + rope 8 query dims, latent 32 +
 // rope 8, W = 2 of L = 8. Absorbing each window query's 16 non-rotary dims
-// into the 32-wide latent: 2 x 1 x 2 x 2 x 16 x 32 = 4096; 1 x 2 x 2 x 8 = 32
-// pairs of 2 x 40 + 6 = 86 FLOPs: 2752. Total 6848. Reads 2 x 48 x 2 = 192 B
+// into the 32-wide latent: 2 x 1 x 2 x 2 x 16 x 32 = 4096; the causal window
+// gives 7 + 8 = 15 pairs per head, 30 pairs of 2 x 40 + 6 = 86 FLOPs: 2580.
+// Total 6676. Reads 2 x 48 x 2 = 192 B
 // of queries, 8 x 40 x 2 = 640 B of latents, 64 x 32 x 2 = 4096 B of weight.
 TEST(CostModel, AbsorbedScoreOp) {
   OpCost c = costOf(R"(
@@ -221,7 +223,7 @@ TEST(CostModel, AbsorbedScoreOp) {
       return %s : tensor<1x1x8xf32>
     })",
                     "kv.score");
-  EXPECT_EQ(c.flops, 6848);
+  EXPECT_EQ(c.flops, 6676);
   EXPECT_EQ(c.read, 192 + 640 + 4096);
 }
 

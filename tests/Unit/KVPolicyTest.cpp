@@ -102,6 +102,48 @@ TEST(KVPolicy, LabelRoundTrip) {
   }
 }
 
+// h2o:ratio=5 at 128K: budget ceil(131072 / 5) = 26215, recent 26215 / 2 =
+// 13107 (the official equal heavy and recent ratios), so 13108 heavy
+// hitters; no sinks. Its state is one f32 score per slot and KV-head group.
+TEST(KVPolicy, H2ODefaults) {
+  Policies p;
+  auto r = p.resolved("h2o:ratio=5");
+  EXPECT_EQ(r.getSlotsFor(131072), 26215);
+  EXPECT_EQ(r.getRecentTokens(), 13107);
+  EXPECT_EQ(r.getSinkTokens(), 0);
+  EXPECT_TRUE(r.isCompressing());
+  EXPECT_TRUE(r.selectsAtPrefill());
+  EXPECT_EQ(r.getLabel(), "h2o:budget=26215,recent=13107");
+  EXPECT_EQ(r.getSlotStateBytes(8), 32);
+  EXPECT_EQ(p.resolved("h2o:budget=100,recent=10").getRecentTokens(), 10);
+  EXPECT_NE(p.errorOf("h2o:budget=100,recent=100").find(
+                "h2o recent (100) must be smaller than the budget (100)"),
+            std::string::npos);
+  EXPECT_NE(p.errorOf("h2o:budget=1").find("too small for h2o"),
+            std::string::npos);
+}
+
+// scissorhands:ratio=4 at 128K: budget 32768, 4 sinks, 10 recent, a history
+// of 400 steps, i.e. 400 / 8 = 50 B per slot and group (400 B for 8 KV
+// heads); the stateless policies keep none.
+TEST(KVPolicy, ScissorhandsDefaults) {
+  Policies p;
+  auto r = p.resolved("scissorhands:ratio=4");
+  EXPECT_EQ(r.getSlotsFor(131072), 32768);
+  EXPECT_EQ(r.getSinkTokens(), 4);
+  EXPECT_EQ(r.getRecentTokens(), 10);
+  EXPECT_EQ(r.getLabel(),
+            "scissorhands:budget=32768,sinks=4,recent=10,history=400");
+  EXPECT_EQ(r.getSlotStateBytes(8), 400);
+  EXPECT_EQ(p.resolved("scissorhands:budget=64,history=9").getSlotStateBytes(1),
+            2);
+  EXPECT_EQ(p.resolved("snapstream:ratio=4").getSlotStateBytes(8), 0);
+  EXPECT_EQ(p.resolved("full").getSlotStateBytes(8), 0);
+  EXPECT_NE(p.errorOf("scissorhands:budget=14").find(
+                "sinks + recent (4 + 10) must be smaller than the budget (14)"),
+            std::string::npos);
+}
+
 // Bad strings name the string and the bad key or value.
 TEST(KVPolicy, Errors) {
   Policies p;
@@ -111,10 +153,11 @@ TEST(KVPolicy, Errors) {
   EXPECT_NE(p.errorOf("snapstream:budget=x").find("KV policy "
                                                   "'snapstream:budget=x'"),
             std::string::npos);
-  EXPECT_NE(p.errorOf("h2o").find("unknown KV policy 'h2o'; expected full, "
-                                  "streaming, snapkv, snapstream"),
+  EXPECT_NE(p.errorOf("quest").find("unknown KV policy 'quest'; expected "
+                                    "full, streaming, snapkv, snapstream, "
+                                    "h2o, scissorhands"),
             std::string::npos)
-      << p.errorOf("h2o");
+      << p.errorOf("quest");
   EXPECT_NE(p.errorOf("full:budget=4").find("unknown key 'budget' for full"),
             std::string::npos);
   EXPECT_NE(p.errorOf("snapstream").find("needs budget=N or ratio=R, not "

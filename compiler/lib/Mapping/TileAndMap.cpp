@@ -53,7 +53,8 @@ std::optional<df::StageKind> stageKind(Operation *op) {
       .Case<llm::RMSNormOp>([](auto) { return df::StageKind::norm; })
       .Case<llm::AddOp, llm::RopeOp, kv::PoolOp>(
           [](auto) { return df::StageKind::elementwise; })
-      .Case<kv::TopKOp>([](auto) { return df::StageKind::topk; })
+      .Case<kv::TopKOp, kv::EvictOp>(
+          [](auto) { return df::StageKind::topk; })
       .Case<llm::EmbedOp, kv::GatherStoreOp, kv::AppendOp, kv::ReadOp>(
           [](auto) { return df::StageKind::gather; })
       .Default([](auto) { return K(); });

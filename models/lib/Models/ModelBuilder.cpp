@@ -171,8 +171,8 @@ private:
     Value k = rope(linear(p + "k_proj.weight", x, hkv * d), hkv, d, d);
     Value v = linear(p + "v_proj.weight", x, hkv * d);
     auto attn = b.create<llm::AttentionOp>(
-        loc, q.getType(), cache.getType(), q, k, v, cache, i, hq, hkv, d,
-        phase, prefix);
+        loc, q.getType(), cache.getType(), /*probs=*/Type(), q, k, v, cache,
+        i, hq, hkv, d, phase, prefix);
     cache = attn.getNewCache();
     return linear(p + "o_proj.weight", attn.getResult(), c.hiddenSize);
   }
@@ -193,8 +193,8 @@ private:
     Value kvUp = param(p + "kv_b_proj.weight", {h * (nope + v), r}, projType);
     Value latentNorm = param(p + "kv_a_layernorm.weight", {r}, bf16);
     auto attn = b.create<llm::MLAAttentionOp>(
-        loc, act(tokens, h * v), cache.getType(), q, latent, kvUp, latentNorm,
-        cache, i, h, nope, rot, v, r, phase, prefix);
+        loc, act(tokens, h * v), cache.getType(), /*probs=*/Type(), q, latent,
+        kvUp, latentNorm, cache, i, h, nope, rot, v, r, phase, prefix);
     cache = attn.getNewCache();
     return linear(p + "o_proj.weight", attn.getResult(), c.hiddenSize);
   }

@@ -541,3 +541,127 @@ func.func @both() attributes {p = #kv.snapstream<budget = 32, ratio = 4>} {
 func.func @wrap() attributes {p = #kv.snapstream<budget = 4096, sinks = 9223372036854775807, recent = 9223372036854775807>} {
   return
 }
+
+// -----
+
+// Tests that h2o needs exactly one of budget and ratio.
+func.func @h2o_neither(
+  // expected-error @+2 {{h2o needs budget=N or ratio=R, not neither}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<recent = 8>>) {
+  return
+}
+
+// -----
+
+// Tests that h2o keeps at least one heavy hitter beside its recent tokens.
+func.func @h2o_recent_budget(
+  // expected-error @+2 {{h2o recent (32) must be smaller than the budget (32): the rest are the heavy hitters}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 32>>) {
+  return
+}
+
+// -----
+
+// Tests that h2o's recent window is positive.
+func.func @h2o_recent(
+  // expected-error @+2 {{h2o recent must be > 0, got 0}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 0>>) {
+  return
+}
+
+// -----
+
+// Tests that scissorhands' history window is positive.
+func.func @scissorhands_history(
+  // expected-error @+2 {{scissorhands history must be > 0, got 0}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.scissorhands<budget = 32, sinks = 4, recent = 10, history = 0>>) {
+  return
+}
+
+// -----
+
+// Tests that scissorhands chooses at least one slot beside sinks and recent.
+func.func @scissorhands_budget(
+  // expected-error @+2 {{scissorhands sinks + recent (4 + 28) must be smaller than the budget (32): at least one slot is chosen}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.scissorhands<budget = 32, sinks = 4, recent = 28, history = 400>>) {
+  return
+}
+
+// -----
+
+// Tests that scissorhands has a non-negative number of sinks, and needs a
+// budget or a ratio.
+func.func @scissorhands_sinks(
+  // expected-error @+2 {{scissorhands sinks must be >= 0, got -1}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.scissorhands<budget = 32, sinks = -1, recent = 10, history = 400>>) {
+  return
+}
+
+// -----
+
+func.func @scissorhands_both(
+  // expected-error @+2 {{scissorhands needs budget=N or ratio=R, not both}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.scissorhands<budget = 32, ratio = 2, sinks = 4, recent = 10, history = 400>>) {
+  return
+}
+
+// -----
+
+// Tests that kv.evict needs a policy that keeps per-slot state.
+func.func @evict_stateless(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, %p: tensor<1x2x32xf32>) {
+  // expected-error @+1 {{'kv.evict' op needs a policy that evicts by attention (per-slot state), got #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>}}
+  %e = kv.evict %c[0], %p : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, tensor<1x2x32xf32>
+  return
+}
+
+// -----
+
+// Tests that kv.evict's probabilities are one f32 per group and slot.
+func.func @evict_probs(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>>, %p: tensor<1x4x32xf32>) {
+  // expected-error @+1 {{'kv.evict' op probs must be tensor<1x2x32xf32> (batch x KV-head groups x slots), got 'tensor<1x4x32xf32>'}}
+  %e = kv.evict %c[0], %p : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>>, tensor<1x4x32xf32>
+  return
+}
+
+// -----
+
+// Tests that kv.evict's layer is one of the cache's.
+func.func @evict_layer(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>>, %p: tensor<1x2x32xf32>) {
+  // expected-error @+1 {{'kv.evict' op layer 2 is out of range for a cache of 2 layers}}
+  %e = kv.evict %c[2], %p : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>>, tensor<1x2x32xf32>
+  return
+}
+
+// -----
+
+// Tests that a stateful policy's gather_store takes the selection's scores.
+func.func @gather_store_no_scores(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>>, %i: tensor<1x2x24xi32>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.gather_store' op needs the selection's indices and scores: #kv.h2o<budget = 32, recent = 8> keeps per-slot state}}
+  %g = kv.gather_store %c[0] select %i, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>> select tensor<1x2x24xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+  return
+}
+
+// -----
+
+// Tests that a stateless policy's gather_store takes no scores.
+func.func @gather_store_stray_scores(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>>, %i: tensor<1x2x20xi32>, %s: tensor<1x2x64xf32>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.gather_store' op takes scores only for a policy with per-slot state, not #kv.snapstream}}
+  %g = kv.gather_store %c[0] select %i scores %s, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>> select tensor<1x2x20xi32> scores tensor<1x2x64xf32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+  return
+}
+
+// -----
+
+// Tests that gather_store's scores cover every prompt token per group.
+func.func @gather_store_scores_shape(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>>, %i: tensor<1x2x24xi32>, %s: tensor<1x2x32xf32>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.gather_store' op scores must be tensor<1x2x64xf32> (one per prompt token and group), got 'tensor<1x2x32xf32>'}}
+  %g = kv.gather_store %c[0] select %i scores %s, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>> select tensor<1x2x24xi32> scores tensor<1x2x32xf32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+  return
+}

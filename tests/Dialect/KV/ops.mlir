@@ -110,3 +110,33 @@ func.func @seq_sharded(%a: !kv.latent_cache<layers = 1, batch = 1, slots = 16, l
 func.func @unresolved() attributes {a = #kv.snapstream<ratio = 4>, b = #kv.snapkv<budget = 64, pool = avg>, c = #kv.streaming<window = 100>, d = #kv.snapstream<kernel = 5, ratio = 8, sinks = 2>} {
   return
 }
+
+// Tests the policies that evict by attention, resolved and unresolved: H2O
+// (heavy hitters + recent) and Scissorhands (sinks, recent, history).
+// CHECK-LABEL: func.func @evicting_policies(
+// CHECK-SAME:    !kv.cache<{{.+}}policy = #kv.h2o<budget = 32, recent = 8>>
+// CHECK-SAME:    !kv.latent_cache<{{.+}}policy = #kv.scissorhands<budget = 32, sinks = 4, recent = 10, history = 400>>
+// CHECK-SAME:    a = #kv.h2o<ratio = 5>
+// CHECK-SAME:    b = #kv.scissorhands<ratio = 4, history = 100>
+func.func @evicting_policies(%h: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>>, %s: !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.scissorhands<budget = 32, sinks = 4, recent = 10, history = 400>>) attributes {a = #kv.h2o<ratio = 5>, b = #kv.scissorhands<history = 100, ratio = 4>} {
+  return
+}
+
+// Tests that kv.evict updates a cache from a decode attention's
+// probabilities (one row per KV-head group, one group for a latent cache),
+// that the attention returns them, and that gather_store takes the scores
+// a stateful policy starts from.
+// CHECK-LABEL: func.func @evict(
+// CHECK:         %{{.+}}, %[[C1:.+]], %[[P:.+]] = llm.attention {{.+}} -> tensor<1x1x64xbf16>, probs tensor<1x2x32xf32>
+// CHECK:         %[[E:.+]] = kv.evict %[[C1]][1], %[[P]] : !kv.cache<{{.+}}policy = #kv.h2o<budget = 32, recent = 8>>, tensor<1x2x32xf32>
+// CHECK:         kv.evict %{{.+}}[0], %{{.+}} : !kv.latent_cache<{{.+}}>, tensor<1x1x32xf32>
+// CHECK:         kv.gather_store %{{.+}}[0] select %{{.+}} scores %{{.+}}, %{{.+}}, %{{.+}} : !kv.cache<{{.+}}> select tensor<1x2x24xi32> scores tensor<1x2x64xf32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+!h2o = !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>>
+!sh = !kv.latent_cache<layers = 2, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.scissorhands<budget = 32, sinks = 4, recent = 10, history = 400>>
+func.func @evict(%q: tensor<1x1x64xbf16>, %k: tensor<1x1x32xbf16>, %v: tensor<1x1x32xbf16>, %c: !h2o, %lc: !sh, %lp: tensor<1x1x32xf32>, %i: tensor<1x2x24xi32>, %s: tensor<1x2x64xf32>, %pk: tensor<1x64x32xbf16>, %pv: tensor<1x64x32xbf16>) -> (!h2o, !sh, !h2o) {
+  %o, %c1, %p = llm.attention %q, %k, %v, %c {layer = 1, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase decode>} : tensor<1x1x64xbf16>, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>, !h2o -> tensor<1x1x64xbf16>, probs tensor<1x2x32xf32>
+  %e = kv.evict %c1[1], %p : !h2o, tensor<1x2x32xf32>
+  %le = kv.evict %lc[0], %lp : !sh, tensor<1x1x32xf32>
+  %g = kv.gather_store %c[0] select %i scores %s, %pk, %pv : !h2o select tensor<1x2x24xi32> scores tensor<1x2x64xf32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+  return %e, %le, %g : !h2o, !sh, !h2o
+}

@@ -654,3 +654,31 @@ func.func @mla_prefix_negative(%q: tensor<1x4x96xbf16>, %kv: tensor<1x4x40xbf16>
   %o, %c1 = llm.mla_attention %q, %kv, %w, %n, %c {layer = 0, num_heads = 2, qk_nope_head_dim = 40, qk_rope_head_dim = 8, v_head_dim = 24, kv_lora_rank = 32, phase = #llm<phase prefill>, prefix = -4} : tensor<1x4x96xbf16>, tensor<1x4x40xbf16>, tensor<128x32xbf16>, tensor<32xbf16>, !kv.latent_cache<layers = 1, batch = 1, slots = 8, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full> -> tensor<1x4x48xbf16>
   return
 }
+
+// -----
+
+// Tests that an attention returns probabilities only in decode.
+func.func @attention_probs_prefill(%q: tensor<1x4x64xbf16>, %k: tensor<1x4x32xbf16>, %v: tensor<1x4x32xbf16>, %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>>) {
+  // expected-error @+1 {{'llm.attention' op returns attention probabilities only in decode (a prefill's scores are kv.score's)}}
+  %o, %c1, %p = llm.attention %q, %k, %v, %c {layer = 0, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase prefill>} : tensor<1x4x64xbf16>, tensor<1x4x32xbf16>, tensor<1x4x32xbf16>, !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>> -> tensor<1x4x64xbf16>, probs tensor<1x2x4xf32>
+  return
+}
+
+// -----
+
+// Tests that a decode attention's probabilities are one f32 per KV-head
+// group and cache slot.
+func.func @attention_probs_shape(%q: tensor<1x1x64xbf16>, %k: tensor<1x1x32xbf16>, %v: tensor<1x1x32xbf16>, %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>>) {
+  // expected-error @+1 {{'llm.attention' op probs must be tensor<1x2x32xf32> (batch x KV-head groups x cache slots), got 'tensor<1x4x32xf32>'}}
+  %o, %c1, %p = llm.attention %q, %k, %v, %c {layer = 0, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase decode>} : tensor<1x1x64xbf16>, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>, !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>> -> tensor<1x1x64xbf16>, probs tensor<1x4x32xf32>
+  return
+}
+
+// -----
+
+// Tests the same for a latent cache: one group.
+func.func @mla_probs_shape(%q: tensor<1x1x48xbf16>, %l: tensor<1x1x40xbf16>, %w: tensor<64x32xbf16>, %n: tensor<32xbf16>, %c: !kv.latent_cache<layers = 1, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>>) {
+  // expected-error @+1 {{'llm.mla_attention' op probs must be tensor<1x1x32xf32> (batch x KV-head groups x cache slots), got 'tensor<1x1x32xbf16>'}}
+  %o, %c1, %p = llm.mla_attention %q, %l, %w, %n, %c {layer = 0, num_heads = 2, qk_nope_head_dim = 16, qk_rope_head_dim = 8, v_head_dim = 16, kv_lora_rank = 32, phase = #llm<phase decode>} : tensor<1x1x48xbf16>, tensor<1x1x40xbf16>, tensor<64x32xbf16>, tensor<32xbf16>, !kv.latent_cache<layers = 1, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>> -> tensor<1x1x32xbf16>, probs tensor<1x1x32xbf16>
+  return
+}

@@ -182,6 +182,14 @@ private:
              cache.getValuesPerToken()},
             cache.getDtype());
         declare("kv_cache", kvType, arch::MemoryTier::HBM, /*kvCache=*/true);
+        if (int64_t perSlot = cache.getPolicy().getSlotStateBytes(
+                kv::getGroups(cache));
+            perSlot > 0) {
+          stateType = RankedTensorType::get(
+              {cache.getLayers(), cache.getBatch(), cache.getSlots(), perSlot},
+              IntegerType::get(fn.getContext(), 8));
+          declare("kv_state", stateType, arch::MemoryTier::HBM);
+        }
         if (int64_t staged = llm::getStagedPromptSlots(fn); staged > 0) {
           promptType = RankedTensorType::get(
               {cache.getLayers(), cache.getBatch(), staged,
@@ -430,6 +438,44 @@ private:
     return 0;
   }
 
+  /// Bytes of `kv_state` an op reads and writes: kv.evict's update (its
+  /// policy's cost), and the state kv.gather_store starts.
+  std::pair<int64_t, int64_t> stateBytes(Operation *op) {
+    if (auto ev = dyn_cast<kv::EvictOp>(op)) {
+      auto c = cast<kv::KVCacheTypeInterface>(ev.getCache().getType());
+      kv::StepCost cost = c.getPolicy().getEvictCost(c);
+      return {(CheckedInt(cost.bytesRead) * c.getBatch()).value(),
+              (CheckedInt(cost.bytesWritten) * c.getBatch()).value()};
+    }
+    if (auto g = dyn_cast<kv::GatherStoreOp>(op); g && g.getScores()) {
+      auto c = cast<kv::KVCacheTypeInterface>(g.getCache().getType());
+      return {0,
+              (c.getStateBytesPerSequencePerLayer() * c.getBatch()).value()};
+    }
+    return {0, 0};
+  }
+
+  /// A piece of `kv_state` of about `tileBytes`, and how many pieces cover
+  /// `bytes` (rounded up to whole pieces: a piece is at most a sixteenth of
+  /// `bytes` unless one slot's state is larger, so the rounding stays
+  /// within about 6%).
+  std::pair<RankedTensorType, int64_t> stateTiles(int64_t bytes,
+                                                  int64_t tileBytes) {
+    int64_t layerBytes = bytesOf(stateType) / stateType.getDimSize(0);
+    int64_t slotBytes = stateType.getDimSize(3);
+    int64_t piece = std::max<int64_t>(
+        slotBytes, std::min({tileBytes > 0 ? tileBytes : layerBytes,
+                             bytes / 16, layerBytes}));
+    auto [tile, pieces] =
+        cutTile(stateType.getShape(), std::max<int64_t>(1, layerBytes / piece),
+                /*keep=*/1);
+    (void)pieces;
+    auto type = RankedTensorType::get(tile, stateType.getElementType());
+    int64_t count = std::max<int64_t>(
+        1, (bytes + bytesOf(type) - 1) / bytesOf(type));
+    return {type, count};
+  }
+
   bool readsKV(Operation *op) {
     if (auto a = dyn_cast<llm::AttentionOp>(op))
       return a.getPhase() == llm::Phase::decode;
@@ -583,6 +629,12 @@ private:
     }
     if (readsKV(op))
       inputs.push_back(loadKV(op->getLoc(), tileBytes));
+    auto [stateRead, stateWritten] = stateBytes(op);
+    if (stateRead > 0) {
+      auto [tile, count] = stateTiles(stateRead, tileBytes);
+      inputs.push_back(b.create<df::LoadOp>(op->getLoc(), streamOf(tile),
+                                            "kv_state", count));
+    }
     // A chunk of a chunked prefill reads back what earlier chunks wrote.
     int64_t prefix = llm::getPrefix(op);
     if (prefix > 0)
@@ -645,6 +697,11 @@ private:
       outTypes.push_back(streamOf(tile));
       outCounts.push_back(kvTokens);
     }
+    if (stateWritten > 0) {
+      auto [tile, count] = stateTiles(stateWritten, tileBytes);
+      outTypes.push_back(streamOf(tile));
+      outCounts.push_back(count);
+    }
     int64_t flops = cost.getFlops().value();
     // The work on earlier chunks' tokens is its share of the steps (it
     // scales with the chunk), the chunk's own work the rest: at least one
@@ -670,9 +727,11 @@ private:
       storeIfHomed(v, st.getResult(k));
     }
     if (kvTokens > 0)
-      b.create<df::StoreOp>(op->getLoc(), st.getOutputs().back(),
-                            isa<kv::GatherStoreOp>(op) ? StringRef("kv_cache")
-                                                       : kvTensor());
+      b.create<df::StoreOp>(
+          op->getLoc(), st.getOutputs()[outValues.size()],
+          isa<kv::GatherStoreOp>(op) ? StringRef("kv_cache") : kvTensor());
+    if (stateWritten > 0)
+      b.create<df::StoreOp>(op->getLoc(), st.getOutputs().back(), "kv_state");
     return success();
   }
 
@@ -731,6 +790,10 @@ private:
   /// K/V in `prompt_kv` of this type (its own slots) until the selection
   /// fills the cache; null otherwise.
   RankedTensorType promptType;
+  /// The per-slot state of a policy that evicts by attention (H2O's
+  /// scores, Scissorhands' history) in `kv_state`, bytes per slot as i8;
+  /// null for a policy without state.
+  RankedTensorType stateType;
   llvm::StringSet<> declared;
   DenseMap<Value, std::string> homes;
   DenseMap<Value, Value> streams;

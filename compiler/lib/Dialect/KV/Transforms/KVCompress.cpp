@@ -31,9 +31,8 @@ namespace {
 /// `type` with `slots` slots under `policy`, if it is a cache type.
 Type compressed(Type type, int64_t slots, KVPolicyAttrInterface policy) {
   if (auto c = dyn_cast<CacheType>(type))
-    return CacheType::get(type.getContext(), c.getLayers(), c.getBatch(),
-                          slots, c.getKvHeads(), c.getHeadDim(), c.getDtype(),
-                          policy);
+    return CacheType::get(type.getContext(), c.getLayers(), c.getBatch(), slots,
+                          c.getKvHeads(), c.getHeadDim(), c.getDtype(), policy);
   if (auto c = dyn_cast<LatentCacheType>(type))
     return LatentCacheType::get(type.getContext(), c.getLayers(), c.getBatch(),
                                 slots, c.getLatentDim(), c.getRopeDim(),
@@ -48,7 +47,8 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
     ModuleOp module = getOperation();
     auto parsed = parsePolicy(&getContext(), policy);
     if (!parsed) {
-      module.emitError() << "kv-compress: " << llvm::toString(parsed.takeError());
+      module.emitError() << "kv-compress: "
+                         << llvm::toString(parsed.takeError());
       return signalPassFailure();
     }
     int64_t tokens = context;
@@ -74,12 +74,19 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
     module.walk([&](func::FuncOp fn) {
       staged = llm::getStagedPromptSlots(fn);
       chunked = llm::getWorkload(fn) && llm::getWorkload(fn).getChunks() > 1;
+      SmallVector<Operation *> attentions;
       fn.walk([&](Operation *op) {
-        if (auto gqa = dyn_cast<llm::AttentionOp>(op))
-          selectAfter(gqa);
-        else if (auto mla = dyn_cast<llm::MLAAttentionOp>(op))
-          selectAfter(mla);
+        if (isa<llm::AttentionOp, llm::MLAAttentionOp>(op))
+          attentions.push_back(op);
       });
+      for (Operation *op : attentions) {
+        if (auto gqa = dyn_cast<llm::AttentionOp>(op))
+          gqa.getPhase() == llm::Phase::decode ? upkeepAfter(gqa)
+                                               : selectAfter(gqa);
+        else if (auto mla = dyn_cast<llm::MLAAttentionOp>(op))
+          mla.getPhase() == llm::Phase::decode ? upkeepAfter(mla)
+                                               : selectAfter(mla);
+      }
     });
   }
 
@@ -105,8 +112,6 @@ private:
   /// the policy chooses the tokens the cache keeps (its lowering hook), and
   /// kv.gather_store writes them (sinks, chosen, recent).
   template <typename AttnOp> void selectAfter(AttnOp attn) {
-    if (attn.getPhase() != llm::Phase::prefill)
-      return;
     auto q = cast<RankedTensorType>(attn.getQuery().getType());
     SelectionInputs in;
     in.batch = q.getDimSize(0);
@@ -150,10 +155,12 @@ private:
       values.assign(read.getResults().begin(), read.getResults().end());
       in.keys = values.front();
     }
-    Value indices = attr.buildPrefillSelection(b, loc, in);
+    Selection selection = attr.buildPrefillSelection(b, loc, in);
     Value cache = attn.getNewCache();
+    // A policy with per-slot state starts it from the selection's scores.
+    Value scores = stateful() ? selection.scores : Value();
     auto store = b.create<GatherStoreOp>(loc, cache.getType(), cache, values,
-                                         indices,
+                                         selection.indices, scores,
                                          b.getI64IntegerAttr(attn.getLayer()));
     // Later layers see the filled cache; the selection itself reads the
     // attention's.
@@ -166,6 +173,45 @@ private:
     for (Operation *op = attn->getNextNode(); op != store->getNextNode();
          op = op->getNextNode())
       llm::copyLayerMarker(attn, op);
+  }
+
+  /// Whether the policy keeps per-slot state (and so evicts at decode).
+  bool stateful() const { return attr.getSlotStateBytes(1) > 0; }
+
+  /// After a decode attention under a policy that evicts by attention: the
+  /// attention also returns its probabilities over the slots (rebuilt with
+  /// the `probs` result), and the policy's upkeep (its decode-time hook)
+  /// consumes them; later layers see the cache after the upkeep.
+  template <typename AttnOp> void upkeepAfter(AttnOp attn) {
+    if (!stateful())
+      return;
+    auto cache = cast<KVCacheTypeInterface>(attn.getCache().getType());
+    OpBuilder b(attn);
+    Location loc = attn.getLoc();
+    auto probsType = RankedTensorType::get(
+        {cache.getBatch(), getGroups(cache), cache.getSlots()}, b.getF32Type());
+    auto withProbs =
+        b.create<AttnOp>(loc,
+                         TypeRange{attn.getResult().getType(),
+                                   attn.getNewCache().getType(), probsType},
+                         attn->getOperands(), attn->getAttrs());
+    attn.getResult().replaceAllUsesWith(withProbs.getResult());
+    attn.getNewCache().replaceAllUsesWith(withProbs.getNewCache());
+    attn->erase();
+    b.setInsertionPointAfter(withProbs);
+    UpkeepInputs in;
+    in.cache = withProbs.getNewCache();
+    in.probs = withProbs.getProbs();
+    in.layer = withProbs.getLayer();
+    Value after = attr.buildDecodeUpkeep(b, loc, in);
+    if (!after)
+      return;
+    in.cache.replaceUsesWithIf(after, [&](OpOperand &use) {
+      return use.getOwner() != after.getDefiningOp();
+    });
+    for (Operation *op = withProbs->getNextNode();
+         op != after.getDefiningOp()->getNextNode(); op = op->getNextNode())
+      llm::copyLayerMarker(withProbs, op);
   }
 
   /// The policy resolved for the context, and the slots it keeps.

@@ -237,7 +237,8 @@ private:
   }
 
   /// The SnapKV selection scoring `query` (inserted by --kv-compress) follows
-  /// the attention's local head and group counts.
+  /// the attention's local head and group counts: the scores, their
+  /// pooling (absent for a policy that pools nothing) and the top-k.
   void shardSelection(Value query, int64_t heads, int64_t groups) {
     for (Operation *user : query.getUsers()) {
       auto score = dyn_cast<kv::ScoreOp>(user);
@@ -247,11 +248,18 @@ private:
       score.setNumGroups(groups);
       Value v = score.getScores();
       v.setType(withDim(v.getType(), 1, groups));
-      for (Operation *pool : v.getUsers()) {
-        pool->getResult(0).setType(v.getType());
-        for (Operation *topk : pool->getResult(0).getUsers())
-          topk->getResult(0).setType(
-              withDim(topk->getResult(0).getType(), 1, groups));
+      SmallVector<Value> work{v};
+      while (!work.empty()) {
+        Value scores = work.pop_back_val();
+        for (Operation *use : scores.getUsers()) {
+          if (auto pool = dyn_cast<kv::PoolOp>(use)) {
+            Value(pool.getResult()).setType(scores.getType());
+            work.push_back(pool.getResult());
+          } else if (auto topk = dyn_cast<kv::TopKOp>(use)) {
+            Value(topk.getIndices()).setType(
+                withDim(topk.getIndices().getType(), 1, groups));
+          }
+        }
       }
     }
   }
@@ -375,6 +383,20 @@ private:
           for (Value v : read.getValues())
             v.setType(withDim(v.getType(), 2, c.getKvHeads() *
                                                   c.getHeadDim()));
+      // A decode attention's probabilities follow its local cache: its
+      // KV-head groups, or its share of the slots when split by sequence.
+      auto retypeProbs = [&](Value probs, Value cacheValue) {
+        if (!probs)
+          return;
+        auto c = cast<kv::KVCacheTypeInterface>(cacheValue.getType());
+        probs.setType(RankedTensorType::get(
+            {c.getBatch(), kv::getGroups(c), c.getSlots()},
+            cast<RankedTensorType>(probs.getType()).getElementType()));
+      };
+      if (auto attn = dyn_cast<AttentionOp>(op))
+        retypeProbs(attn.getProbs(), attn.getCache());
+      else if (auto attn = dyn_cast<MLAAttentionOp>(op))
+        retypeProbs(attn.getProbs(), attn.getCache());
     });
     auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
     SmallVector<Type> inputs;

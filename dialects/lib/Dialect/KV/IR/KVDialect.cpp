@@ -54,7 +54,7 @@ static LogicalResult
 verifyCacheCommon(function_ref<InFlightDiagnostic()> emitError, int64_t layers,
                   int64_t batch, int64_t slots, Type dtype,
                   KVPolicyAttrInterface policy, CheckedInt valuesPerToken,
-                  int64_t seqShards = 1) {
+                  int64_t groups, int64_t seqShards = 1) {
   if (layers <= 0 || batch <= 0 || slots <= 0)
     return emitError() << "cache layers, batch and slots must be > 0, got "
                        << layers << ", " << batch << ", " << slots;
@@ -75,8 +75,9 @@ verifyCacheCommon(function_ref<InFlightDiagnostic()> emitError, int64_t layers,
   int64_t total = *checkedTotal;
   // Every byte count of the cache (per token, per sequence, in all) must fit
   // in 64 bits, so the cache interface's totals can be read with value().
-  if ((valuesPerToken * getElementBytes(dtype) * total * batch * layers)
-          .overflowed())
+  CheckedInt slotBytes = valuesPerToken * getElementBytes(dtype) +
+                         policy.getSlotStateBytes(groups);
+  if ((slotBytes * total * batch * layers).overflowed())
     return emitError() << "cache of " << layers << " layers x " << batch
                        << " sequences x " << total
                        << " slots exceeds a 64-bit byte count";
@@ -97,7 +98,7 @@ LogicalResult CacheType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "cache kv_heads and head_dim must be > 0, got "
                        << kvHeads << ", " << headDim;
   return verifyCacheCommon(emitError, layers, batch, slots, dtype, policy,
-                           2 * CheckedInt(kvHeads) * headDim);
+                           2 * CheckedInt(kvHeads) * headDim, kvHeads);
 }
 int64_t CacheType::getValuesPerToken() const {
   return 2 * getKvHeads() * getHeadDim();
@@ -113,7 +114,8 @@ LatentCacheType::verify(function_ref<InFlightDiagnostic()> emitError,
                           ">= 0, got "
                        << latentDim << ", " << ropeDim;
   return verifyCacheCommon(emitError, layers, batch, slots, dtype, policy,
-                           CheckedInt(latentDim) + ropeDim, seqShards);
+                           CheckedInt(latentDim) + ropeDim, /*groups=*/1,
+                           seqShards);
 }
 int64_t LatentCacheType::getValuesPerToken() const {
   return getLatentDim() + getRopeDim();
@@ -320,7 +322,9 @@ CheckedInt ScoreOp::getFlops() {
   auto k = cast<RankedTensorType>(getKeys().getType());
   CheckedInt b = q.getDimSize(0), w = getObsWindow(), l = k.getDimSize(1);
   Dims d = getDims();
-  CheckedInt pairs = b * getNumHeads() * w * l;
+  // The window's queries are the prompt's last w: each sees the l - w keys
+  // before the window and, causally, the window's keys up to its own.
+  CheckedInt pairs = b * getNumHeads() * (w * (l - w) + w * (w + 1) / 2);
   // Absorption of each window query's non-rotary part into latent space;
   // QK^T (2 per MAC), softmax (max, sub, exp, sum, div: 5) and the sum over
   // window queries and heads (1).
@@ -442,6 +446,24 @@ LogicalResult GatherStoreOp::verify() {
                          << kept.get().value_or(-1)
                          << " tokens but the cache has " << budget
                          << " slots";
+  bool stateful = policy.getSlotStateBytes(getGroups(cache)) > 0;
+  if (stateful && (!getScores() || !getIndices()))
+    return emitOpError() << "needs the selection's indices and scores: "
+                         << policy << " keeps per-slot state";
+  if (!stateful && getScores())
+    return emitOpError() << "takes scores only for a policy with per-slot "
+                            "state, not "
+                         << policy;
+  if (Value scores = getScores()) {
+    auto t = cast<RankedTensorType>(scores.getType());
+    int64_t groups = getGroups(cache);
+    if (t.getShape() != ArrayRef<int64_t>{cache.getBatch(), groups, tokens} ||
+        !t.getElementType().isF32())
+      return emitOpError() << "scores must be tensor<" << cache.getBatch()
+                           << "x" << groups << "x" << tokens
+                           << "xf32> (one per prompt token and group), got "
+                           << t;
+  }
   return success();
 }
 CheckedInt GatherStoreOp::getFlops() { return 0; }
@@ -450,9 +472,56 @@ CheckedInt GatherStoreOp::getBytesRead() {
   CheckedInt bytes = cache.getBytesPerSequencePerLayer() * cache.getBatch();
   if (Value indices = getIndices())
     bytes += getTensorBytes(indices.getType());
+  // The kept tokens' scores, one f32 per slot and group.
+  if (getScores())
+    bytes += CheckedInt(cache.getBatch()) * getGroups(cache) *
+             cache.getSlots() * 4;
   return bytes;
 }
 CheckedInt GatherStoreOp::getBytesWritten() {
   auto cache = cast<KVCacheTypeInterface>(getCache().getType());
-  return cache.getBytesPerSequencePerLayer() * cache.getBatch();
+  return (cache.getBytesPerSequencePerLayer() +
+          cache.getStateBytesPerSequencePerLayer()) *
+         cache.getBatch();
+}
+
+//===----------------------------------------------------------------------===//
+// EvictOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult EvictOp::verify() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  if (failed(verifyLayer(*this, cache, getLayer())))
+    return failure();
+  KVPolicyAttrInterface policy = cache.getPolicy();
+  if (policy.getSlotStateBytes(getGroups(cache)) <= 0)
+    return emitOpError() << "needs a policy that evicts by attention (per-"
+                            "slot state), got "
+                         << policy;
+  auto t = cast<RankedTensorType>(getProbs().getType());
+  int64_t groups = getGroups(cache);
+  if (t.getShape() !=
+          ArrayRef<int64_t>{cache.getBatch(), groups, cache.getSlots()} ||
+      !t.getElementType().isF32())
+    return emitOpError() << "probs must be tensor<" << cache.getBatch() << "x"
+                         << groups << "x" << cache.getSlots()
+                         << "xf32> (batch x KV-head groups x slots), got "
+                         << t;
+  return success();
+}
+CheckedInt EvictOp::getFlops() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  return CheckedInt(cache.getBatch()) *
+         cache.getPolicy().getEvictCost(cache).flops;
+}
+CheckedInt EvictOp::getBytesRead() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  return getTensorBytes(getProbs().getType()) +
+         CheckedInt(cache.getBatch()) *
+             cache.getPolicy().getEvictCost(cache).bytesRead;
+}
+CheckedInt EvictOp::getBytesWritten() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  return CheckedInt(cache.getBatch()) *
+         cache.getPolicy().getEvictCost(cache).bytesWritten;
 }

@@ -276,6 +276,36 @@ static bool writesCache(Phase phase, kv::KVCacheTypeInterface cache,
 /// Causal (query, key) pairs of a prompt of `t` tokens.
 static CheckedInt causalPairs(CheckedInt t) { return t * (t + 1) / 2; }
 
+/// A decode attention's optional probabilities: tensor<B x groups x slots x
+/// f32>, the softmax over the slots summed over each group's query heads
+/// (and the step's queries).
+static LogicalResult verifyProbs(Operation *op, Value probs, Phase phase,
+                                 int64_t batch, int64_t groups,
+                                 int64_t slots) {
+  if (!probs)
+    return success();
+  if (phase != Phase::decode)
+    return op->emitOpError()
+           << "returns attention probabilities only in decode (a prefill's "
+              "scores are kv.score's)";
+  auto t = cast<RankedTensorType>(probs.getType());
+  if (t.getShape() != ArrayRef<int64_t>{batch, groups, slots} ||
+      !t.getElementType().isF32())
+    return op->emitOpError() << "probs must be tensor<" << batch << "x"
+                             << groups << "x" << slots << "xf32> (batch x "
+                             << "KV-head groups x cache slots), got " << t;
+  return success();
+}
+
+/// Summing the probabilities of `heads` query heads (and `t` queries) per
+/// group: one add per head, query and slot.
+static CheckedInt probsFlops(Value probs, RankedTensorType q, int64_t heads,
+                             int64_t slots) {
+  if (!probs)
+    return 0;
+  return CheckedInt(q.getDimSize(0)) * q.getDimSize(1) * heads * slots;
+}
+
 /// A prefix (earlier chunks' tokens) is a prefill's, and not negative.
 static LogicalResult verifyPrefix(Operation *op, int64_t prefix, Phase phase) {
   if (prefix < 0)
@@ -579,7 +609,7 @@ LogicalResult AttentionOp::verify() {
     return emitOpError() << "prefill of " << t + getPrefix()
                          << " tokens does not fit a full cache of "
                          << cache.getSlots() << " slots";
-  return success();
+  return verifyProbs(*this, getProbs(), getPhase(), b, hkv, cache.getSlots());
 }
 CheckedInt AttentionOp::getFlops() {
   RankedTensorType q = tensorOf(getQuery());
@@ -590,7 +620,9 @@ CheckedInt AttentionOp::getFlops() {
           : t * cast<kv::CacheType>(getCache().getType()).getSlots();
   // QK^T and PV (2 x 2 FLOPs per MAC) plus softmax per score.
   return b * getNumHeads() * pairs * (4 * getHeadDim() + 5) +
-         getPrefixFlops();
+         getPrefixFlops() +
+         probsFlops(getProbs(), q, getNumHeads(),
+                    cast<kv::CacheType>(getCache().getType()).getSlots());
 }
 CheckedInt AttentionOp::getPrefixFlops() {
   RankedTensorType q = tensorOf(getQuery());
@@ -608,6 +640,8 @@ CheckedInt AttentionOp::getBytesRead() {
 }
 CheckedInt AttentionOp::getBytesWritten() {
   CheckedInt bytes = getTensorBytes(getResult().getType());
+  if (Value probs = getProbs())
+    bytes += getTensorBytes(probs.getType());
   auto cache = cast<kv::CacheType>(getCache().getType());
   // New tokens go to the cache, except in a prefill longer than a compressed
   // cache, where kv.gather_store writes the tokens kept instead.
@@ -667,7 +701,7 @@ LogicalResult MLAAttentionOp::verify() {
                          << " tokens does not fit a full cache of "
                          << cache.getSlots() * cache.getSeqShards()
                          << " slots";
-  return success();
+  return verifyProbs(*this, getProbs(), getPhase(), b, 1, cache.getSlots());
 }
 CheckedInt MLAAttentionOp::getFlops() {
   RankedTensorType q = tensorOf(getQuery());
@@ -682,7 +716,10 @@ CheckedInt MLAAttentionOp::getFlops() {
     CheckedInt s = cast<kv::LatentCacheType>(getCache().getType()).getSlots();
     CheckedInt perQuery = 2 * h * nope * r + 2 * h * s * (r + rope) +
                           2 * h * s * r + 2 * h * r * v + 5 * h * s;
-    return prep + b * t * perQuery;
+    return prep + b * t * perQuery +
+           probsFlops(getProbs(), q, getNumHeads(),
+                      cast<kv::LatentCacheType>(getCache().getType())
+                          .getSlots());
   }
   // Prefill: decompress the prompt's K and V, then causal attention; a cache
   // split by sequence gives each socket 1/seq_shards of the keys.
@@ -719,6 +756,8 @@ CheckedInt MLAAttentionOp::getBytesRead() {
 }
 CheckedInt MLAAttentionOp::getBytesWritten() {
   CheckedInt bytes = getTensorBytes(getResult().getType());
+  if (Value probs = getProbs())
+    bytes += getTensorBytes(probs.getType());
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
   if (writesCache(getPhase(), cache, tensorOf(getLatent()).getDimSize(1),
                   getPrefix()))

@@ -109,4 +109,64 @@ def KV_SnapStreamPolicyAttr
   let genVerifyDecl = 1;
 }
 
+def KV_H2OPolicyAttr
+    : KV_PolicyAttr<"H2OPolicy", "h2o",
+                    ["buildPrefillSelection", "getSlotStateBytes",
+                     "buildDecodeUpkeep", "getEvictCost"]> {
+  let summary = "H2O: heavy hitters by accumulated attention plus recent tokens";
+  let description = [{
+    Heavy-Hitter Oracle (Zhang et al., NeurIPS 2023), in the fixed-slot form
+    of its official FlexGen code. Each sequence owns `budget` slots per
+    layer: `budget - recent` heavy hitters and the `recent` newest tokens.
+    Every slot keeps its token's accumulated attention (an f32 per KV-head
+    group). A prefill longer than the budget scores every prompt token by
+    the attention all prompt queries give it (kv.score over the whole
+    prompt) and keeps the top `budget - recent` older tokens with the last
+    `recent`. Each decode step the attention emits its probabilities, and
+    kv.evict adds them to the scores and picks the lowest-scored slot
+    outside the recent tokens, which the next token overwrites.
+    `ratio = R` sets the budget to ceil(context / R); unresolved, `recent`
+    defaults to budget / 2 (the official scripts' equal heavy and recent
+    ratios, `--heavy_ratio 0.1 --recent_ratio 0.1`).
+
+    Example: `#kv.h2o<budget = 8192, recent = 4096>`, unresolved
+    `#kv.h2o<ratio = 5>`
+  }];
+  let parameters = (ins KV_OptionalCount:$budget, KV_OptionalCount:$ratio,
+                        KV_OptionalCount:$recent);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def KV_ScissorhandsPolicyAttr
+    : KV_PolicyAttr<"ScissorhandsPolicy", "scissorhands",
+                    ["buildPrefillSelection", "getSlotStateBytes",
+                     "buildDecodeUpkeep", "getEvictCost"]> {
+  let summary = "Scissorhands: persistence of importance over a history window";
+  let description = [{
+    Scissorhands (Liu et al., NeurIPS 2023). Each sequence owns `budget`
+    slots per layer: `sinks` first tokens, `recent` newest ones, and the
+    rest chosen by how often they were important. Every slot keeps a
+    window of `history` bits per KV-head group: whether the step's
+    attention gave it at least the uniform share (1/slots). A prefill
+    longer than the budget scores the prompt tokens by the attention of the
+    last `history` prompt queries. Each decode step kv.evict records the
+    step's bits, counts every slot's over the window and picks the slot
+    important least often outside the sinks and recent tokens, which the
+    next token overwrites (and its history is cleared). Defaults: the
+    paper's `history = 400` and `recent = 10` (Algorithm 2, as
+    cold-compress cites them), `sinks = 4` (StreamingLLM's; the paper's
+    count of protected first tokens was not read). `ratio = R` sets the
+    budget to ceil(context / R).
+
+    Example: `#kv.scissorhands<budget = 8192, sinks = 4, recent = 10, history = 400>`,
+    unresolved `#kv.scissorhands<ratio = 5>`
+  }];
+  let parameters = (ins KV_OptionalCount:$budget, KV_OptionalCount:$ratio,
+                        KV_OptionalCount:$sinks, KV_OptionalCount:$recent,
+                        KV_OptionalCount:$history);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // SNAPFLOW_DIALECT_KV_KVATTRS

@@ -42,17 +42,37 @@ def KVPolicyAttrInterface : AttrInterface<"KVPolicyAttrInterface"> {
     InterfaceMethod<[{The lowering hook of kv-compress: after a prefill
       attention longer than the budget, emits the ops that choose which of
       the prompt's tokens the cache keeps and returns their indices
-      (tensor<batch x groups x k x i32>), or null when the policy keeps its
-      sinks and recent tokens without choosing. kv-compress then stores the
-      kept tokens with kv.gather_store.}],
-      "::mlir::Value", "buildPrefillSelection",
+      (tensor<batch x groups x k x i32>) and, for a policy that keeps
+      per-slot state, the per-token scores the kept slots' state starts from
+      (tensor<batch x groups x prompt x f32>); or nulls when the policy
+      keeps its sinks and recent tokens without choosing. kv-compress then
+      stores the kept tokens (and their state) with kv.gather_store.}],
+      "::snapflow::kv::Selection", "buildPrefillSelection",
       (ins "::mlir::OpBuilder &":$builder, "::mlir::Location":$loc,
            "const ::snapflow::kv::SelectionInputs &":$inputs),
       [{}], [{ return {}; }]>,
-    InterfaceMethod<[{Work the policy adds to every decode step, per layer
-      and sequence, beyond attending the cache's slots (score upkeep, page
-      recall, dequantization), for a cache of type `cache`.}],
-      "::snapflow::kv::StepCost", "getExtraDecodeCost",
+    InterfaceMethod<[{Bytes of the state the policy keeps per slot, per
+      layer and sequence, beside the slot's K/V, for a cache of `groups`
+      KV-head groups (H2O's accumulated score per group, Scissorhands'
+      history window per group); 0 for none. A
+      cache's footprint includes it, and a policy with state evicts at
+      decode: kv-compress has each decode attention emit its probabilities
+      and calls buildDecodeUpkeep.}],
+      "int64_t", "getSlotStateBytes", (ins "int64_t":$groups),
+      [{}], [{ return 0; }]>,
+    InterfaceMethod<[{The decode-time lowering hook of kv-compress, for a
+      policy with per-slot state: after a decode attention, emits the ops
+      that update the state from the step's attention probabilities and
+      choose the slot the next token overwrites, and returns the cache
+      after them.}],
+      "::mlir::Value", "buildDecodeUpkeep",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::Location":$loc,
+           "const ::snapflow::kv::UpkeepInputs &":$inputs),
+      [{}], [{ return {}; }]>,
+    InterfaceMethod<[{What kv.evict costs per layer and sequence for a cache
+      of type `cache` (state read and written, FLOPs of the update and the
+      victim search); the op adds reading the probabilities.}],
+      "::snapflow::kv::StepCost", "getEvictCost",
       (ins "::mlir::Type":$cache), [{}], [{ return {}; }]>,
     StaticInterfaceMethod<[{One line per key with its default, for `snapflow
       list` and error messages.}],
@@ -100,10 +120,19 @@ def KVCacheTypeInterface : TypeInterface<"KVCacheTypeInterface"> {
     ::snapflow::CheckedInt getTotalSlots() {
       return ::snapflow::CheckedInt($_type.getSlots()) * $_type.getSeqShards();
     }
-    /// Bytes of the whole cache held here (a verified cache type's fit in
-    /// 64 bits).
+    /// Bytes of the policy's per-slot state of one layer for one sequence.
+    ::snapflow::CheckedInt getStateBytesPerSequencePerLayer() {
+      return ::snapflow::CheckedInt(
+                 $_type.getPolicy().getSlotStateBytes(
+                     ::snapflow::kv::getGroups($_type))) *
+             $_type.getSlots();
+    }
+    /// Bytes of the whole cache held here, K/V and policy state (a verified
+    /// cache type's fit in 64 bits).
     ::snapflow::CheckedInt getTotalBytes() {
-      return getBytesPerSequencePerLayer() * $_type.getBatch() * $_type.getLayers();
+      return (getBytesPerSequencePerLayer() +
+              getStateBytesPerSequencePerLayer()) *
+             $_type.getBatch() * $_type.getLayers();
     }
   }];
 }

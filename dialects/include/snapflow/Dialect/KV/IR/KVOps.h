@@ -40,6 +40,22 @@ struct SelectionInputs {
   int64_t slots = 0;  ///< the budget the cache keeps
 };
 
+/// What a prefill selection returns: the kept tokens' indices, and for a
+/// policy with per-slot state the per-token scores that state starts from.
+struct Selection {
+  mlir::Value indices; ///< tensor<B x groups x k x i32>, or null
+  mlir::Value scores;  ///< tensor<B x groups x prompt x f32>, or null
+};
+
+/// What a policy's decode upkeep (its decode-time lowering hook) works
+/// from: the cache after one decode attention and that attention's
+/// probabilities over the cache's slots, summed per KV-head group.
+struct UpkeepInputs {
+  mlir::Value cache; ///< the cache the attention wrote
+  mlir::Value probs; ///< tensor<B x groups x slots x f32>
+  int64_t layer = 0;
+};
+
 /// Work per decode step, per layer and sequence.
 struct StepCost {
   int64_t flops = 0, bytesRead = 0, bytesWritten = 0;
@@ -61,8 +77,24 @@ llvm::Expected<KVPolicyAttrInterface>
 resolvePolicy(mlir::MLIRContext *context, llvm::StringRef text,
               int64_t contextTokens);
 
+/// The selection groups of a cache: its KV heads (GQA), or 1 for a latent
+/// cache shared by every head (MLA).
+int64_t getGroups(mlir::Type cache);
+
 /// One paragraph per policy: its name and usage, for `snapflow list`.
 std::string describePolicies();
+
+/// The budget keys shared by the policies with a token budget: exactly one
+/// of `budget` (> 0) and `ratio` (>= 1). Emits the error naming `policy`.
+mlir::LogicalResult
+verifyBudgetKeys(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+                 llvm::StringRef policy, std::optional<int64_t> budget,
+                 std::optional<int64_t> ratio);
+
+/// The slots of a budget policy for `contextTokens`: `budget`, or
+/// ceil(context / ratio) (0 if that overflows).
+int64_t budgetSlots(std::optional<int64_t> budget,
+                    std::optional<int64_t> ratio, int64_t contextTokens);
 
 /// The budget checks shared by the policies that score prompt tokens:
 /// `budget` slots (for a context of `contextTokens` > 0) must not exceed
@@ -77,10 +109,12 @@ bool checkSelectionBudget(llvm::StringRef policy, int64_t contextTokens,
 /// kv.score of the last `obsWindow` queries against every prompt key,
 /// kv.pool of width `kernel`, kv.topk of `slots - sinks - recent` tokens
 /// outside the sinks and the recent window. Returns the indices.
-mlir::Value buildScoredSelection(mlir::OpBuilder &builder, mlir::Location loc,
-                                 const SelectionInputs &inputs,
-                                 int64_t obsWindow, int64_t kernel,
-                                 PoolKind pool, int64_t sinks, int64_t recent);
+/// `kernel` 1 pools nothing (no kv.pool). Returns the indices and the
+/// scores they were chosen by.
+Selection buildScoredSelection(mlir::OpBuilder &builder, mlir::Location loc,
+                               const SelectionInputs &inputs,
+                               int64_t obsWindow, int64_t kernel,
+                               PoolKind pool, int64_t sinks, int64_t recent);
 } // namespace kv
 } // namespace snapflow
 

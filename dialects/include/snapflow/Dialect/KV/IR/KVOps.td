@@ -160,11 +160,44 @@ def KV_GatherStoreOp : KV_Op<"gather_store", [AttrSizedOperandSegments, AllTypes
     ```
   }];
   let arguments = (ins KV_AnyCache:$cache, Variadic<AnyRankedTensor>:$values,
-                       Optional<AnyRankedTensor>:$indices, SF_I64Attr:$layer);
+                       Optional<AnyRankedTensor>:$indices,
+                       Optional<AnyRankedTensor>:$scores, SF_I64Attr:$layer);
   let results = (outs KV_AnyCache:$result);
   let assemblyFormat = [{
-    $cache `[` $layer `]` (`select` $indices^)? `,` $values attr-dict `:`
-    qualified(type($cache)) (`select` type($indices)^)? `,` type($values)
+    $cache `[` $layer `]` (`select` $indices^)? (`scores` $scores^)? `,`
+    $values attr-dict `:` qualified(type($cache)) (`select` type($indices)^)?
+    (`scores` type($scores)^)? `,` type($values)
+  }];
+  let hasVerifier = 1;
+}
+
+def KV_EvictOp : KV_Op<"evict", [AllTypesMatch<["cache", "result"]>]> {
+  let summary = "decode-time upkeep of a policy that evicts by attention";
+  let description = [{
+    After a decode attention over layer `layer`, updates the per-slot state
+    of the cache's policy from `probs`, the step's attention probabilities
+    over the slots summed per KV-head group (`tensor<B x groups x slots x
+    f32>`, the attention's `probs` result), and chooses per group the slot
+    whose token leaves: the one the next decode token overwrites.
+    `#kv.h2o` adds the probabilities to each slot's accumulated score and
+    takes the lowest outside the recent tokens; `#kv.scissorhands` records
+    which slots got at least the uniform share (1/slots) in a window of
+    `history` steps and takes the slot seen important least often outside
+    the sinks and recent tokens. What it reads, writes and computes is the
+    policy's (`getEvictCost`) plus reading `probs`; the state lives beside
+    the cache (`kv_state` in the df program).
+
+    Example:
+    ```mlir
+    %c2 = kv.evict %c1[0], %p : !kv.cache<layers = 32, batch = 1, slots = 8192, kv_heads = 8, head_dim = 128, dtype = bf16, policy = #kv.h2o<budget = 8192, recent = 4096>>, tensor<1x8x8192xf32>
+    ```
+  }];
+  let arguments = (ins KV_AnyCache:$cache, AnyRankedTensor:$probs,
+                       SF_I64Attr:$layer);
+  let results = (outs KV_AnyCache:$result);
+  let assemblyFormat = [{
+    $cache `[` $layer `]` `,` $probs attr-dict `:` qualified(type($cache)) `,`
+    type($probs)
   }];
   let hasVerifier = 1;
 }

@@ -231,6 +231,12 @@ def LLM_AttentionOp : LLM_Op<"attention", [AllTypesMatch<["cache", "new_cache"]>
     runs it (`prefix_tiles`). The op's costs are those of the last chunk;
     `getPrefixFlops` is their share that grows with the prefix.
 
+    A decode attention under a policy that evicts by attention (`#kv.h2o`,
+    `#kv.scissorhands`) also returns `probs`, the step's softmax
+    probabilities over the cache's slots summed over the query heads of
+    each KV-head group (`tensor<B x groups x slots x f32>`; one group for
+    MLA): kv-compress adds it and the kv.evict that consumes it.
+
     Example:
     ```mlir
     %o, %c1 = llm.attention %q, %k, %v, %c0 {layer = 0, num_heads = 32, num_kv_heads = 8, head_dim = 128, phase = #llm<phase decode>} : tensor<1x1x4096xbf16>, tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>, !kv.cache<layers = 32, batch = 1, slots = 4096, kv_heads = 8, head_dim = 128, dtype = bf16, policy = #kv.full> -> tensor<1x1x4096xbf16>
@@ -241,7 +247,8 @@ def LLM_AttentionOp : LLM_Op<"attention", [AllTypesMatch<["cache", "new_cache"]>
                        SF_I64Attr:$layer, SF_I64Attr:$num_heads, SF_I64Attr:$num_kv_heads,
                        SF_I64Attr:$head_dim, LLM_PhaseAttr:$phase,
                        DefaultValuedAttr<SF_I64Attr, "0">:$prefix);
-  let results = (outs LLM_Activation:$result, KV_CacheType:$new_cache);
+  let results = (outs LLM_Activation:$result, KV_CacheType:$new_cache,
+                      Optional<AnyRankedTensor>:$probs);
   let extraClassDeclaration = [{
     /// FLOPs of attending the T queries to the `prefix` tokens (part of
     /// getFlops, proportional to `prefix`).
@@ -250,6 +257,7 @@ def LLM_AttentionOp : LLM_Op<"attention", [AllTypesMatch<["cache", "new_cache"]>
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $cache attr-dict `:` type($query) `,`
     type($key) `,` type($value) `,` qualified(type($cache)) `->` type($result)
+    (`,` `probs` type($probs)^)?
   }];
   let hasVerifier = 1;
 }
@@ -271,6 +279,12 @@ def LLM_MLAAttentionOp : LLM_Op<"mla_attention", [AllTypesMatch<["cache", "new_c
     as `llm.attention` does; it decompresses their latents again (the
     non-absorbed form is the cheaper one for a chunk of many queries).
 
+    A decode attention under a policy that evicts by attention (`#kv.h2o`,
+    `#kv.scissorhands`) also returns `probs`, the step's softmax
+    probabilities over the cache's slots summed over the query heads of
+    each KV-head group (`tensor<B x groups x slots x f32>`; one group for
+    MLA): kv-compress adds it and the kv.evict that consumes it.
+
     Example:
     ```mlir
     %o, %c1 = llm.mla_attention %q, %kv, %wkvb, %wn, %c0 {layer = 0, num_heads = 16, qk_nope_head_dim = 128, qk_rope_head_dim = 64, v_head_dim = 128, kv_lora_rank = 512, phase = #llm<phase decode>} : tensor<1x1x3072xbf16>, tensor<1x1x576xbf16>, tensor<4096x512xbf16>, tensor<512xbf16>, !kv.latent_cache<layers = 27, batch = 1, slots = 4096, latent_dim = 512, rope_dim = 64, dtype = bf16, policy = #kv.full> -> tensor<1x1x2048xbf16>
@@ -284,7 +298,8 @@ def LLM_MLAAttentionOp : LLM_Op<"mla_attention", [AllTypesMatch<["cache", "new_c
                        SF_I64Attr:$v_head_dim, SF_I64Attr:$kv_lora_rank,
                        LLM_PhaseAttr:$phase,
                        DefaultValuedAttr<SF_I64Attr, "0">:$prefix);
-  let results = (outs LLM_Activation:$result, KV_LatentCacheType:$new_cache);
+  let results = (outs LLM_Activation:$result, KV_LatentCacheType:$new_cache,
+                      Optional<AnyRankedTensor>:$probs);
   let extraClassDeclaration = [{
     /// FLOPs of decompressing the `prefix` tokens and attending the T
     /// queries to them (part of getFlops, proportional to `prefix`).
@@ -293,7 +308,7 @@ def LLM_MLAAttentionOp : LLM_Op<"mla_attention", [AllTypesMatch<["cache", "new_c
   let assemblyFormat = [{
     $query `,` $latent `,` $kv_up `,` $latent_norm `,` $cache attr-dict `:`
     type($query) `,` type($latent) `,` type($kv_up) `,` type($latent_norm) `,`
-    qualified(type($cache)) `->` type($result)
+    qualified(type($cache)) `->` type($result) (`,` `probs` type($probs)^)?
   }];
   let hasVerifier = 1;
 }

@@ -1,4 +1,5 @@
-//===- Full.cpp - #kv.full: keep every token -------------------------------===//
+//===- Full.cpp - #kv.full: keep every token
+//-------------------------------===//
 //
 // The uncompressed baseline: one slot per context token, nothing to choose.
 //

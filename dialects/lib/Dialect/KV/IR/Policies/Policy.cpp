@@ -1,4 +1,5 @@
-//===- Policy.cpp - What every KV policy shares ----------------------------===//
+//===- Policy.cpp - What every KV policy shares
+//----------------------------===//
 //
 // Command-line policy strings are a spelling of the policy attributes:
 // `snapstream:budget=8,sinks=2` is `#kv.snapstream<budget = 8, sinks = 2>`.
@@ -22,9 +23,7 @@ using namespace snapflow::kv;
 
 namespace {
 /// A type passed as a value, so a generic lambda can take it (C++17).
-template <typename T> struct Tag {
-  using type = T;
-};
+template <typename T> struct Tag { using type = T; };
 
 /// Calls `f(Tag<Attr>())` for every attribute of the dialect that is a
 /// policy, in definition order.
@@ -114,7 +113,8 @@ snapflow::kv::parsePolicy(MLIRContext *context, StringRef text) {
   std::vector<std::string> keys;
   if (!trimmed.contains(':')) {
     // A policy with parameters cannot be written bare; probe quietly.
-    ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
+    ScopedDiagnosticHandler quiet(context,
+                                  [](Diagnostic &) { return success(); });
     if (!mlir::parseAttribute(attrText, context))
       attrText += "<>";
   } else {
@@ -126,9 +126,10 @@ snapflow::kv::parsePolicy(MLIRContext *context, StringRef text) {
       key = key.trim();
       value = value.trim();
       if (!item.contains('=') || key.empty() || value.empty() ||
-          !llvm::all_of(key, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
-        return policyError(text, "expected key=value, got '" + item.trim() +
-                                     "'");
+          !llvm::all_of(key,
+                        [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+        return policyError(text,
+                           "expected key=value, got '" + item.trim() + "'");
       fields.push_back((key + " = " + value).str());
       keys.push_back(key.str());
     }
@@ -160,10 +161,11 @@ snapflow::kv::parsePolicy(MLIRContext *context, StringRef text) {
       bool twice = StringRef(attrText).find(pattern) !=
                    StringRef(attrText).rfind(pattern);
       return policyError(text, twice ? "key '" + key + "' given twice"
-                                     : "unknown key '" + key + "' for " +
-                                           name + " (" + *usage + ")");
+                                     : "unknown key '" + key + "' for " + name +
+                                           " (" + *usage + ")");
     }
-    return policyError(text, diagnostics.empty() ? "cannot parse" : diagnostics);
+    return policyError(text,
+                       diagnostics.empty() ? "cannot parse" : diagnostics);
   }
   auto policy = dyn_cast<KVPolicyAttrInterface>(attr);
   if (!policy)
@@ -174,8 +176,8 @@ snapflow::kv::parsePolicy(MLIRContext *context, StringRef text) {
   for (const std::string &key : keys)
     if (StringRef(label).find(":" + key + "=") == StringRef::npos &&
         StringRef(label).find("," + key + "=") == StringRef::npos)
-      return policyError(text, "unknown key '" + key + "' for " + name +
-                                   " (" + *usage + ")");
+      return policyError(text, "unknown key '" + key + "' for " + name + " (" +
+                                   *usage + ")");
   return policy;
 }
 
@@ -217,6 +219,28 @@ std::string snapflow::kv::describePolicies() {
   return out;
 }
 
+LogicalResult
+snapflow::kv::verifyBudgetKeys(function_ref<InFlightDiagnostic()> emitError,
+                               StringRef policy, std::optional<int64_t> budget,
+                               std::optional<int64_t> ratio) {
+  if (budget.has_value() == ratio.has_value())
+    return emitError() << policy << " needs budget=N or ratio=R, not "
+                       << (budget ? "both" : "neither");
+  if (budget && *budget <= 0)
+    return emitError() << policy << " budget must be > 0, got " << *budget;
+  if (ratio && *ratio < 1)
+    return emitError() << policy << " ratio must be >= 1, got " << *ratio;
+  return success();
+}
+
+int64_t snapflow::kv::budgetSlots(std::optional<int64_t> budget,
+                                  std::optional<int64_t> ratio,
+                                  int64_t contextTokens) {
+  if (budget)
+    return *budget;
+  return ceilDiv(CheckedInt(contextTokens), *ratio).get().value_or(0);
+}
+
 bool snapflow::kv::checkSelectionBudget(
     StringRef policy, int64_t contextTokens, int64_t budget,
     function_ref<InFlightDiagnostic()> emitError) {
@@ -240,24 +264,33 @@ bool snapflow::kv::checkSelectionBudget(
   return true;
 }
 
-Value snapflow::kv::buildScoredSelection(OpBuilder &b, Location loc,
-                                         const SelectionInputs &in,
-                                         int64_t obsWindow, int64_t kernel,
-                                         PoolKind pool, int64_t sinks,
-                                         int64_t recent) {
+Selection snapflow::kv::buildScoredSelection(OpBuilder &b, Location loc,
+                                             const SelectionInputs &in,
+                                             int64_t obsWindow, int64_t kernel,
+                                             PoolKind pool, int64_t sinks,
+                                             int64_t recent) {
   auto scoreType =
       RankedTensorType::get({in.batch, in.groups, in.prompt}, b.getF32Type());
-  Value scores = b.create<ScoreOp>(
-      loc, scoreType, in.queries, in.keys, in.keyUp,
-      b.getI64IntegerAttr(in.heads), b.getI64IntegerAttr(in.groups),
-      b.getI64IntegerAttr(obsWindow));
-  Value pooled =
-      b.create<PoolOp>(loc, scoreType, scores, b.getI64IntegerAttr(kernel),
-                       PoolKindAttr::get(b.getContext(), pool));
+  Value scores = b.create<ScoreOp>(loc, scoreType, in.queries, in.keys,
+                                   in.keyUp, b.getI64IntegerAttr(in.heads),
+                                   b.getI64IntegerAttr(in.groups),
+                                   b.getI64IntegerAttr(obsWindow));
+  Value pooled = scores;
+  if (kernel > 1)
+    pooled =
+        b.create<PoolOp>(loc, scoreType, scores, b.getI64IntegerAttr(kernel),
+                         PoolKindAttr::get(b.getContext(), pool));
   int64_t k = in.slots - sinks - recent;
   auto indexType =
       RankedTensorType::get({in.batch, in.groups, k}, b.getI32Type());
-  return b.create<TopKOp>(loc, indexType, pooled, b.getI64IntegerAttr(k),
-                          b.getI64IntegerAttr(sinks),
-                          b.getI64IntegerAttr(recent));
+  Value indices =
+      b.create<TopKOp>(loc, indexType, pooled, b.getI64IntegerAttr(k),
+                       b.getI64IntegerAttr(sinks), b.getI64IntegerAttr(recent));
+  return {indices, scores};
+}
+
+int64_t snapflow::kv::getGroups(Type cache) {
+  if (auto gqa = dyn_cast<CacheType>(cache))
+    return gqa.getKvHeads();
+  return 1;
 }

@@ -1,4 +1,5 @@
-//===- SnapKV.cpp - #kv.snapkv: one selection at the end of prefill --------===//
+//===- SnapKV.cpp - #kv.snapkv: one selection at the end of prefill
+//--------===//
 //
 // SnapKV (Li et al.): the last obs_window queries score every prompt key; the
 // pooled top tokens per KV-head group fill the budget with the observation
@@ -21,13 +22,8 @@ LogicalResult SnapKVPolicyAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, std::optional<int64_t> budget,
     std::optional<int64_t> ratio, std::optional<int64_t> obsWindow,
     std::optional<int64_t> kernel, std::optional<PoolKind>) {
-  if (budget.has_value() == ratio.has_value())
-    return emitError() << "snapkv needs budget=N or ratio=R, not "
-                       << (budget ? "both" : "neither");
-  if (budget && *budget <= 0)
-    return emitError() << "snapkv budget must be > 0, got " << *budget;
-  if (ratio && *ratio < 1)
-    return emitError() << "snapkv ratio must be >= 1, got " << *ratio;
+  if (failed(verifyBudgetKeys(emitError, "snapkv", budget, ratio)))
+    return failure();
   if (obsWindow && *obsWindow <= 0)
     return emitError() << "snapkv obs_window must be > 0, got " << *obsWindow;
   if (kernel && (*kernel <= 0 || *kernel % 2 == 0))
@@ -42,9 +38,7 @@ LogicalResult SnapKVPolicyAttr::verify(
 }
 
 int64_t SnapKVPolicyAttr::getSlotsFor(int64_t contextTokens) const {
-  if (getBudget())
-    return *getBudget();
-  return ceilDiv(CheckedInt(contextTokens), *getRatio()).get().value_or(0);
+  return budgetSlots(getBudget(), getRatio(), contextTokens);
 }
 bool SnapKVPolicyAttr::isCompressing() const { return true; }
 int64_t SnapKVPolicyAttr::getSinkTokens() const { return 0; }
@@ -57,26 +51,30 @@ bool SnapKVPolicyAttr::isResolved() const {
 }
 bool SnapKVPolicyAttr::selectsAtPrefill() const { return true; }
 
-KVPolicyAttrInterface
-SnapKVPolicyAttr::resolveFor(int64_t contextTokens,
-                             function_ref<InFlightDiagnostic()> emitError) const {
+KVPolicyAttrInterface SnapKVPolicyAttr::resolveFor(
+    int64_t contextTokens, function_ref<InFlightDiagnostic()> emitError) const {
   int64_t budget = getSlotsFor(contextTokens);
   if (!checkSelectionBudget("snapkv", contextTokens, budget, emitError))
     return {};
   int64_t obs =
       getObsWindow().value_or(std::min(kDefaultObsWindow, budget / 2));
-  return getChecked(emitError, getContext(), std::optional<int64_t>(budget),
-                    std::optional<int64_t>(), std::optional<int64_t>(obs),
-                    std::optional<int64_t>(getKernel().value_or(kDefaultKernel)),
-                    std::optional<PoolKind>(getPool().value_or(PoolKind::max)));
+  return getChecked(
+      emitError, getContext(), std::optional<int64_t>(budget),
+      std::optional<int64_t>(), std::optional<int64_t>(obs),
+      std::optional<int64_t>(getKernel().value_or(kDefaultKernel)),
+      std::optional<PoolKind>(getPool().value_or(PoolKind::max)));
 }
 
-Value SnapKVPolicyAttr::buildPrefillSelection(
-    OpBuilder &builder, Location loc, const SelectionInputs &inputs) const {
+Selection
+SnapKVPolicyAttr::buildPrefillSelection(OpBuilder &builder, Location loc,
+                                        const SelectionInputs &inputs) const {
   // The observation window is the recent region; no sinks.
-  return buildScoredSelection(builder, loc, inputs, *getObsWindow(),
-                              *getKernel(), *getPool(), /*sinks=*/0,
-                              /*recent=*/*getObsWindow());
+  // No per-slot state: the scores only choose.
+  return {buildScoredSelection(builder, loc, inputs, *getObsWindow(),
+                               *getKernel(), *getPool(), /*sinks=*/0,
+                               /*recent=*/*getObsWindow())
+              .indices,
+          {}};
 }
 
 StringRef SnapKVPolicyAttr::getUsage() {

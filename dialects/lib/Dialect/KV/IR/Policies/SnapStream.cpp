@@ -1,4 +1,5 @@
-//===- SnapStream.cpp - #kv.snapstream: SnapKV + StreamingLLM --------------===//
+//===- SnapStream.cpp - #kv.snapstream: SnapKV + StreamingLLM
+//--------------===//
 //
 // SnapStream (SambaNova): SnapKV selection at the end of prefill fills a
 // fixed budget with sinks, the best-scored prompt tokens and a recent
@@ -25,13 +26,8 @@ LogicalResult SnapStreamPolicyAttr::verify(
     std::optional<int64_t> ratio, std::optional<int64_t> sinks,
     std::optional<int64_t> recent, std::optional<int64_t> obsWindow,
     std::optional<int64_t> kernel, std::optional<PoolKind>) {
-  if (budget.has_value() == ratio.has_value())
-    return emitError() << "snapstream needs budget=N or ratio=R, not "
-                       << (budget ? "both" : "neither");
-  if (budget && *budget <= 0)
-    return emitError() << "snapstream budget must be > 0, got " << *budget;
-  if (ratio && *ratio < 1)
-    return emitError() << "snapstream ratio must be >= 1, got " << *ratio;
+  if (failed(verifyBudgetKeys(emitError, "snapstream", budget, ratio)))
+    return failure();
   if (sinks && *sinks < 0)
     return emitError() << "snapstream sinks must be >= 0, got " << *sinks;
   if (recent && *recent <= 0)
@@ -46,8 +42,7 @@ LogicalResult SnapStreamPolicyAttr::verify(
   if (budget && sinks && recent &&
       (CheckedInt(*sinks) + *recent).get().value_or(INT64_MAX) > *budget)
     return emitError() << "snapstream sinks + recent (" << *sinks << " + "
-                       << *recent << ") exceeds the budget (" << *budget
-                       << ")";
+                       << *recent << ") exceeds the budget (" << *budget << ")";
   if (obsWindow && recent && *obsWindow > *recent)
     return emitError() << "snapstream obs_window (" << *obsWindow
                        << ") must not exceed recent (" << *recent
@@ -57,9 +52,7 @@ LogicalResult SnapStreamPolicyAttr::verify(
 }
 
 int64_t SnapStreamPolicyAttr::getSlotsFor(int64_t contextTokens) const {
-  if (getBudget())
-    return *getBudget();
-  return ceilDiv(CheckedInt(contextTokens), *getRatio()).get().value_or(0);
+  return budgetSlots(getBudget(), getRatio(), contextTokens);
 }
 bool SnapStreamPolicyAttr::isCompressing() const { return true; }
 int64_t SnapStreamPolicyAttr::getSinkTokens() const {
@@ -83,19 +76,22 @@ KVPolicyAttrInterface SnapStreamPolicyAttr::resolveFor(
       getObsWindow().value_or(std::min(kDefaultObsWindow, budget / 2));
   int64_t recent = getRecent().value_or(
       std::max(obs, std::min(kDefaultRecentCap, budget / 4)));
-  return getChecked(emitError, getContext(), std::optional<int64_t>(budget),
-                    std::optional<int64_t>(),
-                    std::optional<int64_t>(getSinkTokens()),
-                    std::optional<int64_t>(recent), std::optional<int64_t>(obs),
-                    std::optional<int64_t>(getKernel().value_or(kDefaultKernel)),
-                    std::optional<PoolKind>(getPool().value_or(PoolKind::max)));
+  return getChecked(
+      emitError, getContext(), std::optional<int64_t>(budget),
+      std::optional<int64_t>(), std::optional<int64_t>(getSinkTokens()),
+      std::optional<int64_t>(recent), std::optional<int64_t>(obs),
+      std::optional<int64_t>(getKernel().value_or(kDefaultKernel)),
+      std::optional<PoolKind>(getPool().value_or(PoolKind::max)));
 }
 
-Value SnapStreamPolicyAttr::buildPrefillSelection(
+Selection SnapStreamPolicyAttr::buildPrefillSelection(
     OpBuilder &builder, Location loc, const SelectionInputs &inputs) const {
-  return buildScoredSelection(builder, loc, inputs, *getObsWindow(),
-                              *getKernel(), *getPool(), *getSinks(),
-                              *getRecent());
+  // No per-slot state: the scores only choose.
+  return {buildScoredSelection(builder, loc, inputs, *getObsWindow(),
+                               *getKernel(), *getPool(), *getSinks(),
+                               *getRecent())
+              .indices,
+          {}};
 }
 
 StringRef SnapStreamPolicyAttr::getUsage() {

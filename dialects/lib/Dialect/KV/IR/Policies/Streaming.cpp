@@ -1,4 +1,5 @@
-//===- Streaming.cpp - #kv.streaming: StreamingLLM -------------------------===//
+//===- Streaming.cpp - #kv.streaming: StreamingLLM
+//-------------------------===//
 //
 // Attention sinks plus a recent window (Xiao et al., StreamingLLM): the first
 // `sinks` tokens stay, the last `window` ones slide through a ring buffer.
