@@ -268,9 +268,17 @@ private:
         return;
       for (Value r : op->getResults()) {
         auto type = dyn_cast<RankedTensorType>(r.getType());
-        if (!type || bytesOf(type) <= kFanOutBytes)
+        if (!type)
           continue;
         SmallVector<Operation *> users = consumers(r);
+        // A top-k needs every score before its first index, so scores it
+        // shares with another consumer (the gather that starts a policy's
+        // per-slot state from them, and waits for the indices) fork and
+        // join there at any size.
+        bool joinsAtTopK = llvm::any_of(
+            users, [](Operation *u) { return isa<kv::TopKOp>(u); });
+        if (bytesOf(type) <= kFanOutBytes && !joinsAtTopK)
+          continue;
         int64_t sameSection = llvm::count_if(users, [&](Operation *u) {
           return df::getSection(u) == df::getSection(op);
         });
@@ -385,17 +393,21 @@ private:
   /// slots a chunked prefill's earlier chunks wrote (the last chunk's
   /// prefix; the load's tiles all scale with the chunk, `prefix_tiles`).
   Value loadKV(Location loc, int64_t tileBytes, int64_t prefixSlots = 0) {
-    int64_t layerBytes = bytesOf(kvType) / kvType.getDimSize(0);
+    // Tiles of the tensor read: a chunked prefill's prefix comes from the
+    // staged prompt, whose slots the cache's budget need not divide.
+    RankedTensorType src =
+        prefixSlots > 0 && promptType ? promptType : kvType;
+    int64_t layerBytes = bytesOf(src) / src.getDimSize(0);
     int64_t want = std::max<int64_t>(1, layerBytes / std::max<int64_t>(1, tileBytes));
-    auto [tile, pieces] = cutTile(kvType.getShape(), want, /*keep=*/1);
-    int64_t slots = kvType.getDimSize(2);
+    auto [tile, pieces] = cutTile(src.getShape(), want, /*keep=*/1);
+    int64_t slots = src.getDimSize(2);
     int64_t tiles =
         prefixSlots == 0
             ? pieces
             : std::max<int64_t>(1, (pieces * prefixSlots + slots - 1) / slots);
     auto load = b.create<df::LoadOp>(
-        loc, streamOf(RankedTensorType::get(tile, kvType.getElementType())),
-        kvTensor(), tiles);
+        loc, streamOf(RankedTensorType::get(tile, src.getElementType())),
+        prefixSlots > 0 ? kvTensor() : StringRef("kv_cache"), tiles);
     if (prefixSlots > 0)
       load.setPrefixTiles(tiles);
     return load;
