@@ -3,6 +3,7 @@
 #include "snapflow/Driver/Info.h"
 
 #include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
+#include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Dialect/KV/Transforms/Passes.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Models/ModelBuilder.h"
@@ -59,8 +60,16 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o) {
   info.stats = *stats;
   info.batch = o.batch;
   info.context = o.context;
+  // A policy's per-slot state is part of the cache's footprint.
+  CheckedInt state = 0;
+  for (mlir::Type t : decode.getArgumentTypes())
+    if (auto cache = mlir::dyn_cast<kv::KVCacheTypeInterface>(t))
+      state += cache.getStateBytesPerSequencePerLayer() * cache.getBatch() *
+               cache.getLayers();
+  info.kvStateBytes = state.get().value_or(0);
   std::optional<int64_t> kvBytes =
-      (CheckedInt(stats->kvBytesPerToken) * stats->kvSlots * o.batch).get();
+      (CheckedInt(stats->kvBytesPerToken) * stats->kvSlots * o.batch + state)
+          .get();
   if (!kvBytes)
     return makeError(formatv("{0}: the KV cache of batch {1} exceeds a "
                              "64-bit byte count",

@@ -211,7 +211,7 @@ std::string snapflow::kv::describePolicies() {
     SmallVector<StringRef> lines;
     Attr::getUsage().split(lines, '\n');
     for (auto [i, line] : llvm::enumerate(lines))
-      out += llvm::formatv("  {0,-11} {1}\n",
+      out += llvm::formatv("  {0,-13} {1}\n",
                            i == 0 ? Attr::getMnemonic() : StringRef(), line);
   });
   out += "  e.g. snapstream:ratio=4   snapstream:budget=32768,sinks=4,"
