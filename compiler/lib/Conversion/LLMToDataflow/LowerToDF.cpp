@@ -395,8 +395,8 @@ private:
   Value loadKV(Location loc, int64_t tileBytes, int64_t prefixSlots = 0) {
     // Tiles of the tensor read: a chunked prefill's prefix comes from the
     // staged prompt, whose slots the cache's budget need not divide.
-    RankedTensorType src =
-        prefixSlots > 0 && promptType ? promptType : kvType;
+    bool staged = prefixSlots > 0 && promptType;
+    RankedTensorType src = staged ? promptType : kvType;
     int64_t layerBytes = bytesOf(src) / src.getDimSize(0);
     int64_t want = std::max<int64_t>(1, layerBytes / std::max<int64_t>(1, tileBytes));
     auto [tile, pieces] = cutTile(src.getShape(), want, /*keep=*/1);
@@ -407,7 +407,7 @@ private:
             : std::max<int64_t>(1, (pieces * prefixSlots + slots - 1) / slots);
     auto load = b.create<df::LoadOp>(
         loc, streamOf(RankedTensorType::get(tile, src.getElementType())),
-        prefixSlots > 0 ? kvTensor() : StringRef("kv_cache"), tiles);
+        staged ? "prompt_kv" : "kv_cache", tiles);
     if (prefixSlots > 0)
       load.setPrefixTiles(tiles);
     return load;
@@ -452,18 +452,13 @@ private:
 
   /// Bytes of `kv_state` an op reads and writes: kv.evict's update (its
   /// policy's cost), and the state kv.gather_store starts.
-  std::pair<int64_t, int64_t> stateBytes(Operation *op) {
+  static std::pair<int64_t, int64_t> stateBytes(Operation *op) {
     if (auto ev = dyn_cast<kv::EvictOp>(op)) {
-      auto c = cast<kv::KVCacheTypeInterface>(ev.getCache().getType());
-      kv::StepCost cost = c.getPolicy().getEvictCost(c);
-      return {(CheckedInt(cost.bytesRead) * c.getBatch()).value(),
-              (CheckedInt(cost.bytesWritten) * c.getBatch()).value()};
+      kv::StepCost cost = ev.getBatchCost();
+      return {cost.bytesRead, cost.bytesWritten};
     }
-    if (auto g = dyn_cast<kv::GatherStoreOp>(op); g && g.getScores()) {
-      auto c = cast<kv::KVCacheTypeInterface>(g.getCache().getType());
-      return {0,
-              (c.getStateBytesPerSequencePerLayer() * c.getBatch()).value()};
-    }
+    if (auto g = dyn_cast<kv::GatherStoreOp>(op))
+      return {0, g.getStateBytesWritten().value()};
     return {0, 0};
   }
 
@@ -478,10 +473,10 @@ private:
     int64_t piece = std::max<int64_t>(
         slotBytes, std::min({tileBytes > 0 ? tileBytes : layerBytes,
                              bytes / 16, layerBytes}));
-    auto [tile, pieces] =
+    SmallVector<int64_t> tile =
         cutTile(stateType.getShape(), std::max<int64_t>(1, layerBytes / piece),
-                /*keep=*/1);
-    (void)pieces;
+                /*keep=*/1)
+            .first;
     auto type = RankedTensorType::get(tile, stateType.getElementType());
     int64_t count = std::max<int64_t>(
         1, (bytes + bytesOf(type) - 1) / bytesOf(type));

@@ -373,6 +373,16 @@ private:
     };
     for (BlockArgument arg : fn.getArguments())
       retype(arg);
+    // A decode attention's probabilities follow its local cache: its
+    // KV-head groups, or its share of the slots when split by sequence.
+    auto retypeProbs = [&](Value probs, Value cacheValue) {
+      if (!probs)
+        return;
+      auto c = cast<kv::KVCacheTypeInterface>(cacheValue.getType());
+      probs.setType(RankedTensorType::get(
+          {c.getBatch(), kv::getGroups(c), c.getSlots()},
+          cast<RankedTensorType>(probs.getType()).getElementType()));
+    };
     fn.walk([&](Operation *op) {
       for (Value r : op->getResults())
         retype(r);
@@ -381,18 +391,7 @@ private:
       if (auto read = dyn_cast<kv::ReadOp>(op))
         if (auto c = dyn_cast<kv::CacheType>(read.getCache().getType()))
           for (Value v : read.getValues())
-            v.setType(withDim(v.getType(), 2, c.getKvHeads() *
-                                                  c.getHeadDim()));
-      // A decode attention's probabilities follow its local cache: its
-      // KV-head groups, or its share of the slots when split by sequence.
-      auto retypeProbs = [&](Value probs, Value cacheValue) {
-        if (!probs)
-          return;
-        auto c = cast<kv::KVCacheTypeInterface>(cacheValue.getType());
-        probs.setType(RankedTensorType::get(
-            {c.getBatch(), kv::getGroups(c), c.getSlots()},
-            cast<RankedTensorType>(probs.getType()).getElementType()));
-      };
+            v.setType(withDim(v.getType(), 2, c.getKvHeads() * c.getHeadDim()));
       if (auto attn = dyn_cast<AttentionOp>(op))
         retypeProbs(attn.getProbs(), attn.getCache());
       else if (auto attn = dyn_cast<MLAAttentionOp>(op))

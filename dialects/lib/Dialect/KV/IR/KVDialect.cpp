@@ -478,11 +478,16 @@ CheckedInt GatherStoreOp::getBytesRead() {
              cache.getSlots() * 4;
   return bytes;
 }
+CheckedInt GatherStoreOp::getStateBytesWritten() {
+  if (!getScores())
+    return 0;
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  return cache.getStateBytesPerSequencePerLayer() * cache.getBatch();
+}
 CheckedInt GatherStoreOp::getBytesWritten() {
   auto cache = cast<KVCacheTypeInterface>(getCache().getType());
-  return (cache.getBytesPerSequencePerLayer() +
-          cache.getStateBytesPerSequencePerLayer()) *
-         cache.getBatch();
+  return cache.getBytesPerSequencePerLayer() * cache.getBatch() +
+         getStateBytesWritten();
 }
 
 //===----------------------------------------------------------------------===//
@@ -509,19 +514,15 @@ LogicalResult EvictOp::verify() {
                          << t;
   return success();
 }
-CheckedInt EvictOp::getFlops() {
+StepCost EvictOp::getBatchCost() {
   auto cache = cast<KVCacheTypeInterface>(getCache().getType());
-  return CheckedInt(cache.getBatch()) *
-         cache.getPolicy().getEvictCost(cache).flops;
+  StepCost one = cache.getPolicy().getEvictCost(cache);
+  CheckedInt b = cache.getBatch();
+  return {(b * one.flops).value(), (b * one.bytesRead).value(),
+          (b * one.bytesWritten).value()};
 }
+CheckedInt EvictOp::getFlops() { return getBatchCost().flops; }
 CheckedInt EvictOp::getBytesRead() {
-  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
-  return getTensorBytes(getProbs().getType()) +
-         CheckedInt(cache.getBatch()) *
-             cache.getPolicy().getEvictCost(cache).bytesRead;
+  return getTensorBytes(getProbs().getType()) + getBatchCost().bytesRead;
 }
-CheckedInt EvictOp::getBytesWritten() {
-  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
-  return CheckedInt(cache.getBatch()) *
-         cache.getPolicy().getEvictCost(cache).bytesWritten;
-}
+CheckedInt EvictOp::getBytesWritten() { return getBatchCost().bytesWritten; }

@@ -81,6 +81,12 @@ resolvePolicy(mlir::MLIRContext *context, llvm::StringRef text,
 /// cache shared by every head (MLA).
 int64_t getGroups(mlir::Type cache);
 
+/// The decode upkeep of a policy that evicts by attention: one kv.evict
+/// over the attention's probabilities (its cost is the policy's
+/// getEvictCost). Returns the cache after it.
+mlir::Value buildEvict(mlir::OpBuilder &builder, mlir::Location loc,
+                       const UpkeepInputs &inputs);
+
 /// One paragraph per policy: its name and usage, for `snapflow list`.
 std::string describePolicies();
 

@@ -169,6 +169,11 @@ def KV_GatherStoreOp : KV_Op<"gather_store", [AttrSizedOperandSegments, AllTypes
     (`scores` type($scores)^)? `,` type($values)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Bytes of the policy's per-slot state the store starts (0 without
+    /// `scores`).
+    ::snapflow::CheckedInt getStateBytesWritten();
+  }];
 }
 
 def KV_EvictOp : KV_Op<"evict", [AllTypesMatch<["cache", "result"]>]> {
@@ -200,6 +205,11 @@ def KV_EvictOp : KV_Op<"evict", [AllTypesMatch<["cache", "result"]>]> {
     type($probs)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The policy's cost of one layer's update over the whole batch; the
+    /// op's bytes read add the probabilities.
+    ::snapflow::kv::StepCost getBatchCost();
+  }];
 }
 
 #endif // SNAPFLOW_DIALECT_KV_KVOPS

@@ -80,9 +80,7 @@ int64_t H2OPolicyAttr::getSlotStateBytes(int64_t groups) const {
 
 Value H2OPolicyAttr::buildDecodeUpkeep(OpBuilder &builder, Location loc,
                                        const UpkeepInputs &inputs) const {
-  return builder.create<EvictOp>(loc, inputs.cache.getType(), inputs.cache,
-                                 inputs.probs,
-                                 builder.getI64IntegerAttr(inputs.layer));
+  return buildEvict(builder, loc, inputs);
 }
 
 StepCost H2OPolicyAttr::getEvictCost(Type cache) const {

@@ -289,6 +289,12 @@ Selection snapflow::kv::buildScoredSelection(OpBuilder &b, Location loc,
   return {indices, scores};
 }
 
+Value snapflow::kv::buildEvict(OpBuilder &b, Location loc,
+                               const UpkeepInputs &in) {
+  return b.create<EvictOp>(loc, in.cache.getType(), in.cache, in.probs,
+                           b.getI64IntegerAttr(in.layer));
+}
+
 int64_t snapflow::kv::getGroups(Type cache) {
   if (auto gqa = dyn_cast<CacheType>(cache))
     return gqa.getKvHeads();

@@ -93,9 +93,7 @@ int64_t ScissorhandsPolicyAttr::getSlotStateBytes(int64_t groups) const {
 
 Value ScissorhandsPolicyAttr::buildDecodeUpkeep(
     OpBuilder &builder, Location loc, const UpkeepInputs &inputs) const {
-  return builder.create<EvictOp>(loc, inputs.cache.getType(), inputs.cache,
-                                 inputs.probs,
-                                 builder.getI64IntegerAttr(inputs.layer));
+  return buildEvict(builder, loc, inputs);
 }
 
 StepCost ScissorhandsPolicyAttr::getEvictCost(Type cache) const {
