@@ -80,11 +80,12 @@ private:
     int64_t batch = 0, context = 0;
     // Every total below is checked: a model, batch or context too large for
     // 64-bit byte counts is an error, never a wrapped "fits".
-    CheckedInt kvTotal = 0, overflowProbe = 0;
+    CheckedInt kvTotal = 0, backupTotal = 0, overflowProbe = 0;
     std::string policy = "full";
     for (Type t : fn.getArgumentTypes())
       if (auto cache = dyn_cast<kv::KVCacheTypeInterface>(t)) {
         kvTotal += cache.getTotalBytes();
+        backupTotal += cache.getBackupBytes();
         batch = cache.getBatch();
         context = cache.getTotalSlots().value();
         policy = cache.getPolicy().getLabel();
@@ -155,11 +156,13 @@ private:
     });
 
     // The sum of every tensor bounds every total below (peaks, tiers, KV).
-    if ((overflowProbe + kvTotal).overflowed())
+    if ((overflowProbe + kvTotal + backupTotal).overflowed())
       return fn.emitOpError()
              << "plan-memory: the byte totals of the phase exceed a 64-bit "
                 "count; the model, batch or context is too large";
     int64_t kvBytes = kvTotal.value();
+    // A policy's page backup (ArkVale) lives in DDR.
+    int64_t backupBytes = backupTotal.value();
 
     // Activations: on chip while the peak fits, the largest spilled first.
     int64_t sramCap = chip.tierBytesPerSocket(arch::MemoryTier::SRAM);
@@ -186,7 +189,7 @@ private:
     int64_t weightBytes = 0;
     for (const Tensor &t : weights)
       weightBytes += t.bytes;
-    int64_t hbm = weightBytes + kvBytes + spilled, ddr = 0;
+    int64_t hbm = weightBytes + kvBytes + spilled, ddr = backupBytes;
     if (hbm > hbmCap && allowDdr) {
       SmallVector<Tensor *> order;
       for (Tensor &t : weights)
@@ -210,10 +213,14 @@ private:
       return llvm::formatv(
                  "{0} batch {1} context {2} kv={3} needs {4:f1} GiB {5} per "
                  "socket; {6} has {7:f1} GiB (weights {8:f1} GiB, KV {9:f1} "
-                 "GiB, spilled activations {10:f1} GiB)",
-                 phase, batch, context, policy, gib(need), tier,
-                 chip.getName(), gib(cap), gib(weightBytes), gib(kvBytes),
-                 gib(spilled))
+                 "GiB, spilled activations {10:f1} GiB{11})",
+                 phase, batch, context, policy, gib(need), tier, chip.getName(),
+                 gib(cap), gib(weightBytes), gib(kvBytes), gib(spilled),
+                 backupBytes > 0
+                     ? llvm::formatv(", KV backup in DDR {0:f1} GiB",
+                                     gib(backupBytes))
+                           .str()
+                     : std::string())
           .str();
     };
     std::string misfit;
@@ -229,6 +236,10 @@ private:
     int64_t maxBatch = 0;
     if (batch > 0) {
       double kvSeq = static_cast<double>(kvBytes) / batch;
+      // With weights overflowing to DDR, HBM and DDR are one room that the
+      // page backup shares too.
+      if (allowDdr)
+        kvSeq += static_cast<double>(backupBytes) / batch;
       double actSeq = static_cast<double>(activationPeak) / batch;
       double room = static_cast<double>(allowDdr ? hbmCap + ddrCap : hbmCap) -
                     static_cast<double>(weightBytes);
@@ -236,6 +247,10 @@ private:
         double onChip = actSeq > 0 ? sramCap / actSeq : 1e18;
         double b1 = kvSeq > 0 ? room / kvSeq : 1e18;
         double b = b1 <= onChip ? b1 : (room + sramCap) / (kvSeq + actSeq);
+        // The page backup bounds it in DDR, beside any weights there.
+        if (backupBytes > 0 && !allowDdr)
+          b = std::min(b, static_cast<double>(ddrCap) /
+                              (static_cast<double>(backupBytes) / batch));
         maxBatch = static_cast<int64_t>(std::min(b, 1e15));
       }
     }

@@ -53,10 +53,11 @@ std::optional<df::StageKind> stageKind(Operation *op) {
       .Case<llm::RMSNormOp>([](auto) { return df::StageKind::norm; })
       .Case<llm::AddOp, llm::RopeOp, kv::PoolOp>(
           [](auto) { return df::StageKind::elementwise; })
-      .Case<kv::TopKOp, kv::EvictOp>(
-          [](auto) { return df::StageKind::topk; })
-      .Case<llm::EmbedOp, kv::GatherStoreOp, kv::AppendOp, kv::ReadOp>(
-          [](auto) { return df::StageKind::gather; })
+      .Case<kv::PageScoreOp, kv::BackupOp>(
+          [](auto) { return df::StageKind::reduce; })
+      .Case<kv::TopKOp, kv::EvictOp>([](auto) { return df::StageKind::topk; })
+      .Case<llm::EmbedOp, kv::GatherStoreOp, kv::AppendOp, kv::ReadOp,
+            kv::RecallOp>([](auto) { return df::StageKind::gather; })
       .Default([](auto) { return K(); });
 }
 

@@ -83,19 +83,17 @@ llvm::json::Object toJson(const Percentiles &p) {
                             {"max", p.max}};
 }
 
-/// Resident bytes per tier of a program, KV apart (it is counted live).
+/// Resident bytes per tier of a program, and apart from them the bytes per
+/// tier of its KV tensors (the cache and a policy's state, digests and DDR
+/// backup), which are counted in proportion to the live tokens.
 struct Residency {
   std::array<double, 3> bytes{};
-  int kvTier = 1;
+  std::array<double, 3> kv{};
 };
 Residency residency(const sim::Program &p) {
   Residency r;
-  for (const sim::Tensor &t : p.tensors) {
-    if (t.isKV)
-      r.kvTier = static_cast<int>(t.tier);
-    else
-      r.bytes[static_cast<int>(t.tier)] += double(t.bytes);
-  }
+  for (const sim::Tensor &t : p.tensors)
+    (t.isKV ? r.kv : r.bytes)[static_cast<int>(t.tier)] += double(t.bytes);
   return r;
 }
 
@@ -471,9 +469,13 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
 
   // Occupancy: resident tensors plus the KV the live tokens hold.
   auto occupancy = [&](const Sample &smp) {
-    std::array<double, 4> v{res.bytes[0], res.bytes[1], res.bytes[2],
-                            smp.kvLiveBytes};
-    v[res.kvTier] += smp.kvLiveBytes;
+    double live =
+        cfg.kvAllocatedBytes > 0 ? smp.kvLiveBytes / cfg.kvAllocatedBytes : 0.0;
+    std::array<double, 4> v{res.bytes[0], res.bytes[1], res.bytes[2], 0};
+    for (int t = 0; t < 3; ++t) {
+      v[t] += live * res.kv[t];
+      v[3] += live * res.kv[t];
+    }
     return v;
   };
   std::vector<const Sample *> kept = thin(r.samples);

@@ -26,6 +26,16 @@ const JobResult *jobFor(const SimResult &r, const std::string &phase,
   return nullptr;
 }
 
+/// Bytes of the KV tensors a program keeps in DDR per socket: a policy's
+/// page backup.
+static int64_t kvBackupBytes(const Program &p) {
+  int64_t bytes = 0;
+  for (const Tensor &t : p.tensors)
+    if (t.isKV && t.tier == arch::MemoryTier::DDR)
+      bytes += t.bytes;
+  return bytes;
+}
+
 /// What the end-of-prefill selection's nodes (Node::lastChunk) compute and
 /// move per socket: its stages' FLOPs, its loads' bytes and the bytes its
 /// stages' outputs store, each loop iteration counted.
@@ -166,14 +176,19 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
       {"step_latency_s", step},
       {"ttft_s", ttft},
       {"memory",
-       Object{{"peak_bytes", Object{{"sram", r.peakBytes[0]},
-                                    {"hbm", r.peakBytes[1]},
-                                    {"ddr", r.peakBytes[2]}}},
-              {"capacity_bytes",
-               Object{{"sram", chip.tierBytesPerSocket(arch::MemoryTier::SRAM)},
-                      {"hbm", chip.tierBytesPerSocket(arch::MemoryTier::HBM)},
-                      {"ddr", chip.tierBytesPerSocket(arch::MemoryTier::DDR)}}}}},
+       Object{
+           {"peak_bytes", Object{{"sram", r.peakBytes[0]},
+                                 {"hbm", r.peakBytes[1]},
+                                 {"ddr", r.peakBytes[2]}}},
+           {"capacity_bytes",
+            Object{{"sram", chip.tierBytesPerSocket(arch::MemoryTier::SRAM)},
+                   {"hbm", chip.tierBytesPerSocket(arch::MemoryTier::HBM)},
+                   {"ddr", chip.tierBytesPerSocket(arch::MemoryTier::DDR)}}}}},
       {"kv_cache_bytes_per_socket", decode.kvBytes},
+      {"kv_backup_bytes_per_socket", kvBackupBytes(decode)},
+      {"traffic_bytes_per_step", Object{{"sram", d ? d->bytes[0] : 0.0},
+                                        {"hbm", d ? d->bytes[1] : 0.0},
+                                        {"ddr", d ? d->bytes[2] : 0.0}}},
       // Over the decode steps only (a prefill before them has its own).
       {"utilization", Object{{"pcu", d ? d->pcuUtilization : 0.0},
                              {"hbm", d ? d->hbmUtilization : 0.0},
@@ -347,8 +362,17 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
                       util->getNumber("hbm").value_or(0),
                       util->getNumber("ddr").value_or(0),
                       util->getNumber("link").value_or(0));
-  os << llvm::formatv("  KV per socket  {0:f2} GiB\n",
+  if (const Object *traffic = r.getObject("traffic_bytes_per_step"))
+    os << llvm::formatv("  traffic        {0:f1} MB HBM, {1:f1} MB DDR per "
+                        "step\n",
+                        traffic->getNumber("hbm").value_or(0) / 1e6,
+                        traffic->getNumber("ddr").value_or(0) / 1e6);
+  os << llvm::formatv("  KV per socket  {0:f2} GiB",
                       num("kv_cache_bytes_per_socket") / double(1LL << 30));
+  if (double backup = num("kv_backup_bytes_per_socket"); backup > 0)
+    os << llvm::formatv(", and a {0:f2} GiB page backup in DDR",
+                        backup / double(1LL << 30));
+  os << "\n";
   os << llvm::formatv("  simulated      {0} cycles, {1} of {2} steps and "
                       "{3} loop iterations simulated ({4} fast-forwarded); "
                       "{5:f2} s wall\n",

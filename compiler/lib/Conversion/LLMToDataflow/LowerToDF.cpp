@@ -188,7 +188,25 @@ private:
           stateType = RankedTensorType::get(
               {cache.getLayers(), cache.getBatch(), cache.getSlots(), perSlot},
               IntegerType::get(fn.getContext(), 8));
-          declare("kv_state", stateType, arch::MemoryTier::HBM);
+          declare("kv_state", stateType, arch::MemoryTier::HBM,
+                  /*kvCache=*/true);
+        }
+        // A page backup: every token in DDR, a digest per page in HBM.
+        if (int64_t backup = cache.getBackupTokensPerSequencePerLayer().value();
+            backup > 0) {
+          kv::KVPolicyAttrInterface policy = cache.getPolicy();
+          backupType =
+              RankedTensorType::get({cache.getLayers(), cache.getBatch(),
+                                     backup, cache.getValuesPerToken()},
+                                    cache.getDtype());
+          declare("kv_backup", backupType, arch::MemoryTier::DDR,
+                  /*kvCache=*/true);
+          digestType = RankedTensorType::get(
+              {cache.getLayers(), cache.getBatch(),
+               backup / policy.getPageTokens(), policy.getDigestBytes(cache)},
+              IntegerType::get(fn.getContext(), 8));
+          declare("kv_digest", digestType, arch::MemoryTier::HBM,
+                  /*kvCache=*/true);
         }
         if (int64_t staged = llm::getStagedPromptSlots(fn); staged > 0) {
           promptType = RankedTensorType::get(
@@ -442,6 +460,10 @@ private:
       auto c = cast<kv::KVCacheTypeInterface>(g.getCache().getType());
       return c.getBatch() * c.getSlots();
     }
+    if (auto r = dyn_cast<kv::RecallOp>(op)) {
+      auto c = cast<kv::KVCacheTypeInterface>(r.getCache().getType());
+      return c.getBatch() * r.getPages() * c.getPolicy().getPageTokens();
+    }
     if (auto a = dyn_cast<kv::AppendOp>(op)) {
       auto c = cast<kv::KVCacheTypeInterface>(a.getCache().getType());
       return c.getBatch() *
@@ -450,34 +472,61 @@ private:
     return 0;
   }
 
-  /// Bytes of `kv_state` an op reads and writes: kv.evict's update (its
-  /// policy's cost), and the state kv.gather_store starts.
-  static std::pair<int64_t, int64_t> stateBytes(Operation *op) {
+  /// Traffic of a stage to a per-layer tensor beside the KV cache's slots:
+  /// bytes it loads from and stores to `tensor` (of `type`).
+  struct AuxTraffic {
+    StringRef tensor;
+    RankedTensorType type;
+    int64_t read = 0, written = 0;
+  };
+
+  /// What an op reads and writes besides its streams, weights and the
+  /// slots it attends: a policy's per-slot state (kv.evict's update, the
+  /// state kv.gather_store starts), the page digests kv.page_score reads,
+  /// and the backup pages kv.recall brings back and kv.backup writes (with
+  /// the digests it builds and, at decode, the page keys it re-reads).
+  SmallVector<AuxTraffic> auxTraffic(Operation *op) {
+    SmallVector<AuxTraffic> out;
     if (auto ev = dyn_cast<kv::EvictOp>(op)) {
       kv::StepCost cost = ev.getBatchCost();
-      return {cost.bytesRead, cost.bytesWritten};
+      out.push_back({"kv_state", stateType, cost.bytesRead, cost.bytesWritten});
+    } else if (auto g = dyn_cast<kv::GatherStoreOp>(op)) {
+      if (int64_t w = g.getStateBytesWritten().value(); w > 0)
+        out.push_back({"kv_state", stateType, 0, w});
+    } else if (auto score = dyn_cast<kv::PageScoreOp>(op)) {
+      out.push_back(
+          {"kv_digest", digestType, score.getDigestBytesRead().value(), 0});
+    } else if (auto recall = dyn_cast<kv::RecallOp>(op)) {
+      out.push_back(
+          {"kv_backup", backupType, recall.getRecalledBytes().value(), 0});
+    } else if (auto backup = dyn_cast<kv::BackupOp>(op)) {
+      out.push_back(
+          {"kv_backup", backupType, 0, backup.getBackupBytesWritten().value()});
+      out.push_back(
+          {"kv_digest", digestType, 0, backup.getDigestBytesWritten().value()});
+      if (int64_t keys = backup.getKeyBytesRead().value(); keys > 0)
+        out.push_back({"kv_cache", kvType, keys, 0});
     }
-    if (auto g = dyn_cast<kv::GatherStoreOp>(op))
-      return {0, g.getStateBytesWritten().value()};
-    return {0, 0};
+    return out;
   }
 
-  /// A piece of `kv_state` of about `tileBytes`, and how many pieces cover
-  /// `bytes` (rounded up to whole pieces: a piece is at most a sixteenth of
-  /// `bytes` unless one slot's state is larger, so the rounding stays
-  /// within about 6%).
-  std::pair<RankedTensorType, int64_t> stateTiles(int64_t bytes,
-                                                  int64_t tileBytes) {
-    int64_t layerBytes = bytesOf(stateType) / stateType.getDimSize(0);
-    int64_t slotBytes = stateType.getDimSize(3);
+  /// A piece of a per-layer tensor of `type` of about `tileBytes`, and how
+  /// many pieces cover `bytes` (rounded up to whole pieces: a piece is at
+  /// most a sixteenth of `bytes` unless one row, its innermost dimension,
+  /// is larger, so the rounding stays within about 6%).
+  std::pair<RankedTensorType, int64_t>
+  auxTiles(RankedTensorType full, int64_t bytes, int64_t tileBytes) {
+    int64_t layerBytes = bytesOf(full) / full.getDimSize(0);
+    int64_t rowBytes = bytesOf(full) / full.getDimSize(0) / full.getDimSize(1) /
+                       full.getDimSize(2);
     int64_t piece = std::max<int64_t>(
-        slotBytes, std::min({tileBytes > 0 ? tileBytes : layerBytes,
-                             bytes / 16, layerBytes}));
+        rowBytes, std::min({tileBytes > 0 ? tileBytes : layerBytes, bytes / 16,
+                            layerBytes}));
     SmallVector<int64_t> tile =
-        cutTile(stateType.getShape(), std::max<int64_t>(1, layerBytes / piece),
+        cutTile(full.getShape(), std::max<int64_t>(1, layerBytes / piece),
                 /*keep=*/1)
             .first;
-    auto type = RankedTensorType::get(tile, stateType.getElementType());
+    auto type = RankedTensorType::get(tile, full.getElementType());
     int64_t count = std::max<int64_t>(
         1, (bytes + bytesOf(type) - 1) / bytesOf(type));
     return {type, count};
@@ -552,7 +601,8 @@ private:
   /// The end-of-prefill selection: a chunked prefill runs it in its last
   /// chunk only, and every prefill's report gives its share of the TTFT.
   static bool isSelection(Operation *op) {
-    return isa<kv::ScoreOp, kv::PoolOp, kv::TopKOp, kv::GatherStoreOp>(op);
+    return isa<kv::ScoreOp, kv::PageScoreOp, kv::PoolOp, kv::TopKOp,
+               kv::GatherStoreOp>(op);
   }
 
   LogicalResult stage(Operation *op, df::StageMapAttr map) {
@@ -560,7 +610,9 @@ private:
     Operation *before = block->empty() ? nullptr : &block->back();
     if (failed(stageBody(op, map)))
       return failure();
-    if (isSelection(op))
+    llm::WorkloadAttr workload = llm::getWorkload(fn);
+    bool prefill = workload && workload.getPhase() == llm::Phase::prefill;
+    if (prefill && isSelection(op))
       for (Operation *o = before ? before->getNextNode() : &block->front(); o;
            o = o->getNextNode()) {
         if (auto load = dyn_cast<df::LoadOp>(o))
@@ -636,12 +688,13 @@ private:
     }
     if (readsKV(op))
       inputs.push_back(loadKV(op->getLoc(), tileBytes));
-    auto [stateRead, stateWritten] = stateBytes(op);
-    if (stateRead > 0) {
-      auto [tile, count] = stateTiles(stateRead, tileBytes);
-      inputs.push_back(b.create<df::LoadOp>(op->getLoc(), streamOf(tile),
-                                            "kv_state", count));
-    }
+    SmallVector<AuxTraffic> aux = auxTraffic(op);
+    for (const AuxTraffic &a : aux)
+      if (a.read > 0) {
+        auto [tile, count] = auxTiles(a.type, a.read, tileBytes);
+        inputs.push_back(b.create<df::LoadOp>(op->getLoc(), streamOf(tile),
+                                              a.tensor, count));
+      }
     // A chunk of a chunked prefill reads back what earlier chunks wrote.
     int64_t prefix = llm::getPrefix(op);
     if (prefix > 0)
@@ -699,16 +752,23 @@ private:
     }
     int64_t kvTokens = kvTokensWritten(op);
     if (kvTokens > 0) {
-      auto tile = RankedTensorType::get({1, 1, 1, kvType.getDimSize(3)},
+      // One token per tile, or a recalled page (whole pages move).
+      int64_t run = 1;
+      if (auto recall = dyn_cast<kv::RecallOp>(op))
+        run = cast<kv::KVCacheTypeInterface>(recall.getCache().getType())
+                  .getPolicy()
+                  .getPageTokens();
+      auto tile = RankedTensorType::get({1, 1, run, kvType.getDimSize(3)},
                                         kvType.getElementType());
       outTypes.push_back(streamOf(tile));
-      outCounts.push_back(kvTokens);
+      outCounts.push_back(kvTokens / run);
     }
-    if (stateWritten > 0) {
-      auto [tile, count] = stateTiles(stateWritten, tileBytes);
-      outTypes.push_back(streamOf(tile));
-      outCounts.push_back(count);
-    }
+    for (const AuxTraffic &a : aux)
+      if (a.written > 0) {
+        auto [tile, count] = auxTiles(a.type, a.written, tileBytes);
+        outTypes.push_back(streamOf(tile));
+        outCounts.push_back(count);
+      }
     int64_t flops = cost.getFlops().value();
     // The work on earlier chunks' tokens is its share of the steps (it
     // scales with the chunk), the chunk's own work the rest: at least one
@@ -733,12 +793,15 @@ private:
       streams[v] = st.getResult(k);
       storeIfHomed(v, st.getResult(k));
     }
+    size_t next = outValues.size();
     if (kvTokens > 0)
-      b.create<df::StoreOp>(
-          op->getLoc(), st.getOutputs()[outValues.size()],
-          isa<kv::GatherStoreOp>(op) ? StringRef("kv_cache") : kvTensor());
-    if (stateWritten > 0)
-      b.create<df::StoreOp>(op->getLoc(), st.getOutputs().back(), "kv_state");
+      b.create<df::StoreOp>(op->getLoc(), st.getOutputs()[next++],
+                            isa<kv::GatherStoreOp, kv::RecallOp>(op)
+                                ? StringRef("kv_cache")
+                                : kvTensor());
+    for (const AuxTraffic &a : aux)
+      if (a.written > 0)
+        b.create<df::StoreOp>(op->getLoc(), st.getOutputs()[next++], a.tensor);
     return success();
   }
 
@@ -801,6 +864,10 @@ private:
   /// scores, Scissorhands' history) in `kv_state`, bytes per slot as i8;
   /// null for a policy without state.
   RankedTensorType stateType;
+  /// A policy's page backup (ArkVale): every token of the context in
+  /// `kv_backup` (DDR), a digest per page in `kv_digest` (HBM, bytes per
+  /// page as i8); null for a policy without one.
+  RankedTensorType backupType, digestType;
   llvm::StringSet<> declared;
   DenseMap<Value, std::string> homes;
   DenseMap<Value, Value> streams;

@@ -81,10 +81,10 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
       });
       for (Operation *op : attentions) {
         if (auto gqa = dyn_cast<llm::AttentionOp>(op))
-          gqa.getPhase() == llm::Phase::decode ? upkeepAfter(gqa)
+          gqa.getPhase() == llm::Phase::decode ? decodeAround(gqa)
                                                : selectAfter(gqa);
         else if (auto mla = dyn_cast<llm::MLAAttentionOp>(op))
-          mla.getPhase() == llm::Phase::decode ? upkeepAfter(mla)
+          mla.getPhase() == llm::Phase::decode ? decodeAround(mla)
                                                : selectAfter(mla);
       }
     });
@@ -108,10 +108,66 @@ private:
     fn.setType(FunctionType::get(fn.getContext(), inputs, results));
   }
 
+  /// The per-token values an attention writes to its cache: (key, value)
+  /// for GQA, (latent) for MLA.
+  template <typename AttnOp>
+  static SmallVector<Value, 2> newValues(AttnOp attn) {
+    if constexpr (std::is_same_v<AttnOp, llm::MLAAttentionOp>)
+      return {attn.getLatent()};
+    else
+      return {attn.getKey(), attn.getValue()};
+  }
+
+  /// Whether the policy keeps a page backup (ArkVale).
+  bool backsUp() const { return attr.getBackupTokens() > 0; }
+
+  /// After an attention (prefill or decode) under a policy with a page
+  /// backup: kv.backup copies the tokens it wrote to the backup and digests
+  /// the pages they complete; later ops see the cache after it.
+  template <typename AttnOp> Value backupAfter(AttnOp attn) {
+    Value cache = attn.getNewCache();
+    if (!backsUp())
+      return cache;
+    OpBuilder b(attn);
+    b.setInsertionPointAfter(attn);
+    auto backup = b.create<BackupOp>(attn.getLoc(), cache.getType(), cache,
+                                     newValues(attn),
+                                     b.getI64IntegerAttr(attn.getLayer()));
+    cache.replaceAllUsesExcept(backup.getResult(), backup);
+    llm::copyLayerMarker(attn, backup);
+    return backup.getResult();
+  }
+
+  /// Around a decode attention: the policy's recall before it (a policy
+  /// with a page backup), the backup after it, and the upkeep of a policy
+  /// that evicts by attention.
+  template <typename AttnOp> void decodeAround(AttnOp attn) {
+    if (backsUp()) {
+      Operation *prev = attn->getPrevNode();
+      OpBuilder b(attn);
+      RecallInputs in;
+      in.cache = attn.getCache();
+      in.query = attn.getQuery();
+      in.heads = attn.getNumHeads();
+      in.layer = attn.getLayer();
+      if (Value recalled = attr.buildDecodeRecall(b, attn.getLoc(), in)) {
+        attn.getCacheMutable().assign(recalled);
+        for (Operation *op = prev ? prev->getNextNode()
+                                  : &attn->getBlock()->front();
+             op != attn.getOperation(); op = op->getNextNode())
+          llm::copyLayerMarker(attn, op);
+      }
+      backupAfter(attn);
+    }
+    upkeepAfter(attn);
+  }
+
   /// After a prefill attention over more prompt tokens than the budget:
   /// the policy chooses the tokens the cache keeps (its lowering hook), and
-  /// kv.gather_store writes them (sinks, chosen, recent).
+  /// kv.gather_store writes them (sinks, chosen, recent). A policy with a
+  /// page backup backs every prefill's tokens up first.
   template <typename AttnOp> void selectAfter(AttnOp attn) {
+    Value cache = backupAfter(attn);
     auto q = cast<RankedTensorType>(attn.getQuery().getType());
     SelectionInputs in;
     in.batch = q.getDimSize(0);
@@ -125,8 +181,10 @@ private:
     if (in.prompt <= slots)
       return; // the whole prompt fits: no selection
     OpBuilder b(attn);
-    b.setInsertionPointAfter(attn);
+    b.setInsertionPointAfter(cache.getDefiningOp());
     Location loc = attn.getLoc();
+    in.cache = cache;
+    in.layer = attn.getLayer();
     constexpr bool isMLA = std::is_same_v<AttnOp, llm::MLAAttentionOp>;
     SmallVector<Value, 2> values;
     in.queries = attn.getQuery();
@@ -149,26 +207,24 @@ private:
       SmallVector<Type, 2> types;
       for (Value v : values)
         types.push_back(prompt(v));
-      auto read = b.create<ReadOp>(loc, types, attn.getNewCache(),
+      auto read = b.create<ReadOp>(loc, types, cache,
                                    b.getI64IntegerAttr(attn.getLayer()),
                                    b.getI64IntegerAttr(staged));
       values.assign(read.getResults().begin(), read.getResults().end());
       in.keys = values.front();
     }
     Selection selection = attr.buildPrefillSelection(b, loc, in);
-    Value cache = attn.getNewCache();
     // A policy with per-slot state starts it from the selection's scores.
     Value scores = stateful() ? selection.scores : Value();
     auto store = b.create<GatherStoreOp>(loc, cache.getType(), cache, values,
                                          selection.indices, scores,
                                          b.getI64IntegerAttr(attn.getLayer()));
-    // Later layers see the filled cache; the selection itself reads the
-    // attention's.
+    // Later layers see the filled cache; the selection itself (the ops
+    // before the store) reads the attention's.
     cache.replaceUsesWithIf(store.getResult(), [&](OpOperand &use) {
       Operation *user = use.getOwner();
-      return user != store &&
-             !(isa<ReadOp>(user) && user->getBlock() == store->getBlock() &&
-               user->isBeforeInBlock(store));
+      return user != store && !(user->getBlock() == store->getBlock() &&
+                                user->isBeforeInBlock(store));
     });
     for (Operation *op = attn->getNextNode(); op != store->getNextNode();
          op = op->getNextNode())

@@ -241,6 +241,10 @@ private:
   /// pooling (absent for a policy that pools nothing) and the top-k.
   void shardSelection(Value query, int64_t heads, int64_t groups) {
     for (Operation *user : query.getUsers()) {
+      // A page ranking averages this socket's heads (ArkVale's n_groups:
+      // each socket ranks the pages of its own heads' digests).
+      if (auto pages = dyn_cast<kv::PageScoreOp>(user))
+        pages.setNumHeads(heads);
       auto score = dyn_cast<kv::ScoreOp>(user);
       if (!score)
         continue;

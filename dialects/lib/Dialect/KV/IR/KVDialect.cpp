@@ -81,6 +81,20 @@ verifyCacheCommon(function_ref<InFlightDiagnostic()> emitError, int64_t layers,
     return emitError() << "cache of " << layers << " layers x " << batch
                        << " sequences x " << total
                        << " slots exceeds a 64-bit byte count";
+  // A page backup (DDR) and its digests (HBM, at most twice a page's keys
+  // per page) must fit too.
+  if (int64_t backup = policy.getBackupTokens(); backup > 0) {
+    if (seqShards > 1)
+      return emitError() << "the page backup of " << policy
+                         << " is not modelled for a cache split by sequence "
+                            "(seq_shards "
+                         << seqShards << "); replicate the latent cache";
+    if ((valuesPerToken * getElementBytes(dtype) * 2 * backup * batch * layers)
+            .overflowed())
+      return emitError() << "the page backup of " << layers << " layers x "
+                         << batch << " sequences x " << backup
+                         << " tokens exceeds a 64-bit byte count";
+  }
   if (policy.isCompressing() && policy.getSlotsFor(total) != total)
     return emitError() << "cache has " << total
                        << " slots per sequence but its policy keeps "
@@ -427,17 +441,20 @@ LogicalResult GatherStoreOp::verify() {
                          << " slots exceeds the context of " << tokens
                          << " prompt tokens; no selection is needed";
   int64_t selected = 0;
+  // A paged policy chooses whole pages, one ranking per layer.
+  int64_t page = policy.getPageTokens();
   if (Value indices = getIndices()) {
     auto idx = cast<RankedTensorType>(indices.getType());
-    int64_t groups =
-        isa<CacheType>(cache) ? cast<CacheType>(cache).getKvHeads() : 1;
+    int64_t groups = page > 1 ? 1 : getGroups(cache);
     if (idx.getRank() != 3 || !idx.getElementType().isSignlessInteger(32) ||
         idx.getDimSize(0) != cache.getBatch() || idx.getDimSize(1) != groups)
       return emitOpError() << "indices must be tensor<" << cache.getBatch()
                            << "x" << groups << "xKxi32> (one selection per "
-                           << (groups == 1 ? "layer" : "KV-head group")
+                           << (page > 1      ? "layer, in pages"
+                               : groups == 1 ? "layer"
+                                             : "KV-head group")
                            << ")";
-    selected = idx.getDimSize(2);
+    selected = (CheckedInt(idx.getDimSize(2)) * page).get().value_or(-1);
   }
   CheckedInt kept =
       CheckedInt(policy.getSinkTokens()) + selected + policy.getRecentTokens();
@@ -526,3 +543,165 @@ CheckedInt EvictOp::getBytesRead() {
   return getTensorBytes(getProbs().getType()) + getBatchCost().bytesRead;
 }
 CheckedInt EvictOp::getBytesWritten() { return getBatchCost().bytesWritten; }
+
+//===----------------------------------------------------------------------===//
+// Paged backup: PageScoreOp, RecallOp, BackupOp
+//===----------------------------------------------------------------------===//
+
+/// Checks that `cache`'s policy keeps a page backup (ArkVale).
+static LogicalResult verifyBackedUp(Operation *op, KVCacheTypeInterface cache) {
+  if (cache.getPolicy().getBackupTokens() <= 0)
+    return op->emitOpError() << "needs a policy that backs pages up (such as "
+                                "#kv.arkvale), got "
+                             << cache.getPolicy();
+  return success();
+}
+
+/// Pages of one sequence's backup, per layer.
+static int64_t backupPages(KVCacheTypeInterface cache) {
+  return cache.getBackupTokensPerSequencePerLayer().value() /
+         cache.getPolicy().getPageTokens();
+}
+
+LogicalResult PageScoreOp::verify() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  if (failed(verifyLayer(*this, cache, getLayer())) ||
+      failed(verifyBackedUp(*this, cache)))
+    return failure();
+  auto q = cast<RankedTensorType>(getQueries().getType());
+  int64_t heads = getNumHeads(), groups = getGroups(cache);
+  if (heads <= 0 || heads % groups != 0)
+    return emitOpError() << "num_heads (" << heads
+                         << ") must be a positive multiple of the cache's "
+                         << groups << " KV-head group(s)";
+  if (q.getRank() != 3 || q.getDimSize(0) != cache.getBatch() ||
+      q.getDimSize(1) < 1 || q.getDimSize(2) % heads != 0)
+    return emitOpError() << "queries must be tensor<" << cache.getBatch()
+                         << " x T x num_heads*D>, got " << q;
+  auto s = cast<RankedTensorType>(getScores().getType());
+  int64_t pages = backupPages(cache);
+  if (s.getRank() != 3 || s.getDimSize(0) != cache.getBatch() ||
+      s.getDimSize(1) != 1 || s.getDimSize(2) < 1 || s.getDimSize(2) > pages ||
+      !s.getElementType().isF32())
+    return emitOpError() << "scores must be tensor<" << cache.getBatch()
+                         << "x1xPxf32> for 1 <= P <= the " << pages
+                         << " backed-up pages, got " << s;
+  return success();
+}
+int64_t PageScoreOp::getPages() {
+  return cast<RankedTensorType>(getScores().getType()).getDimSize(2);
+}
+CheckedInt PageScoreOp::getDigestBytesRead() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  return CheckedInt(cache.getBatch()) * getPages() *
+         cache.getPolicy().getDigestBytes(cache);
+}
+CheckedInt PageScoreOp::getFlops() {
+  // Per page and query head: q*lo and q*hi (2 Dk), their max (Dk) and the
+  // sum (Dk) over the head's Dk key channels; then the mean over heads (one
+  // add per head). Dk is a group's key width.
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  int64_t dk = getKeyWidth(cache) / getGroups(cache);
+  return CheckedInt(cache.getBatch()) * getPages() * getNumHeads() *
+         (CheckedInt(4) * dk + 1);
+}
+CheckedInt PageScoreOp::getBytesRead() {
+  // The last query and every scored digest.
+  auto q = cast<RankedTensorType>(getQueries().getType());
+  CheckedInt last = CheckedInt(q.getDimSize(0)) * q.getDimSize(2) *
+                    getElementBytes(q.getElementType());
+  return last + getDigestBytesRead();
+}
+CheckedInt PageScoreOp::getBytesWritten() {
+  return getTensorBytes(getScores().getType());
+}
+
+LogicalResult RecallOp::verify() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  if (failed(verifyLayer(*this, cache, getLayer())) ||
+      failed(verifyBackedUp(*this, cache)))
+    return failure();
+  auto idx = cast<RankedTensorType>(getIndices().getType());
+  if (idx.getRank() != 3 || idx.getDimSize(0) != cache.getBatch() ||
+      idx.getDimSize(1) != 1 || !idx.getElementType().isSignlessInteger(32))
+    return emitOpError() << "indices must be tensor<" << cache.getBatch()
+                         << "x1xKxi32> (the chosen pages), got " << idx;
+  if (getPages() <= 0 || getPages() > idx.getDimSize(2))
+    return emitOpError() << "recalls " << getPages()
+                         << " pages per step but only " << idx.getDimSize(2)
+                         << " are chosen";
+  if ((CheckedInt(getPages()) * cache.getPolicy().getPageTokens())
+          .get()
+          .value_or(INT64_MAX) > cache.getSlots())
+    return emitOpError() << "recalls " << getPages()
+                         << " pages per step, more than the cache's "
+                         << cache.getSlots() << " slots hold";
+  return success();
+}
+CheckedInt RecallOp::getRecalledBytes() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  return CheckedInt(cache.getBatch()) * getPages() *
+         cache.getPolicy().getPageTokens() * cache.getBytesPerTokenPerLayer();
+}
+CheckedInt RecallOp::getFlops() { return 0; }
+CheckedInt RecallOp::getBytesRead() {
+  return getTensorBytes(getIndices().getType()) + getRecalledBytes();
+}
+CheckedInt RecallOp::getBytesWritten() { return getRecalledBytes(); }
+
+LogicalResult BackupOp::verify() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  if (failed(verifyLayer(*this, cache, getLayer())) ||
+      failed(verifyBackedUp(*this, cache)))
+    return failure();
+  int64_t tokens =
+      verifyCacheValues(*this, cache, getValues().getTypes(), "new token");
+  if (tokens < 0)
+    return failure();
+  if (tokens < 1 || tokens > cache.getBackupTokensPerSequencePerLayer().value())
+    return emitOpError() << "backs up " << tokens
+                         << " tokens per sequence but the backup holds "
+                         << cache.getBackupTokensPerSequencePerLayer().value();
+  return success();
+}
+int64_t BackupOp::getTokens() {
+  return cast<RankedTensorType>(getValues().front().getType()).getDimSize(1);
+}
+CheckedInt BackupOp::getBackupBytesWritten() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  return CheckedInt(cache.getBatch()) * getTokens() *
+         cache.getBytesPerTokenPerLayer();
+}
+CheckedInt BackupOp::getDigestBytesWritten() {
+  // B * T / page pages complete per call, on average.
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  return ceilDiv(CheckedInt(cache.getBatch()) * getTokens() *
+                     cache.getPolicy().getDigestBytes(cache),
+                 cache.getPolicy().getPageTokens());
+}
+CheckedInt BackupOp::getKeyBytesRead() {
+  // A decode step's pages were written over earlier steps: their keys come
+  // back from the cache, T tokens' worth per sequence on average. A prefill
+  // digests the keys it streams.
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  if (getTokens() >= cache.getPolicy().getPageTokens())
+    return 0;
+  return CheckedInt(cache.getBatch()) * getTokens() * getKeyWidth(cache) *
+         getElementBytes(cache.getDtype());
+}
+CheckedInt BackupOp::getFlops() {
+  // Cuboid-mean per key channel and page of p tokens: max and min (2p),
+  // c = (max + min) / 2 (2), |c - k| summed (3p: subtract, abs, add), the
+  // mean (1), c - r and c + r (2): 5p + 5. Over B * T tokens that is
+  // 5 per token and channel plus 5 per page completed.
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  CheckedInt tokens = CheckedInt(cache.getBatch()) * getTokens();
+  CheckedInt pages = ceilDiv(tokens, cache.getPolicy().getPageTokens());
+  return CheckedInt(getKeyWidth(cache)) * (tokens * 5 + pages * 5);
+}
+CheckedInt BackupOp::getBytesRead() {
+  return getTotalBytes(getValues()) + getKeyBytesRead();
+}
+CheckedInt BackupOp::getBytesWritten() {
+  return getBackupBytesWritten() + getDigestBytesWritten();
+}

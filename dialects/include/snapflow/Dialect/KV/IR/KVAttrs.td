@@ -169,4 +169,42 @@ def KV_ScissorhandsPolicyAttr
   let genVerifyDecl = 1;
 }
 
+def KV_ArkValePolicyAttr
+    : KV_PolicyAttr<"ArkValePolicy", "arkvale",
+                    ["buildPrefillSelection", "getPageTokens",
+                     "getBackupTokens", "getDigestBytes",
+                     "buildDecodeRecall"]> {
+  let summary = "ArkVale: recallable pages backed up to DDR, chosen by digest";
+  let description = [{
+    ArkVale (Chen et al., NeurIPS 2024), in the form of its official code
+    (pku-liang/ArkVale). Tokens live in pages of `page` tokens; each
+    sequence keeps `budget` tokens (budget / page pages) per layer in HBM.
+    Every page is backed up to the chip's external tier (DDR) as it fills,
+    and its digest (the per-channel box of its keys, cuboid-mean) is kept
+    in HBM for every page of the `context`. A prefill longer than the
+    budget keeps `sinks` first pages, `window` last pages and the best
+    other pages by digest score with the last prompt query. Each decode
+    step scores every digest with the query (kv.page_score), takes the
+    `topk` best pages (kv.topk, sinks and window always kept), brings
+    `recall` of them back from DDR (kv.recall: the recall rate a static
+    program provisions), attends over the resident budget, and backs the
+    new token up (kv.backup). `ratio = R` sets the budget to ceil(context /
+    R) rounded up to whole pages. Defaults, from the official benchmark
+    scripts (longbench_pred.py, performance.py): `page = 32`, `sinks = 1`,
+    `window = 2`, `topk = 32` (at most half the budget's pages); `recall`
+    = min(10, topk), the paper's measured bound ("fewer than 10 pages per
+    decode step"). `tokens` is the sequence length (the context) the backup
+    and digests are sized for, filled in by resolution.
+
+    Example: `#kv.arkvale<budget = 4096, page = 32, sinks = 1, window = 2, topk = 32, recall = 10, tokens = 32768>`,
+    unresolved `#kv.arkvale<ratio = 8>`
+  }];
+  let parameters = (ins KV_OptionalCount:$budget, KV_OptionalCount:$ratio,
+                        KV_OptionalCount:$page, KV_OptionalCount:$sinks,
+                        KV_OptionalCount:$window, KV_OptionalCount:$topk,
+                        KV_OptionalCount:$recall, KV_OptionalCount:$tokens);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // SNAPFLOW_DIALECT_KV_KVATTRS

@@ -74,6 +74,31 @@ def KVPolicyAttrInterface : AttrInterface<"KVPolicyAttrInterface"> {
       victim search); the op adds reading the probabilities.}],
       "::snapflow::kv::StepCost", "getEvictCost",
       (ins "::mlir::Type":$cache), [{}], [{ return {}; }]>,
+    InterfaceMethod<[{Tokens per unit the policy selects and moves: 1 for
+      token-level policies; a paged policy (ArkVale) chooses, backs up and
+      recalls whole pages, so its prefill selection's indices are pages.}],
+      "int64_t", "getPageTokens", (ins), [{}], [{ return 1; }]>,
+    InterfaceMethod<[{Tokens per layer and sequence the policy keeps in the
+      chip's external tier (DDR) beside the HBM slots: ArkVale's backup of
+      every page, so an evicted page can be recalled; 0 for none. A policy
+      with a backup also keeps a digest of every backed-up page in HBM
+      (`getDigestBytes`): kv-compress emits kv.backup after every attention,
+      and the decode attention reads what buildDecodeRecall brought back.}],
+      "int64_t", "getBackupTokens", (ins), [{}], [{ return 0; }]>,
+    InterfaceMethod<[{Bytes of the digest of one backed-up page of a cache of
+      type `cache`, kept in HBM for scoring (ArkVale's per-channel box of the
+      page's keys); 0 for none.}],
+      "int64_t", "getDigestBytes", (ins "::mlir::Type":$cache), [{}],
+      [{ return 0; }]>,
+    InterfaceMethod<[{The decode-time hook of kv-compress that runs before a
+      decode attention, for a policy with a backup: emits the ops that score
+      the page digests with the step's query and bring the chosen pages back
+      from the backup, and returns the cache the attention then reads (null:
+      nothing to do).}],
+      "::mlir::Value", "buildDecodeRecall",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::Location":$loc,
+           "const ::snapflow::kv::RecallInputs &":$inputs),
+      [{}], [{ return {}; }]>,
     StaticInterfaceMethod<[{One line per key with its default, for `snapflow
       list` and error messages.}],
       "::llvm::StringRef", "getUsage">,
@@ -127,12 +152,32 @@ def KVCacheTypeInterface : TypeInterface<"KVCacheTypeInterface"> {
                      ::snapflow::kv::getGroups($_type))) *
              $_type.getSlots();
     }
-    /// Bytes of the whole cache held here, K/V and policy state (a verified
-    /// cache type's fit in 64 bits).
+    /// Backed-up tokens of one layer and sequence held here (the policy's
+    /// backup split like the slots when the sequence is split).
+    ::snapflow::CheckedInt getBackupTokensPerSequencePerLayer() {
+      return ceilDiv(
+          ::snapflow::CheckedInt($_type.getPolicy().getBackupTokens()),
+          $_type.getSeqShards());
+    }
+    /// Bytes of the page digests of one layer and sequence (in HBM).
+    ::snapflow::CheckedInt getDigestBytesPerSequencePerLayer() {
+      int64_t page = $_type.getPolicy().getPageTokens();
+      return (getBackupTokensPerSequencePerLayer() / page) *
+             $_type.getPolicy().getDigestBytes($_type);
+    }
+    /// Bytes of the whole cache held in HBM: K/V, the policy's per-slot
+    /// state and its page digests (a verified cache type's fit in 64 bits).
     ::snapflow::CheckedInt getTotalBytes() {
       return (getBytesPerSequencePerLayer() +
-              getStateBytesPerSequencePerLayer()) *
+              getStateBytesPerSequencePerLayer() +
+              getDigestBytesPerSequencePerLayer()) *
              $_type.getBatch() * $_type.getLayers();
+    }
+    /// Bytes of the policy's backup of the cache in DDR (0 for none).
+    ::snapflow::CheckedInt getBackupBytes() {
+      return getBackupTokensPerSequencePerLayer() *
+             getBytesPerTokenPerLayer() * $_type.getBatch() *
+             $_type.getLayers();
     }
   }];
 }

@@ -38,6 +38,10 @@ struct SelectionInputs {
   int64_t batch = 0, prompt = 0, heads = 0;
   int64_t groups = 1; ///< one selection per KV-head group (GQA) or layer (MLA)
   int64_t slots = 0;  ///< the budget the cache keeps
+  /// The cache after the attention (and, for a policy with a backup, after
+  /// kv.backup digested the prompt's pages), and its layer.
+  mlir::Value cache;
+  int64_t layer = 0;
 };
 
 /// What a prefill selection returns: the kept tokens' indices, and for a
@@ -53,6 +57,15 @@ struct Selection {
 struct UpkeepInputs {
   mlir::Value cache; ///< the cache the attention wrote
   mlir::Value probs; ///< tensor<B x groups x slots x f32>
+  int64_t layer = 0;
+};
+
+/// What a policy's decode recall (its hook before a decode attention)
+/// works from: the cache the attention would read and the step's query.
+struct RecallInputs {
+  mlir::Value cache; ///< the cache before the attention
+  mlir::Value query; ///< tensor<B x T x heads*dim>, the attention's query
+  int64_t heads = 0; ///< query heads
   int64_t layer = 0;
 };
 
@@ -80,6 +93,10 @@ resolvePolicy(mlir::MLIRContext *context, llvm::StringRef text,
 /// The selection groups of a cache: its KV heads (GQA), or 1 for a latent
 /// cache shared by every head (MLA).
 int64_t getGroups(mlir::Type cache);
+
+/// Elements of one token's keys per layer in a cache: kv_heads * head_dim
+/// (GQA), or the whole latent and rotary key (MLA, whose latent is both).
+int64_t getKeyWidth(mlir::Type cache);
 
 /// The decode upkeep of a policy that evicts by attention: one kv.evict
 /// over the attention's probabilities (its cost is the policy's

@@ -212,4 +212,106 @@ def KV_EvictOp : KV_Op<"evict", [AllTypesMatch<["cache", "result"]>]> {
   }];
 }
 
+def KV_PageScoreOp : KV_Op<"page_score"> {
+  let summary = "score every backed-up page's digest with the last query";
+  let description = [{
+    ArkVale's page importance (`estimate_scores` of its official code): for
+    each of the `P` pages whose digests the cache's policy keeps (the
+    per-channel box [lo, hi] of the page's keys, per KV-head group), the
+    last of the T queries gives `sum_c max(q_c * lo_c, q_c * hi_c)` per
+    query head, an upper bound of its best `q.k` in the page; the bounds are
+    averaged over the `num_heads` heads, so one ranking per sequence and
+    layer (`tensor<B x 1 x P x f32>`). Queries are `tensor<B x T x
+    num_heads*D>`, T = 1 at decode; for a latent cache D is the absorbed
+    query's width (the attention computes that query; the op reads the
+    raw one and counts no absorption). Reads the digests of layer `layer`.
+
+    Example:
+    ```mlir
+    %s = kv.page_score %q, %c[0] {num_heads = 32} : tensor<1x1x4096xbf16>, !kv.cache<layers = 32, batch = 1, slots = 4096, kv_heads = 8, head_dim = 128, dtype = bf16, policy = #kv.arkvale<budget = 4096, page = 32, sinks = 1, window = 2, topk = 32, recall = 10, tokens = 32768>> -> tensor<1x1x1024xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$queries, KV_AnyCache:$cache,
+                       SF_I64Attr:$layer, SF_I64Attr:$num_heads);
+  let results = (outs AnyRankedTensor:$scores);
+  let assemblyFormat = [{
+    $queries `,` $cache `[` $layer `]` attr-dict `:` type($queries) `,`
+    qualified(type($cache)) `->` type($scores)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Pages scored (the scores' last dimension).
+    int64_t getPages();
+    /// Bytes of the digests the op reads.
+    ::snapflow::CheckedInt getDigestBytesRead();
+  }];
+}
+
+def KV_RecallOp : KV_Op<"recall", [AllTypesMatch<["cache", "result"]>]> {
+  let summary = "bring chosen pages back from the backup into the HBM slots";
+  let description = [{
+    Before a decode attention over layer `layer`: of the pages `indices`
+    chose (`tensor<B x 1 x K x i32>`, the top-k of kv.page_score), the ones
+    no longer resident are copied from the policy's backup (DDR) into the
+    slots of the lowest-ranked resident pages (HBM). How many that is varies
+    with the text; a static program provisions `pages` per sequence and
+    step (the policy's recall rate), each a whole page of K/V.
+
+    Example:
+    ```mlir
+    %c1 = kv.recall %c0[0], %i {pages = 10} : !kv.cache<...>, tensor<1x1x32xi32>
+    ```
+  }];
+  let arguments = (ins KV_AnyCache:$cache, AnyRankedTensor:$indices,
+                       SF_I64Attr:$layer, SF_I64Attr:$pages);
+  let results = (outs KV_AnyCache:$result);
+  let assemblyFormat = [{
+    $cache `[` $layer `]` `,` $indices attr-dict `:` qualified(type($cache))
+    `,` type($indices)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Bytes of K/V the recall moves from the backup into the cache.
+    ::snapflow::CheckedInt getRecalledBytes();
+  }];
+}
+
+def KV_BackupOp : KV_Op<"backup", [AllTypesMatch<["cache", "result"]>]> {
+  let summary = "copy new tokens to the external backup and digest full pages";
+  let description = [{
+    After an attention over layer `layer` wrote T new tokens (`values`, as
+    kv.append takes them): the tokens are copied to the policy's backup in
+    DDR, and every page they complete is summarized into its digest (HBM):
+    per channel c = (max + min) / 2 and r = mean |c - k| over the page's
+    keys, stored as [c - r, c + r] (ArkVale's cuboid-mean). With continuous
+    batching sequences fill pages at staggered steps, so a decode step (T <
+    page) digests B * T / page pages on average and the program does that
+    average every step, re-reading those pages' keys from the cache; a
+    prefill digests its T / page pages from the keys it already streams.
+
+    Example:
+    ```mlir
+    %c1 = kv.backup %c0[0], %k, %v : !kv.cache<...>, tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>
+    ```
+  }];
+  let arguments = (ins KV_AnyCache:$cache, Variadic<AnyRankedTensor>:$values,
+                       SF_I64Attr:$layer);
+  let results = (outs KV_AnyCache:$result);
+  let assemblyFormat = [{
+    $cache `[` $layer `]` `,` $values attr-dict `:` qualified(type($cache))
+    `,` type($values)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// New tokens per sequence (the values' token count).
+    int64_t getTokens();
+    /// Bytes written to the backup (DDR).
+    ::snapflow::CheckedInt getBackupBytesWritten();
+    /// Bytes of digests written (HBM), and of the cache's keys re-read to
+    /// build them at decode (HBM).
+    ::snapflow::CheckedInt getDigestBytesWritten();
+    ::snapflow::CheckedInt getKeyBytesRead();
+  }];
+}
+
 #endif // SNAPFLOW_DIALECT_KV_KVOPS

@@ -295,6 +295,12 @@ Value snapflow::kv::buildEvict(OpBuilder &b, Location loc,
                            b.getI64IntegerAttr(in.layer));
 }
 
+int64_t snapflow::kv::getKeyWidth(Type cache) {
+  if (auto gqa = dyn_cast<CacheType>(cache))
+    return gqa.getKvHeads() * gqa.getHeadDim();
+  return cast<KVCacheTypeInterface>(cache).getValuesPerToken();
+}
+
 int64_t snapflow::kv::getGroups(Type cache) {
   if (auto gqa = dyn_cast<CacheType>(cache))
     return gqa.getKvHeads();
