@@ -168,11 +168,16 @@ void snapflow::tools::printCompile(llvm::raw_ostream &os,
                 c.model, c.phase, c.batch, c.context, c.chip, c.tp, c.kv,
                 c.seconds);
   os << formatv("  per socket: weights {0:f2} GiB, KV {1:f2} GiB, "
-                "activations {2:f2} MiB; HBM {3:f2} of {4:f2} GiB; "
-                "largest batch that fits: {5}\n",
+                "activations {2:f2} MiB; HBM {3:f2} of {4:f2} GiB; {5}"
+                "largest batch that fits: {6}\n",
                 gib(c.weightsBytes), gib(c.kvBytes),
                 c.activationBytes / double(1 << 20), gib(c.hbmBytes),
-                gib(c.hbmCapacity), c.maxBatch);
+                gib(c.hbmCapacity),
+                c.ddrBytes > 0 ? formatv("DDR {0:f2} of {1:f2} GiB; ",
+                                         gib(c.ddrBytes), gib(c.ddrCapacity))
+                                     .str()
+                               : std::string(),
+                c.maxBatch);
   if (c.prefetchBytes > 0)
     os << formatv("  layer loops pipelined: the next layer's loads prefetch "
                   "into {0:f1} MiB of SRAM\n",

@@ -282,6 +282,8 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
   out.prefetchBytes = plan.getPrefetchBytes();
   out.hbmBytes = plan.getHbmBytes();
   out.hbmCapacity = w->chip.tierBytesPerSocket(arch::MemoryTier::HBM);
+  out.ddrBytes = plan.getDdrBytes();
+  out.ddrCapacity = w->chip.tierBytesPerSocket(arch::MemoryTier::DDR);
   out.seconds = seconds;
   out.report = llvm::json::Object{
       {"model", w->config.name},

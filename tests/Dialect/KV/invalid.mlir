@@ -665,3 +665,135 @@ func.func @gather_store_scores_shape(%c: !kv.cache<layers = 2, batch = 1, slots 
   %g = kv.gather_store %c[0] select %i scores %s, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>> select tensor<1x2x24xi32> scores tensor<1x2x32xf32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
   return
 }
+
+// -----
+
+// Tests that an arkvale budget is a whole number of pages.
+// expected-error @+1 {{arkvale budget (30 tokens) must be a whole number of 4-token pages}}
+func.func @arkvale_pages() attributes {p = #kv.arkvale<budget = 30, page = 4>} {
+  return
+}
+
+// -----
+
+// Tests that arkvale recalls only pages it chose.
+// expected-error @+1 {{arkvale recall (5 pages per step) exceeds topk (4): only chosen pages are recalled}}
+func.func @arkvale_recall() attributes {p = #kv.arkvale<budget = 32, topk = 4, recall = 5>} {
+  return
+}
+
+// -----
+
+// Tests that arkvale's sinks, window and chosen pages fit the budget.
+// expected-error @+1 {{arkvale sinks + window + topk (1 + 2 + 6 pages) exceed the budget of 8 pages}}
+func.func @arkvale_fit() attributes {p = #kv.arkvale<budget = 32, page = 4, sinks = 1, window = 2, topk = 6>} {
+  return
+}
+
+// -----
+
+// Tests that arkvale's sums do not wrap.
+// expected-error @+1 {{arkvale sinks + window + topk (9223372036854775807 + 2 + 4 pages) exceed the budget of 8 pages}}
+func.func @arkvale_wrap() attributes {p = #kv.arkvale<budget = 32, page = 4, sinks = 9223372036854775807, window = 2, topk = 4>} {
+  return
+}
+
+// -----
+
+// Tests that an arkvale budget does not exceed the context it is sized for.
+// expected-error @+1 {{arkvale budget (64 tokens) exceeds the context (32)}}
+func.func @arkvale_context() attributes {p = #kv.arkvale<budget = 64, tokens = 32>} {
+  return
+}
+
+// -----
+
+// Tests that arkvale's window and recall are positive.
+// expected-error @+1 {{arkvale window must be > 0 pages, got 0}}
+func.func @arkvale_window() attributes {p = #kv.arkvale<budget = 32, window = 0>} {
+  return
+}
+
+// -----
+
+// Tests that the paged ops need a policy with a page backup.
+func.func @page_score_no_backup(%q: tensor<1x1x64xbf16>, %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>>) {
+  // expected-error @+1 {{'kv.page_score' op needs a policy that backs pages up (such as #kv.arkvale), got #kv.h2o<budget = 32, recent = 8>}}
+  %s = kv.page_score %q, %c[0] {num_heads = 4} : tensor<1x1x64xbf16>, !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>> -> tensor<1x1x16xf32>
+  return
+}
+
+// -----
+
+!ark = !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.arkvale<budget = 32, page = 4, sinks = 1, window = 2, topk = 4, recall = 2, tokens = 64>>
+
+// Tests that kv.page_score scores at most the backed-up pages.
+func.func @page_score_pages(%q: tensor<1x1x64xbf16>, %c: !ark) {
+  // expected-error @+1 {{'kv.page_score' op scores must be tensor<1x1xPxf32> for 1 <= P <= the 16 backed-up pages, got 'tensor<1x1x17xf32>'}}
+  %s = kv.page_score %q, %c[0] {num_heads = 4} : tensor<1x1x64xbf16>, !ark -> tensor<1x1x17xf32>
+  return
+}
+
+// -----
+
+!ark = !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.arkvale<budget = 32, page = 4, sinks = 1, window = 2, topk = 4, recall = 2, tokens = 64>>
+
+// Tests that kv.page_score's heads cover the cache's KV-head groups.
+func.func @page_score_heads(%q: tensor<1x1x64xbf16>, %c: !ark) {
+  // expected-error @+1 {{'kv.page_score' op num_heads (3) must be a positive multiple of the cache's 2 KV-head group(s)}}
+  %s = kv.page_score %q, %c[0] {num_heads = 3} : tensor<1x1x64xbf16>, !ark -> tensor<1x1x16xf32>
+  return
+}
+
+// -----
+
+!ark = !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.arkvale<budget = 32, page = 4, sinks = 1, window = 2, topk = 4, recall = 2, tokens = 64>>
+
+// Tests that kv.recall recalls no more pages than were chosen.
+func.func @recall_pages(%c: !ark, %i: tensor<1x1x4xi32>) {
+  // expected-error @+1 {{'kv.recall' op recalls 5 pages per step but only 4 are chosen}}
+  %r = kv.recall %c[0], %i {pages = 5} : !ark, tensor<1x1x4xi32>
+  return
+}
+
+// -----
+
+!ark = !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.arkvale<budget = 32, page = 4, sinks = 1, window = 2, topk = 4, recall = 2, tokens = 64>>
+
+// Tests that kv.recall's indices are one page ranking per sequence.
+func.func @recall_indices(%c: !ark, %i: tensor<1x2x4xi32>) {
+  // expected-error @+1 {{'kv.recall' op indices must be tensor<1x1xKxi32> (the chosen pages), got 'tensor<1x2x4xi32>'}}
+  %r = kv.recall %c[0], %i {pages = 2} : !ark, tensor<1x2x4xi32>
+  return
+}
+
+// -----
+
+!ark = !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.arkvale<budget = 32, page = 4, sinks = 1, window = 2, topk = 4, recall = 2, tokens = 64>>
+
+// Tests that kv.backup takes no more tokens than the backup holds.
+func.func @backup_tokens(%c: !ark, %k: tensor<1x65x32xbf16>, %v: tensor<1x65x32xbf16>) {
+  // expected-error @+1 {{'kv.backup' op backs up 65 tokens per sequence but the backup holds 64}}
+  %b = kv.backup %c[0], %k, %v : !ark, tensor<1x65x32xbf16>, tensor<1x65x32xbf16>
+  return
+}
+
+// -----
+
+!ark = !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.arkvale<budget = 32, page = 4, sinks = 1, window = 2, topk = 4, recall = 2, tokens = 64>>
+
+// Tests that gather_store's indices are pages for a paged policy.
+func.func @gather_store_pages(%c: !ark, %i: tensor<1x1x20xi32>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>) {
+  // expected-error @+1 {{'kv.gather_store' op sinks + selected + recent = 92 tokens but the cache has 32 slots}}
+  %g = kv.gather_store %c[0] select %i, %k, %v : !ark select tensor<1x1x20xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+  return
+}
+
+// -----
+
+// Tests that a page backup is not modelled for a latent cache split by
+// sequence.
+// expected-error @+1 {{the page backup of #kv.arkvale<budget = 32, page = 4, sinks = 1, window = 2, topk = 4, recall = 2, tokens = 64> is not modelled for a cache split by sequence (seq_shards 2); replicate the latent cache}}
+func.func @arkvale_split(%c: !kv.latent_cache<layers = 2, batch = 1, slots = 16, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.arkvale<budget = 32, page = 4, sinks = 1, window = 2, topk = 4, recall = 2, tokens = 64>, seq_shards = 2>) {
+  return
+}

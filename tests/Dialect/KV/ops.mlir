@@ -140,3 +140,28 @@ func.func @evict(%q: tensor<1x1x64xbf16>, %k: tensor<1x1x32xbf16>, %v: tensor<1x
   %g = kv.gather_store %c[0] select %i scores %s, %pk, %pv : !h2o select tensor<1x2x24xi32> scores tensor<1x2x64xf32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
   return %e, %le, %g : !h2o, !sh, !h2o
 }
+
+// Tests the paged policy with a DDR backup (ArkVale), resolved and
+// unresolved, and its ops: a decode step scores the 16 backed-up pages'
+// digests with the query, takes the top 4 outside 1 sink page and 2 window
+// pages, recalls 2 of them, and backs the new token up; a prefill keeps
+// 8 - 1 - 2 = 5 chosen pages of 4 tokens (gather_store's indices are pages).
+// CHECK-LABEL: func.func @paged(
+// CHECK-SAME:    policy = #kv.arkvale<budget = 32, page = 4, sinks = 1, window = 2, topk = 4, recall = 2, tokens = 64>
+// CHECK-SAME:    a = #kv.arkvale<ratio = 8>
+// CHECK:         %[[S:.+]] = kv.page_score %{{.+}}, %[[C:.+]][1] {num_heads = 4 : i64} : tensor<1x1x64xbf16>, !kv.cache<{{.+}}> -> tensor<1x1x16xf32>
+// CHECK:         %[[I:.+]] = kv.topk %[[S]] {k = 4 : i64, recent = 2 : i64, sinks = 1 : i64}
+// CHECK:         %[[R:.+]] = kv.recall %[[C]][1], %[[I]] {pages = 2 : i64} : !kv.cache<{{.+}}>, tensor<1x1x4xi32>
+// CHECK:         %{{.+}}, %[[A:.+]] = llm.attention %{{.+}}, %{{.+}}, %{{.+}}, %[[R]]
+// CHECK:         kv.backup %[[A]][1], %{{.+}}, %{{.+}} : !kv.cache<{{.+}}>, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>
+// CHECK:         kv.gather_store %[[C]][0] select %{{.+}}, %{{.+}}, %{{.+}} : !kv.cache<{{.+}}> select tensor<1x1x5xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+!ark = !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.arkvale<budget = 32, page = 4, sinks = 1, window = 2, topk = 4, recall = 2, tokens = 64>>
+func.func @paged(%q: tensor<1x1x64xbf16>, %k: tensor<1x1x32xbf16>, %v: tensor<1x1x32xbf16>, %c: !ark, %pi: tensor<1x1x5xi32>, %pk: tensor<1x64x32xbf16>, %pv: tensor<1x64x32xbf16>) -> (!ark, !ark) attributes {a = #kv.arkvale<ratio = 8>} {
+  %s = kv.page_score %q, %c[1] {num_heads = 4} : tensor<1x1x64xbf16>, !ark -> tensor<1x1x16xf32>
+  %i = kv.topk %s {k = 4, sinks = 1, recent = 2} : tensor<1x1x16xf32> -> tensor<1x1x4xi32>
+  %r = kv.recall %c[1], %i {pages = 2} : !ark, tensor<1x1x4xi32>
+  %o, %a = llm.attention %q, %k, %v, %r {layer = 1, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase decode>} : tensor<1x1x64xbf16>, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>, !ark -> tensor<1x1x64xbf16>
+  %b = kv.backup %a[1], %k, %v : !ark, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>
+  %g = kv.gather_store %c[0] select %pi, %pk, %pv : !ark select tensor<1x1x5xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+  return %b, %g : !ark, !ark
+}

@@ -143,6 +143,7 @@ public:
       b.setInsertionPointToStart(b.createBlock(&section.getBody()));
       streams.clear();
       taken.clear();
+      written.clear();
       sectionAgcus = info.getAgcus();
       for (Operation *op : ops)
         if (failed(lower(op)))
@@ -293,8 +294,13 @@ private:
         // shares with another consumer (the gather that starts a policy's
         // per-slot state from them, and waits for the indices) fork and
         // join there at any size.
-        bool joinsAtTopK = llvm::any_of(
-            users, [](Operation *u) { return isa<kv::TopKOp>(u); });
+        // Likewise the gather that stores the selection waits for its
+        // indices, so what it shares with the ops before the top-k (the
+        // prompt's K/V, which the scores or a page backup read) joins
+        // there too.
+        bool joinsAtTopK = llvm::any_of(users, [](Operation *u) {
+          return isa<kv::TopKOp, kv::GatherStoreOp>(u);
+        });
         if (bytesOf(type) <= kFanOutBytes && !joinsAtTopK)
           continue;
         int64_t sameSection = llvm::count_if(users, [&](Operation *u) {
@@ -638,8 +644,16 @@ private:
         weightBytes += bytesOf(v.getType());
     SmallVector<Value> inputs;
     for (Value v : op->getOperands()) {
-      if (isa<kv::KVCacheTypeInterface>(v.getType()))
+      if (isa<kv::KVCacheTypeInterface>(v.getType())) {
+        // An op that reads what a recall or backup just wrote waits for
+        // it: the attention for the recalled pages, a prefill's page
+        // scores for the digests. It takes that stream beside its load.
+        if (auto it = written.find(v);
+            it != written.end() &&
+            isa<llm::AttentionOp, llm::MLAAttentionOp, kv::PageScoreOp>(op))
+          inputs.push_back(it->second);
         continue;
+      }
       if (auto param = v.getDefiningOp<llm::ParamOp>()) {
         double fraction = 1.0;
         bool routed = false;
@@ -794,14 +808,19 @@ private:
       storeIfHomed(v, st.getResult(k));
     }
     size_t next = outValues.size();
+    if (kvTokens > 0 && isa<kv::RecallOp>(op))
+      written[op->getResult(0)] = st.getOutputs()[next];
     if (kvTokens > 0)
       b.create<df::StoreOp>(op->getLoc(), st.getOutputs()[next++],
                             isa<kv::GatherStoreOp, kv::RecallOp>(op)
                                 ? StringRef("kv_cache")
                                 : kvTensor());
     for (const AuxTraffic &a : aux)
-      if (a.written > 0)
+      if (a.written > 0) {
+        if (isa<kv::BackupOp>(op) && a.tensor == "kv_digest")
+          written[op->getResult(0)] = st.getOutputs()[next];
         b.create<df::StoreOp>(op->getLoc(), st.getOutputs()[next++], a.tensor);
+      }
     return success();
   }
 
@@ -871,6 +890,9 @@ private:
   llvm::StringSet<> declared;
   DenseMap<Value, std::string> homes;
   DenseMap<Value, Value> streams;
+  /// What a kv.recall (the pages it brings back) or kv.backup (the digests
+  /// it builds) writes, by its cache result, in the current section.
+  DenseMap<Value, Value> written;
   /// Large values that reach several consumers through their home tensor.
   DenseSet<Value> fanOut;
   /// Fan-out values whose stream a consumer has taken (per section).

@@ -66,6 +66,7 @@ struct CompileOutcome {
   int64_t batch = 0, context = 0, tp = 0, maxBatch = 0;
   int64_t weightsBytes = 0, kvBytes = 0, activationBytes = 0, hbmBytes = 0,
           hbmCapacity = 0;
+  int64_t ddrBytes = 0, ddrCapacity = 0; ///< weights placed there, a backup
   int64_t prefetchBytes = 0; ///< SRAM of pipelined loops' prefetch
   double seconds = 0;
 };
