@@ -15,6 +15,7 @@
 
 #include "mlir/Pass/PassManager.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -432,4 +433,119 @@ TEST(CostModel, EvictH2OMatchesTheReference) {
   EXPECT_EQ(c.written - victim, t.scoresWritten * f32);
   // One add per score read, one compare per candidate.
   EXPECT_EQ(c.flops, t.scoresRead + t.compared);
+}
+
+//===----------------------------------------------------------------------===//
+// Recallable pages (#kv.arkvale): kv.page_score, kv.recall and kv.backup per
+// layer and step, on B = 3 sequences of a GQA cache of 2 KV heads x 16
+// (K and V of a token: 2 x 32 x 2 B = 128 B; keys 32 channels), pages of 4
+// tokens, a 64-token context: 16 pages, each digest 2 x 32 x 2 B = 128 B.
+//===----------------------------------------------------------------------===//
+
+namespace {
+const char *kPagedCache =
+    "!kv.cache<layers = 2, batch = 3, slots = 32, kv_heads = 2, head_dim = "
+    "16, dtype = bf16, policy = #kv.arkvale<budget = 32, page = 4, sinks = "
+    "1, window = 2, topk = 4, recall = 2, tokens = 64>>";
+} // namespace
+
+// The decode query (4 heads of 16) against every digest: per page and head
+// q*lo, q*hi, their max and the sum over the 16 channels (4 x 16) and one
+// add of the mean over heads: 3 x 16 x 4 x 65 = 12480 FLOPs. Reads the
+// query, 3 x 64 x 2 = 384 B, and the digests, 3 x 16 x 128 = 6144 B;
+// writes 3 x 16 f32 = 192 B.
+TEST(CostModel, PageScoreByHand) {
+  std::string cache = kPagedCache;
+  OpCost c = costOf("func.func @f(%q: tensor<3x1x64xbf16>, %c: " + cache +
+                        ") {\n  %s = kv.page_score %q, %c[1] {num_heads = 4} "
+                        ": tensor<3x1x64xbf16>, " +
+                        cache + " -> tensor<3x1x16xf32>\n  return\n}\n",
+                    "kv.page_score");
+  EXPECT_EQ(c.flops, 12480);
+  EXPECT_EQ(c.read, 384 + 6144);
+  EXPECT_EQ(c.written, 192);
+}
+
+// MLA: the digest spans the latent and rotary key, 40 channels (2 x 40 x
+// 2 B = 160 B per page, 16 pages); 2 heads, each scoring the 40 channels of
+// the one group: 16 x 2 x (4 x 40 + 1) = 5152 FLOPs; reads the query (48 x
+// 2 B) and 16 x 160 B of digests.
+TEST(CostModel, PageScoreLatentByHand) {
+  std::string cache =
+      "!kv.latent_cache<layers = 1, batch = 1, slots = 32, latent_dim = 32, "
+      "rope_dim = 8, dtype = bf16, policy = #kv.arkvale<budget = 32, page = "
+      "4, sinks = 1, window = 2, topk = 4, recall = 2, tokens = 64>>";
+  OpCost c = costOf("func.func @f(%q: tensor<1x1x48xbf16>, %c: " + cache +
+                        ") {\n  %s = kv.page_score %q, %c[0] {num_heads = 2} "
+                        ": tensor<1x1x48xbf16>, " +
+                        cache + " -> tensor<1x1x16xf32>\n  return\n}\n",
+                    "kv.page_score");
+  EXPECT_EQ(c.flops, 5152);
+  EXPECT_EQ(c.read, 96 + 2560);
+}
+
+// Recalling 2 pages per sequence: 3 x 2 x 4 tokens x 128 B = 3072 B from
+// the backup into the cache; also reads the 3 x 4 i32 page indices (48 B).
+TEST(CostModel, RecallByHand) {
+  std::string cache = kPagedCache;
+  OpCost c = costOf("func.func @f(%c: " + cache +
+                        ", %i: tensor<3x1x4xi32>) {\n  %r = kv.recall %c[1], "
+                        "%i {pages = 2} : " +
+                        cache + ", tensor<3x1x4xi32>\n  return\n}\n",
+                    "kv.recall");
+  EXPECT_EQ(c.flops, 0);
+  EXPECT_EQ(c.read, 48 + 3072);
+  EXPECT_EQ(c.written, 3072);
+}
+
+// A decode backup of one token per sequence: writes 3 x 128 B to DDR and
+// ceil(3 x 128 / 4) = 96 B of digests (3 / 4 of a page completes per step
+// on average); re-reads one token's keys per sequence, 3 x 32 x 2 = 192 B,
+// beside the new K and V (2 x 3 x 32 x 2 B = 384 B). FLOPs: 32 channels x
+// (5 per token x 3 + 5 per page x ceil(3 / 4)) = 640.
+TEST(CostModel, BackupDecodeByHand) {
+  std::string cache = kPagedCache;
+  OpCost c = costOf("func.func @f(%c: " + cache +
+                        ", %k: tensor<3x1x32xbf16>, %v: tensor<3x1x32xbf16>) "
+                        "{\n  %b = kv.backup %c[1], %k, %v : " +
+                        cache +
+                        ", tensor<3x1x32xbf16>, tensor<3x1x32xbf16>\n  "
+                        "return\n}\n",
+                    "kv.backup");
+  EXPECT_EQ(c.flops, 640);
+  EXPECT_EQ(c.read, 384 + 192);
+  EXPECT_EQ(c.written, 384 + 96);
+}
+
+// A prefill backup of 64 tokens: writes 3 x 64 x 128 B = 24576 B to DDR and
+// the digests of 3 x 16 pages, 6144 B; digests from the keys it streams (no
+// re-read). FLOPs: 32 x (5 x 192 + 5 x 48) = 38400.
+TEST(CostModel, BackupPrefillByHand) {
+  std::string cache = kPagedCache;
+  OpCost c = costOf("func.func @f(%c: " + cache +
+                        ", %k: tensor<3x64x32xbf16>, %v: "
+                        "tensor<3x64x32xbf16>) {\n  %b = kv.backup %c[0], %k, "
+                        "%v : " +
+                        cache +
+                        ", tensor<3x64x32xbf16>, tensor<3x64x32xbf16>\n  "
+                        "return\n}\n",
+                    "kv.backup");
+  EXPECT_EQ(c.flops, 38400);
+  EXPECT_EQ(c.read, 2 * 3 * 64 * 32 * 2);
+  EXPECT_EQ(c.written, 24576 + 6144);
+}
+
+// The cache's footprint: per sequence and layer 32 slots x 128 B = 4096 B of
+// K/V and 16 digests x 128 B = 2048 B in HBM, over 2 layers and 3
+// sequences 36864 B; the DDR backup holds 64 x 128 B per sequence and layer,
+// 49152 B.
+TEST(CostModel, PagedCacheFootprint) {
+  MLIRContext ctx;
+  ctx.loadDialect<kv::KVDialect>();
+  auto type = mlir::parseType(kPagedCache, &ctx);
+  ASSERT_TRUE(type);
+  auto cache = llvm::cast<kv::KVCacheTypeInterface>(type);
+  EXPECT_EQ(cache.getDigestBytesPerSequencePerLayer().value(), 2048);
+  EXPECT_EQ(cache.getTotalBytes().value(), 36864);
+  EXPECT_EQ(cache.getBackupBytes().value(), 49152);
 }

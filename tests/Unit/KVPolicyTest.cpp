@@ -94,7 +94,7 @@ TEST(KVPolicy, LabelRoundTrip) {
   Policies p;
   for (llvm::StringRef text :
        {"full", "streaming:window=100", "snapkv:ratio=8",
-        "snapstream:budget=1024,sinks=2,pool=avg"}) {
+        "snapstream:budget=1024,sinks=2,pool=avg", "arkvale:ratio=8"}) {
     auto r = p.resolved(text, 8192);
     auto again = parsePolicy(&p.ctx, r.getLabel());
     ASSERT_TRUE(static_cast<bool>(again)) << llvm::toString(again.takeError());
@@ -142,6 +142,41 @@ TEST(KVPolicy, ScissorhandsDefaults) {
   EXPECT_NE(p.errorOf("scissorhands:budget=14").find(
                 "sinks + recent (4 + 10) must be smaller than the budget (14)"),
             std::string::npos);
+}
+
+// arkvale:ratio=5 at 128K: ceil(131072 / 5) = 26215 tokens, rounded up to
+// whole 32-token pages: 26240 (820 pages). The official benchmark scripts'
+// 1 sink page and 2 window pages (64 tokens), page_topks 32 less the code's
+// n_sink + (n_win - 1) = 30 chosen pages, min(10, 30) = 10 recalled per
+// step; the backup and digests cover the 128K context, 4096 pages. A
+// budget of 4 pages leaves one page to choose (and to recall).
+TEST(KVPolicy, ArkValeDefaults) {
+  Policies p;
+  auto r = p.resolved("arkvale:ratio=5");
+  EXPECT_EQ(r.getSlotsFor(131072), 26240);
+  EXPECT_EQ(r.getSinkTokens(), 32);
+  EXPECT_EQ(r.getRecentTokens(), 64);
+  EXPECT_EQ(r.getPageTokens(), 32);
+  EXPECT_EQ(r.getBackupTokens(), 131072);
+  EXPECT_TRUE(r.selectsAtPrefill());
+  EXPECT_EQ(r.getLabel(), "arkvale:budget=26240,page=32,sinks=1,window=2,"
+                          "topk=30,recall=10,tokens=131072");
+  EXPECT_EQ(r.getSlotStateBytes(8), 0);
+  EXPECT_EQ(p.resolved("arkvale:budget=128", 1024).getLabel(),
+            "arkvale:budget=128,page=32,sinks=1,window=2,topk=1,recall=1,"
+            "tokens=1024");
+  // A context that is not a whole number of pages is backed up in pages.
+  EXPECT_EQ(p.resolved("arkvale:budget=128", 1000).getBackupTokens(), 1024);
+  EXPECT_NE(p.errorOf("arkvale:ratio=1", 1000)
+                .find("KV budget of 1024 tokens exceeds the context of 1000"),
+            std::string::npos);
+  EXPECT_NE(p.errorOf("arkvale:budget=100")
+                .find("arkvale budget (100 tokens) must be a whole number of "
+                      "32-token pages"),
+            std::string::npos);
+  // Policies without a backup keep none, and select tokens, not pages.
+  EXPECT_EQ(p.resolved("h2o:ratio=5").getBackupTokens(), 0);
+  EXPECT_EQ(p.resolved("snapstream:ratio=4").getPageTokens(), 1);
 }
 
 // Bad strings name the string and the bad key or value.
