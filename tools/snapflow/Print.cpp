@@ -101,6 +101,7 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
         {"kv_bytes_per_token", stats.kvBytesPerToken},
         {"kv_bytes", info.kvBytes},
         {"kv_state_bytes", info.kvStateBytes},
+        {"kv_backup_bytes", info.kvBackupBytes},
         {"fits", std::move(fitsJson)},
     };
     os << formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
@@ -130,13 +131,18 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
                 "({3:f1}x less than full)\n",
                 w.kvLabel, w.kvSlots, info.context,
                 static_cast<double>(info.context) / w.kvSlots);
-  os << formatv("               batch {0}: {1} in all{2}\n", info.batch,
-                humanBytes(info.kvBytes),
-                info.kvStateBytes > 0
-                    ? formatv(", of which {0} the policy's per-slot state",
-                              humanBytes(info.kvStateBytes))
-                          .str()
-                    : std::string());
+  os << formatv(
+      "               batch {0}: {1} in all{2}\n", info.batch,
+      humanBytes(info.kvBytes),
+      info.kvStateBytes > 0
+          ? formatv(", of which {0} the policy's state{1}",
+                    humanBytes(info.kvStateBytes),
+                    info.kvBackupBytes > 0 ? " (page digests)" : " (per slot)")
+                .str()
+          : std::string());
+  if (info.kvBackupBytes > 0)
+    os << formatv("               and a {0} page backup in DDR\n",
+                  humanBytes(info.kvBackupBytes));
   std::string kvPlacement =
       w.tp == 1 ? std::string("one socket")
       : c.isMLA()

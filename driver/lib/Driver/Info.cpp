@@ -60,13 +60,18 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o) {
   info.stats = *stats;
   info.batch = o.batch;
   info.context = o.context;
-  // A policy's per-slot state is part of the cache's footprint.
-  CheckedInt state = 0;
+  // A policy's per-slot state and page digests are part of the cache's
+  // footprint; its page backup lives in DDR beside it.
+  CheckedInt state = 0, backup = 0;
   for (mlir::Type t : decode.getArgumentTypes())
-    if (auto cache = mlir::dyn_cast<kv::KVCacheTypeInterface>(t))
-      state += cache.getStateBytesPerSequencePerLayer() * cache.getBatch() *
-               cache.getLayers();
+    if (auto cache = mlir::dyn_cast<kv::KVCacheTypeInterface>(t)) {
+      state += (cache.getStateBytesPerSequencePerLayer() +
+                cache.getDigestBytesPerSequencePerLayer()) *
+               cache.getBatch() * cache.getLayers();
+      backup += cache.getBackupBytes();
+    }
   info.kvStateBytes = state.get().value_or(0);
+  info.kvBackupBytes = backup.get().value_or(0);
   std::optional<int64_t> kvBytes =
       (CheckedInt(stats->kvBytesPerToken) * stats->kvSlots * o.batch + state)
           .get();

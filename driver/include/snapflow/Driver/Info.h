@@ -24,9 +24,11 @@ struct ModelInfo {
   ModelStats stats;         ///< of the decode graph after kv-compress
   int64_t batch = 0, context = 0;
   int64_t kvBytes = 0;      ///< every sequence of the batch, all sockets
-  /// Of kvBytes, the policy's per-slot state (H2O's scores, Scissorhands'
-  /// history); 0 for a policy without state.
+  /// Of kvBytes, the policy's state beside the K/V: per-slot state (H2O's
+  /// scores, Scissorhands' history) and page digests (ArkVale); 0 for none.
   int64_t kvStateBytes = 0;
+  /// Beside kvBytes, the policy's page backup in DDR (ArkVale); 0 for none.
+  int64_t kvBackupBytes = 0;
   /// The compiler's plan per socket (shard-tp, fuse-layers, plan-memory).
   int64_t planWeightsBytes = 0, planKvBytes = 0, maxBatch = 0;
   /// Whether weights + KV per socket fit each tier (HBM: the plan's word,
