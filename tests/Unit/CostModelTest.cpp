@@ -549,3 +549,67 @@ TEST(CostModel, PagedCacheFootprint) {
   EXPECT_EQ(cache.getTotalBytes().value(), 36864);
   EXPECT_EQ(cache.getBackupBytes().value(), 49152);
 }
+
+// The program's per-step ArkVale work equals what the reference touches. The
+// reference's cache of one KV head of 16 channels (pages of 4, a budget of 8
+// pages: 1 sink, 2 window, topk 4, recall 2) takes 92 tokens (23 full
+// pages) with a step after each, then 4 more steps of one token, the last
+// of which fills the 96-token context. The compiled ops are those of a
+// one-sequence cache of the same policy over that context (24 pages; K and
+// V 2 x 16 x 2 B = 64 B per token, a digest 2 x 16 x 2 B = 64 B per page):
+// - kv.page_score reads every page's digest: at the context's last step the
+//   reference's digestsRead x 64 B, beside the query (a static program
+//   scores the pages of the whole context every step);
+// - kv.backup writes the step's token, tokensBackedUp x 64 B, and the
+//   digests of B * T / page pages on average: over 4 steps exactly the one
+//   page the reference completed, 64 B = 4 x 16 B;
+// - kv.recall moves the provisioned 2 pages x 4 tokens x 64 B = 512 B: no
+//   step of the reference recalls more, and some recall that many.
+TEST(CostModel, ArkValeMatchesTheReference) {
+  kv::ref::ArkValeCache ref(/*pageTokens=*/4, /*budgetPages=*/8,
+                            /*sinkPages=*/1, /*windowPages=*/2, /*topk=*/4,
+                            /*recall=*/2);
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal;
+  auto vec = [&] {
+    std::vector<float> v(16);
+    for (float &x : v)
+      x = normal(rng);
+    return v;
+  };
+  int64_t pos = 0, mostRecalled = 0;
+  for (; pos < 92; ++pos) {
+    ref.append(pos, vec());
+    ref.step(vec());
+    mostRecalled = std::max(mostRecalled, ref.lastStep().pagesRecalled);
+  }
+  std::string cache = "!kv.cache<layers = 1, batch = 1, slots = 32, kv_heads "
+                      "= 1, head_dim = 16, dtype = bf16, policy = "
+                      "#kv.arkvale<budget = 32, page = 4, sinks = 1, window "
+                      "= 2, topk = 4, recall = 2, tokens = 96>>";
+  std::string ir =
+      "func.func @f(%q: tensor<1x1x16xbf16>, %k: tensor<1x1x16xbf16>, %v: "
+      "tensor<1x1x16xbf16>, %i: tensor<1x1x4xi32>, %c: " +
+      cache + ") {\n  %s = kv.page_score %q, %c[0] {num_heads = 1} : " +
+      "tensor<1x1x16xbf16>, " + cache +
+      " -> tensor<1x1x24xf32>\n  %r = kv.recall %c[0], %i {pages = 2} : " +
+      cache + ", tensor<1x1x4xi32>\n  %b = kv.backup %c[0], %k, %v : " + cache +
+      ", tensor<1x1x16xbf16>, tensor<1x1x16xbf16>\n  return\n}\n";
+  OpCost score = costOf(ir, "kv.page_score");
+  OpCost recall = costOf(ir, "kv.recall");
+  OpCost backup = costOf(ir, "kv.backup");
+  const int64_t token = 64, digest = 64, page = 4, query = 16 * 2;
+  int64_t digested = 0;
+  for (int k = 0; k < 4; ++k, ++pos) {
+    ref.append(pos, vec());
+    ref.step(vec());
+    const auto &t = ref.lastStep();
+    mostRecalled = std::max(mostRecalled, t.pagesRecalled);
+    digested += t.pagesDigested;
+    EXPECT_EQ(backup.written - digest / page, t.tokensBackedUp * token);
+    if (k == 3)
+      EXPECT_EQ(score.read - query, t.digestsRead * digest);
+  }
+  EXPECT_EQ(4 * (digest / page), digested * digest);
+  EXPECT_EQ(recall.written, mostRecalled * page * token);
+}

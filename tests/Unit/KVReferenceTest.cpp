@@ -27,6 +27,14 @@ Matrix randomMatrix(int64_t rows, int64_t cols, std::mt19937_64 &rng,
   return m;
 }
 
+std::vector<float> randomVector(int64_t dim, std::mt19937_64 &rng) {
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(dim));
+  for (float &x : v)
+    x = u(rng);
+  return v;
+}
+
 // Every window query's probabilities over the keys it sees sum to 1 in each
 // head, so a group's scores sum to obs_window x the heads it has (4 / 2).
 TEST(KVReference, ScoresAreSummedProbabilities) {
@@ -155,8 +163,12 @@ TEST(KVReference, H2OKeepsHeavyHittersAndRecent) {
 }
 
 // ArkVale: 256 keys in 8 pages of 32; the key planted at token 170 along
-// the query makes page 5 the one recalled first. A page's bound is never
-// below the true q.k of any key in it (the box contains them).
+// the query makes page 5 the one recalled first, under both digests. Only
+// the Box digest is a bound: a page's bound is never below the true q.k of
+// any key in it (the box contains them). The cuboid-mean interval [c - r,
+// c + r] lies inside the box (each |c - k| is at most (max - min) / 2, so r
+// is too), so its score is at most the box's but can fall below a key's
+// q.k (ArkValeCuboidMeanDigest has one).
 TEST(KVReference, ArkValeRecallsThePlantedPage) {
   std::mt19937_64 rng(4);
   const int64_t dim = 16;
@@ -166,17 +178,171 @@ TEST(KVReference, ArkValeRecallsThePlantedPage) {
     x = std::normal_distribution<float>()(rng);
   for (int64_t c = 0; c < dim; ++c)
     keys.at(170, c) = 4.0f * query[size_t(c)];
-  auto pages = digestPages(keys, 32);
-  ASSERT_EQ(pages.size(), 8u);
-  EXPECT_EQ(recallPages(pages, query, 1), std::vector<int64_t>{5});
+  auto boxes = digestPages(keys, 32, DigestKind::Box);
+  auto cuboids = digestPages(keys, 32);
+  ASSERT_EQ(boxes.size(), 8u);
+  ASSERT_EQ(cuboids.size(), 8u);
+  EXPECT_EQ(recallPages(boxes, query, 1), std::vector<int64_t>{5});
+  EXPECT_EQ(recallPages(cuboids, query, 1), std::vector<int64_t>{5});
   for (int64_t t = 0; t < 256; ++t) {
     float dot = 0;
     for (int64_t c = 0; c < dim; ++c)
       dot += query[size_t(c)] * keys.at(t, c);
-    EXPECT_LE(dot, pageBound(pages[size_t(t / 32)], query) + 1e-4f);
+    EXPECT_LE(dot, pageBound(boxes[size_t(t / 32)], query) + 1e-4f);
   }
+  for (size_t p = 0; p < 8; ++p)
+    EXPECT_LE(pageBound(cuboids[p], query), pageBound(boxes[p], query) + 1e-4f);
   // A partial last page stays out of the digests.
   EXPECT_EQ(digestPages(randomMatrix(70, dim, rng), 32).size(), 2u);
+}
+
+// The cuboid-mean digest of one 4-token page, by hand (all exact in f32).
+// Channel 0 holds {0, 1, 2, 5}: max 5, min 0, c = 2.5, |c - k| = {2.5, 1.5,
+// 0.5, 2.5}, mean r = 1.75: [0.75, 4.25]. Channel 1 holds {-2, 2, 0, 0}:
+// c = 0, |c - k| = {2, 2, 0, 0}, r = 1: [-1, 1]. The box is [0, 5] x
+// [-2, 2]. For q = (0, 1) the cuboid score is 1 while token 1 has q.k = 2:
+// not a bound; the box's score is 2.
+TEST(KVReference, ArkValeCuboidMeanDigest) {
+  Matrix keys(4, 2);
+  const float values[4][2] = {{0, -2}, {1, 2}, {2, 0}, {5, 0}};
+  for (int64_t t = 0; t < 4; ++t)
+    for (int64_t c = 0; c < 2; ++c)
+      keys.at(t, c) = values[t][c];
+  auto cuboids = digestPages(keys, 4, DigestKind::CuboidMean);
+  ASSERT_EQ(cuboids.size(), 1u);
+  EXPECT_EQ(cuboids[0].lo, (std::vector<float>{0.75f, -1.0f}));
+  EXPECT_EQ(cuboids[0].hi, (std::vector<float>{4.25f, 1.0f}));
+  auto boxes = digestPages(keys, 4, DigestKind::Box);
+  EXPECT_EQ(boxes[0].lo, (std::vector<float>{0.0f, -2.0f}));
+  EXPECT_EQ(boxes[0].hi, (std::vector<float>{5.0f, 2.0f}));
+  EXPECT_EQ(pageBound(cuboids[0], {0.0f, 1.0f}), 1.0f);
+  EXPECT_EQ(pageBound(boxes[0], {0.0f, 1.0f}), 2.0f);
+  // q = (1, -1): max(0.75, 4.25) + max(1, -1) = 5.25.
+  EXPECT_EQ(pageBound(cuboids[0], {1.0f, -1.0f}), 5.25f);
+}
+
+// ArkVale's decode cache, pages of 4 tokens, a budget of 8 pages: 1 sink and
+// 3 window pages (the partial page and the 2 full pages before it)
+// protected, topk 4 (1 + 3 + 4 = 8:
+// every chosen page fits), recall 2. 400 random tokens (100 pages), a step
+// after each. Until 8 pages are full every page is resident; after every
+// step at most 8 are, the sink, the window and the partial page among them;
+// the pages recalled are the first 2 (or fewer) chosen ones that were not
+// resident, best first, and they replace as many pages, none of them chosen
+// and resident before. Random queries change the choice often, so recalls
+// happen.
+TEST(KVReference, ArkValeKeepsSinksAndWindow) {
+  std::mt19937_64 rng(6);
+  const int64_t dim = 8, budget = 8;
+  ArkValeCache cache(/*pageTokens=*/4, budget, /*sinkPages=*/1,
+                     /*windowPages=*/3, /*topk=*/4, /*recall=*/2);
+  int64_t totalRecalled = 0;
+  for (int64_t pos = 0; pos < 400; ++pos) {
+    cache.append(pos, randomVector(dim, rng));
+    std::vector<int64_t> before = cache.residentPages();
+    std::vector<int64_t> recalled = cache.step(randomVector(dim, rng));
+    std::vector<int64_t> held = cache.residentPages();
+    int64_t full = cache.fullPages();
+    if (full < budget) {
+      std::vector<int64_t> all(size_t(full + 1));
+      for (int64_t p = 0; p <= full; ++p)
+        all[size_t(p)] = p;
+      EXPECT_EQ(held, all) << "position " << pos;
+    }
+    EXPECT_LE(int64_t(held.size()), budget) << "position " << pos;
+    EXPECT_TRUE(cache.isResident(0)) << "sink, position " << pos;
+    for (int64_t p = std::max<int64_t>(0, full - 2); p <= full; ++p)
+      EXPECT_TRUE(cache.isResident(p)) << "window " << p << ", " << pos;
+    EXPECT_EQ(held.size(), before.size()) << "one out per page recalled";
+    std::vector<int64_t> expect;
+    for (int64_t p : cache.chosen()) {
+      bool wasResident = std::count(before.begin(), before.end(), p);
+      if (!wasResident && expect.size() < 2)
+        expect.push_back(p);
+      if (wasResident)
+        EXPECT_TRUE(cache.isResident(p)) << "chosen " << p << " evicted";
+    }
+    EXPECT_EQ(recalled, expect) << "position " << pos;
+    for (int64_t p : recalled)
+      EXPECT_TRUE(cache.isResident(p));
+    totalRecalled += int64_t(recalled.size());
+  }
+  EXPECT_EQ(cache.fullPages(), 100);
+  EXPECT_GT(totalRecalled, 0);
+}
+
+// Pages of 4, a budget of 6 pages, 1 sink, 2 window pages (the partial page
+// and the last full one), topk 2, recall 2;
+// keys of 2 channels. Token t's key is (0, t), except the planted token 9
+// (page 2): (4, 9). Each of tokens 0..27 is appended and followed by a step
+// with q = (0, 1), which reads the recency channel: page j's channel 1 holds
+// {4j, .., 4j + 3}, c = 4j + 1.5, r = 1, so its score is 4j + 2.5 and older
+// pages score lower. Token 23 completes page 5 (6 full pages + the partial
+// one: over the budget) and evicts the lowest candidate, page 1; token 27
+// completes page 6 and evicts page 2 (candidates 2..5, page 6 now the
+// window). The steps in between choose the newest candidates, all resident.
+// Now q = (1, 0.125): page 2's channel 0 holds {0, 4, 0, 0}, c = 2, r = 2,
+// [0, 4], so it scores 4 + 0.125 * 10.5 = 5.3125; the other pages' channel
+// 0 is 0, so page j scores 0.125 * (4j + 2.5): among the candidates 1..5
+// the top 2 are page 2 and page 5 (2.8125). Page 2 alone is not resident:
+// it is recalled, into the slot of the lowest resident candidate not
+// chosen, page 3 (1.8125; page 4 has 2.3125).
+TEST(KVReference, ArkValeRecallsAPlantedKeyAfterEviction) {
+  ArkValeCache cache(/*pageTokens=*/4, /*budgetPages=*/6, /*sinkPages=*/1,
+                     /*windowPages=*/2, /*topk=*/2, /*recall=*/2);
+  for (int64_t pos = 0; pos < 28; ++pos) {
+    cache.append(pos, {pos == 9 ? 4.0f : 0.0f, float(pos)});
+    EXPECT_TRUE(cache.step({0.0f, 1.0f}).empty()) << "position " << pos;
+    if (pos == 23)
+      EXPECT_EQ(cache.residentPages(),
+                (std::vector<int64_t>{0, 2, 3, 4, 5, 6}));
+  }
+  EXPECT_EQ(cache.residentPages(), (std::vector<int64_t>{0, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(cache.step({1.0f, 0.125f}), std::vector<int64_t>{2});
+  EXPECT_EQ(cache.chosen(), (std::vector<int64_t>{2, 5}));
+  EXPECT_EQ(cache.lastStep().pagesRecalled, 1);
+  EXPECT_EQ(cache.residentPages(), (std::vector<int64_t>{0, 2, 4, 5, 6, 7}));
+}
+
+// What a decode step touches, in steady state: pages of 4, a budget of 8
+// pages (1 sink, 3 window, topk 3, recall 2), 96 random tokens first (24
+// full pages, past the budget). Then each step after one append scores
+// every full page's digest (digestsRead = fullPages), backs up the one
+// token, and digests one page exactly when that token completes one
+// (position % 4 == 3); it recalls at most 2 pages. A step with no append
+// backs up and digests nothing; four appends before a step back up 4
+// tokens and complete exactly one page.
+TEST(KVReference, ArkValeStepTouches) {
+  std::mt19937_64 rng(7);
+  const int64_t dim = 8;
+  ArkValeCache cache(/*pageTokens=*/4, /*budgetPages=*/8, /*sinkPages=*/1,
+                     /*windowPages=*/3, /*topk=*/3, /*recall=*/2);
+  int64_t pos = 0;
+  for (; pos < 96; ++pos) {
+    cache.append(pos, randomVector(dim, rng));
+    cache.step(randomVector(dim, rng));
+  }
+  for (; pos < 160; ++pos) {
+    cache.append(pos, randomVector(dim, rng));
+    std::vector<int64_t> recalled = cache.step(randomVector(dim, rng));
+    const ArkValeCache::Touched &t = cache.lastStep();
+    EXPECT_EQ(t.digestsRead, (pos + 1) / 4) << "position " << pos;
+    EXPECT_EQ(t.digestsRead, cache.fullPages());
+    EXPECT_EQ(t.tokensBackedUp, 1);
+    EXPECT_EQ(t.pagesDigested, pos % 4 == 3 ? 1 : 0) << "position " << pos;
+    EXPECT_EQ(t.pagesRecalled, int64_t(recalled.size()));
+    EXPECT_LE(t.pagesRecalled, 2);
+  }
+  cache.step(randomVector(dim, rng));
+  EXPECT_EQ(cache.lastStep().tokensBackedUp, 0);
+  EXPECT_EQ(cache.lastStep().pagesDigested, 0);
+  EXPECT_EQ(cache.lastStep().digestsRead, 40);
+  for (int64_t i = 0; i < 4; ++i, ++pos)
+    cache.append(pos, randomVector(dim, rng));
+  cache.step(randomVector(dim, rng));
+  EXPECT_EQ(cache.lastStep().tokensBackedUp, 4);
+  EXPECT_EQ(cache.lastStep().pagesDigested, 1);
+  EXPECT_EQ(cache.lastStep().digestsRead, 41);
 }
 
 // Group quantization at 2 and 4 bits: every element within scale / 2 of

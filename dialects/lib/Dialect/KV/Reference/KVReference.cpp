@@ -160,7 +160,8 @@ int64_t H2OCache::insert(int64_t position, const std::vector<float> &probs,
 }
 
 std::vector<PageDigest> snapflow::kv::ref::digestPages(const Matrix &keys,
-                                                       int64_t pageTokens) {
+                                                       int64_t pageTokens,
+                                                       DigestKind kind) {
   std::vector<PageDigest> pages;
   for (int64_t start = 0; start + pageTokens <= keys.rows;
        start += pageTokens) {
@@ -171,6 +172,16 @@ std::vector<PageDigest> snapflow::kv::ref::digestPages(const Matrix &keys,
       for (int64_t c = 0; c < keys.cols; ++c) {
         d.lo[size_t(c)] = std::min(d.lo[size_t(c)], keys.at(t, c));
         d.hi[size_t(c)] = std::max(d.hi[size_t(c)], keys.at(t, c));
+      }
+    if (kind == DigestKind::CuboidMean)
+      // The box's center, and the mean distance of the keys from it.
+      for (int64_t c = 0; c < keys.cols; ++c) {
+        float center = (d.lo[size_t(c)] + d.hi[size_t(c)]) / 2, r = 0;
+        for (int64_t t = start; t < start + pageTokens; ++t)
+          r += std::fabs(center - keys.at(t, c));
+        r /= float(pageTokens);
+        d.lo[size_t(c)] = center - r;
+        d.hi[size_t(c)] = center + r;
       }
     pages.push_back(std::move(d));
   }
@@ -200,6 +211,103 @@ snapflow::kv::ref::recallPages(const std::vector<PageDigest> &pages,
   });
   order.resize(std::min<size_t>(order.size(), size_t(count)));
   return order;
+}
+
+ArkValeCache::ArkValeCache(int64_t pageTokens, int64_t budgetPages,
+                           int64_t sinkPages, int64_t windowPages, int64_t topk,
+                           int64_t recall)
+    : pageTokens(pageTokens), budgetPages(budgetPages), sinkPages(sinkPages),
+      windowPages(windowPages), topk(topk), recall(recall) {
+  assert(pageTokens > 0 && sinkPages >= 0 && windowPages > 0 && topk > 0);
+  assert(recall > 0 && recall <= topk);
+  assert(sinkPages + windowPages + topk <= budgetPages);
+  resident.push_back(true); // the partial page 0
+}
+
+void ArkValeCache::append(int64_t position, const std::vector<float> &key) {
+  assert(position == tokens && "tokens are appended in order");
+  if (tokens == 0)
+    dim = int64_t(key.size());
+  assert(int64_t(key.size()) == dim);
+  ++tokens;
+  ++pending.tokensBackedUp; // kv.backup copies every token to DDR
+  pageKeys.push_back(key);
+  if (int64_t(pageKeys.size()) < pageTokens)
+    return;
+  // The partial page is full: digest it; a new (empty) partial page begins.
+  Matrix page(pageTokens, dim);
+  for (int64_t t = 0; t < pageTokens; ++t)
+    for (int64_t c = 0; c < dim; ++c)
+      page.at(t, c) = pageKeys[size_t(t)][size_t(c)];
+  pageKeys.clear();
+  digestList.push_back(digestPages(page, pageTokens)[0]);
+  bounds.push_back(-std::numeric_limits<float>::infinity());
+  resident.push_back(true);
+  ++pending.pagesDigested;
+  // fullPages() + 1 pages now; over the budget, one candidate leaves.
+  if (fullPages() < budgetPages)
+    return;
+  int64_t victim = lowestCandidate({});
+  assert(victim >= 0);
+  resident[size_t(victim)] = false;
+}
+
+std::vector<int64_t> ArkValeCache::step(const std::vector<float> &query) {
+  touched = pending;
+  pending = {};
+  int64_t full = fullPages();
+  for (int64_t p = 0; p < full; ++p)
+    bounds[size_t(p)] = pageBound(digestList[size_t(p)], query);
+  touched.digestsRead = full;
+  // The candidates: full pages outside the sinks and the window (the
+  // partial page and the last windowPages - 1 full pages).
+  chosenPages.clear();
+  for (int64_t p = sinkPages; p < full - (windowPages - 1); ++p)
+    chosenPages.push_back(p);
+  std::sort(chosenPages.begin(), chosenPages.end(), [&](int64_t a, int64_t b) {
+    float ba = bounds[size_t(a)], bb = bounds[size_t(b)];
+    return ba > bb || (ba == bb && a < b);
+  });
+  chosenPages.resize(std::min<size_t>(chosenPages.size(), size_t(topk)));
+  // Recall the chosen pages not resident, best first, into the slots of the
+  // lowest-bound resident candidates not chosen.
+  std::vector<int64_t> recalled;
+  for (int64_t p : chosenPages) {
+    if (resident[size_t(p)])
+      continue;
+    if (int64_t(recalled.size()) == recall)
+      break;
+    int64_t victim = lowestCandidate(chosenPages);
+    assert(victim >= 0 && "the budget fits the protected and chosen pages");
+    resident[size_t(victim)] = false;
+    resident[size_t(p)] = true;
+    recalled.push_back(p);
+  }
+  touched.pagesRecalled = int64_t(recalled.size());
+  return recalled;
+}
+
+std::vector<int64_t> ArkValeCache::residentPages() const {
+  std::vector<int64_t> out;
+  for (size_t p = 0; p < resident.size(); ++p)
+    if (resident[p])
+      out.push_back(int64_t(p));
+  return out;
+}
+
+bool ArkValeCache::isResident(int64_t page) const {
+  return page >= 0 && page < int64_t(resident.size()) && resident[size_t(page)];
+}
+
+int64_t ArkValeCache::lowestCandidate(const std::vector<int64_t> &keep) const {
+  int64_t victim = -1;
+  for (int64_t p = sinkPages; p < fullPages() - (windowPages - 1); ++p) {
+    if (!resident[size_t(p)] || std::count(keep.begin(), keep.end(), p))
+      continue;
+    if (victim < 0 || bounds[size_t(p)] < bounds[size_t(victim)])
+      victim = p;
+  }
+  return victim;
 }
 
 QuantGroup snapflow::kv::ref::quantize(const std::vector<float> &values,

@@ -216,12 +216,13 @@ def KV_PageScoreOp : KV_Op<"page_score"> {
   let summary = "score every backed-up page's digest with the last query";
   let description = [{
     ArkVale's page importance (`estimate_scores` of its official code): for
-    each of the `P` pages whose digests the cache's policy keeps (the
-    per-channel box [lo, hi] of the page's keys, per KV-head group), the
-    last of the T queries gives `sum_c max(q_c * lo_c, q_c * hi_c)` per
-    query head, an upper bound of its best `q.k` in the page; the bounds are
-    averaged over the `num_heads` heads, so one ranking per sequence and
-    layer (`tensor<B x 1 x P x f32>`). Queries are `tensor<B x T x
+    each of the `P` pages whose digests the cache's policy keeps (a
+    per-channel interval [lo, hi] summarizing the page's keys per KV-head
+    group: cuboid-mean, see kv.backup), the last of the T queries gives
+    `sum_c max(q_c * lo_c, q_c * hi_c)` per query head, an estimate of its
+    best `q.k` in the page (an upper bound when the interval is the keys'
+    box); the estimates are averaged over the `num_heads` heads, so one
+    ranking per sequence and layer (`tensor<B x 1 x P x f32>`). Queries are `tensor<B x T x
     num_heads*D>`, T = 1 at decode; for a latent cache D is the absorbed
     query's width (the attention computes that query; the op reads the
     raw one and counts no absorption). Reads the digests of layer `layer`.

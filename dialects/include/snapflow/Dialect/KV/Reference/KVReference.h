@@ -3,12 +3,13 @@
 // A small reference that computes what the kv dialect's ops and the KV
 // policies mean, on real numbers: SnapKV's scores, pooling and top-k, the
 // gather of a compressed cache, the recent ring, H2O's decode-time
-// eviction, ArkVale's page digests and recall, and KIVI-style group
-// quantization. It exists to check the methods' invariants on synthetic
-// Q/K/V (tests/Unit/KVReferenceTest.cpp): sinks and the recent window are
-// always kept, planted heavy hitters survive, the ring keeps its order after
-// wrap-around, the page holding a planted key is recalled, dequantization
-// stays within its bound. Plain C++ (no MLIR): one sequence (batch 1), f32.
+// eviction, ArkVale's page digests and its decode-time backup and recall,
+// and KIVI-style group quantization. It exists to check the methods'
+// invariants on synthetic Q/K/V (tests/Unit/KVReferenceTest.cpp): sinks and
+// the recent window are always kept, planted heavy hitters survive, the ring
+// keeps its order after wrap-around, the page holding a planted key is
+// recalled (also after it was evicted), dequantization stays within its
+// bound. Plain C++ (no MLIR): one sequence (batch 1), f32.
 //
 // Layouts follow the ops: queries [L][heads * dim], keys [L][groups * dim]
 // row-major; scores [groups][L].
@@ -117,21 +118,100 @@ private:
   Touched touched;
 };
 
-/// ArkVale's page digest: per channel, the smallest and largest key value
-/// over a page's tokens (a bounding box).
+/// ArkVale's page digest: per channel an interval [lo, hi] standing for the
+/// key values of a page's tokens.
 struct PageDigest {
   std::vector<float> lo, hi;
 };
+/// How a page's keys are summarized per channel. Box: the smallest and
+/// largest value (lo = min, hi = max), so pageBound is a true upper bound.
+/// CuboidMean, the official code's (`_summarize_keys`): c = (max + min) / 2,
+/// r = mean over the page's tokens of |c - k|, lo = c - r, hi = c + r; the
+/// interval lies inside the box (r <= (max - min) / 2), so its pageBound is
+/// at most the box's and is an estimate, not a bound.
+enum class DigestKind { Box, CuboidMean };
 /// Digests of consecutive pages of `pageTokens` keys (rows of `keys`, one
 /// head's channels); a partial last page is left out (it stays resident).
-std::vector<PageDigest> digestPages(const Matrix &keys, int64_t pageTokens);
-/// The upper bound of q.k over a page's box: sum of max(q_c lo_c, q_c hi_c).
+std::vector<PageDigest> digestPages(const Matrix &keys, int64_t pageTokens,
+                                    DigestKind kind = DigestKind::CuboidMean);
+/// ArkVale's page score (`estimate_scores`): sum of max(q_c lo_c, q_c hi_c).
+/// Over a Box digest the upper bound of q.k over the page's keys.
 float pageBound(const PageDigest &page, const std::vector<float> &query);
 /// The `count` pages with the highest bound for `query`, best first; ties
 /// go to the earlier page.
 std::vector<int64_t> recallPages(const std::vector<PageDigest> &pages,
                                  const std::vector<float> &query,
                                  int64_t count);
+
+/// ArkVale's decode-time state of one KV-head group (the official code's
+/// form), in pages of `pageTokens` tokens numbered from 0. Pages 0 ..
+/// fullPages() - 1 are full; page fullPages() is the partial page, which
+/// takes the appended tokens (it is empty right after a page fills) and is
+/// always resident. Protected pages: the sinks (the first `sinkPages` full
+/// pages) and the window (the last `windowPages` pages: the partial page
+/// and the `windowPages - 1` full pages before it, as the official code's
+/// `n_win_pages` and the compiler's ring of `window x page` tokens); they
+/// are always resident. The other full pages are
+/// candidates: each step chooses `topk` of them and recalls at most
+/// `recall` of those not resident (the rate a static program provisions).
+///
+/// Residency. At most `budgetPages` pages are resident, the partial page
+/// counted as one. While fullPages() < budgetPages every page is resident
+/// (fullPages() + 1 <= budgetPages). The append that completes a page and
+/// makes fullPages() >= budgetPages evicts one page, so from then on exactly
+/// `budgetPages` are resident: the resident candidate with the lowest bound
+/// from the latest step that scored it (a page never scored counts as
+/// -infinity), the earlier page on a tie. Requires sinkPages + windowPages
+/// + topk <= budgetPages (the policy's verifier rule), so every chosen page
+/// fits beside the protected ones and a recall always finds a victim.
+/// Deterministic: ties go to the earlier page everywhere.
+class ArkValeCache {
+public:
+  ArkValeCache(int64_t pageTokens, int64_t budgetPages, int64_t sinkPages,
+               int64_t windowPages, int64_t topk, int64_t recall);
+  /// kv.backup of the token at `position` (positions run 0, 1, ...) with its
+  /// `key` (one head's channels): the token goes to the partial page and is
+  /// backed up; when the page fills it gets its cuboid-mean digest, a new
+  /// partial page begins, and once the cache is full a page is evicted.
+  void append(int64_t position, const std::vector<float> &key);
+  /// kv.page_score, kv.topk and kv.recall for one decode query: scores every
+  /// full page's digest with pageBound, chooses the `topk` candidates with
+  /// the highest bound (the earlier page on a tie), and recalls the chosen
+  /// pages not resident in rank order, at most `recall`, each replacing the
+  /// resident candidate with the lowest bound that was not chosen (the
+  /// earlier page on a tie). Returns the pages recalled, in rank order.
+  std::vector<int64_t> step(const std::vector<float> &query);
+  /// Pages completed (and digested) so far; also the partial page's index.
+  int64_t fullPages() const { return int64_t(digestList.size()); }
+  /// The resident pages, ascending; the partial page is the last.
+  std::vector<int64_t> residentPages() const;
+  bool isResident(int64_t page) const;
+  /// The last step's chosen pages, best first.
+  const std::vector<int64_t> &chosen() const { return chosenPages; }
+  /// The full pages' digests (cuboid-mean), by page.
+  const std::vector<PageDigest> &digests() const { return digestList; }
+  /// What the last step touched: digests scored and pages recalled by the
+  /// step, tokens backed up and pages digested by the appends since the
+  /// step before it.
+  struct Touched {
+    int64_t digestsRead = 0, pagesRecalled = 0, tokensBackedUp = 0,
+            pagesDigested = 0;
+  };
+  const Touched &lastStep() const { return touched; }
+
+private:
+  /// The resident candidate with the lowest bound that is not in `keep`
+  /// (the earlier page on a tie), or -1 if there is none.
+  int64_t lowestCandidate(const std::vector<int64_t> &keep) const;
+  int64_t pageTokens, budgetPages, sinkPages, windowPages, topk, recall;
+  int64_t tokens = 0, dim = 0;
+  std::vector<std::vector<float>> pageKeys; ///< the partial page's keys
+  std::vector<PageDigest> digestList;       ///< per full page
+  std::vector<float> bounds;  ///< per full page, from its latest scoring
+  std::vector<bool> resident; ///< per page, the partial page included
+  std::vector<int64_t> chosenPages;
+  Touched touched, pending; ///< pending: the appends since the last step
+};
 
 /// Asymmetric integer quantization of a group (KIVI's per-channel keys and
 /// per-token values use it on groups of 32): codes in [0, 2^bits - 1],
