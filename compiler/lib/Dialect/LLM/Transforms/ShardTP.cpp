@@ -215,6 +215,15 @@ private:
       return attn.emitOpError() << "cannot split " << h
                                 << " attention heads over tp = " << n;
     if (mlaCache == "sequence") {
+      // A page backup and its digests span the whole sequence: their split
+      // over sockets (and each socket's share of the recalls) is not
+      // modelled.
+      auto cache = cast<kv::KVCacheTypeInterface>(attn.getCache().getType());
+      if (cache.getPolicy().getBackupTokens() > 0)
+        return attn.emitOpError()
+               << "--mla-cache sequence does not model the page backup of "
+               << cache.getPolicy().getLabel()
+               << "; use the replicated latent cache (--mla-cache replicate)";
       // Every socket attends all heads over its 1/n of the tokens; the
       // partial softmax results are summed and each socket keeps its heads.
       Value combined = allReduceAfter(attn.getResult());
