@@ -152,6 +152,11 @@ OpCost costOf(const std::string &ir, llvm::StringRef opName) {
   return c;
 }
 
+/// A function of `args` whose body is `ops` (one op per line), for costOf.
+std::string funcOf(const std::string &args, const std::string &ops) {
+  return "func.func @f(" + args + ") {\n" + ops + "\n  return\n}\n";
+}
+
 /// A kv.evict over a cache of B = 3 sequences, S = 32 slots and G = 2
 /// KV-head groups under `policy`.
 std::string evictIR(const std::string &policy) {
@@ -456,10 +461,10 @@ const char *kPagedCache =
 // writes 3 x 16 f32 = 192 B.
 TEST(CostModel, PageScoreByHand) {
   std::string cache = kPagedCache;
-  OpCost c = costOf("func.func @f(%q: tensor<3x1x64xbf16>, %c: " + cache +
-                        ") {\n  %s = kv.page_score %q, %c[1] {num_heads = 4} "
-                        ": tensor<3x1x64xbf16>, " +
-                        cache + " -> tensor<3x1x16xf32>\n  return\n}\n",
+  OpCost c = costOf(funcOf("%q: tensor<3x1x64xbf16>, %c: " + cache,
+                           "%s = kv.page_score %q, %c[1] {num_heads = 4} : "
+                           "tensor<3x1x64xbf16>, " +
+                               cache + " -> tensor<3x1x16xf32>"),
                     "kv.page_score");
   EXPECT_EQ(c.flops, 12480);
   EXPECT_EQ(c.read, 384 + 6144);
@@ -475,10 +480,10 @@ TEST(CostModel, PageScoreLatentByHand) {
       "!kv.latent_cache<layers = 1, batch = 1, slots = 32, latent_dim = 32, "
       "rope_dim = 8, dtype = bf16, policy = #kv.arkvale<budget = 32, page = "
       "4, sinks = 1, window = 2, topk = 4, recall = 2, tokens = 64>>";
-  OpCost c = costOf("func.func @f(%q: tensor<1x1x48xbf16>, %c: " + cache +
-                        ") {\n  %s = kv.page_score %q, %c[0] {num_heads = 2} "
-                        ": tensor<1x1x48xbf16>, " +
-                        cache + " -> tensor<1x1x16xf32>\n  return\n}\n",
+  OpCost c = costOf(funcOf("%q: tensor<1x1x48xbf16>, %c: " + cache,
+                           "%s = kv.page_score %q, %c[0] {num_heads = 2} : "
+                           "tensor<1x1x48xbf16>, " +
+                               cache + " -> tensor<1x1x16xf32>"),
                     "kv.page_score");
   EXPECT_EQ(c.flops, 5152);
   EXPECT_EQ(c.read, 96 + 2560);
@@ -488,10 +493,9 @@ TEST(CostModel, PageScoreLatentByHand) {
 // the backup into the cache; also reads the 3 x 4 i32 page indices (48 B).
 TEST(CostModel, RecallByHand) {
   std::string cache = kPagedCache;
-  OpCost c = costOf("func.func @f(%c: " + cache +
-                        ", %i: tensor<3x1x4xi32>) {\n  %r = kv.recall %c[1], "
-                        "%i {pages = 2} : " +
-                        cache + ", tensor<3x1x4xi32>\n  return\n}\n",
+  OpCost c = costOf(funcOf("%c: " + cache + ", %i: tensor<3x1x4xi32>",
+                           "%r = kv.recall %c[1], %i {pages = 2} : " + cache +
+                               ", tensor<3x1x4xi32>"),
                     "kv.recall");
   EXPECT_EQ(c.flops, 0);
   EXPECT_EQ(c.read, 48 + 3072);
@@ -505,13 +509,12 @@ TEST(CostModel, RecallByHand) {
 // (5 per token x 3 + 5 per page x ceil(3 / 4)) = 640.
 TEST(CostModel, BackupDecodeByHand) {
   std::string cache = kPagedCache;
-  OpCost c = costOf("func.func @f(%c: " + cache +
-                        ", %k: tensor<3x1x32xbf16>, %v: tensor<3x1x32xbf16>) "
-                        "{\n  %b = kv.backup %c[1], %k, %v : " +
-                        cache +
-                        ", tensor<3x1x32xbf16>, tensor<3x1x32xbf16>\n  "
-                        "return\n}\n",
-                    "kv.backup");
+  OpCost c =
+      costOf(funcOf("%c: " + cache +
+                        ", %k: tensor<3x1x32xbf16>, %v: tensor<3x1x32xbf16>",
+                    "%b = kv.backup %c[1], %k, %v : " + cache +
+                        ", tensor<3x1x32xbf16>, tensor<3x1x32xbf16>"),
+             "kv.backup");
   EXPECT_EQ(c.flops, 640);
   EXPECT_EQ(c.read, 384 + 192);
   EXPECT_EQ(c.written, 384 + 96);
@@ -522,14 +525,12 @@ TEST(CostModel, BackupDecodeByHand) {
 // re-read). FLOPs: 32 x (5 x 192 + 5 x 48) = 38400.
 TEST(CostModel, BackupPrefillByHand) {
   std::string cache = kPagedCache;
-  OpCost c = costOf("func.func @f(%c: " + cache +
-                        ", %k: tensor<3x64x32xbf16>, %v: "
-                        "tensor<3x64x32xbf16>) {\n  %b = kv.backup %c[0], %k, "
-                        "%v : " +
-                        cache +
-                        ", tensor<3x64x32xbf16>, tensor<3x64x32xbf16>\n  "
-                        "return\n}\n",
-                    "kv.backup");
+  OpCost c =
+      costOf(funcOf("%c: " + cache +
+                        ", %k: tensor<3x64x32xbf16>, %v: tensor<3x64x32xbf16>",
+                    "%b = kv.backup %c[0], %k, %v : " + cache +
+                        ", tensor<3x64x32xbf16>, tensor<3x64x32xbf16>"),
+             "kv.backup");
   EXPECT_EQ(c.flops, 38400);
   EXPECT_EQ(c.read, 2 * 3 * 64 * 32 * 2);
   EXPECT_EQ(c.written, 24576 + 6144);
@@ -587,14 +588,16 @@ TEST(CostModel, ArkValeMatchesTheReference) {
                       "= 1, head_dim = 16, dtype = bf16, policy = "
                       "#kv.arkvale<budget = 32, page = 4, sinks = 1, window "
                       "= 2, topk = 4, recall = 2, tokens = 96>>";
-  std::string ir =
-      "func.func @f(%q: tensor<1x1x16xbf16>, %k: tensor<1x1x16xbf16>, %v: "
+  std::string ir = funcOf(
+      "%q: tensor<1x1x16xbf16>, %k: tensor<1x1x16xbf16>, %v: "
       "tensor<1x1x16xbf16>, %i: tensor<1x1x4xi32>, %c: " +
-      cache + ") {\n  %s = kv.page_score %q, %c[0] {num_heads = 1} : " +
-      "tensor<1x1x16xbf16>, " + cache +
-      " -> tensor<1x1x24xf32>\n  %r = kv.recall %c[0], %i {pages = 2} : " +
-      cache + ", tensor<1x1x4xi32>\n  %b = kv.backup %c[0], %k, %v : " + cache +
-      ", tensor<1x1x16xbf16>, tensor<1x1x16xbf16>\n  return\n}\n";
+          cache,
+      "%s = kv.page_score %q, %c[0] {num_heads = 1} : tensor<1x1x16xbf16>, " +
+          cache +
+          " -> tensor<1x1x24xf32>\n%r = kv.recall %c[0], %i {pages = "
+          "2} : " +
+          cache + ", tensor<1x1x4xi32>\n%b = kv.backup %c[0], %k, %v : " +
+          cache + ", tensor<1x1x16xbf16>, tensor<1x1x16xbf16>");
   OpCost score = costOf(ir, "kv.page_score");
   OpCost recall = costOf(ir, "kv.recall");
   OpCost backup = costOf(ir, "kv.backup");

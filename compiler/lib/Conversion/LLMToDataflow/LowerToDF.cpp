@@ -101,8 +101,10 @@ public:
     Location loc = fn.getLoc();
     program = b.create<df::ProgramOp>(loc, fn.getSymName(), tp);
     // Keep what the phase computes and how it was mapped and planned.
-    if (llm::WorkloadAttr workload = llm::getWorkload(fn))
+    llm::WorkloadAttr workload = llm::getWorkload(fn);
+    if (workload)
       llm::setWorkload(program, workload);
+    prefill = workload && workload.getPhase() == llm::Phase::prefill;
     if (df::MemoryPlanAttr plan = df::getMemoryPlan(fn))
       df::setMemoryPlan(program, plan);
     df::setSections(program, llvm::to_vector(llvm::map_range(
@@ -616,8 +618,6 @@ private:
     Operation *before = block->empty() ? nullptr : &block->back();
     if (failed(stageBody(op, map)))
       return failure();
-    llm::WorkloadAttr workload = llm::getWorkload(fn);
-    bool prefill = workload && workload.getPhase() == llm::Phase::prefill;
     if (prefill && isSelection(op))
       for (Operation *o = before ? before->getNextNode() : &block->front(); o;
            o = o->getNextNode()) {
@@ -873,6 +873,8 @@ private:
   OpBuilder decls{fn.getContext()};
   int64_t tp;
   int64_t sectionAgcus = 1; ///< the AGCU lanes of the section being lowered
+  /// A prefill phase: its selection ops run in the last chunk only.
+  bool prefill = false;
   df::ProgramOp program;
   RankedTensorType kvType;
   /// A chunked prefill under a compressing policy keeps the whole prompt's

@@ -113,6 +113,22 @@ int64_t ArkValePolicyAttr::getDigestBytes(Type cache) const {
   return (CheckedInt(2) * getKeyWidth(cache) * elementBytes).get().value_or(0);
 }
 
+/// kv.page_score of the first `pages` digests of layer `layer` with the
+/// last of `query`'s tokens, then kv.topk of `k` pages outside the policy's
+/// sinks and window: the chosen pages, tensor<batch x 1 x k x i32>.
+static Value choosePages(ArkValePolicyAttr policy, OpBuilder &b, Location loc,
+                         Value query, Value cache, int64_t layer, int64_t heads,
+                         int64_t batch, int64_t pages, int64_t k) {
+  auto scoreType = RankedTensorType::get({batch, 1, pages}, b.getF32Type());
+  Value scores = b.create<PageScoreOp>(loc, scoreType, query, cache,
+                                       b.getI64IntegerAttr(layer),
+                                       b.getI64IntegerAttr(heads));
+  auto indexType = RankedTensorType::get({batch, 1, k}, b.getI32Type());
+  return b.create<TopKOp>(loc, indexType, scores, b.getI64IntegerAttr(k),
+                          b.getI64IntegerAttr(*policy.getSinks()),
+                          b.getI64IntegerAttr(*policy.getWindow()));
+}
+
 KVPolicyAttrInterface ArkValePolicyAttr::resolveFor(
     int64_t contextTokens, function_ref<InFlightDiagnostic()> emitError) const {
   if (contextTokens <= 0) {
@@ -149,17 +165,10 @@ ArkValePolicyAttr::buildPrefillSelection(OpBuilder &b, Location loc,
   // The prompt's full pages, scored by their digests with the last prompt
   // query; the budget's pages outside sinks and window are the best.
   int64_t page = getPageTokens();
-  int64_t pages = in.prompt / page;
-  auto scoreType = RankedTensorType::get({in.batch, 1, pages}, b.getF32Type());
-  Value scores = b.create<PageScoreOp>(loc, scoreType, in.queries, in.cache,
-                                       b.getI64IntegerAttr(in.layer),
-                                       b.getI64IntegerAttr(in.heads));
   int64_t k = in.slots / page - *getSinks() - *getWindow();
-  auto indexType = RankedTensorType::get({in.batch, 1, k}, b.getI32Type());
-  Value indices = b.create<TopKOp>(
-      loc, indexType, scores, b.getI64IntegerAttr(k),
-      b.getI64IntegerAttr(*getSinks()), b.getI64IntegerAttr(*getWindow()));
-  return {indices, Value()};
+  return {choosePages(*this, b, loc, in.queries, in.cache, in.layer, in.heads,
+                      in.batch, in.prompt / page, k),
+          Value()};
 }
 
 Value ArkValePolicyAttr::buildDecodeRecall(OpBuilder &b, Location loc,
@@ -167,17 +176,9 @@ Value ArkValePolicyAttr::buildDecodeRecall(OpBuilder &b, Location loc,
   // Score every backed-up page, choose the top pages (sinks and window
   // kept), recall the provisioned share of them from DDR.
   auto cache = llvm::cast<KVCacheTypeInterface>(in.cache.getType());
-  int64_t pages = getBackupTokens() / getPageTokens();
-  auto scoreType =
-      RankedTensorType::get({cache.getBatch(), 1, pages}, b.getF32Type());
-  Value scores = b.create<PageScoreOp>(loc, scoreType, in.query, in.cache,
-                                       b.getI64IntegerAttr(in.layer),
-                                       b.getI64IntegerAttr(in.heads));
-  auto indexType =
-      RankedTensorType::get({cache.getBatch(), 1, *getTopk()}, b.getI32Type());
-  Value indices = b.create<TopKOp>(
-      loc, indexType, scores, b.getI64IntegerAttr(*getTopk()),
-      b.getI64IntegerAttr(*getSinks()), b.getI64IntegerAttr(*getWindow()));
+  Value indices = choosePages(*this, b, loc, in.query, in.cache, in.layer,
+                              in.heads, cache.getBatch(),
+                              getBackupTokens() / getPageTokens(), *getTopk());
   return b.create<RecallOp>(loc, in.cache.getType(), in.cache, indices,
                             b.getI64IntegerAttr(in.layer),
                             b.getI64IntegerAttr(*getRecall()));
