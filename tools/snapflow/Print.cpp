@@ -83,6 +83,9 @@ Error snapflow::tools::printList(llvm::raw_ostream &os, bool components,
   }
   os << "\nKV policies (--kv POLICY[:key=value,...]):\n"
      << kv::describePolicies();
+  os << "\nKV formats (--kv-format FORMAT[:key=value,...], with any "
+        "policy):\n"
+     << kv::describeFormats();
   return Error::success();
 }
 
@@ -100,6 +103,7 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
         {"params_active", stats.paramsActive},
         {"kv_bytes_per_token", stats.kvBytesPerToken},
         {"kv_bytes", info.kvBytes},
+        {"kv_format", w.kvFormatLabel},
         {"kv_state_bytes", info.kvStateBytes},
         {"kv_backup_bytes", info.kvBackupBytes},
         {"fits", std::move(fitsJson)},
@@ -131,6 +135,8 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
                 "({3:f1}x less than full)\n",
                 w.kvLabel, w.kvSlots, info.context,
                 static_cast<double>(info.context) / w.kvSlots);
+  if (w.kvFormatLabel != "bf16")
+    os << formatv("               stored as {0}\n", w.kvFormatLabel);
   os << formatv(
       "               batch {0}: {1} in all{2}\n", info.batch,
       humanBytes(info.kvBytes),

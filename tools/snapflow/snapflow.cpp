@@ -118,6 +118,11 @@ cl::opt<std::string> kvOpt("kv", cl::desc(pipelineHelp("kv")),
                            cl::value_desc("policy"),
                            cl::init(PipelineOptions().kv),
           cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(compileCmd), cl::sub(runCmd));
+cl::opt<std::string> kvFormatOpt("kv-format", cl::desc(pipelineHelp("kv-format")),
+                                 cl::value_desc("format"),
+                                 cl::init(PipelineOptions().kvFormat),
+                                 cl::cat(workloadCat), cl::sub(infoCmd),
+                                 cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<int64_t> tpOpt("tp",
                        cl::desc("Tensor-parallel sockets (default: all "
                                 "sockets of the chip)"),
@@ -462,6 +467,7 @@ llvm::Expected<WorkloadOptions> workload(bool allowMax = false,
                                  std::to_string(tpOpt));
   WorkloadOptions o{modelOpt, chipOpt, {}, contextOpt, batch, kvOpt, tpOpt,
                     weightsDtypeOpt};
+  o.kvFormat = kvFormatOpt;
   o.set.assign(setOpt.begin(), setOpt.end());
   return o;
 }

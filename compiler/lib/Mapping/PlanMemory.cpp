@@ -103,6 +103,17 @@ private:
           kvTotal += cache.getBytesPerTokenPerLayer() * staged *
                      cache.getLayers() * cache.getBatch();
 
+    // A format that quantizes a prefill's tokens only once they are all
+    // written (ZipCache) holds one layer's at the dtype until then
+    // (lower-to-df's kv_staging).
+    if (workload && workload.getPhase() == llm::Phase::prefill)
+      for (Type t : fn.getArgumentTypes())
+        if (auto cache = dyn_cast<kv::KVCacheTypeInterface>(t))
+          if (auto format = cache.getFormat();
+              format && !format.quantizesOnWrite(/*prefill=*/true))
+            kvTotal += cache.getFullBytesPerTokenPerLayer() *
+                       cache.getSlots() * cache.getBatch();
+
     llvm::StringSet<> seenParams;
     fn.walk([&](Operation *op) {
       if (auto param = dyn_cast<llm::ParamOp>(op)) {

@@ -51,9 +51,9 @@ std::optional<df::StageKind> stageKind(Operation *op) {
             llm::AttentionOp, llm::MLAAttentionOp, llm::MTPOp, kv::ScoreOp>(
           [](auto) { return df::StageKind::gemm; })
       .Case<llm::RMSNormOp>([](auto) { return df::StageKind::norm; })
-      .Case<llm::AddOp, llm::RopeOp, kv::PoolOp>(
+      .Case<llm::AddOp, llm::RopeOp, kv::PoolOp, kv::QuantizeOp>(
           [](auto) { return df::StageKind::elementwise; })
-      .Case<kv::PageScoreOp, kv::BackupOp>(
+      .Case<kv::PageScoreOp, kv::BackupOp, kv::RequantizeOp>(
           [](auto) { return df::StageKind::reduce; })
       .Case<kv::TopKOp, kv::EvictOp>([](auto) { return df::StageKind::topk; })
       .Case<llm::EmbedOp, kv::GatherStoreOp, kv::AppendOp, kv::ReadOp,

@@ -43,7 +43,7 @@ void snapflow::buildSnapflowPipeline(OpPassManager &pm,
   // context (its budget is a share of it); then split over the sockets, so
   // the selection ops inserted above follow the local heads; then fold the
   // now per-socket identical layers into loops.
-  pm.addPass(kv::createKVCompress({o.kv, o.context}));
+  pm.addPass(kv::createKVCompress({o.kv, o.kvFormat, o.context}));
   llm::ShardTPOptions tp;
   tp.tp = o.tp;
   tp.mlaCache = o.mlaCache;

@@ -106,6 +106,7 @@ snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
   p.chip = o.chip;
   p.set = llvm::join(o.set, ",");
   p.kv = o.kv;
+  p.kvFormat = o.kvFormat;
   p.context = o.context;
   p.tp = w.tp;
   p.requireFit = false; // callers read the plan and say why
@@ -296,6 +297,7 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
       {"tp", w->tp},
       {"kv", o.kv},
       {"kv_resolved", w->kvLabel},
+      {"kv_format", w->kvFormatLabel},
       {"kv_cache_bytes_per_socket", plan.getKvBytes()},
       {"weights_bytes_per_socket", plan.getWeightsBytes()},
       {"activation_bytes_per_socket", plan.getActivationBytes()},

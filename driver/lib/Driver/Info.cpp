@@ -40,7 +40,7 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o) {
     return module.takeError();
   // The KV bytes come from the compressed IR, the same the compiler emits.
   mlir::PassManager pm(&context);
-  pm.addPass(kv::createKVCompress({o.kv, o.context}));
+  pm.addPass(kv::createKVCompress({o.kv, o.kvFormat, o.context}));
   if (mlir::failed(pm.run(**module)))
     return makeError("internal error: --kv-compress failed on " +
                      w->config.name);
@@ -62,9 +62,15 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o) {
   info.context = o.context;
   // A policy's per-slot state and page digests are part of the cache's
   // footprint; its page backup lives in DDR beside it.
-  CheckedInt state = 0, backup = 0;
+  // A format's residual keeps its newest tokens at the dtype, above the
+  // stored bytes per token.
+  CheckedInt state = 0, backup = 0, residual = 0;
   for (mlir::Type t : decode.getArgumentTypes())
     if (auto cache = mlir::dyn_cast<kv::KVCacheTypeInterface>(t)) {
+      residual += (cache.getFullBytesPerTokenPerLayer() -
+                   cache.getBytesPerTokenPerLayer()) *
+                  cache.getResidualSlots() * cache.getBatch() *
+                  cache.getLayers();
       state += (cache.getStateBytesPerSequencePerLayer() +
                 cache.getDigestBytesPerSequencePerLayer()) *
                cache.getBatch() * cache.getLayers();
@@ -73,7 +79,8 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o) {
   info.kvStateBytes = state.get().value_or(0);
   info.kvBackupBytes = backup.get().value_or(0);
   std::optional<int64_t> kvBytes =
-      (CheckedInt(stats->kvBytesPerToken) * stats->kvSlots * o.batch + state)
+      (CheckedInt(stats->kvBytesPerToken) * stats->kvSlots * o.batch + state +
+       residual)
           .get();
   if (!kvBytes)
     return makeError(formatv("{0}: the KV cache of batch {1} exceeds a "

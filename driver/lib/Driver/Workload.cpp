@@ -58,6 +58,11 @@ snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
     w.kvLabel = policy->getLabel();
     w.kvSlots = policy->getSlotsFor(o.context);
     w.kvCompressing = policy->isCompressing();
+    auto format = kv::parseFormat(&context, o.kvFormat);
+    if (!format) // the message names the format string
+      return format.takeError();
+    if (*format)
+      w.kvFormatLabel = format->getLabel();
   }
   // tp 0 in the options means "not given": every socket of the chip.
   w.tp = o.tp == 0 ? w.chip.numSockets() : o.tp;

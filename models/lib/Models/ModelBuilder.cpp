@@ -147,9 +147,11 @@ private:
     if (c.isMLA())
       return kv::LatentCacheType::get(b.getContext(), layers, batch, slots,
                                       c.kvLoraRank, c.qkRopeHeadDim, bf16,
-                                      policy, /*seq_shards=*/1);
+                                      policy, /*seq_shards=*/1,
+                                      kv::KVFormatAttrInterface());
     return kv::CacheType::get(b.getContext(), layers, batch, slots,
-                              c.numKvHeads, c.headDim, bf16, policy);
+                              c.numKvHeads, c.headDim, bf16, policy,
+                              kv::KVFormatAttrInterface());
   }
 
   /// Decoder layer `i` (its cache layer), with parameters named `prefix`

@@ -184,6 +184,36 @@ private:
             {cache.getLayers(), cache.getBatch(), cache.getSlots(),
              cache.getValuesPerToken()},
             cache.getDtype());
+        // A format stores its slots as bytes, and keeps its residual (the
+        // newest tokens at the dtype) beside them.
+        if (kv::KVFormatAttrInterface format = cache.getFormat()) {
+          this->format = format;
+          auto i8 = IntegerType::get(fn.getContext(), 8);
+          int64_t residual = cache.getResidualSlots();
+          kvType = RankedTensorType::get(
+              {cache.getLayers(), cache.getBatch(),
+               std::max<int64_t>(1, cache.getSlots() - residual),
+               cache.getBytesPerTokenPerLayer().value()},
+              i8);
+          if (residual > 0) {
+            residualType = RankedTensorType::get(
+                {cache.getLayers(), cache.getBatch(), residual,
+                 cache.getFullBytesPerTokenPerLayer().value()},
+                i8);
+            declare("kv_residual", residualType, arch::MemoryTier::HBM,
+                    /*kvCache=*/true);
+          }
+          // A format that quantizes a prefill's tokens after writing them
+          // (ZipCache, by their saliency) holds one layer's at the dtype.
+          if (prefill && !format.quantizesOnWrite(/*prefill=*/true)) {
+            stagingType = RankedTensorType::get(
+                {1, cache.getBatch(), cache.getSlots(),
+                 cache.getValuesPerToken()},
+                cache.getDtype());
+            declare("kv_staging", stagingType, arch::MemoryTier::HBM,
+                    /*kvCache=*/true);
+          }
+        }
         declare("kv_cache", kvType, arch::MemoryTier::HBM, /*kvCache=*/true);
         if (int64_t perSlot = cache.getPolicy().getSlotStateBytes(
                 kv::getGroups(cache));
@@ -514,6 +544,35 @@ private:
           {"kv_digest", digestType, 0, backup.getDigestBytesWritten().value()});
       if (int64_t keys = backup.getKeyBytesRead().value(); keys > 0)
         out.push_back({"kv_cache", kvType, keys, 0});
+    } else if (auto q = dyn_cast<kv::QuantizeOp>(op)) {
+      // From the residual at decode, or the prefill's tokens at the dtype;
+      // into the stored slots.
+      auto [src, type] =
+          stagingType ? std::pair(StringRef("kv_staging"), stagingType)
+                      : std::pair(StringRef("kv_residual"), residualType);
+      int64_t read = q.getBytesRead().value();
+      if (Value salient = q.getSalient())
+        read -= bytesOf(salient.getType());
+      if (type)
+        out.push_back({src, type, read, 0});
+      out.push_back({"kv_cache", kvType, 0, q.getBytesWritten().value()});
+    } else if (auto r = dyn_cast<kv::RequantizeOp>(op)) {
+      out.push_back({"kv_cache", kvType, r.getStoredBytesRead().value(),
+                     r.getStoredBytesWritten().value()});
+      if (residualType)
+        out.push_back(
+            {"kv_residual", residualType, r.getResidualBytesRead().value(), 0});
+    } else if (residualType && readsKV(op)) {
+      // A decode attention reads the residual beside the stored slots.
+      auto c = cast<kv::KVCacheTypeInterface>(op->getOperand(0).getType());
+      for (Value v : op->getOperands())
+        if (auto t = dyn_cast<kv::KVCacheTypeInterface>(v.getType()))
+          c = t;
+      out.push_back({"kv_residual", residualType,
+                     (c.getFullBytesPerTokenPerLayer() *
+                      c.getResidualSlots() * c.getBatch())
+                         .value(),
+                     0});
     }
     return out;
   }
@@ -538,6 +597,51 @@ private:
     int64_t count = std::max<int64_t>(
         1, (bytes + bytesOf(type) - 1) / bytesOf(type));
     return {type, count};
+  }
+
+  /// One store of new cache tokens: `tiles` tiles of `tile` to `tensor`.
+  struct KVWrite {
+    StringRef tensor;
+    RankedTensorType tile;
+    int64_t tiles = 0;
+  };
+
+  /// Where an op's `tokens` new cache tokens (whole batch, in runs of
+  /// `run`) go. Without a format: the KV cache (or a chunked prefill's
+  /// staged prompt) at the dtype. With one: the stored slots in the
+  /// format's bytes, the newest of a prefill's tokens to the residual at
+  /// the dtype; or all of them at the dtype, to the residual (decode) or
+  /// the prefill's staging copy, when the format quantizes later.
+  SmallVector<KVWrite, 2> kvWritesOf(Operation *op, int64_t tokens,
+                                     int64_t run) {
+    StringRef plain = isa<kv::GatherStoreOp, kv::RecallOp>(op)
+                          ? StringRef("kv_cache")
+                          : kvTensor();
+    auto tileOf = [](RankedTensorType t, int64_t n) {
+      return RankedTensorType::get({1, 1, n, t.getDimSize(3)},
+                                   t.getElementType());
+    };
+    if (!format || plain != "kv_cache" || isa<kv::RecallOp>(op))
+      return {{plain, tileOf(kvType, run), tokens / run}};
+    if (!format.quantizesOnWrite(prefill)) {
+      if (prefill && stagingType)
+        return {{"kv_staging", tileOf(stagingType, 1), tokens}};
+      if (residualType)
+        return {{"kv_residual", tileOf(residualType, 1), tokens}};
+      return {{plain, tileOf(kvType, 1), tokens}};
+    }
+    int64_t batch = kvType.getDimSize(1);
+    int64_t perSequence = tokens / std::max<int64_t>(1, batch);
+    int64_t residual =
+        residualType ? std::min(residualType.getDimSize(2), perSequence) : 0;
+    SmallVector<KVWrite, 2> out;
+    if (perSequence > residual)
+      out.push_back({"kv_cache", tileOf(kvType, 1),
+                     (perSequence - residual) * batch});
+    if (residual > 0)
+      out.push_back(
+          {"kv_residual", tileOf(residualType, 1), residual * batch});
+    return out;
   }
 
   bool readsKV(Operation *op) {
@@ -765,6 +869,7 @@ private:
       outValues.push_back(r);
     }
     int64_t kvTokens = kvTokensWritten(op);
+    SmallVector<KVWrite, 2> kvWrites;
     if (kvTokens > 0) {
       // One token per tile, or a recalled page (whole pages move).
       int64_t run = 1;
@@ -772,10 +877,11 @@ private:
         run = cast<kv::KVCacheTypeInterface>(recall.getCache().getType())
                   .getPolicy()
                   .getPageTokens();
-      auto tile = RankedTensorType::get({1, 1, run, kvType.getDimSize(3)},
-                                        kvType.getElementType());
-      outTypes.push_back(streamOf(tile));
-      outCounts.push_back(kvTokens / run);
+      kvWrites = kvWritesOf(op, kvTokens, run);
+      for (const KVWrite &w : kvWrites) {
+        outTypes.push_back(streamOf(w.tile));
+        outCounts.push_back(w.tiles);
+      }
     }
     for (const AuxTraffic &a : aux)
       if (a.written > 0) {
@@ -810,11 +916,8 @@ private:
     size_t next = outValues.size();
     if (kvTokens > 0 && isa<kv::RecallOp>(op))
       written[op->getResult(0)] = st.getOutputs()[next];
-    if (kvTokens > 0)
-      b.create<df::StoreOp>(op->getLoc(), st.getOutputs()[next++],
-                            isa<kv::GatherStoreOp, kv::RecallOp>(op)
-                                ? StringRef("kv_cache")
-                                : kvTensor());
+    for (const KVWrite &w : kvWrites)
+      b.create<df::StoreOp>(op->getLoc(), st.getOutputs()[next++], w.tensor);
     for (const AuxTraffic &a : aux)
       if (a.written > 0) {
         if (isa<kv::BackupOp>(op) && a.tensor == "kv_digest")
@@ -889,6 +992,13 @@ private:
   /// `kv_backup` (DDR), a digest per page in `kv_digest` (HBM, bytes per
   /// page as i8); null for a policy without one.
   RankedTensorType backupType, digestType;
+  /// A cache format (null: the dtype): its residual of the newest tokens
+  /// at the dtype in `kv_residual` (bytes per token as i8), and a prefill's
+  /// tokens held at the dtype in `kv_staging` until the format quantizes
+  /// them (ZipCache); null types when absent. `kvType` is then the stored
+  /// slots, bytes per token as i8.
+  kv::KVFormatAttrInterface format;
+  RankedTensorType residualType, stagingType;
   llvm::StringSet<> declared;
   DenseMap<Value, std::string> homes;
   DenseMap<Value, Value> streams;

@@ -36,6 +36,8 @@ struct WorkloadOptions {
   std::string kv = PipelineOptions().kv;
   int64_t tp = 0; ///< 0: every socket of the chip
   std::string weightsDtype; ///< "" (checkpoint), "bf16" or "fp8"
+  /// The KV element format (`--kv-format`), under any policy.
+  std::string kvFormat = PipelineOptions().kvFormat;
 };
 
 /// Model, chip and KV policy resolved from the options.
@@ -48,6 +50,8 @@ struct Workload {
   std::string kvLabel;
   int64_t kvSlots = 0;
   bool kvCompressing = false;
+  /// The KV format resolved (its label; "bf16" for none).
+  std::string kvFormatLabel = "bf16";
   int64_t tp = 0;
   std::optional<models::WeightDtype> weightsDtype;
 };

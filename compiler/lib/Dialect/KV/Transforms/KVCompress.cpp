@@ -28,15 +28,19 @@ using namespace snapflow::kv;
 
 namespace {
 
-/// `type` with `slots` slots under `policy`, if it is a cache type.
-Type compressed(Type type, int64_t slots, KVPolicyAttrInterface policy) {
+/// `type` with `slots` slots (0: its own) under `policy`, stored in
+/// `format`, if it is a cache type.
+Type compressed(Type type, int64_t slots, KVPolicyAttrInterface policy,
+                KVFormatAttrInterface format) {
   if (auto c = dyn_cast<CacheType>(type))
-    return CacheType::get(type.getContext(), c.getLayers(), c.getBatch(), slots,
-                          c.getKvHeads(), c.getHeadDim(), c.getDtype(), policy);
+    return CacheType::get(type.getContext(), c.getLayers(), c.getBatch(),
+                          slots ? slots : c.getSlots(), c.getKvHeads(),
+                          c.getHeadDim(), c.getDtype(), policy, format);
   if (auto c = dyn_cast<LatentCacheType>(type))
     return LatentCacheType::get(type.getContext(), c.getLayers(), c.getBatch(),
-                                slots, c.getLatentDim(), c.getRopeDim(),
-                                c.getDtype(), policy, /*seq_shards=*/1);
+                                slots ? slots : c.getSlots(), c.getLatentDim(),
+                                c.getRopeDim(), c.getDtype(), policy,
+                                /*seq_shards=*/1, format);
   return type;
 }
 
@@ -51,6 +55,13 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
                          << llvm::toString(parsed.takeError());
       return signalPassFailure();
     }
+    auto parsedFormat = parseFormat(&getContext(), format);
+    if (!parsedFormat) {
+      module.emitError() << "kv-compress: "
+                         << llvm::toString(parsedFormat.takeError());
+      return signalPassFailure();
+    }
+    fmt = *parsedFormat;
     int64_t tokens = context;
     if (tokens == 0)
       module.walk([&](func::FuncOp fn) {
@@ -67,9 +78,23 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
     });
     if (!attr)
       return signalPassFailure();
-    if (!attr.isCompressing())
+    if (!attr.isCompressing() && !fmt)
       return;
-    slots = attr.getSlotsFor(tokens);
+    slots = attr.isCompressing() ? attr.getSlotsFor(tokens) : 0;
+    // The format's checks against the cache (a group that must divide a
+    // width), as an error naming the flag rather than a type verifier's.
+    bool bad = false;
+    module.walk([&](func::FuncOp fn) {
+      for (Type t : fn.getArgumentTypes())
+        if (fmt && !bad && isa<KVCacheTypeInterface>(t) &&
+            failed(fmt.verifyFor(getCacheShape(t), [&] {
+              return module.emitError()
+                     << "kv-compress: --kv-format " << format << ": ";
+            })))
+          bad = true;
+    });
+    if (bad)
+      return signalPassFailure();
     module.walk([&](func::FuncOp fn) { rewriteTypes(fn); });
     module.walk([&](func::FuncOp fn) {
       staged = llm::getStagedPromptSlots(fn);
@@ -82,10 +107,10 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
       for (Operation *op : attentions) {
         if (auto gqa = dyn_cast<llm::AttentionOp>(op))
           gqa.getPhase() == llm::Phase::decode ? decodeAround(gqa)
-                                               : selectAfter(gqa);
+                                               : prefillAfter(gqa);
         else if (auto mla = dyn_cast<llm::MLAAttentionOp>(op))
           mla.getPhase() == llm::Phase::decode ? decodeAround(mla)
-                                               : selectAfter(mla);
+                                               : prefillAfter(mla);
       }
     });
   }
@@ -95,16 +120,16 @@ private:
   /// budget and the policy.
   void rewriteTypes(func::FuncOp fn) {
     for (BlockArgument arg : fn.getArguments())
-      arg.setType(compressed(arg.getType(), slots, attr));
+      arg.setType(compressed(arg.getType(), slots, attr, fmt));
     fn.walk([&](Operation *op) {
       for (OpResult res : op->getResults())
-        res.setType(compressed(res.getType(), slots, attr));
+        res.setType(compressed(res.getType(), slots, attr, fmt));
     });
     SmallVector<Type> inputs, results;
     for (Type t : fn.getArgumentTypes())
-      inputs.push_back(compressed(t, slots, attr));
+      inputs.push_back(compressed(t, slots, attr, fmt));
     for (Type t : fn.getResultTypes())
-      results.push_back(compressed(t, slots, attr));
+      results.push_back(compressed(t, slots, attr, fmt));
     fn.setType(FunctionType::get(fn.getContext(), inputs, results));
   }
 
@@ -138,10 +163,47 @@ private:
     return backup.getResult();
   }
 
+  /// Replaces the uses of `cache` after `last` (and outside the ops from
+  /// `first` to `last`, which the caller just built over it) by `after`,
+  /// and marks those ops with `attn`'s layer.
+  static void chainAfter(Operation *attn, Value cache, Operation *first,
+                         Value after) {
+    Operation *last = after.getDefiningOp();
+    cache.replaceUsesWithIf(after, [&](OpOperand &use) {
+      Operation *user = use.getOwner();
+      return !(user->getBlock() == last->getBlock() &&
+               (user == last || user->isBeforeInBlock(last)));
+    });
+    for (Operation *op = first; op != last->getNextNode();
+         op = op->getNextNode())
+      llm::copyLayerMarker(attn, op);
+  }
+
+  /// After a decode attention under a cache format: the format's per-step
+  /// and periodic ops over the token it wrote (KIVI's quantization out of
+  /// the residual, ZipCache's re-quantization). Built first, so a backup
+  /// and an upkeep built after it come between the attention and it.
+  template <typename AttnOp> void formatAfterDecode(AttnOp attn) {
+    if (!fmt)
+      return;
+    OpBuilder b(attn);
+    b.setInsertionPointAfter(attn);
+    RecallInputs in;
+    in.cache = attn.getNewCache();
+    in.query = attn.getQuery();
+    in.heads = attn.getNumHeads();
+    in.layer = attn.getLayer();
+    Value after = fmt.buildDecodeWork(b, attn.getLoc(), in);
+    if (!after)
+      return;
+    chainAfter(attn, in.cache, attn->getNextNode(), after);
+  }
+
   /// Around a decode attention: the policy's recall before it (a policy
-  /// with a page backup), the backup after it, and the upkeep of a policy
-  /// that evicts by attention.
+  /// with a page backup), the format's work, the backup after it, and the
+  /// upkeep of a policy that evicts by attention.
   template <typename AttnOp> void decodeAround(AttnOp attn) {
+    formatAfterDecode(attn);
     if (backsUp()) {
       Operation *prev = attn->getPrevNode();
       OpBuilder b(attn);
@@ -162,12 +224,60 @@ private:
     upkeepAfter(attn);
   }
 
+  /// After a prefill attention: the policy's selection (over more prompt
+  /// tokens than the budget), then the format's work over the tokens
+  /// written.
+  template <typename AttnOp> void prefillAfter(AttnOp attn) {
+    Value written = backupAfter(attn);
+    if (attr.isCompressing())
+      if (Value stored = selectAfter(attn, written))
+        written = stored;
+    if (!fmt)
+      return;
+    auto q = cast<RankedTensorType>(attn.getQuery().getType());
+    auto cache = cast<KVCacheTypeInterface>(written.getType());
+    SelectionInputs in;
+    in.batch = q.getDimSize(0);
+    // The tokens this prefill writes: the prompt, or a chunk's share.
+    in.prompt = chunked && staged ? staged : q.getDimSize(1);
+    in.heads = attn.getNumHeads();
+    in.slots = cache.getSlots();
+    in.cache = written;
+    in.layer = attn.getLayer();
+    in.queries = attn.getQuery();
+    if constexpr (std::is_same_v<AttnOp, llm::MLAAttentionOp>) {
+      in.keys = attn.getLatent();
+      in.keyUp = attn.getKvUp();
+    } else {
+      in.groups = attn.getNumKvHeads();
+      in.keys = attn.getKey();
+    }
+    // A staged chunked prompt is scored from its staging copy.
+    if (chunked && staged) {
+      Operation *read = nullptr;
+      for (Operation *user : attn.getNewCache().getUsers())
+        if (isa<ReadOp>(user))
+          read = user;
+      if (!read)
+        in.prompt = q.getDimSize(1);
+      else
+        in.keys = read->getResult(0);
+    }
+    OpBuilder b(attn);
+    b.setInsertionPointAfter(written.getDefiningOp());
+    Operation *before = written.getDefiningOp();
+    Value after = fmt.buildPrefillWork(b, attn.getLoc(), in);
+    if (!after)
+      return;
+    chainAfter(attn, written, before->getNextNode(), after);
+  }
+
   /// After a prefill attention over more prompt tokens than the budget:
   /// the policy chooses the tokens the cache keeps (its lowering hook), and
-  /// kv.gather_store writes them (sinks, chosen, recent). A policy with a
-  /// page backup backs every prefill's tokens up first.
-  template <typename AttnOp> void selectAfter(AttnOp attn) {
-    Value cache = backupAfter(attn);
+  /// kv.gather_store writes them (sinks, chosen, recent); returns the cache
+  /// after the store (null: the prompt fits, no selection). A policy with a
+  /// page backup backed every prefill's tokens up first (`cache`).
+  template <typename AttnOp> Value selectAfter(AttnOp attn, Value cache) {
     auto q = cast<RankedTensorType>(attn.getQuery().getType());
     SelectionInputs in;
     in.batch = q.getDimSize(0);
@@ -179,7 +289,7 @@ private:
     if (chunked)
       in.prompt = staged;
     if (in.prompt <= slots)
-      return; // the whole prompt fits: no selection
+      return {}; // the whole prompt fits: no selection
     OpBuilder b(attn);
     b.setInsertionPointAfter(cache.getDefiningOp());
     Location loc = attn.getLoc();
@@ -229,6 +339,7 @@ private:
     for (Operation *op = attn->getNextNode(); op != store->getNextNode();
          op = op->getNextNode())
       llm::copyLayerMarker(attn, op);
+    return store.getResult();
   }
 
   /// Whether the policy keeps per-slot state (and so evicts at decode).
@@ -270,8 +381,11 @@ private:
       llm::copyLayerMarker(withProbs, op);
   }
 
-  /// The policy resolved for the context, and the slots it keeps.
+  /// The policy resolved for the context, and the slots it keeps (0: the
+  /// caches keep their own, under a policy that does not compress).
   KVPolicyAttrInterface attr;
+  /// The element format (null: the dtype).
+  KVFormatAttrInterface fmt;
   int64_t slots = 0;
   /// The function being rewritten: a chunked prefill, and the prompt tokens
   /// its chunks stage (0 when the prompt fits the cache).

@@ -320,13 +320,14 @@ private:
     if (auto c = dyn_cast<kv::CacheType>(type))
       return kv::CacheType::get(type.getContext(), c.getLayers(), c.getBatch(),
                                 c.getSlots(), kvHeadsLocal, c.getHeadDim(),
-                                c.getDtype(), c.getPolicy());
+                                c.getDtype(), c.getPolicy(), c.getFormat());
     if (auto c = dyn_cast<kv::LatentCacheType>(type)) {
       if (mlaCache != "sequence")
         return type;
       return kv::LatentCacheType::get(
           type.getContext(), c.getLayers(), c.getBatch(), c.getSlots() / n,
-          c.getLatentDim(), c.getRopeDim(), c.getDtype(), c.getPolicy(), n);
+          c.getLatentDim(), c.getRopeDim(), c.getDtype(), c.getPolicy(), n,
+          c.getFormat());
     }
     return type;
   }

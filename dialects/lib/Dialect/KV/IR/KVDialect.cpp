@@ -54,7 +54,8 @@ static LogicalResult
 verifyCacheCommon(function_ref<InFlightDiagnostic()> emitError, int64_t layers,
                   int64_t batch, int64_t slots, Type dtype,
                   KVPolicyAttrInterface policy, CheckedInt valuesPerToken,
-                  int64_t groups, int64_t seqShards = 1) {
+                  int64_t groups, KVFormatAttrInterface format,
+                  const CacheShape &shape, int64_t seqShards = 1) {
   if (layers <= 0 || batch <= 0 || slots <= 0)
     return emitError() << "cache layers, batch and slots must be > 0, got "
                        << layers << ", " << batch << ", " << slots;
@@ -69,6 +70,14 @@ verifyCacheCommon(function_ref<InFlightDiagnostic()> emitError, int64_t layers,
                           "the context)";
   if (seqShards < 1)
     return emitError() << "seq_shards must be >= 1, got " << seqShards;
+  if (format) {
+    if (!format.isResolved())
+      return emitError() << "cache format " << format
+                         << " is not resolved; a cache holds a format with "
+                            "every number fixed";
+    if (failed(format.verifyFor(shape, emitError)))
+      return failure();
+  }
   std::optional<int64_t> checkedTotal = (CheckedInt(slots) * seqShards).get();
   if (!checkedTotal)
     return emitError() << "cache slots x seq_shards exceeds a 64-bit count";
@@ -107,12 +116,19 @@ verifyCacheCommon(function_ref<InFlightDiagnostic()> emitError, int64_t layers,
 LogicalResult CacheType::verify(function_ref<InFlightDiagnostic()> emitError,
                                 int64_t layers, int64_t batch, int64_t slots,
                                 int64_t kvHeads, int64_t headDim, Type dtype,
-                                KVPolicyAttrInterface policy) {
+                                KVPolicyAttrInterface policy,
+                                KVFormatAttrInterface format) {
   if (kvHeads <= 0 || headDim <= 0)
     return emitError() << "cache kv_heads and head_dim must be > 0, got "
                        << kvHeads << ", " << headDim;
+  CacheShape shape;
+  if (dtype && dtype.isIntOrFloat() &&
+      !(CheckedInt(kvHeads) * headDim * 2).overflowed())
+    shape = {kvHeads * headDim, kvHeads * headDim, headDim, 2 * kvHeads,
+             dtype.getIntOrFloatBitWidth()};
   return verifyCacheCommon(emitError, layers, batch, slots, dtype, policy,
-                           2 * CheckedInt(kvHeads) * headDim, kvHeads);
+                           2 * CheckedInt(kvHeads) * headDim, kvHeads, format,
+                           shape);
 }
 int64_t CacheType::getValuesPerToken() const {
   return 2 * getKvHeads() * getHeadDim();
@@ -122,14 +138,20 @@ LogicalResult
 LatentCacheType::verify(function_ref<InFlightDiagnostic()> emitError,
                         int64_t layers, int64_t batch, int64_t slots,
                         int64_t latentDim, int64_t ropeDim, Type dtype,
-                        KVPolicyAttrInterface policy, int64_t seqShards) {
+                        KVPolicyAttrInterface policy, int64_t seqShards,
+                        KVFormatAttrInterface format) {
   if (latentDim <= 0 || ropeDim < 0)
     return emitError() << "latent cache latent_dim must be > 0 and rope_dim "
                           ">= 0, got "
                        << latentDim << ", " << ropeDim;
+  CacheShape shape;
+  if (dtype && dtype.isIntOrFloat() &&
+      !(CheckedInt(latentDim) + ropeDim).overflowed())
+    shape = {latentDim + ropeDim, 0, latentDim, 1,
+             dtype.getIntOrFloatBitWidth()};
   return verifyCacheCommon(emitError, layers, batch, slots, dtype, policy,
                            CheckedInt(latentDim) + ropeDim, /*groups=*/1,
-                           seqShards);
+                           format, shape, seqShards);
 }
 int64_t LatentCacheType::getValuesPerToken() const {
   return getLatentDim() + getRopeDim();
@@ -483,10 +505,16 @@ LogicalResult GatherStoreOp::verify() {
   }
   return success();
 }
-CheckedInt GatherStoreOp::getFlops() { return 0; }
-CheckedInt GatherStoreOp::getBytesRead() {
+CheckedInt GatherStoreOp::getFlops() {
+  // Quantizing the kept tokens, when the cache has a format.
   auto cache = cast<KVCacheTypeInterface>(getCache().getType());
-  CheckedInt bytes = cache.getBytesPerSequencePerLayer() * cache.getBatch();
+  return getWriteFlops(cache, cache.getSlots(), /*prefill=*/true);
+}
+CheckedInt GatherStoreOp::getBytesRead() {
+  // The kept tokens' values, at the dtype the prompt computed them in.
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  CheckedInt bytes = cache.getFullBytesPerTokenPerLayer() * cache.getSlots() *
+                     cache.getBatch();
   if (Value indices = getIndices())
     bytes += getTensorBytes(indices.getType());
   // The kept tokens' scores, one f32 per slot and group.
@@ -503,7 +531,7 @@ CheckedInt GatherStoreOp::getStateBytesWritten() {
 }
 CheckedInt GatherStoreOp::getBytesWritten() {
   auto cache = cast<KVCacheTypeInterface>(getCache().getType());
-  return cache.getBytesPerSequencePerLayer() * cache.getBatch() +
+  return getWriteBytes(cache, cache.getSlots(), /*prefill=*/true) +
          getStateBytesWritten();
 }
 
@@ -705,3 +733,137 @@ CheckedInt BackupOp::getBytesRead() {
 CheckedInt BackupOp::getBytesWritten() {
   return getBackupBytesWritten() + getDigestBytesWritten();
 }
+
+//===----------------------------------------------------------------------===//
+// Format ops: QuantizeOp, RequantizeOp
+//===----------------------------------------------------------------------===//
+
+/// The cache's format, or an error naming the op when it has none.
+static KVFormatAttrInterface formatOrError(Operation *op,
+                                           KVCacheTypeInterface cache) {
+  KVFormatAttrInterface format = cache.getFormat();
+  if (!format)
+    op->emitOpError() << "needs a cache with a format (#kv.kivi, "
+                         "#kv.zipcache, ...), got " << cache;
+  return format;
+}
+
+LogicalResult QuantizeOp::verify() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  if (failed(verifyLayer(*this, cache, getLayer())) ||
+      !formatOrError(*this, cache))
+    return failure();
+  if (getTokens() <= 0 || getTokens() > cache.getSlots())
+    return emitOpError() << "quantizes " << getTokens()
+                         << " tokens per sequence; expected 1 to the cache's "
+                         << cache.getSlots() << " slots";
+  if (getEvery() < 1)
+    return emitOpError() << "every must be >= 1 step, got " << getEvery();
+  if (Value salient = getSalient()) {
+    auto t = cast<RankedTensorType>(salient.getType());
+    int64_t groups = getGroups(cache);
+    if (t.getRank() != 3 || t.getDimSize(0) != cache.getBatch() ||
+        t.getDimSize(1) != groups || t.getDimSize(2) < 1 ||
+        t.getDimSize(2) > getTokens())
+      return emitOpError() << "salient must be tensor<" << cache.getBatch()
+                           << "x" << groups << "xKxi32> with 1 <= K <= "
+                           << getTokens() << " (the tokens), got " << t;
+    if (getEvery() != 1)
+      return emitOpError("a salient set is chosen once, at prefill: every "
+                         "must be 1");
+  }
+  return success();
+}
+int64_t QuantizeOp::getTokensPerStep() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  return ceilDiv(CheckedInt(cache.getBatch()) * getTokens(), getEvery())
+      .value();
+}
+CheckedInt QuantizeOp::getFlops() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  return CheckedInt(getTokensPerStep()) * cache.getValuesPerToken() *
+         cache.getFormat().getQuantizeOps();
+}
+CheckedInt QuantizeOp::getBytesRead() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  CheckedInt bytes =
+      cache.getFullBytesPerTokenPerLayer() * getTokensPerStep();
+  if (Value salient = getSalient())
+    bytes += getTensorBytes(salient.getType());
+  return bytes;
+}
+CheckedInt QuantizeOp::getBytesWritten() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  return cache.getBytesPerTokenPerLayer() * getTokensPerStep();
+}
+
+LogicalResult RequantizeOp::verify() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  if (failed(verifyLayer(*this, cache, getLayer())) ||
+      !formatOrError(*this, cache))
+    return failure();
+  if (getEvery() < 1)
+    return emitOpError() << "every must be >= 1 step, got " << getEvery();
+  int64_t heads = getNumHeads(), groups = getGroups(cache);
+  if (heads <= 0 || heads % groups != 0)
+    return emitOpError() << "num_heads must be a positive multiple of the "
+                         << groups << " group(s), got " << heads;
+  auto q = cast<RankedTensorType>(getQueries().getType());
+  if (q.getRank() != 3 || q.getDimSize(0) != cache.getBatch() ||
+      q.getDimSize(1) < 1 || q.getDimSize(2) % heads != 0)
+    return emitOpError() << "queries must be tensor<" << cache.getBatch()
+                         << " x T x num_heads*D>, got " << q;
+  return success();
+}
+/// ceil(B * x / every): the per-step share of a per-sequence quantity
+/// under staggered periods.
+static CheckedInt perStep(KVCacheTypeInterface cache, CheckedInt x,
+                          int64_t every) {
+  return ceilDiv(x * cache.getBatch(), every);
+}
+CheckedInt RequantizeOp::getStoredBytesRead() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  return perStep(cache,
+                 cache.getBytesPerTokenPerLayer() *
+                     (cache.getSlots() - cache.getResidualSlots()),
+                 getEvery());
+}
+CheckedInt RequantizeOp::getResidualBytesRead() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  return perStep(cache,
+                 cache.getFullBytesPerTokenPerLayer() *
+                     cache.getResidualSlots(),
+                 getEvery());
+}
+CheckedInt RequantizeOp::getStoredBytesWritten() {
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  return perStep(cache, cache.getBytesPerTokenPerLayer() * cache.getSlots(),
+                 getEvery());
+}
+CheckedInt RequantizeOp::getFlops() {
+  // Per sequence and period: the last query against every slot's key
+  // (q.k at 2 per MAC over a group's Dk channels, softmax 5, the group sum
+  // 1, per query head), dequantizing the quantized slots and quantizing
+  // every slot again.
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  KVFormatAttrInterface format = cache.getFormat();
+  int64_t dk = getKeyWidth(cache) / getGroups(cache);
+  int64_t slots = cache.getSlots(), values = cache.getValuesPerToken();
+  CheckedInt saliency =
+      CheckedInt(getNumHeads()) * slots * (CheckedInt(2) * dk + 6);
+  CheckedInt dequant = CheckedInt(slots - cache.getResidualSlots()) * values *
+                       format.getDequantizeOps();
+  CheckedInt quant = CheckedInt(slots) * values * format.getQuantizeOps();
+  return perStep(cache, saliency + dequant + quant, getEvery());
+}
+CheckedInt RequantizeOp::getBytesRead() {
+  // The last query of each sequence re-quantized this step, and its cache.
+  auto q = cast<RankedTensorType>(getQueries().getType());
+  auto cache = cast<KVCacheTypeInterface>(getCache().getType());
+  CheckedInt query = perStep(cache,
+                             CheckedInt(q.getDimSize(2)) *
+                                 getElementBytes(q.getElementType()),
+                             getEvery());
+  return query + getStoredBytesRead() + getResidualBytesRead();
+}
+CheckedInt RequantizeOp::getBytesWritten() { return getStoredBytesWritten(); }

@@ -273,6 +273,29 @@ static bool writesCache(Phase phase, kv::KVCacheTypeInterface cache,
          prefix > 0 || tokens <= cache.getTotalSlots().value();
 }
 
+/// What an attention over a cache with an element format adds: quantizing
+/// the tokens it writes (when the format quantizes on write), dequantizing
+/// the stored tokens it reads (the decode's slots, a chunk's prefix) and the
+/// format's rotations per query token. 0 without a format.
+static CheckedInt formatFlops(Type cacheType, Phase phase, int64_t batch,
+                              int64_t tokens, int64_t prefix, int64_t heads,
+                              bool writes) {
+  auto cache = cast<kv::KVCacheTypeInterface>(cacheType);
+  kv::KVFormatAttrInterface format = cache.getFormat();
+  if (!format)
+    return 0;
+  bool prefill = phase == Phase::prefill;
+  CheckedInt flops = CheckedInt(batch) * tokens *
+                     format.getRotationFlops(kv::getCacheShape(cache), heads);
+  if (writes)
+    flops += kv::getWriteFlops(cache, tokens, prefill);
+  if (!prefill)
+    flops += kv::getReadFlops(cache, cache.getSlots());
+  if (prefix > 0)
+    flops += kv::getReadFlops(cache, prefix / cache.getSeqShards());
+  return flops;
+}
+
 /// Causal (query, key) pairs of a prompt of `t` tokens.
 static CheckedInt causalPairs(CheckedInt t) { return t * (t + 1) / 2; }
 
@@ -619,10 +642,14 @@ CheckedInt AttentionOp::getFlops() {
           ? causalPairs(t)
           : t * cast<kv::CacheType>(getCache().getType()).getSlots();
   // QK^T and PV (2 x 2 FLOPs per MAC) plus softmax per score.
+  auto cache = cast<kv::CacheType>(getCache().getType());
+  int64_t tk = tensorOf(getKey()).getDimSize(1);
   return b * getNumHeads() * pairs * (4 * getHeadDim() + 5) +
          getPrefixFlops() +
-         probsFlops(getProbs(), q, getNumHeads(),
-                    cast<kv::CacheType>(getCache().getType()).getSlots());
+         probsFlops(getProbs(), q, getNumHeads(), cache.getSlots()) +
+         formatFlops(cache, getPhase(), q.getDimSize(0), tk, getPrefix(),
+                     getNumHeads(),
+                     writesCache(getPhase(), cache, tk, getPrefix()));
 }
 CheckedInt AttentionOp::getPrefixFlops() {
   RankedTensorType q = tensorOf(getQuery());
@@ -645,9 +672,9 @@ CheckedInt AttentionOp::getBytesWritten() {
   auto cache = cast<kv::CacheType>(getCache().getType());
   // New tokens go to the cache, except in a prefill longer than a compressed
   // cache, where kv.gather_store writes the tokens kept instead.
-  if (writesCache(getPhase(), cache, tensorOf(getKey()).getDimSize(1),
-                  getPrefix()))
-    bytes += getTotalBytes(ValueRange{getKey(), getValue()});
+  int64_t t = tensorOf(getKey()).getDimSize(1);
+  if (writesCache(getPhase(), cache, t, getPrefix()))
+    bytes += kv::getWriteBytes(cache, t, getPhase() == Phase::prefill);
   return bytes;
 }
 
@@ -716,10 +743,11 @@ CheckedInt MLAAttentionOp::getFlops() {
     CheckedInt s = cast<kv::LatentCacheType>(getCache().getType()).getSlots();
     CheckedInt perQuery = 2 * h * nope * r + 2 * h * s * (r + rope) +
                           2 * h * s * r + 2 * h * r * v + 5 * h * s;
+    auto cache = cast<kv::LatentCacheType>(getCache().getType());
     return prep + b * t * perQuery +
-           probsFlops(getProbs(), q, getNumHeads(),
-                      cast<kv::LatentCacheType>(getCache().getType())
-                          .getSlots());
+           probsFlops(getProbs(), q, getNumHeads(), cache.getSlots()) +
+           formatFlops(cache, getPhase(), q.getDimSize(0), q.getDimSize(1), 0,
+                       getNumHeads(), /*writes=*/true);
   }
   // Prefill: decompress the prompt's K and V, then causal attention; a cache
   // split by sequence gives each socket 1/seq_shards of the keys.
@@ -729,7 +757,11 @@ CheckedInt MLAAttentionOp::getFlops() {
   return prep + b * (2 * t * r * h * (nope + v) / cache.getSeqShards() +
                      2 * h * pairs * (nope + rope) +
               2 * h * pairs * v + 5 * h * pairs) +
-         getPrefixFlops();
+         getPrefixFlops() +
+         formatFlops(cache, getPhase(), q.getDimSize(0), q.getDimSize(1),
+                     getPrefix(), getNumHeads(),
+                     writesCache(getPhase(), cache, q.getDimSize(1),
+                                 getPrefix()));
 }
 CheckedInt MLAAttentionOp::getPrefixFlops() {
   RankedTensorType q = tensorOf(getQuery());
@@ -759,9 +791,9 @@ CheckedInt MLAAttentionOp::getBytesWritten() {
   if (Value probs = getProbs())
     bytes += getTensorBytes(probs.getType());
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
-  if (writesCache(getPhase(), cache, tensorOf(getLatent()).getDimSize(1),
-                  getPrefix()))
-    bytes += getTensorBytes(getLatent().getType());
+  int64_t t = tensorOf(getLatent()).getDimSize(1);
+  if (writesCache(getPhase(), cache, t, getPrefix()))
+    bytes += kv::getWriteBytes(cache, t, getPhase() == Phase::prefill);
   return bytes;
 }
 

@@ -23,10 +23,19 @@ def KVCompress : Pass<"kv-compress", "::mlir::ModuleOp"> {
     StreamingLLM keeps sinks + recent with no selection. Decode: attention
     spans exactly the budget and the new token goes to the recent ring. All
     shapes stay static and the selection's FLOPs and bytes are in the IR.
+
+    With `format` every cache also stores its elements in that format
+    (under any policy, `full` included), and the format's own ops are
+    inserted: after a prefill's write (ZipCache: probe scores, a top-k of
+    the salient tokens, kv.quantize) and after each decode attention (KIVI:
+    kv.quantize of one residual token; ZipCache: kv.requantize).
   }];
   let options = [
     Option<"policy", "policy", "std::string", "\"full\"",
            "KV policy string (see `snapflow list`)">,
+    Option<"format", "format", "std::string", "\"bf16\"",
+           "KV element format: bf16, fp8, kivi2, kivi4, quarot4, zipcache "
+           "or name:key=value,... (see `snapflow list`)">,
     Option<"context", "context", "int64_t", "0",
            "Context tokens the policy is resolved for (0: the largest cache)">,
   ];

@@ -207,4 +207,6 @@ def KV_ArkValePolicyAttr
   let genVerifyDecl = 1;
 }
 
+include "snapflow/Dialect/KV/IR/KVFormats.td"
+
 #endif // SNAPFLOW_DIALECT_KV_KVATTRS

@@ -112,6 +112,82 @@ def KVPolicyAttrInterface : AttrInterface<"KVPolicyAttrInterface"> {
   }];
 }
 
+def KVFormatAttrInterface : AttrInterface<"KVFormatAttrInterface"> {
+  let description = [{
+    How a cache stores its elements when not at its dtype: fp8, KIVI's
+    2/4-bit groups with a full-precision residual, QuaRot's rotated 4-bit
+    heads, ZipCache's saliency-mixed 4/2 bits. A format composes with any
+    policy: the policy decides which tokens a cache keeps, the format how
+    many bits each kept token takes and what quantizing and dequantizing
+    them costs. Every op that writes or reads a cache's slots charges the
+    format's bytes and (de)quantization FLOPs; a format's own per-step or
+    periodic work is ops its hooks emit. Command-line strings (`kivi2`,
+    `kivi:bits=2,residual=32`) are parsed into the `#kv.*` attribute by
+    `kv::parseFormat`. docs/Dialects/KV.md, "How to add a KV format", lists
+    the files a new format touches.
+  }];
+  let cppNamespace = "::snapflow::kv";
+  let methods = [
+    InterfaceMethod<"Whether every number is fixed (caches hold resolved formats only).",
+      "bool", "isResolved">,
+    InterfaceMethod<"This format with its defaults filled in.",
+      "::snapflow::kv::KVFormatAttrInterface", "resolve">,
+    InterfaceMethod<[{Checks the format against the shape of a cache (a
+      group that must divide a width, a width that must be a power of 2).}],
+      "::mlir::LogicalResult", "verifyFor",
+      (ins "const ::snapflow::kv::CacheShape &":$shape,
+           "::llvm::function_ref<::mlir::InFlightDiagnostic()>":$emitError)>,
+    InterfaceMethod<[{Bits one quantized token of one layer takes, its
+      share of scales and zero points included.}],
+      "int64_t", "getTokenBits", (ins "const ::snapflow::kv::CacheShape &":$shape)>,
+    InterfaceMethod<[{Newest tokens per layer and sequence kept at the
+      cache's dtype (KIVI's residual, ZipCache's streaming buffer); 0: none.}],
+      "int64_t", "getResidualTokens", (ins), [{}], [{ return 0; }]>,
+    InterfaceMethod<[{Whether the op that writes new tokens quantizes them
+      as it writes (true), or writes them at the dtype for the format's own
+      ops to quantize later (a residual at decode; ZipCache's prefill, which
+      needs every token's saliency first).}],
+      "bool", "quantizesOnWrite", (ins "bool":$prefill), [{}],
+      [{ return true; }]>,
+    InterfaceMethod<"Operations per element to quantize (scale, round, pack).",
+      "int64_t", "getQuantizeOps">,
+    InterfaceMethod<"Operations per element to dequantize on read.",
+      "int64_t", "getDequantizeOps">,
+    InterfaceMethod<[{FLOPs per query token of an attention over this cache
+      that the format adds outside (de)quantization (QuaRot's online
+      Hadamard transforms of the query, key and head outputs); `heads` are
+      the attention's query heads.}],
+      "int64_t", "getRotationFlops",
+      (ins "const ::snapflow::kv::CacheShape &":$shape, "int64_t":$heads),
+      [{}], [{ return 0; }]>,
+    InterfaceMethod<[{The prefill hook of kv-compress: after the prompt's
+      tokens are written (by the attention or kv.gather_store), emits the
+      format's ops over them and returns the cache after them (null: none).
+      ZipCache: the probes' saliency, then the mixed-precision quantization.}],
+      "::mlir::Value", "buildPrefillWork",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::Location":$loc,
+           "const ::snapflow::kv::SelectionInputs &":$inputs),
+      [{}], [{ return {}; }]>,
+    InterfaceMethod<[{The decode hook of kv-compress: after a decode
+      attention wrote its token, emits the format's per-step and periodic
+      ops and returns the cache after them (null: none). KIVI: one token out
+      of the residual; ZipCache: the re-quantization every `gap` steps.}],
+      "::mlir::Value", "buildDecodeWork",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::Location":$loc,
+           "const ::snapflow::kv::RecallInputs &":$inputs),
+      [{}], [{ return {}; }]>,
+    StaticInterfaceMethod<[{One line per key with its default, for `snapflow
+      list` and error messages.}],
+      "::llvm::StringRef", "getUsage">,
+  ];
+  let extraSharedClassDeclaration = [{
+    /// The format as written on the command line (`kivi:bits=2,...`).
+    std::string getLabel() const {
+      return ::snapflow::kv::policyLabel($_attr);
+    }
+  }];
+}
+
 def KVCacheTypeInterface : TypeInterface<"KVCacheTypeInterface"> {
   let description = [{
     A KV-cache value: `layers` x `batch` x `slots` tokens, each token taking
@@ -130,16 +206,35 @@ def KVCacheTypeInterface : TypeInterface<"KVCacheTypeInterface"> {
     InterfaceMethod<"Element type.", "::mlir::Type", "getDtype">,
     InterfaceMethod<"The cache policy.", "::snapflow::kv::KVPolicyAttrInterface",
       "getPolicy">,
+    InterfaceMethod<"How elements are stored (null: at the dtype).",
+      "::snapflow::kv::KVFormatAttrInterface", "getFormat">,
   ];
   let extraSharedClassDeclaration = [{
-    /// Bytes of one token in one layer.
-    ::snapflow::CheckedInt getBytesPerTokenPerLayer() {
+    /// Bytes of one token in one layer at the dtype (as computed, and as
+    /// a residual keeps it).
+    ::snapflow::CheckedInt getFullBytesPerTokenPerLayer() {
       return ::snapflow::CheckedInt($_type.getValuesPerToken()) *
              ((static_cast<int64_t>($_type.getDtype().getIntOrFloatBitWidth()) + 7) / 8);
     }
-    /// Bytes of one layer's slots for one sequence.
+    /// Bytes of one stored token in one layer: the format's bits rounded
+    /// up to whole bytes, or the dtype's without a format.
+    ::snapflow::CheckedInt getBytesPerTokenPerLayer() {
+      if (auto format = $_type.getFormat())
+        return ::snapflow::CheckedInt(
+                   format.getTokenBits(::snapflow::kv::getCacheShape($_type)) + 7) / 8;
+      return getFullBytesPerTokenPerLayer();
+    }
+    /// Slots per sequence and layer the format keeps at the dtype.
+    int64_t getResidualSlots() {
+      auto format = $_type.getFormat();
+      return format ? std::min(format.getResidualTokens(), $_type.getSlots()) : 0;
+    }
+    /// Bytes of one layer's slots for one sequence: the residual at the
+    /// dtype, the rest in the format.
     ::snapflow::CheckedInt getBytesPerSequencePerLayer() {
-      return getBytesPerTokenPerLayer() * $_type.getSlots();
+      int64_t residual = getResidualSlots();
+      return getFullBytesPerTokenPerLayer() * residual +
+             getBytesPerTokenPerLayer() * ($_type.getSlots() - residual);
     }
     /// Slots of one sequence over all its shards.
     ::snapflow::CheckedInt getTotalSlots() {

@@ -28,6 +28,18 @@
 namespace snapflow {
 namespace kv {
 class KVPolicyAttrInterface;
+class KVFormatAttrInterface;
+
+/// The widths of a cache a format's layout depends on.
+struct CacheShape {
+  int64_t keyWidth = 0;   ///< key elements per token (GQA) or the latent
+  int64_t valueWidth = 0; ///< value elements per token (0 for a latent)
+  /// Elements of one head's key: head_dim (GQA), or the latent's width
+  /// without its rotary part (MLA), what a Hadamard transform rotates.
+  int64_t headWidth = 0;
+  int64_t groupsPerToken = 1; ///< heads a token's K and V split into
+  int64_t dtypeBits = 16;
+};
 
 /// What a policy's prefill selection (its lowering hook) works from: the
 /// attention whose prompt overflows the budget.
@@ -84,11 +96,47 @@ std::string policyLabel(mlir::Attribute policy);
 llvm::Expected<KVPolicyAttrInterface> parsePolicy(mlir::MLIRContext *context,
                                                   llvm::StringRef text);
 
+namespace detail {
+/// What parsePolicy and parseFormat share: `name[:key=value,...]` as the
+/// attribute `#kv.name<key = value, ...>` through MLIR's attribute parser.
+/// `what` names the kind in errors ("KV policy"), `names` are the valid
+/// mnemonics, `usageOf(name)` the keys a name takes ("keys: ...", or
+/// nullopt for an unknown name).
+llvm::Expected<mlir::Attribute> parseSpelling(
+    mlir::MLIRContext *context, llvm::StringRef text, llvm::StringRef what,
+    llvm::ArrayRef<std::string> names,
+    llvm::function_ref<std::optional<std::string>(llvm::StringRef)> usageOf);
+} // namespace detail
+
 /// parsePolicy, then resolveFor(contextTokens): the policy with every number
 /// fixed for sequences of `contextTokens` tokens.
 llvm::Expected<KVPolicyAttrInterface>
 resolvePolicy(mlir::MLIRContext *context, llvm::StringRef text,
               int64_t contextTokens);
+
+/// The shape of a cache type, for its format.
+CacheShape getCacheShape(mlir::Type cache);
+
+/// Parses a format as written on the command line: a shorthand (`bf16`:
+/// none, `fp8`, `kivi2`, `kivi4`, `quarot4`, `zipcache`) or
+/// `name[:key=value,...]` as for policies, resolved (defaults filled).
+/// `bf16` returns a null format. Errors name the string.
+llvm::Expected<KVFormatAttrInterface> parseFormat(mlir::MLIRContext *context,
+                                                  llvm::StringRef text);
+
+/// One paragraph per format, for `snapflow list`.
+std::string describeFormats();
+
+/// Bytes `tokens` new tokens per sequence take as an op writes them into
+/// one layer of `cache` (for the whole batch): quantized, the newest
+/// residual ones at the dtype, when the format quantizes on this write;
+/// else at the dtype.
+CheckedInt getWriteBytes(mlir::Type cache, int64_t tokens, bool prefill);
+/// FLOPs of quantizing what getWriteBytes writes (0 at the dtype).
+CheckedInt getWriteFlops(mlir::Type cache, int64_t tokens, bool prefill);
+/// FLOPs of dequantizing `tokens` stored tokens per sequence read from
+/// one layer, for the whole batch (the residual ones need none).
+CheckedInt getReadFlops(mlir::Type cache, int64_t tokens);
 
 /// The selection groups of a cache: its KV heads (GQA), or 1 for a latent
 /// cache shared by every head (MLA).

@@ -315,4 +315,74 @@ def KV_BackupOp : KV_Op<"backup", [AllTypesMatch<["cache", "result"]>]> {
   }];
 }
 
+def KV_QuantizeOp : KV_Op<"quantize",
+                            [AllTypesMatch<["cache", "result"]>]> {
+  let summary = "quantize tokens held at the dtype into the cache's format";
+  let description = [{
+    The cache's format at work on layer `layer`: `tokens` tokens per
+    sequence, held at the dtype, are quantized into the format once every
+    `every` steps. At decode they come from the format's residual (KIVI:
+    one token per step, `every = 1`, the average of its values leaving the
+    window every step and its keys `residual` at a time); with continuous
+    batching sequences reach their period at staggered steps, so a step
+    quantizes `ceil(B * tokens / every)` tokens. At prefill (`every = 1`)
+    they are the prompt tokens the writer left at the dtype (ZipCache), and
+    `salient` (`tensor<B x G x K x i32>`, a kv.topk over the tokens'
+    saliency) names the K per group that take the format's high precision.
+
+    Example:
+    ```mlir
+    %c1 = kv.quantize %c0[0] {every = 1, tokens = 1} : !kv.cache<..., format = #kv.kivi<bits = 2, group = 32, residual = 128>>
+    ```
+  }];
+  let arguments = (ins KV_AnyCache:$cache, Optional<TensorOf<[I32]>>:$salient,
+                       SF_I64Attr:$layer, SF_I64Attr:$tokens,
+                       SF_I64Attr:$every);
+  let results = (outs KV_AnyCache:$result);
+  let assemblyFormat = [{
+    $cache `[` $layer `]` (`salient` $salient^)? attr-dict `:`
+    qualified(type($cache)) (`salient` type($salient)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Tokens the whole batch quantizes per step: ceil(B * tokens / every).
+    int64_t getTokensPerStep();
+  }];
+}
+
+def KV_RequantizeOp : KV_Op<"requantize", [AllTypesMatch<["cache", "result"]>]> {
+  let summary = "re-score and re-quantize a sequence's whole cache, periodically";
+  let description = [{
+    ZipCache's streaming step on layer `layer`: once every `every` decode
+    steps a sequence scores every slot with the step's last query (`q.k`
+    and softmax per query head, summed per group: the saliency of the
+    tokens buffered since), dequantizes its cache and quantizes all of it
+    again (the buffered tokens included) by the new saliency. Sequences
+    reach their period at staggered steps, so a step does that work for
+    `B / every` sequences: `ceil(B * x / every)` of each per-sequence
+    quantity x.
+
+    Example:
+    ```mlir
+    %c1 = kv.requantize %q, %c0[0] {every = 100, num_heads = 32} : tensor<1x1x4096xbf16>, !kv.cache<..., format = #kv.zipcache<...>>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$queries, KV_AnyCache:$cache,
+                       SF_I64Attr:$layer, SF_I64Attr:$num_heads,
+                       SF_I64Attr:$every);
+  let results = (outs KV_AnyCache:$result);
+  let assemblyFormat = [{
+    $queries `,` $cache `[` $layer `]` attr-dict `:` type($queries) `,`
+    qualified(type($cache))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Per-step bytes read from the quantized slots and the residual, and
+    /// written back to the quantized slots.
+    ::snapflow::CheckedInt getStoredBytesRead();
+    ::snapflow::CheckedInt getResidualBytesRead();
+    ::snapflow::CheckedInt getStoredBytesWritten();
+  }];
+}
+
 #endif // SNAPFLOW_DIALECT_KV_KVOPS

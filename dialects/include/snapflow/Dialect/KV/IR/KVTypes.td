@@ -7,6 +7,11 @@ include "snapflow/Dialect/KV/IR/KVDialect.td"
 include "snapflow/Dialect/KV/IR/KVInterfaces.td"
 include "mlir/IR/AttrTypeBase.td"
 
+/// How a cache stores its elements; absent (elided): at its dtype.
+def KV_OptionalFormat
+    : OptionalParameter<"::snapflow::kv::KVFormatAttrInterface",
+                        "element format (absent: the dtype)">;
+
 def KV_CacheType : TypeDef<KV_Dialect, "Cache",
     [KVCacheTypeInterface]> {
   let mnemonic = "cache";
@@ -16,12 +21,17 @@ def KV_CacheType : TypeDef<KV_Dialect, "Cache",
     `slots` token slots of `kv_heads` x `head_dim` elements (K and V each).
     Under a compressing policy `slots` equals the policy's budget.
 
-    Example: `!kv.cache<layers = 32, batch = 8, slots = 4096, kv_heads = 8, head_dim = 128, dtype = bf16, policy = #kv.full>`
+    `format`, when present, stores the elements quantized
+    (`#kv.kivi<...>`, `#kv.fp8`, ...): the cache's bytes are the format's.
+
+    Example: `!kv.cache<layers = 32, batch = 8, slots = 4096, kv_heads = 8, head_dim = 128, dtype = bf16, policy = #kv.full>`,
+    `!kv.cache<..., policy = #kv.full, format = #kv.kivi<bits = 2, group = 32, residual = 128>>`
   }];
   let parameters = (ins "int64_t":$layers, "int64_t":$batch, "int64_t":$slots,
                         "int64_t":$kv_heads, "int64_t":$head_dim,
                         "::mlir::Type":$dtype,
-                        "::snapflow::kv::KVPolicyAttrInterface":$policy);
+                        "::snapflow::kv::KVPolicyAttrInterface":$policy,
+                        KV_OptionalFormat:$format);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -49,7 +59,8 @@ def KV_LatentCacheType : TypeDef<KV_Dialect, "LatentCache",
                         "int64_t":$latent_dim, "int64_t":$rope_dim,
                         "::mlir::Type":$dtype,
                         "::snapflow::kv::KVPolicyAttrInterface":$policy,
-                        DefaultValuedParameter<"int64_t", "1">:$seq_shards);
+                        DefaultValuedParameter<"int64_t", "1">:$seq_shards,
+                        KV_OptionalFormat:$format);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

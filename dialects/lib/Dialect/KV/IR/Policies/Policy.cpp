@@ -93,9 +93,15 @@ std::string snapflow::kv::policyLabel(Attribute policy) {
   return label;
 }
 
-llvm::Expected<KVPolicyAttrInterface>
-snapflow::kv::parsePolicy(MLIRContext *context, StringRef text) {
+llvm::Expected<Attribute> snapflow::kv::detail::parseSpelling(
+    MLIRContext *context, StringRef text, StringRef what,
+    ArrayRef<std::string> names,
+    function_ref<std::optional<std::string>(StringRef)> usageOf) {
   context->getOrLoadDialect<KVDialect>();
+  auto spellingError = [&](const Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   what + " '" + text + "': " + msg);
+  };
   StringRef trimmed = text.trim();
   auto [name, rest] = trimmed.split(':');
   name = name.trim();
@@ -103,16 +109,16 @@ snapflow::kv::parsePolicy(MLIRContext *context, StringRef text) {
   if (!usage)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "unknown KV policy '" + name + "'; expected " +
-            llvm::join(policyNames(), ", ") + " (see `snapflow list`)");
+        "unknown " + what + " '" + name + "'; expected " +
+            llvm::join(names, ", ") + " (see `snapflow list`)");
   if (trimmed.contains(':') && rest.trim().empty())
-    return policyError(text, "empty parameter list");
+    return spellingError("empty parameter list");
   // name:k=v,k=v  ->  #kv.name<k = v, k = v>; a bare name is the
   // attribute with every parameter left open (`<>`) when it has any.
   std::string attrText = "#kv." + name.str();
   std::vector<std::string> keys;
   if (!trimmed.contains(':')) {
-    // A policy with parameters cannot be written bare; probe quietly.
+    // An attribute with parameters cannot be written bare; probe quietly.
     ScopedDiagnosticHandler quiet(context,
                                   [](Diagnostic &) { return success(); });
     if (!mlir::parseAttribute(attrText, context))
@@ -128,8 +134,7 @@ snapflow::kv::parsePolicy(MLIRContext *context, StringRef text) {
       if (!item.contains('=') || key.empty() || value.empty() ||
           !llvm::all_of(key,
                         [](char c) { return llvm::isAlnum(c) || c == '_'; }))
-        return policyError(text,
-                           "expected key=value, got '" + item.trim() + "'");
+        return spellingError("expected key=value, got '" + item.trim() + "'");
       fields.push_back((key + " = " + value).str());
       keys.push_back(key.str());
     }
@@ -152,7 +157,7 @@ snapflow::kv::parsePolicy(MLIRContext *context, StringRef text) {
   }
   if (!attr) {
     // The attribute parser names a key it does not know this way; say it in
-    // the user's terms, with the keys the policy takes.
+    // the user's terms, with the keys the attribute takes.
     StringRef unknown = "duplicate or unknown struct parameter name: ";
     size_t at = StringRef(diagnostics).find(unknown);
     if (at != StringRef::npos) {
@@ -160,24 +165,32 @@ snapflow::kv::parsePolicy(MLIRContext *context, StringRef text) {
       std::string pattern = (key + " = ").str();
       bool twice = StringRef(attrText).find(pattern) !=
                    StringRef(attrText).rfind(pattern);
-      return policyError(text, twice ? "key '" + key + "' given twice"
-                                     : "unknown key '" + key + "' for " + name +
-                                           " (" + *usage + ")");
+      return spellingError(twice ? "key '" + key + "' given twice"
+                                 : "unknown key '" + key + "' for " + name +
+                                       " (" + *usage + ")");
     }
-    return policyError(text,
-                       diagnostics.empty() ? "cannot parse" : diagnostics);
+    return spellingError(diagnostics.empty() ? "cannot parse" : diagnostics);
   }
-  auto policy = dyn_cast<KVPolicyAttrInterface>(attr);
-  if (!policy)
-    return policyError(text, "not a KV policy");
-  // Every key given must have set a parameter: a policy without parameters
-  // (#kv.full) ignores a trailing `<...>`, so check against its label.
-  std::string label = policyLabel(policy);
+  // Every key given must have set a parameter: an attribute without
+  // parameters (#kv.full) ignores a trailing `<...>`, so check its label.
+  std::string label = policyLabel(attr);
   for (const std::string &key : keys)
     if (StringRef(label).find(":" + key + "=") == StringRef::npos &&
         StringRef(label).find("," + key + "=") == StringRef::npos)
-      return policyError(text, "unknown key '" + key + "' for " + name + " (" +
-                                   *usage + ")");
+      return spellingError("unknown key '" + key + "' for " + name + " (" +
+                           *usage + ")");
+  return attr;
+}
+
+llvm::Expected<KVPolicyAttrInterface>
+snapflow::kv::parsePolicy(MLIRContext *context, StringRef text) {
+  auto attr = detail::parseSpelling(context, text, "KV policy", policyNames(),
+                                    usageOf);
+  if (!attr)
+    return attr.takeError();
+  auto policy = dyn_cast<KVPolicyAttrInterface>(*attr);
+  if (!policy)
+    return policyError(text, "not a KV policy");
   return policy;
 }
 
