@@ -616,3 +616,126 @@ TEST(CostModel, ArkValeMatchesTheReference) {
   EXPECT_EQ(4 * (digest / page), digested * digest);
   EXPECT_EQ(recall.written, mostRecalled * page * token);
 }
+
+namespace {
+/// A decode step's attention over `cache` (B = 3 sequences, 4 query heads
+/// over 2 KV heads of 16 channels: 32 key and 32 value channels per token).
+std::string decodeAttention(const std::string &cache) {
+  return funcOf("%q: tensor<3x1x64xbf16>, %k: tensor<3x1x32xbf16>, %v: "
+                "tensor<3x1x32xbf16>, %c: " +
+                    cache,
+                "%o, %c1 = llm.attention %q, %k, %v, %c {layer = 0, "
+                "num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = "
+                "#llm<phase decode>} : tensor<3x1x64xbf16>, "
+                "tensor<3x1x32xbf16>, tensor<3x1x32xbf16>, " +
+                    cache + " -> tensor<3x1x64xbf16>");
+}
+/// A cache of 2 layers, B = 3, 256 slots, 2 KV heads of 16 channels, in
+/// `format`.
+std::string formatCache(const std::string &format, int slots = 256) {
+  return "!kv.cache<layers = 2, batch = 3, slots = " + std::to_string(slots) +
+         ", kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, "
+         "format = " +
+         format + ">";
+}
+} // namespace
+
+// KIVI-2 with groups of 32 and a 64-token residual. A token of one layer:
+// keys 32 x 2 bits + a bf16 scale and zero per channel per 32 tokens
+// (32 x 32 / 32 = 32 bits), values 32 x 2 bits + 32 bits per 32 channels:
+// 192 bits = 24 B, against 64 x 2 = 128 B at bf16. A decode step's
+// attention reads per sequence the 64 residual tokens at bf16 and the 192
+// others quantized: 64 x 128 + 192 x 24 = 12,800 B, x 3 = 38,400 B, plus
+// q, k, v (384 + 192 + 192 = 768 B). FLOPs: the attention's 3 x 4 x 256
+// x (4 x 16 + 5) = 211,968 plus dequantizing the 192 quantized tokens' 64
+// elements at 2 each, x 3: 73,728. The new token lands in the residual at
+// bf16 (3 x 128 = 384 B beside the 384 B output), unquantized.
+TEST(CostModel, AttentionOverKIVIByHand) {
+  std::string cache =
+      formatCache("#kv.kivi<bits = 2, group = 32, residual = 64>");
+  OpCost c = costOf(decodeAttention(cache), "llm.attention");
+  EXPECT_EQ(c.flops, 211968 + 73728);
+  EXPECT_EQ(c.read, 768 + 38400);
+  EXPECT_EQ(c.written, 384 + 384);
+}
+
+// QuaRot-4: 64 x 4 bits + an fp16 scale and zero per (token, head), 4 head
+// groups of K and V: 256 + 128 = 384 bits = 48 B per token. The attention
+// reads 3 x 256 x 48 = 36,864 B of cache (+ 768 of q, k, v) and writes the
+// new token quantized (3 x 48 = 144 B beside the 384 B output). FLOPs
+// beyond the 211,968: quantizing the new token, 3 x 64 x 5 = 960;
+// dequantizing 256 tokens, 3 x 256 x 64 x 2 = 98,304; the Hadamard
+// transforms per query token, (4 query + 2 key heads) x 16 x log2 16 = 384
+// and the online one over the 4 heads' outputs, 4 x log2 4 x 16 = 128:
+// 512 x 3 = 1,536.
+TEST(CostModel, AttentionOverQuaRotByHand) {
+  std::string cache = formatCache("#kv.quarot<bits = 4>");
+  OpCost c = costOf(decodeAttention(cache), "llm.attention");
+  EXPECT_EQ(c.flops, 211968 + 960 + 98304 + 1536);
+  EXPECT_EQ(c.read, 768 + 36864);
+  EXPECT_EQ(c.written, 384 + 144);
+}
+
+// kv.quantize over the KIVI cache above: `tokens` per sequence every
+// `every` steps, so ceil(3 x tokens / every) tokens a step, each read at
+// bf16 (128 B), quantized (64 elements x 5) and written (24 B). One a
+// step: 3 tokens, 384 B read, 72 B written, 960 FLOPs. 10 every 4 steps:
+// ceil(30 / 4) = 8 tokens: 1,024 B, 192 B, 2,560 FLOPs.
+TEST(CostModel, QuantizeByHand) {
+  std::string cache =
+      formatCache("#kv.kivi<bits = 2, group = 32, residual = 64>");
+  OpCost one = costOf(funcOf("%c: " + cache,
+                             "%c1 = kv.quantize %c[1] {tokens = 1, every = 1} "
+                             ": " + cache),
+                      "kv.quantize");
+  EXPECT_EQ(one.flops, 960);
+  EXPECT_EQ(one.read, 384);
+  EXPECT_EQ(one.written, 72);
+  OpCost periodic = costOf(
+      funcOf("%c: " + cache,
+             "%c1 = kv.quantize %c[1] {tokens = 10, every = 4} : " + cache),
+      "kv.quantize");
+  EXPECT_EQ(periodic.flops, 2560);
+  EXPECT_EQ(periodic.read, 1024);
+  EXPECT_EQ(periodic.written, 192);
+}
+
+// ZipCache with half the tokens at 4 bits and half at 2 (3 bits per
+// element), a 10-token buffer re-quantized every 10 steps, on 64 slots:
+// a token is ceil(64 x 3) = 192 bits + a bf16 scale and minimum (32) + a
+// precision flag (1) = 225 bits -> 29 B. Per sequence and period: the last
+// query against every slot, 4 heads x 64 slots x (2 x 16 + 6) = 9,728
+// FLOPs; dequantizing the 54 stored tokens, 54 x 64 x 2 = 6,912; quantizing
+// all 64, 64 x 64 x 5 = 20,480: 37,120. Reads the 54 stored tokens (54 x
+// 29 = 1,566 B), the 10 buffered (10 x 128 = 1,280 B) and the query (128
+// B); writes all 64 quantized (1,856 B). A step does 3 / 10 of a
+// sequence's: ceil(3 x 37,120 / 10) = 11,136 FLOPs; reads ceil(4,698 / 10)
+// + ceil(3,840 / 10) + ceil(384 / 10) = 470 + 384 + 39 = 893 B; writes
+// ceil(5,568 / 10) = 557 B.
+TEST(CostModel, RequantizeByHand) {
+  std::string cache = formatCache(
+      "#kv.zipcache<high = 4, low = 2, salient = 50, gap = 10, probes = 10>",
+      64);
+  OpCost c = costOf(funcOf("%q: tensor<3x1x64xbf16>, %c: " + cache,
+                           "%c1 = kv.requantize %q, %c[1] {num_heads = 4, "
+                           "every = 10} : tensor<3x1x64xbf16>, " +
+                               cache),
+                    "kv.requantize");
+  EXPECT_EQ(c.flops, 11136);
+  EXPECT_EQ(c.read, 893);
+  EXPECT_EQ(c.written, 557);
+}
+
+// A format changes a cache's footprint: the KIVI cache above holds per
+// sequence and layer 64 residual tokens at 128 B and 192 at 24 B = 12,800
+// B; x 3 sequences x 2 layers = 76,800 B (bf16: 256 x 128 x 6 = 196,608).
+TEST(CostModel, FormatCacheFootprint) {
+  MLIRContext ctx;
+  ctx.loadDialect<kv::KVDialect>();
+  auto type = mlir::cast<kv::KVCacheTypeInterface>(mlir::parseType(
+      formatCache("#kv.kivi<bits = 2, group = 32, residual = 64>"), &ctx));
+  EXPECT_EQ(type.getBytesPerTokenPerLayer().value(), 24);
+  EXPECT_EQ(type.getFullBytesPerTokenPerLayer().value(), 128);
+  EXPECT_EQ(type.getResidualSlots(), 64);
+  EXPECT_EQ(type.getTotalBytes().value(), 76800);
+}

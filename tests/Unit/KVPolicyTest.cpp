@@ -243,3 +243,56 @@ TEST(KVPolicy, Listed) {
   for (const char *name : {"full", "streaming", "snapkv", "snapstream"})
     EXPECT_NE(list.find(std::string("  ") + name), std::string::npos) << name;
 }
+
+// Formats: the shorthands stand for their spellings with the defaults filled
+// in (the official settings); `bf16` is no format; a label reads back to
+// the same attribute; errors name the string and what is wrong.
+TEST(KVFormat, ShorthandsAndDefaults) {
+  mlir::MLIRContext ctx;
+  auto label = [&](llvm::StringRef text) -> std::string {
+    auto f = parseFormat(&ctx, text);
+    if (!f)
+      return "error: " + llvm::toString(f.takeError());
+    return *f ? f->getLabel() : "none";
+  };
+  EXPECT_EQ(label("bf16"), "none");
+  EXPECT_EQ(label("fp8"), "fp8");
+  EXPECT_EQ(label("kivi2"), "kivi:bits=2,group=32,residual=128");
+  EXPECT_EQ(label("kivi4"), "kivi:bits=4,group=32,residual=128");
+  EXPECT_EQ(label("kivi:bits=2,residual=32"), "kivi:bits=2,group=32,residual=32");
+  EXPECT_EQ(label("quarot4"), "quarot:bits=4");
+  EXPECT_EQ(label("quarot"), "quarot:bits=4");
+  EXPECT_EQ(label("zipcache"),
+            "zipcache:high=4,low=2,salient=60,gap=100,probes=10");
+  EXPECT_EQ(label(label("zipcache")), label("zipcache"));
+  EXPECT_EQ(label("kivi"),
+            "error: KV format 'kivi': needs key=value parameters (keys: bits "
+            "(2|4, required), group (32), residual (128, a multiple of "
+            "group))");
+  EXPECT_EQ(label("kivi:bits=2,depth=3"),
+            "error: KV format 'kivi:bits=2,depth=3': unknown key 'depth' for "
+            "kivi (keys: bits (2|4, required), group (32), residual (128, a "
+            "multiple of group))");
+  EXPECT_EQ(label("int3"),
+            "error: unknown KV format 'int3'; expected bf16, fp8, kivi, "
+            "quarot, zipcache, kivi2, kivi4, quarot4 (see `snapflow list`)");
+}
+
+// A format's bits per token of one layer, for a GQA cache of 8 KV heads of
+// 128 (1,024 key and 1,024 value channels, bf16) and a latent of 512 + 64:
+// fp8 8 x 2,048; kivi2 2,048 x 2 + 1,024 + 1,024 = 6,144 (latent: 576 x 2
+// + 576 = 1,728); quarot4 2,048 x 4 + 16 heads x 32 = 8,704 (latent:
+// 576 x 4 + 32 = 2,336); zipcache ceil(2,048 x 3.2) + 33 = 6,587.
+TEST(KVFormat, TokenBits) {
+  mlir::MLIRContext ctx;
+  CacheShape gqa{1024, 1024, 128, 16, 16}, mla{576, 0, 512, 1, 16};
+  auto bits = [&](llvm::StringRef text, const CacheShape &s) {
+    return cantFail(parseFormat(&ctx, text)).getTokenBits(s);
+  };
+  EXPECT_EQ(bits("fp8", gqa), 16384);
+  EXPECT_EQ(bits("kivi2", gqa), 6144);
+  EXPECT_EQ(bits("kivi2", mla), 1728);
+  EXPECT_EQ(bits("quarot4", gqa), 8704);
+  EXPECT_EQ(bits("quarot4", mla), 2336);
+  EXPECT_EQ(bits("zipcache", gqa), 6587);
+}

@@ -169,6 +169,11 @@ llvm::Expected<Attribute> snapflow::kv::detail::parseSpelling(
                                  : "unknown key '" + key + "' for " + name +
                                        " (" + *usage + ")");
     }
+    // A bare name whose attribute has a required key.
+    if (!trimmed.contains(':') &&
+        (StringRef(diagnostics).contains("expected valid keyword") ||
+         StringRef(diagnostics).contains("missing required parameter")))
+      return spellingError("needs key=value parameters (" + *usage + ")");
     return spellingError(diagnostics.empty() ? "cannot parse" : diagnostics);
   }
   // Every key given must have set a parameter: an attribute without
