@@ -739,3 +739,37 @@ TEST(CostModel, FormatCacheFootprint) {
   EXPECT_EQ(type.getResidualSlots(), 64);
   EXPECT_EQ(type.getTotalBytes().value(), 76800);
 }
+
+// The compiled kv.quantize of a KIVI decode step against the reference's
+// KIVICache: over the steps R to 2R after warm-up, a sequence quantizes R
+// key tokens at once and one value token per step, i.e. on average one
+// token of K and V (64 elements here) per step. The compiled op charges
+// per sequence and step exactly that: the elements' bf16 bytes read, their
+// quantization (5 per element) and one stored token written (24 B).
+TEST(CostModel, KIVIQuantizeMatchesTheReference) {
+  constexpr int64_t R = 64, G = 32, width = 32, batch = 3;
+  kv::ref::KIVICache ref(R, G, width, width, /*bits=*/2);
+  std::mt19937_64 rng(11);
+  std::normal_distribution<float> normal;
+  std::vector<float> key(width), value(width);
+  for (int64_t t = 0; t < 3 * R; ++t) {
+    for (int64_t c = 0; c < width; ++c) {
+      key[c] = normal(rng);
+      value[c] = normal(rng);
+    }
+    ref.append(key, value);
+  }
+  kv::ref::KIVICache::Rate rate = ref.averagePerStep(R, 2 * R);
+  std::string cache =
+      formatCache("#kv.kivi<bits = 2, group = 32, residual = 64>");
+  OpCost c = costOf(funcOf("%c: " + cache,
+                           "%c1 = kv.quantize %c[1] {tokens = 1, every = 1} "
+                           ": " + cache),
+                    "kv.quantize");
+  EXPECT_EQ(rate.keyTokens, 1.0);
+  EXPECT_EQ(rate.valueTokens, 1.0);
+  EXPECT_EQ(double(c.read), rate.elements * 2 * batch);
+  EXPECT_EQ(double(c.flops), rate.elements * 5 * batch);
+  EXPECT_EQ(double(c.written), (rate.keyTokens + rate.valueTokens) / 2 * 24 *
+                                   batch);
+}

@@ -331,3 +331,245 @@ std::vector<float> snapflow::kv::ref::dequantize(const QuantGroup &g) {
     out.push_back(g.zero + float(c) * g.scale);
   return out;
 }
+
+KIVICache::KIVICache(int64_t residual, int64_t group, int64_t keyWidth,
+                     int64_t valueWidth, int bits)
+    : residual(residual), group(group), keyWidth(keyWidth),
+      valueWidth(valueWidth), bits(bits) {
+  assert(group > 0 && residual % group == 0 && valueWidth % group == 0);
+}
+
+KIVICache::Touched KIVICache::append(const std::vector<float> &key,
+                                     const std::vector<float> &value) {
+  assert(int64_t(key.size()) == keyWidth &&
+         int64_t(value.size()) == valueWidth);
+  int64_t position = appended();
+  Touched touched;
+  fullKeyRows.push_back({position, key});
+  fullValueRows.push_back({position, value});
+  // Keys: once R have gathered, quantize them per channel in groups of G
+  // tokens and start a new full-precision block.
+  if (fullKeys() == residual) {
+    KeyBlock block{fullKeyRows.front().position, {}};
+    for (int64_t c = 0; c < keyWidth; ++c)
+      for (int64_t i = 0; i < residual / group; ++i) {
+        std::vector<float> channel;
+        for (int64_t t = i * group; t < (i + 1) * group; ++t)
+          channel.push_back(fullKeyRows[size_t(t)].data[size_t(c)]);
+        block.groups.push_back(quantize(channel, bits));
+      }
+    keyBlocks.push_back(std::move(block));
+    fullKeyRows.clear();
+    touched.keyTokens = residual;
+  }
+  // Values: beyond R at full precision, the oldest is quantized per token in
+  // groups of G channels.
+  if (fullValues() > residual) {
+    const Row &oldest = fullValueRows.front();
+    ValueToken token{oldest.position, {}};
+    for (int64_t i = 0; i < valueWidth / group; ++i)
+      token.groups.push_back(
+          quantize(std::vector<float>(oldest.data.begin() + i * group,
+                                      oldest.data.begin() + (i + 1) * group),
+                   bits));
+    valueTokens.push_back(std::move(token));
+    fullValueRows.erase(fullValueRows.begin());
+    touched.valueTokens = 1;
+  }
+  touched.elements =
+      touched.keyTokens * keyWidth + touched.valueTokens * valueWidth;
+  history.push_back(touched);
+  return touched;
+}
+
+std::vector<int64_t> KIVICache::keyPositions() const {
+  std::vector<int64_t> out;
+  for (const KeyBlock &b : keyBlocks)
+    for (int64_t i = 0; i < residual; ++i)
+      out.push_back(b.first + i);
+  for (const Row &r : fullKeyRows)
+    out.push_back(r.position);
+  return out;
+}
+
+std::vector<int64_t> KIVICache::valuePositions() const {
+  std::vector<int64_t> out;
+  for (const ValueToken &v : valueTokens)
+    out.push_back(v.position);
+  for (const Row &r : fullValueRows)
+    out.push_back(r.position);
+  return out;
+}
+
+KIVICache::TokenKV KIVICache::read(int64_t t) const {
+  assert(t >= 0 && t < appended());
+  TokenKV out;
+  if (t < quantizedKeys()) {
+    const KeyBlock &b = keyBlocks[size_t(t / residual)];
+    assert(b.first == t - t % residual);
+    int64_t i = (t - b.first) / group, within = (t - b.first) % group;
+    for (int64_t c = 0; c < keyWidth; ++c) {
+      const QuantGroup &g = b.groups[size_t(c * (residual / group) + i)];
+      out.key.push_back(g.zero + float(g.codes[size_t(within)]) * g.scale);
+    }
+  } else {
+    const Row &r = fullKeyRows[size_t(t - quantizedKeys())];
+    assert(r.position == t);
+    out.key = r.data;
+  }
+  if (t < quantizedValues()) {
+    const ValueToken &v = valueTokens[size_t(t)];
+    assert(v.position == t);
+    for (const QuantGroup &g : v.groups)
+      for (float x : dequantize(g))
+        out.value.push_back(x);
+  } else {
+    const Row &r = fullValueRows[size_t(t - quantizedValues())];
+    assert(r.position == t);
+    out.value = r.data;
+  }
+  return out;
+}
+
+float KIVICache::keyScale(int64_t t, int64_t c) const {
+  if (t >= quantizedKeys())
+    return 0;
+  const KeyBlock &b = keyBlocks[size_t(t / residual)];
+  return b.groups[size_t(c * (residual / group) + (t - b.first) / group)]
+      .scale;
+}
+
+float KIVICache::valueScale(int64_t t, int64_t c) const {
+  if (t >= quantizedValues())
+    return 0;
+  return valueTokens[size_t(t)].groups[size_t(c / group)].scale;
+}
+
+KIVICache::Rate KIVICache::averagePerStep(int64_t first, int64_t last) const {
+  assert(0 <= first && first < last && last <= appended());
+  int64_t keys = 0, values = 0, elements = 0;
+  for (int64_t s = first; s < last; ++s) {
+    keys += history[size_t(s)].keyTokens;
+    values += history[size_t(s)].valueTokens;
+    elements += history[size_t(s)].elements;
+  }
+  double steps = double(last - first);
+  return {double(keys) / steps, double(values) / steps,
+          double(elements) / steps};
+}
+
+float snapflow::kv::ref::fp8e4m3(float x) {
+  if (std::isnan(x))
+    return x;
+  float a = std::fabs(x), r;
+  if (a >= kFp8E4M3Max) {
+    r = kFp8E4M3Max;
+  } else if (a < 0x1p-6f) {
+    // Subnormals: multiples of 2^-9 (scaling by a power of 2 is exact).
+    r = std::nearbyint(a * 0x1p9f) * 0x1p-9f;
+  } else {
+    // a in [2^(e-1), 2^e): 3 mantissa bits, an ulp of 2^(e-4). nearbyint
+    // rounds half to even under the default rounding mode. Below 448 the
+    // result is at most 448 (a / 32 < 14 in the top binade).
+    int e;
+    std::frexp(a, &e);
+    float ulp = std::ldexp(1.0f, e - 4);
+    r = std::nearbyint(a / ulp) * ulp;
+  }
+  return std::copysign(r, x);
+}
+
+Fp8Tensor snapflow::kv::ref::fp8Quantize(const std::vector<float> &x) {
+  float amax = 0;
+  for (float v : x)
+    amax = std::max(amax, std::fabs(v));
+  Fp8Tensor t;
+  t.scale = amax > 0 ? amax / kFp8E4M3Max : 1.0f;
+  for (float v : x)
+    t.values.push_back(fp8e4m3(v / t.scale));
+  return t;
+}
+
+std::vector<float> snapflow::kv::ref::fp8Dequantize(const Fp8Tensor &t) {
+  std::vector<float> out;
+  for (float v : t.values)
+    out.push_back(v * t.scale);
+  return out;
+}
+
+void snapflow::kv::ref::hadamard(std::vector<float> &x) {
+  size_t n = x.size();
+  assert(n > 0 && (n & (n - 1)) == 0);
+  for (size_t h = 1; h < n; h *= 2)
+    for (size_t i = 0; i < n; i += 2 * h)
+      for (size_t j = i; j < i + h; ++j) {
+        float a = x[j], b = x[j + h];
+        x[j] = a + b;
+        x[j + h] = a - b;
+      }
+  float norm = 1.0f / std::sqrt(float(n));
+  for (float &v : x)
+    v *= norm;
+}
+
+QuantGroup snapflow::kv::ref::quarotQuantize(std::vector<float> head,
+                                             int bits) {
+  hadamard(head);
+  return quantize(head, bits);
+}
+
+std::vector<float> snapflow::kv::ref::quarotDequantize(const QuantGroup &g) {
+  std::vector<float> head = dequantize(g);
+  hadamard(head);
+  return head;
+}
+
+MixedQuant snapflow::kv::ref::zipcacheQuantize(
+    const Matrix &tokens, const std::vector<float> &saliency,
+    int64_t salientPercent, int high, int low) {
+  int64_t n = tokens.rows;
+  assert(int64_t(saliency.size()) == n && salientPercent >= 0 &&
+         salientPercent <= 100);
+  int64_t salientCount = (n * salientPercent + 99) / 100;
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    float sa = saliency[size_t(a)], sb = saliency[size_t(b)];
+    return sa > sb || (sa == sb && a < b);
+  });
+  MixedQuant q;
+  q.salient.assign(size_t(n), false);
+  for (int64_t i = 0; i < salientCount; ++i)
+    q.salient[size_t(order[size_t(i)])] = true;
+  for (int64_t t = 0; t < n; ++t) {
+    int b = q.salient[size_t(t)] ? high : low;
+    q.bits.push_back(b);
+    auto row = tokens.data.begin() + t * tokens.cols;
+    q.groups.push_back(
+        quantize(std::vector<float>(row, row + tokens.cols), b));
+  }
+  return q;
+}
+
+Matrix snapflow::kv::ref::zipcacheDequantize(const MixedQuant &q) {
+  int64_t n = int64_t(q.groups.size());
+  Matrix out(n, n ? int64_t(q.groups[0].codes.size()) : 0);
+  for (int64_t t = 0; t < n; ++t) {
+    std::vector<float> row = dequantize(q.groups[size_t(t)]);
+    std::copy(row.begin(), row.end(), out.data.begin() + t * out.cols);
+  }
+  return out;
+}
+
+std::vector<float> snapflow::kv::ref::normalizedSaliency(const Matrix &probs,
+                                                         int64_t n) {
+  assert(probs.cols == n);
+  std::vector<float> out(static_cast<size_t>(n), 0.0f);
+  for (int64_t j = 0; j < n; ++j) {
+    float sum = 0;
+    for (int64_t i = 0; i < probs.rows; ++i)
+      sum += probs.at(i, j);
+    out[size_t(j)] = sum / float(n - j);
+  }
+  return out;
+}

@@ -4,12 +4,19 @@
 // policies mean, on real numbers: SnapKV's scores, pooling and top-k, the
 // gather of a compressed cache, the recent ring, H2O's decode-time
 // eviction, ArkVale's page digests and its decode-time backup and recall,
-// and KIVI-style group quantization. It exists to check the methods'
-// invariants on synthetic Q/K/V (tests/Unit/KVReferenceTest.cpp): sinks and
-// the recent window are always kept, planted heavy hitters survive, the ring
-// keeps its order after wrap-around, the page holding a planted key is
-// recalled (also after it was evicted), dequantization stays within its
-// bound. Plain C++ (no MLIR): one sequence (batch 1), f32.
+// and the KV element formats (KVFormats.td): KIVI-style group quantization
+// and KIVI's decode-time residual bookkeeping (#kv.kivi), fp8 e4m3 with a
+// per-tensor scale (#kv.fp8), QuaRot's Hadamard rotation before per-(token,
+// head) quantization (#kv.quarot), and ZipCache's normalized saliency and
+// mixed-precision quantization (#kv.zipcache). It exists to check the
+// methods' invariants on synthetic Q/K/V (tests/Unit/KVReferenceTest.cpp):
+// sinks and the recent window are always kept, planted heavy hitters
+// survive, the ring keeps its order after wrap-around, the page holding a
+// planted key is recalled (also after it was evicted), dequantization stays
+// within its bound, KIVI quantizes one key and one value token per step on
+// average, fp8 rounds to nearest within half an ulp, the rotation spreads
+// an outlier channel, salient tokens get the high precision. Plain C++ (no
+// MLIR): one sequence (batch 1), f32.
 //
 // Layouts follow the ops: queries [L][heads * dim], keys [L][groups * dim]
 // row-major; scores [groups][L].
@@ -223,6 +230,168 @@ struct QuantGroup {
 };
 QuantGroup quantize(const std::vector<float> &values, int bits);
 std::vector<float> dequantize(const QuantGroup &group);
+
+/// KIVI's decode-time cache of one sequence (one layer, the KV heads
+/// concatenated), as the official code's decode path (jy-yuan/KIVI,
+/// models/llama_kivi.py) keeps it, starting empty. `residual` R is a
+/// multiple of `group` G, and `valueWidth` a multiple of G.
+///
+/// Keys wait at full precision until R have gathered; the append that
+/// brings them to R quantizes the R together, per channel in groups of G
+/// tokens (`quantize` per channel per G-token group), and appends them to
+/// the quantized keys: after every append 0 <= fullKeys() <= R - 1 (it is
+/// appended() mod R). Values keep the R newest at full precision; each
+/// append beyond R quantizes the oldest one, per token in groups of G
+/// channels: fullValues() = min(R, appended()). Token positions run 0, 1,
+/// ... in append order. The official decode step attends before it
+/// quantizes (over R keys and R + 1 values at full precision); read() shows
+/// the state after the append. The state after n appends is the split the
+/// official prefill of n tokens leaves (keys: all but n mod R quantized;
+/// values: all but the last R).
+class KIVICache {
+public:
+  KIVICache(int64_t residual, int64_t group, int64_t keyWidth,
+            int64_t valueWidth, int bits);
+  /// What one append quantized: key tokens (0 or R), value tokens (0 or 1)
+  /// and elements (keyTokens * keyWidth + valueTokens * valueWidth).
+  struct Touched {
+    int64_t keyTokens = 0, valueTokens = 0, elements = 0;
+  };
+  /// Appends the next token's `key` (keyWidth) and `value` (valueWidth);
+  /// returns what the append quantized.
+  Touched append(const std::vector<float> &key,
+                 const std::vector<float> &value);
+  /// Tokens appended so far.
+  int64_t appended() const { return int64_t(history.size()); }
+  /// Tokens whose key (value) is held at full precision.
+  int64_t fullKeys() const { return int64_t(fullKeyRows.size()); }
+  int64_t fullValues() const { return int64_t(fullValueRows.size()); }
+  /// Tokens whose key (value) is held quantized.
+  int64_t quantizedKeys() const {
+    return int64_t(keyBlocks.size()) * residual;
+  }
+  int64_t quantizedValues() const { return int64_t(valueTokens.size()); }
+  /// The token positions the cache holds keys (values) for, as stored: the
+  /// quantized ones, then the full-precision ones, oldest first.
+  std::vector<int64_t> keyPositions() const;
+  std::vector<int64_t> valuePositions() const;
+  /// Token t's key and value as attention sees them: dequantized, or as
+  /// appended while at full precision.
+  struct TokenKV {
+    std::vector<float> key, value;
+  };
+  TokenKV read(int64_t t) const;
+  /// The scale of the quantization group holding channel c of token t's
+  /// key (value); 0 while it is at full precision. read() is within half
+  /// of it of the appended element.
+  float keyScale(int64_t t, int64_t c) const;
+  float valueScale(int64_t t, int64_t c) const;
+  /// Steps before every window of R consecutive appends quantizes exactly
+  /// R key and R value tokens: R (the first R appends quantize no value).
+  int64_t warmupSteps() const { return residual; }
+  /// Average per step of what the appends of tokens [first, last)
+  /// quantized. Over any R consecutive steps from warmupSteps() on it is
+  /// exactly 1 key token, 1 value token and keyWidth + valueWidth elements:
+  /// what the compiled `kv.quantize {tokens = 1, every = 1}` charges per
+  /// sequence and step (CostModelTest compares the bytes).
+  struct Rate {
+    double keyTokens = 0, valueTokens = 0, elements = 0;
+  };
+  Rate averagePerStep(int64_t first, int64_t last) const;
+  /// What the append of token `step` quantized.
+  const Touched &touchedAt(int64_t step) const {
+    return history[size_t(step)];
+  }
+
+private:
+  /// A token kept at full precision.
+  struct Row {
+    int64_t position;
+    std::vector<float> data;
+  };
+  /// R keys quantized together: groups[c * (R / G) + i] holds channel c of
+  /// tokens first + i * G .. first + i * G + G - 1.
+  struct KeyBlock {
+    int64_t first;
+    std::vector<QuantGroup> groups;
+  };
+  /// One token's value: groups[i] holds channels i * G .. i * G + G - 1.
+  struct ValueToken {
+    int64_t position;
+    std::vector<QuantGroup> groups;
+  };
+  int64_t residual, group, keyWidth, valueWidth;
+  int bits;
+  std::vector<Row> fullKeyRows, fullValueRows; ///< oldest first
+  std::vector<KeyBlock> keyBlocks;
+  std::vector<ValueToken> valueTokens;
+  std::vector<Touched> history; ///< per append
+};
+
+/// The largest finite fp8 e4m3 value (the "fn" variant: no infinities, the
+/// all-ones code is NaN): 1.75 * 2^8.
+constexpr float kFp8E4M3Max = 448.0f;
+/// `x` rounded to the nearest fp8 e4m3 value (1 sign bit, 4 exponent bits
+/// with bias 7, 3 mantissa bits; subnormals m / 8 * 2^-6 below 2^-6, the
+/// smallest 2^-9), ties to the even mantissa. Values beyond +-448
+/// (infinities included) saturate to +-448, as vLLM's scaled conversion
+/// clamps before converting; NaN stays NaN. Returned as the f32 of that
+/// value.
+float fp8e4m3(float x);
+/// A tensor stored as fp8 e4m3 with one scale (#kv.fp8, vLLM's
+/// kv_cache_dtype=fp8): element i stands for values[i] * scale.
+struct Fp8Tensor {
+  std::vector<float> values; ///< each an e4m3 value, held as f32
+  float scale = 1;
+};
+/// Per-tensor scaled quantization: scale = amax / 448 (1 for an all-zero
+/// tensor), values[i] = fp8e4m3(x[i] / scale).
+Fp8Tensor fp8Quantize(const std::vector<float> &x);
+/// values[i] * scale.
+std::vector<float> fp8Dequantize(const Fp8Tensor &t);
+
+/// The normalized fast Walsh-Hadamard transform, in place: x <- H x / sqrt(n)
+/// with H the n x n Sylvester Hadamard matrix (H[i][j] = (-1)^popcount(i &
+/// j)), n = x.size() a power of 2; n log2 n additions. Orthogonal and
+/// symmetric, so it is its own inverse and keeps the L2 norm and the dot
+/// products: QuaRot rotates queries and keys alike, and q.k is unchanged.
+void hadamard(std::vector<float> &x);
+/// QuaRot's stored form of one (token, head) of keys (#kv.quarot): the
+/// head's channels rotated by `hadamard`, then quantized as one asymmetric
+/// group of head_dim elements at `bits`.
+QuantGroup quarotQuantize(std::vector<float> head, int bits);
+/// The head back in its own basis: dequantized, then rotated back (attention
+/// itself reads the rotated keys with a rotated query). Since the rotation
+/// is orthogonal, ||head - result||_2 <= sqrt(n) * scale / 2.
+std::vector<float> quarotDequantize(const QuantGroup &group);
+
+/// ZipCache's mixed-precision storage of a cache's tokens (#kv.zipcache):
+/// one group per token at its precision.
+struct MixedQuant {
+  std::vector<QuantGroup> groups; ///< per token
+  std::vector<bool> salient;      ///< per token: stored at the high bits
+  std::vector<int> bits;          ///< per token
+};
+/// Quantizes the rows of `tokens` (one token each) by saliency: the
+/// ceil(n * salientPercent / 100) tokens with the highest `saliency` (the
+/// earlier token on a tie) at `high` bits, the others at `low` bits; i.e.
+/// the floor(n * (100 - salientPercent) / 100) lowest are the unimportant
+/// ones, as the official code's k/v_unimportant_ratio. Simplification: a
+/// token's elements form one asymmetric group (token-wise) for keys and
+/// values alike, where ZipCache quantizes keys channel-wise within each
+/// precision set and values token-wise after a per-channel normalizer.
+MixedQuant zipcacheQuantize(const Matrix &tokens,
+                            const std::vector<float> &saliency,
+                            int64_t salientPercent, int high, int low);
+/// The tokens back, one row each.
+Matrix zipcacheDequantize(const MixedQuant &q);
+/// ZipCache's normalized attention score: `probs` holds the causal
+/// attention probabilities of its rows' queries over the n keys of a
+/// sequence (probs.cols == n; ZipCache's probes are a tenth of the queries);
+/// key j's column sum is divided by n - j, the number of queries of the
+/// sequence that can see it, which removes the accumulated score's bias
+/// toward early tokens.
+std::vector<float> normalizedSaliency(const Matrix &probs, int64_t n);
 
 } // namespace ref
 } // namespace kv
