@@ -260,6 +260,7 @@ TEST(KVFormat, ShorthandsAndDefaults) {
   EXPECT_EQ(label("kivi2"), "kivi:bits=2,group=32,residual=128");
   EXPECT_EQ(label("kivi4"), "kivi:bits=4,group=32,residual=128");
   EXPECT_EQ(label("kivi:bits=2,residual=32"), "kivi:bits=2,group=32,residual=32");
+  EXPECT_EQ(label("kivi2:group=16"), "kivi:bits=2,group=16,residual=128");
   EXPECT_EQ(label("quarot4"), "quarot:bits=4");
   EXPECT_EQ(label("quarot"), "quarot:bits=4");
   EXPECT_EQ(label("zipcache"),

@@ -797,3 +797,267 @@ func.func @gather_store_pages(%c: !ark, %i: tensor<1x1x20xi32>, %k: tensor<1x64x
 func.func @arkvale_split(%c: !kv.latent_cache<layers = 2, batch = 1, slots = 16, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.arkvale<budget = 32, page = 4, sinks = 1, window = 2, topk = 4, recall = 2, tokens = 64>, seq_shards = 2>) {
   return
 }
+
+// -----
+
+// Tests that KIVI quantizes at 2 or 4 bits only.
+func.func @kivi_bits(
+  // expected-error @+2 {{kivi bits must be 2 or 4 (the official kernels' widths), got 3}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'format'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 256, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.kivi<bits = 3, group = 32, residual = 128>>) {
+  return
+}
+
+// -----
+
+// Tests that a KIVI group holds at least one element.
+func.func @kivi_group(
+  // expected-error @+2 {{kivi group must be > 0, got 0}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'format'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 256, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.kivi<bits = 2, group = 0, residual = 128>>) {
+  return
+}
+
+// -----
+
+// Tests that KIVI's residual holds whole key groups: 100 is not a multiple
+// of 32.
+func.func @kivi_residual(
+  // expected-error @+2 {{kivi residual must be a positive multiple of the group (32), got 100}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'format'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 256, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.kivi<bits = 2, group = 32, residual = 100>>) {
+  return
+}
+
+// -----
+
+// Tests that KIVI's value groups divide a token's value: 1 head x 48 is not
+// a multiple of 32 channels.
+func.func @kivi_value_width(
+  // expected-error @+1 {{kivi quantizes values per token in groups of 32 channels, but a token's value has 48}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 256, kv_heads = 1, head_dim = 48, dtype = bf16, policy = #kv.full, format = #kv.kivi<bits = 2, group = 32, residual = 128>>) {
+  return
+}
+
+// -----
+
+// Tests that QuaRot quantizes at 2 to 8 bits.
+func.func @quarot_bits(
+  // expected-error @+2 {{quarot bits must be 2 to 8, got 9}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'format'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.quarot<bits = 9>>) {
+  return
+}
+
+// -----
+
+// Tests that QuaRot's Hadamard transform needs a power-of-2 head: 96 is not.
+func.func @quarot_head_dim(
+  // expected-error @+1 {{quarot rotates each head by a Hadamard transform, which needs a power-of-2 head width, got 96}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 96, dtype = bf16, policy = #kv.full, format = #kv.quarot<bits = 4>>) {
+  return
+}
+
+// -----
+
+// Tests that QuaRot rotates a latent cache's latent (without its rotary
+// part), which must be a power of 2: 48 is not.
+func.func @quarot_latent(
+  // expected-error @+1 {{quarot rotates each head by a Hadamard transform, which needs a power-of-2 head width, got 48}}
+  %c: !kv.latent_cache<layers = 2, batch = 1, slots = 64, latent_dim = 48, rope_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.quarot<bits = 4>>) {
+  return
+}
+
+// -----
+
+// Tests that ZipCache's salient tokens take at least the bits of the rest.
+func.func @zipcache_low_high(
+  // expected-error @+2 {{zipcache needs 1 <= low <= high <= 8 bits, got low 4, high 2}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'format'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.zipcache<high = 2, low = 4, salient = 60, gap = 100, probes = 10>>) {
+  return
+}
+
+// -----
+
+// Tests that ZipCache's salient share is a percent.
+func.func @zipcache_salient(
+  // expected-error @+2 {{zipcache salient is a percent (0 to 100), got 101}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'format'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.zipcache<high = 4, low = 2, salient = 101, gap = 100, probes = 10>>) {
+  return
+}
+
+// -----
+
+// Tests that ZipCache re-quantizes after at least one step.
+func.func @zipcache_gap(
+  // expected-error @+2 {{zipcache gap must be >= 1 step, got 0}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'format'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.zipcache<high = 4, low = 2, salient = 60, gap = 0, probes = 10>>) {
+  return
+}
+
+// -----
+
+// Tests that ZipCache scores with at least one percent of the prompt's
+// queries.
+func.func @zipcache_probes(
+  // expected-error @+2 {{zipcache probes is a percent (1 to 100), got 0}}
+  // expected-error @+1 {{failed to parse KV_CacheType parameter 'format'}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.zipcache<high = 4, low = 2, salient = 60, gap = 100, probes = 0>>) {
+  return
+}
+
+// -----
+
+// Tests that a cache holds a resolved format: defaults are filled in by
+// kv-compress (kv::parseFormat), never left open in a cache type.
+func.func @unresolved_format(
+  // expected-error @+1 {{cache format #kv.kivi<bits = 2> is not resolved; a cache holds a format with every number fixed}}
+  %c: !kv.cache<layers = 2, batch = 1, slots = 256, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.kivi<bits = 2>>) {
+  return
+}
+
+// -----
+
+// Tests that kv.quantize needs a cache with a format.
+func.func @quantize_no_format(%c: !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>) {
+  // expected-error @+1 {{'kv.quantize' op needs a cache with a format (#kv.kivi, #kv.zipcache, ...), got '!kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>'}}
+  %q = kv.quantize %c[0] {every = 1, tokens = 1} : !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>
+  return
+}
+
+// -----
+
+!kivi = !kv.cache<layers = 2, batch = 1, slots = 256, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.kivi<bits = 2, group = 32, residual = 128>>
+
+// Tests that kv.quantize quantizes at least one token.
+func.func @quantize_no_tokens(%c: !kivi) {
+  // expected-error @+1 {{'kv.quantize' op quantizes 0 tokens per sequence; expected 1 to the cache's 256 slots}}
+  %q = kv.quantize %c[0] {every = 1, tokens = 0} : !kivi
+  return
+}
+
+// -----
+
+!kivi = !kv.cache<layers = 2, batch = 1, slots = 256, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.kivi<bits = 2, group = 32, residual = 128>>
+
+// Tests that kv.quantize quantizes no more tokens than the cache's slots.
+func.func @quantize_too_many_tokens(%c: !kivi) {
+  // expected-error @+1 {{'kv.quantize' op quantizes 257 tokens per sequence; expected 1 to the cache's 256 slots}}
+  %q = kv.quantize %c[0] {every = 1, tokens = 257} : !kivi
+  return
+}
+
+// -----
+
+!kivi = !kv.cache<layers = 2, batch = 1, slots = 256, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.kivi<bits = 2, group = 32, residual = 128>>
+
+// Tests that kv.quantize runs at least once a step.
+func.func @quantize_every(%c: !kivi) {
+  // expected-error @+1 {{'kv.quantize' op every must be >= 1 step, got 0}}
+  %q = kv.quantize %c[0] {every = 0, tokens = 1} : !kivi
+  return
+}
+
+// -----
+
+!kivi = !kv.cache<layers = 2, batch = 1, slots = 256, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.kivi<bits = 2, group = 32, residual = 128>>
+
+// Tests that kv.quantize's layer is one of the cache's.
+func.func @quantize_layer(%c: !kivi) {
+  // expected-error @+1 {{'kv.quantize' op layer 2 is out of range for a cache of 2 layers}}
+  %q = kv.quantize %c[2] {every = 1, tokens = 1} : !kivi
+  return
+}
+
+// -----
+
+!zip = !kv.cache<layers = 2, batch = 2, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.zipcache<high = 4, low = 2, salient = 60, gap = 100, probes = 10>>
+
+// Tests that kv.quantize's salient set is one ranking per sequence and
+// group (2 x 2), here one per sequence only.
+func.func @quantize_salient_shape(%c: !zip, %s: tensor<2x1x20xi32>) {
+  // expected-error @+1 {{'kv.quantize' op salient must be tensor<2x2xKxi32> with 1 <= K <= 32 (the tokens), got 'tensor<2x1x20xi32>'}}
+  %q = kv.quantize %c[0] salient %s {every = 1, tokens = 32} : !zip salient tensor<2x1x20xi32>
+  return
+}
+
+// -----
+
+!zip = !kv.cache<layers = 2, batch = 2, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.zipcache<high = 4, low = 2, salient = 60, gap = 100, probes = 10>>
+
+// Tests that kv.quantize's salient set is no larger than the tokens it
+// quantizes: 40 salient of 32 tokens.
+func.func @quantize_salient_count(%c: !zip, %s: tensor<2x2x40xi32>) {
+  // expected-error @+1 {{'kv.quantize' op salient must be tensor<2x2xKxi32> with 1 <= K <= 32 (the tokens), got 'tensor<2x2x40xi32>'}}
+  %q = kv.quantize %c[0] salient %s {every = 1, tokens = 32} : !zip salient tensor<2x2x40xi32>
+  return
+}
+
+// -----
+
+!zip = !kv.cache<layers = 2, batch = 2, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.zipcache<high = 4, low = 2, salient = 60, gap = 100, probes = 10>>
+
+// Tests that a salient set is chosen at prefill only, not periodically.
+func.func @quantize_salient_every(%c: !zip, %s: tensor<2x2x20xi32>) {
+  // expected-error @+1 {{'kv.quantize' op a salient set is chosen once, at prefill: every must be 1}}
+  %q = kv.quantize %c[0] salient %s {every = 2, tokens = 32} : !zip salient tensor<2x2x20xi32>
+  return
+}
+
+// -----
+
+!zip = !kv.cache<layers = 2, batch = 2, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.zipcache<high = 4, low = 2, salient = 60, gap = 100, probes = 10>>
+
+// Tests that kv.requantize's heads split evenly over the cache's 2 KV-head
+// groups.
+func.func @requantize_heads(%c: !zip, %q: tensor<2x1x48xbf16>) {
+  // expected-error @+1 {{'kv.requantize' op num_heads must be a positive multiple of the 2 group(s), got 3}}
+  %r = kv.requantize %q, %c[0] {every = 100, num_heads = 3} : tensor<2x1x48xbf16>, !zip
+  return
+}
+
+// -----
+
+!zip = !kv.cache<layers = 2, batch = 2, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.zipcache<high = 4, low = 2, salient = 60, gap = 100, probes = 10>>
+
+// Tests that kv.requantize runs at least once a step.
+func.func @requantize_every(%c: !zip, %q: tensor<2x1x64xbf16>) {
+  // expected-error @+1 {{'kv.requantize' op every must be >= 1 step, got 0}}
+  %r = kv.requantize %q, %c[0] {every = 0, num_heads = 4} : tensor<2x1x64xbf16>, !zip
+  return
+}
+
+// -----
+
+!zip = !kv.cache<layers = 2, batch = 2, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.zipcache<high = 4, low = 2, salient = 60, gap = 100, probes = 10>>
+
+// Tests that kv.requantize's queries have the cache's batch (2, not 1).
+func.func @requantize_batch(%c: !zip, %q: tensor<1x1x64xbf16>) {
+  // expected-error @+1 {{'kv.requantize' op queries must be tensor<2 x T x num_heads*D>, got 'tensor<1x1x64xbf16>'}}
+  %r = kv.requantize %q, %c[0] {every = 100, num_heads = 4} : tensor<1x1x64xbf16>, !zip
+  return
+}
+
+// -----
+
+!zip = !kv.cache<layers = 2, batch = 2, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.zipcache<high = 4, low = 2, salient = 60, gap = 100, probes = 10>>
+
+// Tests that kv.requantize's query width splits into num_heads heads: 66
+// is not a multiple of 4.
+func.func @requantize_width(%c: !zip, %q: tensor<2x1x66xbf16>) {
+  // expected-error @+1 {{'kv.requantize' op queries must be tensor<2 x T x num_heads*D>, got 'tensor<2x1x66xbf16>'}}
+  %r = kv.requantize %q, %c[0] {every = 100, num_heads = 4} : tensor<2x1x66xbf16>, !zip
+  return
+}
+
+// -----
+
+// Tests that kv.requantize needs a cache with a format.
+func.func @requantize_no_format(%c: !kv.cache<layers = 2, batch = 2, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, %q: tensor<2x1x64xbf16>) {
+  // expected-error @+1 {{'kv.requantize' op needs a cache with a format (#kv.kivi, #kv.zipcache, ...), got '!kv.cache<layers = 2, batch = 2, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>'}}
+  %r = kv.requantize %q, %c[0] {every = 100, num_heads = 4} : tensor<2x1x64xbf16>, !kv.cache<layers = 2, batch = 2, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>
+  return
+}

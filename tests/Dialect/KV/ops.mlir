@@ -165,3 +165,63 @@ func.func @paged(%q: tensor<1x1x64xbf16>, %k: tensor<1x1x32xbf16>, %v: tensor<1x
   %g = kv.gather_store %c[0] select %pi, %pk, %pv : !ark select tensor<1x1x5xi32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
   return %b, %g : !ark, !ark
 }
+
+// Tests that a GQA cache round-trips with each element format, resolved
+// (every number written), the format printed last.
+// CHECK-LABEL: func.func @formats_gqa(
+// CHECK-SAME:    !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.fp8>
+// CHECK-SAME:    !kv.cache<layers = 2, batch = 1, slots = 256, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.kivi<bits = 2, group = 32, residual = 128>>
+// CHECK-SAME:    !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.quarot<bits = 4>>
+// CHECK-SAME:    !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>, format = #kv.zipcache<high = 4, low = 2, salient = 60, gap = 100, probes = 10>>)
+func.func @formats_gqa(%fp8: !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.fp8>,
+                       %kivi: !kv.cache<layers = 2, batch = 1, slots = 256, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.kivi<bits = 2, group = 32, residual = 128>>,
+                       %quarot: !kv.cache<layers = 2, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.quarot<bits = 4>>,
+                       %zip: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.snapstream<budget = 32, sinks = 4, recent = 8, obs_window = 8, kernel = 3, pool = max>, format = #kv.zipcache<high = 4, low = 2, salient = 60, gap = 100, probes = 10>>) {
+  return
+}
+
+// Tests that a latent cache round-trips with each element format, after
+// seq_shards when that is not the default.
+// CHECK-LABEL: func.func @formats_latent(
+// CHECK-SAME:    !kv.latent_cache<layers = 2, batch = 1, slots = 64, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full, format = #kv.fp8>
+// CHECK-SAME:    !kv.latent_cache<layers = 2, batch = 1, slots = 256, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full, format = #kv.kivi<bits = 4, group = 32, residual = 128>>
+// CHECK-SAME:    !kv.latent_cache<layers = 2, batch = 1, slots = 64, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full, seq_shards = 2, format = #kv.quarot<bits = 4>>
+// CHECK-SAME:    !kv.latent_cache<layers = 2, batch = 1, slots = 64, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full, format = #kv.zipcache<high = 8, low = 4, salient = 20, gap = 50, probes = 5>>)
+func.func @formats_latent(%fp8: !kv.latent_cache<layers = 2, batch = 1, slots = 64, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full, format = #kv.fp8>,
+                          %kivi: !kv.latent_cache<layers = 2, batch = 1, slots = 256, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full, format = #kv.kivi<bits = 4, group = 32, residual = 128>>,
+                          %quarot: !kv.latent_cache<layers = 2, batch = 1, slots = 64, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full, seq_shards = 2, format = #kv.quarot<bits = 4>>,
+                          %zip: !kv.latent_cache<layers = 2, batch = 1, slots = 64, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full, format = #kv.zipcache<high = 8, low = 4, salient = 20, gap = 50, probes = 5>>) {
+  return
+}
+
+// Tests that formats may be written unresolved (defaults left open), as
+// command-line strings are parsed, and print as written: only the keys
+// given, in declaration order, and `<>` for none.
+// CHECK-LABEL: func.func @unresolved_formats()
+// CHECK-SAME:    a = #kv.kivi<bits = 2>
+// CHECK-SAME:    b = #kv.kivi<bits = 4, residual = 64>
+// CHECK-SAME:    c = #kv.quarot<>
+// CHECK-SAME:    d = #kv.zipcache<>
+// CHECK-SAME:    e = #kv.zipcache<high = 8, gap = 50>
+func.func @unresolved_formats() attributes {a = #kv.kivi<bits = 2>, b = #kv.kivi<residual = 64, bits = 4>, c = #kv.quarot<>, d = #kv.zipcache<>, e = #kv.zipcache<gap = 50, high = 8>} {
+  return
+}
+
+// Tests the format ops: KIVI's per-step quantization of one residual token
+// (no salient set), ZipCache's prefill quantization of 32 prompt tokens with
+// the 20 salient ones per group at high precision, and ZipCache's periodic
+// re-quantization from the step's query (4 heads over 2 groups).
+// CHECK-LABEL: func.func @format_ops(
+// CHECK-SAME:    %[[KC:[^:]+]]: !kv.cache<{{.+}}>, %[[ZC:[^:]+]]: !kv.cache<{{.+}}>, %[[S:[^:]+]]: tensor<2x2x20xi32>, %[[Q:[^:]+]]: tensor<2x1x64xbf16>)
+// CHECK:         %[[K1:.+]] = kv.quantize %[[KC]][1] {every = 1 : i64, tokens = 1 : i64} : !kv.cache<layers = 2, batch = 1, slots = 256, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.kivi<bits = 2, group = 32, residual = 128>>
+// CHECK-NEXT:    %[[Z1:.+]] = kv.quantize %[[ZC]][0] salient %[[S]] {every = 1 : i64, tokens = 32 : i64} : !kv.cache<layers = 2, batch = 2, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.zipcache<high = 4, low = 2, salient = 60, gap = 100, probes = 10>> salient tensor<2x2x20xi32>
+// CHECK-NEXT:    %[[Z2:.+]] = kv.requantize %[[Q]], %[[Z1]][0] {every = 100 : i64, num_heads = 4 : i64} : tensor<2x1x64xbf16>, !kv.cache<layers = 2, batch = 2, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.zipcache<high = 4, low = 2, salient = 60, gap = 100, probes = 10>>
+// CHECK-NEXT:    return %[[K1]], %[[Z2]]
+!kivi = !kv.cache<layers = 2, batch = 1, slots = 256, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.kivi<bits = 2, group = 32, residual = 128>>
+!zip = !kv.cache<layers = 2, batch = 2, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full, format = #kv.zipcache<high = 4, low = 2, salient = 60, gap = 100, probes = 10>>
+func.func @format_ops(%kc: !kivi, %zc: !zip, %s: tensor<2x2x20xi32>, %q: tensor<2x1x64xbf16>) -> (!kivi, !zip) {
+  %k1 = kv.quantize %kc[1] {every = 1, tokens = 1} : !kivi
+  %z1 = kv.quantize %zc[0] salient %s {every = 1, tokens = 32} : !zip salient tensor<2x2x20xi32>
+  %z2 = kv.requantize %q, %z1[0] {every = 100, num_heads = 4} : tensor<2x1x64xbf16>, !zip
+  return %k1, %z2 : !kivi, !zip
+}

@@ -40,7 +40,7 @@ Type compressed(Type type, int64_t slots, KVPolicyAttrInterface policy,
     return LatentCacheType::get(type.getContext(), c.getLayers(), c.getBatch(),
                                 slots ? slots : c.getSlots(), c.getLatentDim(),
                                 c.getRopeDim(), c.getDtype(), policy,
-                                /*seq_shards=*/1, format);
+                                slots ? 1 : c.getSeqShards(), format);
   return type;
 }
 

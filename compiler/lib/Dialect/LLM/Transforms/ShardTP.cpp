@@ -387,6 +387,18 @@ private:
     };
     for (BlockArgument arg : fn.getArguments())
       retype(arg);
+    // A format checked against the whole cache may not fit a socket's
+    // share of it (KIVI's value groups against the local heads' width).
+    for (BlockArgument arg : fn.getArguments())
+      if (auto c = dyn_cast<kv::KVCacheTypeInterface>(arg.getType()))
+        if (kv::KVFormatAttrInterface format = c.getFormat())
+          if (failed(format.verifyFor(kv::getCacheShape(c), [&] {
+                return fn.emitError()
+                       << "shard-tp: tp " << n << " leaves each socket a "
+                       << "cache the format " << format.getLabel()
+                       << " cannot store: ";
+              })))
+            return failure();
     // A decode attention's probabilities follow its local cache: its
     // KV-head groups, or its share of the slots when split by sequence.
     auto retypeProbs = [&](Value probs, Value cacheValue) {

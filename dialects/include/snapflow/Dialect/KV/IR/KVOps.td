@@ -335,7 +335,8 @@ def KV_QuantizeOp : KV_Op<"quantize",
     %c1 = kv.quantize %c0[0] {every = 1, tokens = 1} : !kv.cache<..., format = #kv.kivi<bits = 2, group = 32, residual = 128>>
     ```
   }];
-  let arguments = (ins KV_AnyCache:$cache, Optional<TensorOf<[I32]>>:$salient,
+  let arguments = (ins KV_AnyCache:$cache,
+                       Optional<RankedTensorOf<[I32]>>:$salient,
                        SF_I64Attr:$layer, SF_I64Attr:$tokens,
                        SF_I64Attr:$every);
   let results = (outs KV_AnyCache:$result);

@@ -87,10 +87,14 @@ snapflow::kv::parseFormat(MLIRContext *context, StringRef text) {
   StringRef trimmed = text.trim();
   if (trimmed == "bf16")
     return KVFormatAttrInterface();
+  // A shorthand stands for its spelling, and takes more keys after it
+  // (`kivi2:group=16` is `kivi:bits=2,group=16`).
   std::string spelling = trimmed.str();
+  auto [head, keys] = trimmed.split(':');
   for (const Shorthand &s : kShorthands)
-    if (trimmed == s.name)
-      spelling = s.spelling;
+    if (head.trim() == s.name)
+      spelling = keys.trim().empty() ? std::string(s.spelling)
+                                     : (s.spelling + ("," + keys.trim())).str();
   auto attr = detail::parseSpelling(context, spelling, "KV format",
                                     formatNames(), formatUsage);
   if (!attr)
