@@ -564,15 +564,8 @@ private:
             {"kv_residual", residualType, r.getResidualBytesRead().value(), 0});
     } else if (residualType && readsKV(op)) {
       // A decode attention reads the residual beside the stored slots.
-      auto c = cast<kv::KVCacheTypeInterface>(op->getOperand(0).getType());
-      for (Value v : op->getOperands())
-        if (auto t = dyn_cast<kv::KVCacheTypeInterface>(v.getType()))
-          c = t;
       out.push_back({"kv_residual", residualType,
-                     (c.getFullBytesPerTokenPerLayer() *
-                      c.getResidualSlots() * c.getBatch())
-                         .value(),
-                     0});
+                     bytesOf(residualType) / residualType.getDimSize(0), 0});
     }
     return out;
   }

@@ -229,40 +229,16 @@ private:
   /// written.
   template <typename AttnOp> void prefillAfter(AttnOp attn) {
     Value written = backupAfter(attn);
+    SelectionInputs in = promptInputs(attn);
     if (attr.isCompressing())
-      if (Value stored = selectAfter(attn, written))
+      if (Value stored = selectAfter(attn, written, in))
         written = stored;
     if (!fmt)
       return;
-    auto q = cast<RankedTensorType>(attn.getQuery().getType());
-    auto cache = cast<KVCacheTypeInterface>(written.getType());
-    SelectionInputs in;
-    in.batch = q.getDimSize(0);
-    // The tokens this prefill writes: the prompt, or a chunk's share.
-    in.prompt = chunked && staged ? staged : q.getDimSize(1);
-    in.heads = attn.getNumHeads();
-    in.slots = cache.getSlots();
+    // The tokens written: the prompt (a chunk's, or the staged prompt the
+    // selection read), into the cache after the write.
     in.cache = written;
-    in.layer = attn.getLayer();
-    in.queries = attn.getQuery();
-    if constexpr (std::is_same_v<AttnOp, llm::MLAAttentionOp>) {
-      in.keys = attn.getLatent();
-      in.keyUp = attn.getKvUp();
-    } else {
-      in.groups = attn.getNumKvHeads();
-      in.keys = attn.getKey();
-    }
-    // A staged chunked prompt is scored from its staging copy.
-    if (chunked && staged) {
-      Operation *read = nullptr;
-      for (Operation *user : attn.getNewCache().getUsers())
-        if (isa<ReadOp>(user))
-          read = user;
-      if (!read)
-        in.prompt = q.getDimSize(1);
-      else
-        in.keys = read->getResult(0);
-    }
+    in.slots = cast<KVCacheTypeInterface>(written.getType()).getSlots();
     OpBuilder b(attn);
     b.setInsertionPointAfter(written.getDefiningOp());
     Operation *before = written.getDefiningOp();
@@ -272,41 +248,47 @@ private:
     chainAfter(attn, written, before->getNextNode(), after);
   }
 
-  /// After a prefill attention over more prompt tokens than the budget:
-  /// the policy chooses the tokens the cache keeps (its lowering hook), and
-  /// kv.gather_store writes them (sinks, chosen, recent); returns the cache
-  /// after the store (null: the prompt fits, no selection). A policy with a
-  /// page backup backed every prefill's tokens up first (`cache`).
-  template <typename AttnOp> Value selectAfter(AttnOp attn, Value cache) {
+  /// What a prefill attention gives a selection or a format's work: its
+  /// batch, prompt (the attention's tokens), heads, queries and keys (the
+  /// latents and the absorbed up-projection for MLA), and layer.
+  template <typename AttnOp> static SelectionInputs promptInputs(AttnOp attn) {
     auto q = cast<RankedTensorType>(attn.getQuery().getType());
     SelectionInputs in;
     in.batch = q.getDimSize(0);
     in.prompt = q.getDimSize(1);
     in.heads = attn.getNumHeads();
-    in.slots = slots;
-    // A chunked prefill selects over the whole prompt its chunks staged,
-    // with the last chunk's queries.
-    if (chunked)
-      in.prompt = staged;
-    if (in.prompt <= slots)
-      return {}; // the whole prompt fits: no selection
-    OpBuilder b(attn);
-    b.setInsertionPointAfter(cache.getDefiningOp());
-    Location loc = attn.getLoc();
-    in.cache = cache;
     in.layer = attn.getLayer();
-    constexpr bool isMLA = std::is_same_v<AttnOp, llm::MLAAttentionOp>;
-    SmallVector<Value, 2> values;
     in.queries = attn.getQuery();
-    if constexpr (isMLA) {
+    if constexpr (std::is_same_v<AttnOp, llm::MLAAttentionOp>) {
       in.keys = attn.getLatent();
       in.keyUp = attn.getKvUp();
-      values = {attn.getLatent()};
     } else {
       in.groups = attn.getNumKvHeads();
       in.keys = attn.getKey();
-      values = {attn.getKey(), attn.getValue()};
     }
+    return in;
+  }
+
+  /// After a prefill attention over more prompt tokens than the budget:
+  /// the policy chooses the tokens the cache keeps (its lowering hook), and
+  /// kv.gather_store writes them (sinks, chosen, recent); returns the cache
+  /// after the store (null: the prompt fits, no selection). A policy with a
+  /// page backup backed every prefill's tokens up first (`cache`). `in` (the
+  /// attention's promptInputs) then describes the prompt selected over.
+  template <typename AttnOp>
+  Value selectAfter(AttnOp attn, Value cache, SelectionInputs &in) {
+    // A chunked prefill selects over the whole prompt its chunks staged,
+    // with the last chunk's queries.
+    int64_t prompt = chunked ? staged : in.prompt;
+    if (prompt <= slots)
+      return {}; // the whole prompt fits: no selection
+    in.prompt = prompt;
+    in.slots = slots;
+    in.cache = cache;
+    OpBuilder b(attn);
+    b.setInsertionPointAfter(cache.getDefiningOp());
+    Location loc = attn.getLoc();
+    SmallVector<Value, 2> values = newValues(attn);
     if (chunked) {
       // The prompt's K/V (or latents) as the chunks staged them in HBM.
       auto prompt = [&](Value v) {

@@ -9,6 +9,8 @@
 
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 
+#include "../KVAttrList.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -17,24 +19,6 @@ using namespace snapflow;
 using namespace snapflow::kv;
 
 namespace {
-template <typename T> struct Tag { using type = T; };
-
-/// Calls `f(Tag<Attr>())` for every attribute of the dialect that is a
-/// format, in definition order.
-template <typename Attr, typename F> void visitIfFormat(F &f) {
-  if constexpr (std::is_base_of_v<KVFormatAttrInterface::Trait<Attr>, Attr>)
-    f(Tag<Attr>());
-}
-template <typename... Attrs, typename F> void forEachFormatOf(F &&f) {
-  (visitIfFormat<Attrs>(f), ...);
-}
-template <typename F> void forEachFormat(F &&f) {
-  forEachFormatOf<
-#define GET_ATTRDEF_LIST
-#include "snapflow/Dialect/KV/IR/KVAttrs.cpp.inc"
-      >(std::forward<F>(f));
-}
-
 /// Shorthands of `--kv-format`, and the spelling each stands for.
 struct Shorthand {
   const char *name, *spelling, *what;
@@ -47,26 +31,11 @@ constexpr Shorthand kShorthands[] = {
 
 std::vector<std::string> formatNames() {
   std::vector<std::string> names = {"bf16"};
-  forEachFormat([&](auto tag) {
-    names.push_back(decltype(tag)::type::getMnemonic().str());
-  });
+  for (std::string &name : kv::detail::mnemonicsOf<KVFormatAttrInterface>())
+    names.push_back(std::move(name));
   for (const Shorthand &s : kShorthands)
     names.push_back(s.name);
   return names;
-}
-
-std::optional<std::string> formatUsage(StringRef name) {
-  std::optional<std::string> usage;
-  forEachFormat([&](auto tag) {
-    using Attr = typename decltype(tag)::type;
-    if (Attr::getMnemonic() != name)
-      return;
-    StringRef text = Attr::getUsage();
-    size_t keys = text.find("keys:");
-    usage = keys == StringRef::npos ? std::string("it takes no keys")
-                                    : text.drop_front(keys).str();
-  });
-  return usage;
 }
 } // namespace
 
@@ -95,8 +64,9 @@ snapflow::kv::parseFormat(MLIRContext *context, StringRef text) {
     if (head.trim() == s.name)
       spelling = keys.trim().empty() ? std::string(s.spelling)
                                      : (s.spelling + ("," + keys.trim())).str();
-  auto attr = detail::parseSpelling(context, spelling, "KV format",
-                                    formatNames(), formatUsage);
+  auto attr =
+      kv::detail::parseSpelling(context, spelling, "KV format", formatNames(),
+                                kv::detail::keysOf<KVFormatAttrInterface>);
   if (!attr)
     return attr.takeError();
   auto format = dyn_cast<KVFormatAttrInterface>(*attr);
@@ -110,14 +80,7 @@ snapflow::kv::parseFormat(MLIRContext *context, StringRef text) {
 std::string snapflow::kv::describeFormats() {
   std::string out = llvm::formatv("  {0,-13} {1}\n", "bf16",
                                   "elements at the cache's dtype (default)");
-  forEachFormat([&](auto tag) {
-    using Attr = typename decltype(tag)::type;
-    SmallVector<StringRef> lines;
-    Attr::getUsage().split(lines, '\n');
-    for (auto [i, line] : llvm::enumerate(lines))
-      out += llvm::formatv("  {0,-13} {1}\n",
-                           i == 0 ? Attr::getMnemonic() : StringRef(), line);
-  });
+  out += kv::detail::usageLines<KVFormatAttrInterface>();
   for (const Shorthand &s : kShorthands)
     out += llvm::formatv("  {0,-13} {1}: {2}\n", s.name, s.what, s.spelling);
   return out;

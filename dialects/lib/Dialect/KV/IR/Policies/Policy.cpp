@@ -12,6 +12,8 @@
 
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 
+#include "../KVAttrList.h"
+
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
@@ -22,53 +24,9 @@ using namespace snapflow;
 using namespace snapflow::kv;
 
 namespace {
-/// A type passed as a value, so a generic lambda can take it (C++17).
-template <typename T> struct Tag { using type = T; };
-
-/// Calls `f(Tag<Attr>())` for every attribute of the dialect that is a
-/// policy, in definition order.
-template <typename Attr, typename F> void visitIfPolicy(F &f) {
-  if constexpr (std::is_base_of_v<KVPolicyAttrInterface::Trait<Attr>, Attr>)
-    f(Tag<Attr>());
-}
-template <typename... Attrs, typename F> void forEachPolicyOf(F &&f) {
-  (visitIfPolicy<Attrs>(f), ...);
-}
-template <typename F> void forEachPolicy(F &&f) {
-  forEachPolicyOf<
-#define GET_ATTRDEF_LIST
-#include "snapflow/Dialect/KV/IR/KVAttrs.cpp.inc"
-      >(std::forward<F>(f));
-}
-
 llvm::Error policyError(StringRef text, const Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  "KV policy '" + text + "': " + msg);
-}
-
-std::vector<std::string> policyNames() {
-  std::vector<std::string> names;
-  forEachPolicy([&](auto tag) {
-    using Attr = typename decltype(tag)::type;
-    names.push_back(Attr::getMnemonic().str());
-  });
-  return names;
-}
-
-/// The keys a policy named `name` takes ("keys: ..." of its usage, or "it
-/// takes no keys"), if the policy exists.
-std::optional<std::string> usageOf(StringRef name) {
-  std::optional<std::string> usage;
-  forEachPolicy([&](auto tag) {
-    using Attr = typename decltype(tag)::type;
-    if (Attr::getMnemonic() != name)
-      return;
-    StringRef text = Attr::getUsage();
-    size_t keys = text.find("keys:");
-    usage = keys == StringRef::npos ? std::string("it takes no keys")
-                                    : text.drop_front(keys).str();
-  });
-  return usage;
 }
 } // namespace
 
@@ -189,8 +147,9 @@ llvm::Expected<Attribute> snapflow::kv::detail::parseSpelling(
 
 llvm::Expected<KVPolicyAttrInterface>
 snapflow::kv::parsePolicy(MLIRContext *context, StringRef text) {
-  auto attr = detail::parseSpelling(context, text, "KV policy", policyNames(),
-                                    usageOf);
+  auto attr = detail::parseSpelling(
+      context, text, "KV policy", detail::mnemonicsOf<KVPolicyAttrInterface>(),
+      detail::keysOf<KVPolicyAttrInterface>);
   if (!attr)
     return attr.takeError();
   auto policy = dyn_cast<KVPolicyAttrInterface>(*attr);
@@ -223,15 +182,7 @@ snapflow::kv::resolvePolicy(MLIRContext *context, StringRef text,
 }
 
 std::string snapflow::kv::describePolicies() {
-  std::string out;
-  forEachPolicy([&](auto tag) {
-    using Attr = typename decltype(tag)::type;
-    SmallVector<StringRef> lines;
-    Attr::getUsage().split(lines, '\n');
-    for (auto [i, line] : llvm::enumerate(lines))
-      out += llvm::formatv("  {0,-13} {1}\n",
-                           i == 0 ? Attr::getMnemonic() : StringRef(), line);
-  });
+  std::string out = detail::usageLines<KVPolicyAttrInterface>();
   out += "  e.g. snapstream:ratio=4   snapstream:budget=32768,sinks=4,"
          "recent=4096,obs_window=32,kernel=7,pool=max\n";
   return out;
