@@ -773,3 +773,96 @@ TEST(CostModel, KIVIQuantizeMatchesTheReference) {
   EXPECT_EQ(double(c.written), (rate.keyTokens + rate.valueTokens) / 2 * 24 *
                                    batch);
 }
+
+namespace {
+/// `attention` with `reuse_kv` added to its attributes (a later layer of a
+/// cross-layer-attention group).
+std::string reusing(std::string ir) {
+  size_t at = ir.find("phase = #llm<phase ");
+  at = ir.find('>', at) + 1;
+  return ir.insert(at, ", reuse_kv");
+}
+/// A decode step's MLA attention over a latent cache of B = 3, 32 slots:
+/// 2 heads, qk_nope 16, qk_rope 8, v 16, kv_lora_rank 32.
+std::string decodeMLA() {
+  std::string cache = "!kv.latent_cache<layers = 2, batch = 3, slots = 32, "
+                      "latent_dim = 32, rope_dim = 8, dtype = bf16, policy = "
+                      "#kv.full>";
+  return funcOf("%q: tensor<3x1x48xbf16>, %l: tensor<3x1x40xbf16>, %up: "
+                "tensor<64x32xbf16>, %n: tensor<32xbf16>, %c: " +
+                    cache,
+                "%o, %c1 = llm.mla_attention %q, %l, %up, %n, %c {layer = 0, "
+                "num_heads = 2, qk_nope_head_dim = 16, qk_rope_head_dim = 8, "
+                "v_head_dim = 16, kv_lora_rank = 32, phase = #llm<phase "
+                "decode>} : tensor<3x1x48xbf16>, tensor<3x1x40xbf16>, "
+                "tensor<64x32xbf16>, tensor<32xbf16>, " +
+                    cache + " -> tensor<3x1x32xbf16>");
+}
+} // namespace
+
+// CLA, GQA decode (B = 3, 256 slots, 2 KV heads of 16, bf16). The first
+// layer of a group reads q, k, v (384 + 192 + 192 = 768 B) and the layer's
+// 256 cached tokens (3 x 256 x 128 B = 98,304 B), and writes the output
+// (384 B) and the new token (3 x 128 = 384 B). A `reuse_kv` layer reads q
+// and the same cache layer, where the step's token already is (384 +
+// 98,304 B), and writes only its output (384 B). Both attend: 3 x 4 x 256
+// x (4 x 16 + 5) = 211,968 FLOPs.
+TEST(CostModel, CrossLayerAttentionDecodeByHand) {
+  std::string ir = decodeAttention(
+      "!kv.cache<layers = 2, batch = 3, slots = 256, kv_heads = 2, head_dim "
+      "= 16, dtype = bf16, policy = #kv.full>");
+  OpCost first = costOf(ir, "llm.attention");
+  OpCost reuse = costOf(reusing(ir), "llm.attention");
+  EXPECT_EQ(first.flops, 211968);
+  EXPECT_EQ(reuse.flops, 211968);
+  EXPECT_EQ(first.read, 768 + 98304);
+  EXPECT_EQ(reuse.read, 384 + 98304);
+  EXPECT_EQ(first.written, 384 + 384);
+  EXPECT_EQ(reuse.written, 384);
+}
+
+// CLA, MLA decode (B = 3, 32 slots). Per query token: q_nope into latent
+// space 2 x 2 x 16 x 32 = 2,048; scores 2 x 2 x 32 x (32 + 8) = 5,120; PV
+// 2 x 2 x 32 x 32 = 4,096; latent to v 2 x 2 x 32 x 16 = 2,048; softmax
+// 5 x 2 x 32 = 320: 13,632, x 3 = 40,896. The first layer also normalises
+// and rotates the new latent, 3 x (4 x 32 + 3 x 8) = 456. Bytes read: q
+// (3 x 48 x 2 = 288), kv_up (64 x 32 x 2 = 4,096) and the cache (3 x 32 x
+// 40 x 2 = 7,680); the first layer also the new latent (3 x 40 x 2 = 240)
+// and the norm weight (64). Written: the output, 3 x 32 x 2 = 192 B, and
+// for the first layer the new latent, 240 B.
+TEST(CostModel, CrossLayerAttentionMLADecodeByHand) {
+  OpCost first = costOf(decodeMLA(), "llm.mla_attention");
+  OpCost reuse = costOf(reusing(decodeMLA()), "llm.mla_attention");
+  EXPECT_EQ(first.flops, 40896 + 456);
+  EXPECT_EQ(reuse.flops, 40896);
+  EXPECT_EQ(first.read, 288 + 4096 + 7680 + 240 + 64);
+  EXPECT_EQ(reuse.read, 288 + 4096 + 7680);
+  EXPECT_EQ(first.written, 192 + 240);
+  EXPECT_EQ(reuse.written, 192);
+}
+
+// CLA, GQA prefill of 8 tokens into a full cache of 8 slots (B = 1): both
+// layers attend causally over the group's keys and values, which they read
+// (q 8 x 64 x 2 = 1,024 B, k and v 512 B each); only the first writes the
+// 8 tokens to the cache (8 x 128 = 1,024 B beside its 1,024 B output).
+// FLOPs: 4 heads x 36 causal pairs x (4 x 16 + 5) = 9,936 each.
+TEST(CostModel, CrossLayerAttentionPrefillByHand) {
+  std::string cache = "!kv.cache<layers = 1, batch = 1, slots = 8, kv_heads "
+                      "= 2, head_dim = 16, dtype = bf16, policy = #kv.full>";
+  std::string ir = funcOf(
+      "%q: tensor<1x8x64xbf16>, %k: tensor<1x8x32xbf16>, %v: "
+      "tensor<1x8x32xbf16>, %c: " +
+          cache,
+      "%o, %c1 = llm.attention %q, %k, %v, %c {layer = 0, num_heads = 4, "
+      "num_kv_heads = 2, head_dim = 16, phase = #llm<phase prefill>} : "
+      "tensor<1x8x64xbf16>, tensor<1x8x32xbf16>, tensor<1x8x32xbf16>, " +
+          cache + " -> tensor<1x8x64xbf16>");
+  OpCost first = costOf(ir, "llm.attention");
+  OpCost reuse = costOf(reusing(ir), "llm.attention");
+  EXPECT_EQ(first.flops, 9936);
+  EXPECT_EQ(reuse.flops, 9936);
+  EXPECT_EQ(first.read, 2048);
+  EXPECT_EQ(reuse.read, 2048);
+  EXPECT_EQ(first.written, 1024 + 1024);
+  EXPECT_EQ(reuse.written, 1024);
+}

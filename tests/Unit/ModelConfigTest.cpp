@@ -111,3 +111,44 @@ TEST(ModelConfig, UnknownModel) {
   EXPECT_NE(llvm::toString(p.takeError()).find("/nonexistent/config.json"),
             std::string::npos);
 }
+
+// Cross-layer attention: cla_share_factor groups the layers (honoured unless
+// use_cla is false); groups of 2 over 5 layers are (0, 1), (2, 3), (4): 3
+// cache layers, layers 0, 2 and 4 produce K/V, and an MTP layer (index >= 5)
+// caches after the groups. The fingerprint changes with the factor and is
+// the old one without it (sweeps keep matching their manifests).
+TEST(ModelConfig, CrossLayerAttention) {
+  std::string five = std::string(kLlama);
+  five.replace(five.find("\"num_hidden_layers\": 2"), 22,
+               "\"num_hidden_layers\": 5");
+  auto plain = ModelConfig::parse(five, "cfg.json");
+  ASSERT_TRUE(static_cast<bool>(plain));
+  EXPECT_EQ(plain->claShareFactor, 1);
+  EXPECT_EQ(plain->cacheLayers(), 5);
+  std::string withCla =
+      five.substr(0, five.size() - 1) + ", \"cla_share_factor\": 2}";
+  auto cla = ModelConfig::parse(withCla, "cfg.json");
+  ASSERT_TRUE(static_cast<bool>(cla)) << llvm::toString(cla.takeError());
+  EXPECT_EQ(cla->claShareFactor, 2);
+  EXPECT_EQ(cla->cacheLayers(), 3);
+  EXPECT_TRUE(cla->producesKV(0));
+  EXPECT_FALSE(cla->producesKV(1));
+  EXPECT_TRUE(cla->producesKV(4));
+  EXPECT_EQ(cla->cacheLayer(3), 1);
+  EXPECT_EQ(cla->cacheLayer(4), 2);
+  EXPECT_TRUE(cla->producesKV(5));
+  EXPECT_EQ(cla->cacheLayer(5), 3);
+  EXPECT_NE(cla->fingerprint(), plain->fingerprint());
+  auto off = ModelConfig::parse(withCla.substr(0, withCla.size() - 1) +
+                                    ", \"use_cla\": false}",
+                                "cfg.json");
+  ASSERT_TRUE(static_cast<bool>(off));
+  EXPECT_EQ(off->claShareFactor, 1);
+  EXPECT_EQ(off->fingerprint(), plain->fingerprint());
+  llvm::Error e = plain->setClaShareFactor(6, "--cla");
+  EXPECT_EQ(llvm::toString(std::move(e)),
+            "--cla 6: the CLA sharing factor must be in [1, 5] "
+            "(num_hidden_layers of )");
+  EXPECT_FALSE(static_cast<bool>(plain->setClaShareFactor(5, "--cla")));
+  EXPECT_EQ(plain->cacheLayers(), 1);
+}

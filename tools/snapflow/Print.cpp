@@ -104,6 +104,7 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
         {"kv_bytes_per_token", stats.kvBytesPerToken},
         {"kv_bytes", info.kvBytes},
         {"kv_format", w.kvFormatLabel},
+        {"cla_share_factor", w.config.claShareFactor},
         {"kv_state_bytes", info.kvStateBytes},
         {"kv_backup_bytes", info.kvBackupBytes},
         {"fits", std::move(fitsJson)},
@@ -116,14 +117,21 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
   os << formatv("{0} ({1}) on {2}, tensor parallel over {3} of {4} socket(s)\n",
                 c.name, c.modelType, w.chip.getName(), w.tp,
                 w.chip.numSockets());
-  os << formatv("  layers       {0} ({1} dense + {2} MoE), {3}\n", stats.layers,
-                stats.layers - stats.moeLayers, stats.moeLayers,
-                c.isMLA() ? formatv("MLA latent {0} + rope {1}", c.kvLoraRank,
-                                    c.qkRopeHeadDim)
-                                .str()
-                          : formatv("GQA {0} heads / {1} KV heads",
-                                    c.numHeads, c.numKvHeads)
-                                .str());
+  os << formatv(
+      "  layers       {0} ({1} dense + {2} MoE), {3}{4}\n", stats.layers,
+      stats.layers - stats.moeLayers, stats.moeLayers,
+      c.isMLA()
+          ? formatv("MLA latent {0} + rope {1}", c.kvLoraRank, c.qkRopeHeadDim)
+                .str()
+          : formatv("GQA {0} heads / {1} KV heads", c.numHeads, c.numKvHeads)
+                .str(),
+      c.claShareFactor > 1
+          ? formatv(", K/V shared by groups of {0} layers (CLA): "
+                    "{1} cache layer{2}",
+                    c.claShareFactor, c.cacheLayers(),
+                    c.cacheLayers() == 1 ? "" : "s")
+                .str()
+          : std::string());
   os << formatv("  parameters   {0:f2} B total, {1:f2} B active per token\n",
                 stats.paramsTotal / 1e9, stats.paramsActive / 1e9);
   os << formatv("  weights      {0} (projections in {1})\n",

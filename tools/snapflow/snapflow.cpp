@@ -136,6 +136,14 @@ cl::opt<std::string>
                     cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(importCmd),
                     cl::sub(compileCmd), cl::sub(runCmd));
 
+cl::opt<int64_t> claOpt(
+    "cla",
+    cl::desc("Cross-layer attention: layers share K/V in groups of S, the "
+             "first of a group computing and caching them (default: the "
+             "config's cla_share_factor, else 1 = off)"),
+    cl::value_desc("S"), cl::init(0), cl::cat(workloadCat), cl::sub(infoCmd),
+    cl::sub(importCmd), cl::sub(compileCmd), cl::sub(runCmd));
+
 cl::OptionCategory compileCat("Compiler options");
 cl::opt<std::string> phaseOpt("phase",
                               cl::desc("Phase to compile: decode (--context "
@@ -468,6 +476,11 @@ llvm::Expected<WorkloadOptions> workload(bool allowMax = false,
   WorkloadOptions o{modelOpt, chipOpt, {}, contextOpt, batch, kvOpt, tpOpt,
                     weightsDtypeOpt};
   o.kvFormat = kvFormatOpt;
+  if (claOpt.getNumOccurrences() && claOpt < 1)
+    return createStringError(inconvertibleErrorCode(),
+                             "--cla must be >= 1, got " +
+                                 std::to_string(claOpt));
+  o.cla = claOpt;
   o.set.assign(setOpt.begin(), setOpt.end());
   return o;
 }

@@ -69,7 +69,9 @@ struct StatsWalker {
     if (cacheValue) {
       c.layers += times;
       auto cache = cast<kv::KVCacheTypeInterface>(cacheValue.getType());
-      c.kvBytesPerToken += times * cache.getBytesPerTokenPerLayer();
+      // A later layer of a CLA group reads its group's cache layer.
+      if (llm::writesKV(op))
+        c.kvBytesPerToken += times * cache.getBytesPerTokenPerLayer();
       kvSlots = cache.getSlots();
       batch = cache.getBatch();
     }

@@ -147,8 +147,10 @@ private:
       if (layer)
         runLayer = layer;
       if (auto loop = dyn_cast<llm::RepeatOp>(op)) {
-        openSection(llvm::formatv("layers_{0}_{1}", loop.getFirstLayer(),
-                                  loop.getFirstLayer() + loop.getCount() - 1),
+        openSection(llvm::formatv(
+                        "layers_{0}_{1}", loop.getFirstLayer(),
+                        loop.getFirstLayer() +
+                            loop.getCount() * loop.getLayersPerIteration() - 1),
                     loop.getCount());
         for (Operation &inner : loop.getBody().front())
           sections.back().second.push_back(&inner);

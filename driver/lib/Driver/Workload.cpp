@@ -28,6 +28,9 @@ snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
   if (!config)
     return config.takeError();
   w.config = std::move(*config);
+  if (o.cla != 0)
+    if (llvm::Error e = w.config.setClaShareFactor(o.cla, "--cla"))
+      return std::move(e);
   if (o.batch <= 0 || o.batch > models::kMaxBatch)
     return makeError(formatv("--batch must be in [1, {0}], got {1}",
                              models::kMaxBatch, o.batch));

@@ -19,6 +19,8 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <array>
+
 using namespace mlir;
 using namespace snapflow;
 using namespace snapflow::models;
@@ -143,7 +145,8 @@ private:
   Type makeCacheType() {
     auto policy = cast<kv::KVPolicyAttrInterface>(
         kv::FullPolicyAttr::get(b.getContext()));
-    int64_t layers = c.numLayers + mtp; // each MTP depth caches its layer
+    // One cache layer per CLA group; each MTP depth caches its own.
+    int64_t layers = c.cacheLayers() + mtp;
     if (c.isMLA())
       return kv::LatentCacheType::get(b.getContext(), layers, batch, slots,
                                       c.kvLoraRank, c.qkRopeHeadDim, bf16,
@@ -167,14 +170,20 @@ private:
     return b.create<llm::AddOp>(loc, h, ffn);
   }
 
+  /// Grouped-query attention of decoder layer `i`. The first layer of a
+  /// CLA group projects K and V and caches them; the others reuse them.
   Value gqa(int64_t i, const std::string &p, Value x) {
     int64_t hq = c.numHeads, hkv = c.numKvHeads, d = c.headDim;
     Value q = rope(linear(p + "q_proj.weight", x, hq * d), hq, d, d);
-    Value k = rope(linear(p + "k_proj.weight", x, hkv * d), hkv, d, d);
-    Value v = linear(p + "v_proj.weight", x, hkv * d);
+    bool produces = c.producesKV(i);
+    if (produces) {
+      shared = {rope(linear(p + "k_proj.weight", x, hkv * d), hkv, d, d),
+                linear(p + "v_proj.weight", x, hkv * d)};
+    }
     auto attn = b.create<llm::AttentionOp>(
-        loc, q.getType(), cache.getType(), /*probs=*/Type(), q, k, v, cache,
-        i, hq, hkv, d, phase, prefix);
+        loc, q.getType(), cache.getType(), /*probs=*/Type(), q, shared[0],
+        shared[1], cache, c.cacheLayer(i), hq, hkv, d, phase, prefix,
+        /*reuse_kv=*/!produces);
     cache = attn.getNewCache();
     return linear(p + "o_proj.weight", attn.getResult(), c.hiddenSize);
   }
@@ -191,12 +200,17 @@ private:
       q = linear(p + "q_proj.weight", x, h * (nope + rot));
     }
     q = rope(q, h, nope + rot, rot);
-    Value latent = linear(p + "kv_a_proj_with_mqa.weight", x, r + rot);
+    // The first layer of a CLA group makes (and normalises) the latent; the
+    // others reuse it with their own up-projection.
+    bool produces = c.producesKV(i);
+    if (produces)
+      shared = {linear(p + "kv_a_proj_with_mqa.weight", x, r + rot),
+                param(p + "kv_a_layernorm.weight", {r}, bf16)};
     Value kvUp = param(p + "kv_b_proj.weight", {h * (nope + v), r}, projType);
-    Value latentNorm = param(p + "kv_a_layernorm.weight", {r}, bf16);
     auto attn = b.create<llm::MLAAttentionOp>(
-        loc, act(tokens, h * v), cache.getType(), /*probs=*/Type(), q, latent,
-        kvUp, latentNorm, cache, i, h, nope, rot, v, r, phase, prefix);
+        loc, act(tokens, h * v), cache.getType(), /*probs=*/Type(), q,
+        shared[0], kvUp, shared[1], cache, c.cacheLayer(i), h, nope, rot, v, r,
+        phase, prefix, /*reuse_kv=*/!produces);
     cache = attn.getNewCache();
     return linear(p + "o_proj.weight", attn.getResult(), c.hiddenSize);
   }
@@ -241,6 +255,9 @@ private:
   /// context, and the last chunk's prefix.
   int64_t tokens, slots, prompt, prefix;
   Value cache;
+  /// The K/V of the current CLA group: (key, value) for GQA, (latent, its
+  /// norm weight) for MLA.
+  std::array<Value, 2> shared;
 };
 
 llvm::Error optionError(const llvm::Twine &msg) {

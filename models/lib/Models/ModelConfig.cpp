@@ -218,6 +218,10 @@ llvm::Expected<ModelConfig> ModelConfig::parse(StringRef json,
         r.optionalInteger("num_nextn_predict_layers", 0, 0, kMaxMtpLayers);
     c.headDim = c.qkNopeHeadDim + c.qkRopeHeadDim;
   }
+  // Cross-layer attention: Hunyuan's configs write use_cla and
+  // cla_share_factor; a factor without use_cla applies.
+  if (r.boolean("use_cla", true))
+    c.claShareFactor = r.optionalInteger("cla_share_factor", 1, 1, c.numLayers);
   if (r.error)
     return makeError(*r.error);
 
@@ -267,6 +271,19 @@ llvm::Expected<ModelConfig> ModelConfig::load(StringRef nameOrPath) {
                                      ", or give a path to a config.json");
 }
 
+llvm::Error ModelConfig::setClaShareFactor(int64_t factor,
+                                           llvm::StringRef what) {
+  if (factor < 1 || factor > numLayers)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("{0} {1}: the CLA sharing factor must be in [1, {2}] "
+                      "(num_hidden_layers of {3})",
+                      what, factor, numLayers, name)
+            .str());
+  claShareFactor = factor;
+  return llvm::Error::success();
+}
+
 std::vector<std::string> ModelConfig::builtinNames() {
   std::vector<std::string> names;
   for (const EmbeddedFile &f : kBuiltinModels)
@@ -287,6 +304,10 @@ std::string ModelConfig::fingerprint() const {
                         numExpertsPerToken, moeIntermediateSize,
                         firstKDenseReplace, moeLayerFreq, numMtpLayers)
               .str();
+  // Added only when on, so configs without CLA keep the fingerprints
+  // sweeps recorded before it existed.
+  if (claShareFactor != 1)
+    text += llvm::formatv(" cla={0}", claShareFactor).str();
   // FNV-1a, as ArchModel::fingerprint.
   uint64_t h = 14695981039346656037ull;
   for (char c : text) {

@@ -171,3 +171,26 @@ func.func @chunk(%q: tensor<1x16x64xbf16>, %k: tensor<1x16x32xbf16>, %v: tensor<
   %o, %c1 = llm.attention %q, %k, %v, %c {layer = 0, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase prefill>, prefix = 16} : tensor<1x16x64xbf16>, tensor<1x16x32xbf16>, tensor<1x16x32xbf16>, !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full> -> tensor<1x16x64xbf16>
   return %o : tensor<1x16x64xbf16>
 }
+
+// Tests that a later layer of a cross-layer-attention group (`reuse_kv`)
+// takes its group's keys and values and round-trips the flag, GQA and MLA.
+// CHECK-LABEL: func.func @attention_reuse_kv(
+// CHECK:         llm.attention {{.+}}phase = #llm<phase decode>, reuse_kv}
+// CHECK:         llm.mla_attention {{.+}}phase = #llm<phase decode>, qk_nope_head_dim = 16 : i64, qk_rope_head_dim = 8 : i64, reuse_kv, v_head_dim = 16 : i64}
+func.func @attention_reuse_kv(%q: tensor<1x1x64xbf16>, %k: tensor<1x1x32xbf16>, %v: tensor<1x1x32xbf16>, %c: !kv.cache<layers = 1, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, %mq: tensor<1x1x48xbf16>, %kv: tensor<1x1x40xbf16>, %up: tensor<64x32xbf16>, %n: tensor<32xbf16>, %mc: !kv.latent_cache<layers = 1, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full>) -> (tensor<1x1x64xbf16>, tensor<1x1x32xbf16>) {
+  %o, %c1 = llm.attention %q, %k, %v, %c {layer = 0, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase decode>, reuse_kv} : tensor<1x1x64xbf16>, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>, !kv.cache<layers = 1, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full> -> tensor<1x1x64xbf16>
+  %mo, %mc1 = llm.mla_attention %mq, %kv, %up, %n, %mc {layer = 0, num_heads = 2, qk_nope_head_dim = 16, qk_rope_head_dim = 8, v_head_dim = 16, kv_lora_rank = 32, phase = #llm<phase decode>, reuse_kv} : tensor<1x1x48xbf16>, tensor<1x1x40xbf16>, tensor<64x32xbf16>, tensor<32xbf16>, !kv.latent_cache<layers = 1, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full> -> tensor<1x1x32xbf16>
+  return %o, %mo : tensor<1x1x64xbf16>, tensor<1x1x32xbf16>
+}
+
+// Tests that an llm.repeat whose body is a group of layers prints its
+// stride (`8 x 2 layers`: 8 iterations of 2 decoder layers).
+// CHECK-LABEL: func.func @repeat_stride(
+// CHECK:         llm.repeat 8 x 2 layers from 0 (%{{.+}}) : (tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+func.func @repeat_stride(%h: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  %r = llm.repeat 8 x 2 layers from 0 (%h) : (tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  ^bb0(%a: tensor<1x1x8xbf16>):
+    llm.yield %a : tensor<1x1x8xbf16>
+  }
+  return %r : tensor<1x1x8xbf16>
+}

@@ -57,3 +57,15 @@ func.func @f(%h: tensor<1x1x8xbf16>, %g: tensor<1x1x4xbf16>) -> tensor<1x1x8xbf1
   }
   return %r : tensor<1x1x8xbf16>
 }
+
+// -----
+
+// Tests that a strided llm.repeat runs at least one layer per iteration.
+func.func @f(%h: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  // expected-error @+1 {{'llm.repeat' op stride must be >= 1, got 0}}
+  %r = llm.repeat 2 x 0 layers from 0 (%h) : (tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  ^bb0(%a: tensor<1x1x8xbf16>):
+    llm.yield %a : tensor<1x1x8xbf16>
+  }
+  return %r : tensor<1x1x8xbf16>
+}

@@ -333,7 +333,15 @@ private:
         bool joinsAtTopK = llvm::any_of(users, [](Operation *u) {
           return isa<kv::TopKOp, kv::GatherStoreOp>(u);
         });
-        if (bytesOf(type) <= kFanOutBytes && !joinsAtTopK)
+        // The K/V a CLA group's first layer makes wait for the group's
+        // later layers, a whole layer downstream: they are kept (in SRAM,
+        // as small activations are) rather than held in a stream, which
+        // would stall the first layer after a stream's depth of tiles.
+        bool sharedKV = llvm::any_of(users, [](Operation *u) {
+          return isa<llm::AttentionOp, llm::MLAAttentionOp>(u) &&
+                 !llm::writesKV(u);
+        });
+        if (bytesOf(type) <= kFanOutBytes && !joinsAtTopK && !sharedKV)
           continue;
         int64_t sameSection = llvm::count_if(users, [&](Operation *u) {
           return df::getSection(u) == df::getSection(op);
@@ -485,6 +493,9 @@ private:
                       tokens > c.getTotalSlots().value();
       return overflow ? int64_t(0) : c.getBatch() * tokens;
     };
+    if (isa<llm::AttentionOp, llm::MLAAttentionOp>(op) && !llm::writesKV(op))
+      return 0; // a later layer of a CLA group writes nothing
+
     if (auto a = dyn_cast<llm::AttentionOp>(op))
       return writes(a.getCache(),
                     cast<RankedTensorType>(a.getKey().getType()).getDimSize(1),
@@ -614,7 +625,11 @@ private:
       return RankedTensorType::get({1, 1, n, t.getDimSize(3)},
                                    t.getElementType());
     };
-    if (!format || plain != "kv_cache" || isa<kv::RecallOp>(op))
+    // A chunked prefill's staged prompt holds its tokens at the dtype
+    // whatever the format (the selection quantizes what it keeps).
+    if (plain == "prompt_kv")
+      return {{plain, tileOf(promptType, run), tokens / run}};
+    if (!format || isa<kv::RecallOp>(op))
       return {{plain, tileOf(kvType, run), tokens / run}};
     if (!format.quantizesOnWrite(prefill)) {
       if (prefill && stagingType)

@@ -38,6 +38,8 @@ struct WorkloadOptions {
   std::string weightsDtype; ///< "" (checkpoint), "bf16" or "fp8"
   /// The KV element format (`--kv-format`), under any policy.
   std::string kvFormat = PipelineOptions().kvFormat;
+  /// The CLA sharing factor (`--cla`; 0: the config's).
+  int64_t cla = 0;
 };
 
 /// Model, chip and KV policy resolved from the options.

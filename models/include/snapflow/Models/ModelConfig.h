@@ -61,7 +61,31 @@ struct ModelConfig {
   int64_t moeLayerFreq = 1;
   int64_t numMtpLayers = 0; ///< num_nextn_predict_layers
 
+  /// Cross-layer attention (CLA, Brandon et al. 2024): decoder layers share
+  /// K/V in consecutive groups of this many; the first layer of a group
+  /// computes and caches them, the others project queries only. 1: off.
+  /// Read from `cla_share_factor` (honoured unless `use_cla` is false, as
+  /// in Hunyuan's configs), or set by `--cla`.
+  int64_t claShareFactor = 1;
+
   bool isMLA() const { return arch != Architecture::Llama; }
+  /// Whether decoder layer `i` computes and caches its own K/V (the first
+  /// layer of its CLA group; every MTP layer, beyond num_hidden_layers).
+  bool producesKV(int64_t i) const {
+    return i >= numLayers || i % claShareFactor == 0;
+  }
+  /// The cache layer decoder layer `i` reads (and, if it produces KV,
+  /// writes): its CLA group's; MTP layers follow the groups.
+  int64_t cacheLayer(int64_t i) const {
+    return i < numLayers ? i / claShareFactor : cacheLayers() + i - numLayers;
+  }
+  /// Cache layers of the decoder layers: one per CLA group.
+  int64_t cacheLayers() const {
+    return (numLayers + claShareFactor - 1) / claShareFactor;
+  }
+  /// Sets the CLA sharing factor; an error naming `what` (the flag or
+  /// field) when it is not in [1, num_hidden_layers].
+  llvm::Error setClaShareFactor(int64_t factor, llvm::StringRef what);
   /// Whether decoder layer `i` (0-based) uses a mixture of experts.
   bool isMoELayer(int64_t i) const {
     return numRoutedExperts > 0 && i >= firstKDenseReplace &&

@@ -290,3 +290,49 @@ func.func @returns_norm(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
   %h2 = llm.add %n2, %h1 {llm.layer = 2 : i64} : tensor<1x1x8xbf16>
   return %n2 : tensor<1x1x8xbf16>
 }
+
+// -----
+
+// Tests that layers repeating in groups fold into a strided loop: as in a
+// model with cross-layer attention, layer 0 projects a value that layer 1
+// reuses, layers 2 and 3 do the same, so no layer equals its neighbour but
+// the pairs (0, 1) and (2, 3) match. The loop runs 2 iterations of 2 layers
+// and its body is layers 0 and 1 (the reused value stays inside it).
+// CHECK-LABEL: func.func @decode(
+// CHECK-SAME:    %[[X:.+]]: tensor<1x1x8xbf16>)
+// CHECK-NEXT:    %[[R:.+]] = llm.repeat 2 x 2 layers from 0 (%[[X]]) {llm.layer = 0 : i64} : (tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+// CHECK-NEXT:    ^bb0(%[[H:.+]]: tensor<1x1x8xbf16>):
+// CHECK-NEXT:      %[[W:.+]] = llm.param @model.layers.0.k_proj : tensor<8x8xbf16>
+// CHECK-NEXT:      %[[K:.+]] = llm.linear %[[H]], %[[W]] : tensor<1x1x8xbf16>, tensor<8x8xbf16> -> tensor<1x1x8xbf16>
+// CHECK-NEXT:      %[[A:.+]] = llm.add %[[H]], %[[K]] : tensor<1x1x8xbf16>
+// CHECK-NEXT:      %[[B:.+]] = llm.add %[[A]], %[[K]] : tensor<1x1x8xbf16>
+// CHECK-NEXT:      llm.yield %[[B]] : tensor<1x1x8xbf16>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %[[R]]
+func.func @decode(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  %w0 = llm.param @model.layers.0.k_proj {llm.layer = 0 : i64} : tensor<8x8xbf16>
+  %k0 = llm.linear %x, %w0 {llm.layer = 0 : i64} : tensor<1x1x8xbf16>, tensor<8x8xbf16> -> tensor<1x1x8xbf16>
+  %h0 = llm.add %x, %k0 {llm.layer = 0 : i64} : tensor<1x1x8xbf16>
+  %h1 = llm.add %h0, %k0 {llm.layer = 1 : i64} : tensor<1x1x8xbf16>
+  %w2 = llm.param @model.layers.2.k_proj {llm.layer = 2 : i64} : tensor<8x8xbf16>
+  %k2 = llm.linear %h1, %w2 {llm.layer = 2 : i64} : tensor<1x1x8xbf16>, tensor<8x8xbf16> -> tensor<1x1x8xbf16>
+  %h2 = llm.add %h1, %k2 {llm.layer = 2 : i64} : tensor<1x1x8xbf16>
+  %h3 = llm.add %h2, %k2 {llm.layer = 3 : i64} : tensor<1x1x8xbf16>
+  return %h3 : tensor<1x1x8xbf16>
+}
+
+// -----
+
+// Tests that a strided loop is taken only where it covers more layers than
+// single layers do: five identical layers fold as `5 layers` (stride 2
+// would cover only 4).
+// CHECK-LABEL: func.func @decode(
+// CHECK:         llm.repeat 5 layers from 0
+func.func @decode(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  %h0 = llm.add %x, %x {llm.layer = 0 : i64} : tensor<1x1x8xbf16>
+  %h1 = llm.add %h0, %h0 {llm.layer = 1 : i64} : tensor<1x1x8xbf16>
+  %h2 = llm.add %h1, %h1 {llm.layer = 2 : i64} : tensor<1x1x8xbf16>
+  %h3 = llm.add %h2, %h2 {llm.layer = 3 : i64} : tensor<1x1x8xbf16>
+  %h4 = llm.add %h3, %h3 {llm.layer = 4 : i64} : tensor<1x1x8xbf16>
+  return %h4 : tensor<1x1x8xbf16>
+}

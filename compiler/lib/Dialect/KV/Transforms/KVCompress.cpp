@@ -105,6 +105,11 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
           attentions.push_back(op);
       });
       for (Operation *op : attentions) {
+        // A later layer of a CLA group only reads its group's cache layer:
+        // the group's first layer selects, quantizes, backs up, recalls
+        // and keeps the policy's state for it.
+        if (!llm::writesKV(op))
+          continue;
         if (auto gqa = dyn_cast<llm::AttentionOp>(op))
           gqa.getPhase() == llm::Phase::decode ? decodeAround(gqa)
                                                : prefillAfter(gqa);

@@ -6,6 +6,13 @@
 // identical layers whose outputs feed the next layer's inputs the same way in
 // every step becomes an llm.repeat of the first layer's body.
 //
+// The unit that repeats may be a group of consecutive layers (a stride): in
+// a model with cross-layer attention, the first layer of each group computes
+// and caches K/V and the others read them, so no two neighbours match but
+// every group does. At each layer the pass takes the stride whose run covers
+// the most layers (the smallest on a tie), so models without such groups
+// fuse exactly as with single layers.
+//
 //===----------------------------------------------------------------------===//
 
 #include "snapflow/Dialect/LLM/Transforms/Passes.h"
@@ -13,6 +20,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <map>
 
 namespace snapflow {
 namespace llm {
@@ -34,6 +43,30 @@ struct Layer {
   int64_t index = 0;
   SmallVector<Operation *> ops;
   SmallVector<Value> inputs, outputs;
+};
+
+/// Fills `l.inputs` and `l.outputs` from its ops.
+void linkLayer(Layer &l) {
+  llvm::SmallPtrSet<Operation *, 32> inside(l.ops.begin(), l.ops.end());
+  llvm::SetVector<Value> inputs;
+  for (Operation *op : l.ops)
+    for (Value v : op->getOperands())
+      if (!inside.contains(v.getDefiningOp()))
+        inputs.insert(v);
+  l.inputs.assign(inputs.begin(), inputs.end());
+  l.outputs.clear();
+  for (Operation *op : l.ops)
+    for (Value r : op->getResults())
+      if (llvm::any_of(r.getUsers(),
+                       [&](Operation *user) { return !inside.contains(user); }))
+        l.outputs.push_back(r);
+}
+
+/// A run of identical units found at some layer: where it starts (in
+/// units), how many units, the layers per unit and how the loop carries.
+struct Run {
+  size_t start = 0, count = 0, stride = 1;
+  SmallVector<size_t> perm;
 };
 
 /// Attributes that may differ between identical layers.
@@ -149,36 +182,97 @@ bool allCarried(const Layer &first, const Layer &last,
 struct FuseLayersPass : public llm::impl::FuseLayersBase<FuseLayersPass> {
   void runOnOperation() override {
     Block &block = getOperation().getBody().front();
-    SmallVector<Layer> layers = collect(block);
+    layers = collect(block);
+    units.clear();
     // Find every run first and fuse the last run first: fusing rewrites the
     // uses of a run's outputs, which the layers before it do not depend on.
-    SmallVector<std::tuple<size_t, size_t, SmallVector<size_t>>> runs;
+    SmallVector<Run> runs;
     size_t i = 0;
     while (i < layers.size()) {
-      // Extend a run while each layer equals the first and is fed by its
-      // predecessor the same way.
-      size_t j = i + 1;
-      std::optional<SmallVector<size_t>> perm;
-      while (j < layers.size() && sameLayer(layers[i], layers[j])) {
-        auto p = carried(layers[j - 1], layers[j]);
-        if (!p || (perm && *p != *perm) || !onlyFeeds(layers[j - 1], layers[j]))
-          break;
-        perm = p;
-        ++j;
+      std::optional<Run> best;
+      for (size_t stride = 1; i + 2 * stride <= layers.size(); ++stride) {
+        std::optional<Run> run = runAt(i, stride);
+        if (run &&
+            (!best || run->count * run->stride > best->count * best->stride))
+          best = run;
       }
-      // The loop's results are its carried values: a last layer with other
-      // values used later stays outside the loop.
-      while (j - i >= 2 && !allCarried(layers[i], layers[j - 1], *perm))
-        --j;
-      if (j - i >= 2)
-        runs.emplace_back(i, j - i, *perm);
-      i = std::max(j, i + 1);
+      if (!best) {
+        ++i;
+        continue;
+      }
+      i += best->count * best->stride;
+      runs.push_back(std::move(*best));
     }
-    for (auto &[start, size, perm] : llvm::reverse(runs))
-      fuse(ArrayRef<Layer>(layers).slice(start, size), perm);
+    for (const Run &run : llvm::reverse(runs)) {
+      SmallVector<Layer> loop;
+      for (size_t k = 0; k < run.count; ++k)
+        loop.push_back(*unit(run.start + k * run.stride, run.stride));
+      fuse(loop, run.perm, run.stride);
+    }
   }
 
 private:
+  /// The layers from `start` taken `stride` at a time as one unit, if they
+  /// are consecutive in the block (built once per start and stride).
+  const Layer *unit(size_t start, size_t stride) {
+    if (start + stride > layers.size())
+      return nullptr;
+    auto key = std::make_pair(start, stride);
+    auto it = units.find(key);
+    if (it != units.end())
+      return it->second ? &*it->second : nullptr;
+    std::optional<Layer> u;
+    if (stride == 1) {
+      u = layers[start];
+    } else {
+      u.emplace();
+      u->index = layers[start].index;
+      for (size_t k = start; k < start + stride; ++k) {
+        if (k > start &&
+            layers[k - 1].ops.back()->getNextNode() != layers[k].ops.front()) {
+          u.reset();
+          break;
+        }
+        u->ops.append(layers[k].ops.begin(), layers[k].ops.end());
+      }
+      if (u)
+        linkLayer(*u);
+    }
+    auto &slot = units[key];
+    slot = std::move(u);
+    return slot ? &*slot : nullptr;
+  }
+
+  /// The longest run of identical units of `stride` layers from layer
+  /// `start`, each fed by its predecessor the same way (none: under 2).
+  std::optional<Run> runAt(size_t start, size_t stride) {
+    const Layer *first = unit(start, stride);
+    if (!first)
+      return std::nullopt;
+    size_t count = 1;
+    std::optional<SmallVector<size_t>> perm;
+    const Layer *prev = first;
+    while (const Layer *next = unit(start + count * stride, stride)) {
+      if (!sameLayer(*first, *next))
+        break;
+      auto p = carried(*prev, *next);
+      if (!p || (perm && *p != *perm) || !onlyFeeds(*prev, *next))
+        break;
+      perm = p;
+      prev = next;
+      ++count;
+    }
+    // The loop's results are its carried values: a last unit with other
+    // values used later stays outside the loop.
+    while (
+        count >= 2 &&
+        !allCarried(*first, *unit(start + (count - 1) * stride, stride), *perm))
+      --count;
+    if (count < 2)
+      return std::nullopt;
+    return Run{start, count, stride, *perm};
+  }
+
   SmallVector<Layer> collect(Block &block) {
     SmallVector<Layer> layers;
     for (Operation &op : block) {
@@ -192,26 +286,14 @@ private:
       }
       layers.back().ops.push_back(&op);
     }
-    for (Layer &l : layers) {
-      llvm::SmallPtrSet<Operation *, 32> inside(l.ops.begin(), l.ops.end());
-      llvm::SetVector<Value> inputs;
-      for (Operation *op : l.ops)
-        for (Value v : op->getOperands())
-          if (!inside.contains(v.getDefiningOp()))
-            inputs.insert(v);
-      l.inputs.assign(inputs.begin(), inputs.end());
-      for (Operation *op : l.ops)
-        for (Value r : op->getResults())
-          if (llvm::any_of(r.getUsers(), [&](Operation *user) {
-                return !inside.contains(user);
-              }))
-            l.outputs.push_back(r);
-    }
+    for (Layer &l : layers)
+      linkLayer(l);
     return layers;
   }
 
-  /// Replaces `run` by an llm.repeat of its first layer.
-  void fuse(ArrayRef<Layer> run, ArrayRef<size_t> perm) {
+  /// Replaces `run` by an llm.repeat of its first unit (of `stride`
+  /// layers).
+  void fuse(ArrayRef<Layer> run, ArrayRef<size_t> perm, size_t stride) {
     const Layer &first = run.front(), &last = run.back();
     // The loop carries inputs[k] <- outputs[perm[k]].
     OpBuilder b(first.ops.front());
@@ -219,9 +301,10 @@ private:
     SmallVector<Type> types;
     for (Value v : first.inputs)
       types.push_back(v.getType());
-    auto repeat = b.create<RepeatOp>(loc, types, first.inputs,
-                                     static_cast<int64_t>(run.size()),
-                                     first.index);
+    auto repeat = b.create<RepeatOp>(
+        loc, types, first.inputs, static_cast<int64_t>(run.size()), first.index,
+        stride > 1 ? b.getI64IntegerAttr(static_cast<int64_t>(stride))
+                   : IntegerAttr());
     Block *body = b.createBlock(&repeat.getBody());
     IRMapping map;
     for (Value in : first.inputs)
@@ -245,6 +328,12 @@ private:
         op->erase();
       }
   }
+
+  /// The function's decoder layers, and the units of several built from
+  /// them, by (first layer, stride); none where the layers are not
+  /// consecutive.
+  SmallVector<Layer> layers;
+  std::map<std::pair<size_t, size_t>, std::optional<Layer>> units;
 };
 
 } // namespace

@@ -154,6 +154,12 @@ int64_t snapflow::llm::getPrefix(Operation *op) {
   return prefix;
 }
 
+bool snapflow::llm::writesKV(Operation *op) {
+  bool writes = false;
+  withAttention(op, [&](auto a) { writes = !a.getReuseKv(); });
+  return writes;
+}
+
 CheckedInt snapflow::llm::getPrefixFlops(Operation *op) {
   CheckedInt flops = 0;
   withAttention(op, [&](auto a) { flops = a.getPrefixFlops(); });
@@ -644,12 +650,11 @@ CheckedInt AttentionOp::getFlops() {
   // QK^T and PV (2 x 2 FLOPs per MAC) plus softmax per score.
   auto cache = cast<kv::CacheType>(getCache().getType());
   int64_t tk = tensorOf(getKey()).getDimSize(1);
-  return b * getNumHeads() * pairs * (4 * getHeadDim() + 5) +
-         getPrefixFlops() +
+  return b * getNumHeads() * pairs * (4 * getHeadDim() + 5) + getPrefixFlops() +
          probsFlops(getProbs(), q, getNumHeads(), cache.getSlots()) +
-         formatFlops(cache, getPhase(), q.getDimSize(0), tk, getPrefix(),
-                     getNumHeads(),
-                     writesCache(getPhase(), cache, tk, getPrefix()));
+         formatFlops(
+             cache, getPhase(), q.getDimSize(0), tk, getPrefix(), getNumHeads(),
+             !getReuseKv() && writesCache(getPhase(), cache, tk, getPrefix()));
 }
 CheckedInt AttentionOp::getPrefixFlops() {
   RankedTensorType q = tensorOf(getQuery());
@@ -657,8 +662,12 @@ CheckedInt AttentionOp::getPrefixFlops() {
   return q.getDimSize(0) * getNumHeads() * pairs * (4 * getHeadDim() + 5);
 }
 CheckedInt AttentionOp::getBytesRead() {
+  // A CLA layer's decode finds the step's key and value in the cache it
+  // reads; its prefill attends over the group's keys and values as given.
+  bool inCache = getReuseKv() && getPhase() == Phase::decode;
   CheckedInt bytes =
-      getTotalBytes(ValueRange{getQuery(), getKey(), getValue()});
+      inCache ? getTensorBytes(getQuery().getType())
+              : getTotalBytes(ValueRange{getQuery(), getKey(), getValue()});
   auto cache = cast<kv::KVCacheTypeInterface>(getCache().getType());
   if (getPhase() == Phase::decode)
     bytes += cache.getBytesPerSequencePerLayer() * cache.getBatch();
@@ -673,7 +682,7 @@ CheckedInt AttentionOp::getBytesWritten() {
   // New tokens go to the cache, except in a prefill longer than a compressed
   // cache, where kv.gather_store writes the tokens kept instead.
   int64_t t = tensorOf(getKey()).getDimSize(1);
-  if (writesCache(getPhase(), cache, t, getPrefix()))
+  if (!getReuseKv() && writesCache(getPhase(), cache, t, getPrefix()))
     bytes += kv::getWriteBytes(cache, t, getPhase() == Phase::prefill);
   return bytes;
 }
@@ -735,8 +744,9 @@ CheckedInt MLAAttentionOp::getFlops() {
   CheckedInt b = q.getDimSize(0), t = q.getDimSize(1);
   CheckedInt h = getNumHeads(), nope = getQkNopeHeadDim(),
              rope = getQkRopeHeadDim(), v = getVHeadDim(), r = getKvLoraRank();
-  // Norm of the new latents and rotation of their rotary part.
-  CheckedInt prep = b * t * (4 * r + 3 * rope);
+  // Norm of the new latents and rotation of their rotary part (done by the
+  // group's first layer for a CLA layer).
+  CheckedInt prep = getReuseKv() ? CheckedInt(0) : b * t * (4 * r + 3 * rope);
   if (getPhase() == Phase::decode) {
     // Absorbed: q_nope -> latent space, scores and PV against the latent
     // cache, latent -> v_head output.
@@ -747,21 +757,23 @@ CheckedInt MLAAttentionOp::getFlops() {
     return prep + b * t * perQuery +
            probsFlops(getProbs(), q, getNumHeads(), cache.getSlots()) +
            formatFlops(cache, getPhase(), q.getDimSize(0), q.getDimSize(1), 0,
-                       getNumHeads(), /*writes=*/true);
+                       getNumHeads(), /*writes=*/!getReuseKv());
   }
   // Prefill: decompress the prompt's K and V, then causal attention; a cache
   // split by sequence gives each socket 1/seq_shards of the keys.
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
   CheckedInt pairs = causalPairs(t) / cache.getSeqShards();
   // Each socket decompresses only the tokens it holds.
-  return prep + b * (2 * t * r * h * (nope + v) / cache.getSeqShards() +
-                     2 * h * pairs * (nope + rope) +
-              2 * h * pairs * v + 5 * h * pairs) +
+  return prep +
+         b * (2 * t * r * h * (nope + v) / cache.getSeqShards() +
+              2 * h * pairs * (nope + rope) + 2 * h * pairs * v +
+              5 * h * pairs) +
          getPrefixFlops() +
-         formatFlops(cache, getPhase(), q.getDimSize(0), q.getDimSize(1),
-                     getPrefix(), getNumHeads(),
-                     writesCache(getPhase(), cache, q.getDimSize(1),
-                                 getPrefix()));
+         formatFlops(
+             cache, getPhase(), q.getDimSize(0), q.getDimSize(1), getPrefix(),
+             getNumHeads(),
+             !getReuseKv() &&
+                 writesCache(getPhase(), cache, q.getDimSize(1), getPrefix()));
 }
 CheckedInt MLAAttentionOp::getPrefixFlops() {
   RankedTensorType q = tensorOf(getQuery());
@@ -777,8 +789,14 @@ CheckedInt MLAAttentionOp::getPrefixFlops() {
               2 * h * pairs * v + 5 * h * pairs);
 }
 CheckedInt MLAAttentionOp::getBytesRead() {
-  CheckedInt bytes = getTotalBytes(
-      ValueRange{getQuery(), getLatent(), getKvUp(), getLatentNorm()});
+  // A CLA layer neither normalises the latents (no norm weight) nor, in a
+  // decode, takes the step's latent (it is in the cache it reads).
+  CheckedInt bytes =
+      !getReuseKv() ? getTotalBytes(ValueRange{getQuery(), getLatent(),
+                                               getKvUp(), getLatentNorm()})
+      : getPhase() == Phase::decode
+          ? getTotalBytes(ValueRange{getQuery(), getKvUp()})
+          : getTotalBytes(ValueRange{getQuery(), getLatent(), getKvUp()});
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
   if (getPhase() == Phase::decode)
     bytes += cache.getBytesPerSequencePerLayer() * cache.getBatch();
@@ -792,7 +810,7 @@ CheckedInt MLAAttentionOp::getBytesWritten() {
     bytes += getTensorBytes(probs.getType());
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
   int64_t t = tensorOf(getLatent()).getDimSize(1);
-  if (writesCache(getPhase(), cache, t, getPrefix()))
+  if (!getReuseKv() && writesCache(getPhase(), cache, t, getPrefix()))
     bytes += kv::getWriteBytes(cache, t, getPhase() == Phase::prefill);
   return bytes;
 }
@@ -858,6 +876,8 @@ LogicalResult RepeatOp::verify() {
   if (getFirstLayer() < 0)
     return emitOpError() << "first_layer must be >= 0, got "
                          << getFirstLayer();
+  if (getStride() && *getStride() < 1)
+    return emitOpError() << "stride must be >= 1, got " << *getStride();
   Block &body = getBody().front();
   TypeRange inits = getInits().getTypes();
   if (body.getArgumentTypes() != inits)

@@ -54,6 +54,11 @@ void setTensorParallelism(mlir::Operation *module, int64_t tp);
 /// it besides its own tokens); 0 for any other op.
 int64_t getPrefix(mlir::Operation *op);
 
+/// Whether `op` is an attention that writes its new tokens' KV (every
+/// attention but a later layer of a cross-layer-attention group,
+/// `reuse_kv`); false for any other op.
+bool writesKV(mlir::Operation *op);
+
 /// Of an attention's FLOPs, those on the `prefix` of a chunked prefill's
 /// last chunk (0 for any other op): chunk j of n does j/(n-1) of them.
 ::snapflow::CheckedInt getPrefixFlops(mlir::Operation *op);

@@ -237,6 +237,13 @@ def LLM_AttentionOp : LLM_Op<"attention", [AllTypesMatch<["cache", "new_cache"]>
     each KV-head group (`tensor<B x groups x slots x f32>`; one group for
     MLA): kv-compress adds it and the kv.evict that consumes it.
 
+    With `reuse_kv` the op is a later layer of a cross-layer-attention
+    group (CLA): `key` and `value` are the ones the group's first layer
+    computed and wrote into cache layer `layer`. The op writes nothing
+    (`new_cache` is `cache` unchanged): a prefill attends over those keys
+    and values as given, a decode reads the cache layer, which already
+    holds the step's token.
+
     Example:
     ```mlir
     %o, %c1 = llm.attention %q, %k, %v, %c0 {layer = 0, num_heads = 32, num_kv_heads = 8, head_dim = 128, phase = #llm<phase decode>} : tensor<1x1x4096xbf16>, tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>, !kv.cache<layers = 32, batch = 1, slots = 4096, kv_heads = 8, head_dim = 128, dtype = bf16, policy = #kv.full> -> tensor<1x1x4096xbf16>
@@ -246,7 +253,8 @@ def LLM_AttentionOp : LLM_Op<"attention", [AllTypesMatch<["cache", "new_cache"]>
                        LLM_Activation:$value, KV_CacheType:$cache,
                        SF_I64Attr:$layer, SF_I64Attr:$num_heads, SF_I64Attr:$num_kv_heads,
                        SF_I64Attr:$head_dim, LLM_PhaseAttr:$phase,
-                       DefaultValuedAttr<SF_I64Attr, "0">:$prefix);
+                       DefaultValuedAttr<SF_I64Attr, "0">:$prefix,
+                       UnitAttr:$reuse_kv);
   let results = (outs LLM_Activation:$result, KV_CacheType:$new_cache,
                       Optional<AnyRankedTensor>:$probs);
   let extraClassDeclaration = [{
@@ -285,6 +293,11 @@ def LLM_MLAAttentionOp : LLM_Op<"mla_attention", [AllTypesMatch<["cache", "new_c
     each KV-head group (`tensor<B x groups x slots x f32>`; one group for
     MLA): kv-compress adds it and the kv.evict that consumes it.
 
+    With `reuse_kv` (a later layer of a CLA group) `latent` and
+    `latent_norm` are the group's first layer's, which normalised, rotated
+    and wrote them: this op only attends, with its own `kv_up`, and writes
+    nothing.
+
     Example:
     ```mlir
     %o, %c1 = llm.mla_attention %q, %kv, %wkvb, %wn, %c0 {layer = 0, num_heads = 16, qk_nope_head_dim = 128, qk_rope_head_dim = 64, v_head_dim = 128, kv_lora_rank = 512, phase = #llm<phase decode>} : tensor<1x1x3072xbf16>, tensor<1x1x576xbf16>, tensor<4096x512xbf16>, tensor<512xbf16>, !kv.latent_cache<layers = 27, batch = 1, slots = 4096, latent_dim = 512, rope_dim = 64, dtype = bf16, policy = #kv.full> -> tensor<1x1x2048xbf16>
@@ -297,7 +310,8 @@ def LLM_MLAAttentionOp : LLM_Op<"mla_attention", [AllTypesMatch<["cache", "new_c
                        SF_I64Attr:$qk_nope_head_dim, SF_I64Attr:$qk_rope_head_dim,
                        SF_I64Attr:$v_head_dim, SF_I64Attr:$kv_lora_rank,
                        LLM_PhaseAttr:$phase,
-                       DefaultValuedAttr<SF_I64Attr, "0">:$prefix);
+                       DefaultValuedAttr<SF_I64Attr, "0">:$prefix,
+                       UnitAttr:$reuse_kv);
   let results = (outs LLM_Activation:$result, KV_LatentCacheType:$new_cache,
                       Optional<AnyRankedTensor>:$probs);
   let extraClassDeclaration = [{
@@ -381,7 +395,7 @@ def LLM_ShardSliceOp : LLM_Op<"shard_slice"> {
 
 def LLM_RepeatOp : Op<LLM_Dialect, "repeat", [SingleBlock,
     RecursiveMemoryEffects]> {
-  let summary = "run one decoder layer's body for `count` consecutive layers";
+  let summary = "run one body of decoder layers for `count` iterations";
   let description = [{
     Kernel looping: `count` identical decoder layers, from `first_layer` on,
     become one body run `count` times. The block arguments are the values the
@@ -390,6 +404,12 @@ def LLM_RepeatOp : Op<LLM_Dialect, "repeat", [SingleBlock,
     the results. Inside the body, layer indices and parameter names are those
     of `first_layer` and stand for iteration `i`'s layer `first_layer + i`.
 
+    With `x stride`, the body is `stride` consecutive decoder layers (layers
+    that repeat as a group, such as a cross-layer-attention group whose
+    first layer writes the K/V the others read): iteration `i` runs layers
+    `first_layer + i * stride` to `first_layer + (i + 1) * stride - 1`, and
+    each cache layer index in the body stands for its value plus `i`.
+
     Example:
     ```mlir
     %h1, %c1 = llm.repeat 32 layers from 0 (%h0, %c0) : (tensor<1x1x4096xbf16>, !c) -> (tensor<1x1x4096xbf16>, !c) {
@@ -397,15 +417,21 @@ def LLM_RepeatOp : Op<LLM_Dialect, "repeat", [SingleBlock,
       ...
       llm.yield %h2, %c2 : tensor<1x1x4096xbf16>, !c
     }
+    %h3, %c3 = llm.repeat 16 x 2 layers from 0 (%h0, %c0) : ...
     ```
   }];
   let arguments = (ins Variadic<AnyType>:$inits, SF_I64Attr:$count,
-                       SF_I64Attr:$first_layer);
+                       SF_I64Attr:$first_layer,
+                       OptionalAttr<SF_I64Attr>:$stride);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $count `layers` `from` $first_layer ` ` `(` $inits `)` attr-dict `:`
-    functional-type($inits, $results) $body
+    $count (`x` $stride^)? `layers` `from` $first_layer ` ` `(` $inits `)`
+    attr-dict `:` functional-type($inits, $results) $body
+  }];
+  let extraClassDeclaration = [{
+    /// Decoder layers per iteration (1 without `stride`).
+    int64_t getLayersPerIteration() { return getStride().value_or(1); }
   }];
   let hasVerifier = 1;
 }
