@@ -866,3 +866,102 @@ TEST(CostModel, CrossLayerAttentionPrefillByHand) {
   EXPECT_EQ(first.written, 1024 + 1024);
   EXPECT_EQ(reuse.written, 1024);
 }
+
+// The Block Transformer's ops, each derived by hand.
+// A block embedding of 8 tokens in rows of 4 from a 100 x 16 table: the 8
+// rows looked up (8 x 16 x 2 = 256 B) and the token ids (8 x 4 = 32 B)
+// read; 1 x 2 x 64 x 2 = 256 B written; no FLOPs.
+TEST(CostModel, BlockEmbeddingByHand) {
+  OpCost c = costOf(funcOf("%t: tensor<1x8xi32>, %e: tensor<100x16xbf16>",
+                           "%h = llm.embed %t, %e {tokens_per_row = 4} : "
+                           "tensor<1x8xi32>, tensor<100x16xbf16> -> "
+                           "tensor<1x2x64xbf16>"),
+                    "llm.embed");
+  EXPECT_EQ(c.flops, 0);
+  EXPECT_EQ(c.read, 256 + 32);
+  EXPECT_EQ(c.written, 256);
+}
+
+// Layer norm of 1 x 2 x 64: 8 FLOPs an element, 1,024; reads x (256 B),
+// weight and bias (128 B each); writes 256 B.
+TEST(CostModel, LayerNormByHand) {
+  OpCost c =
+      costOf(funcOf("%x: tensor<1x2x64xbf16>, %w: tensor<64xbf16>, %b: "
+                    "tensor<64xbf16>",
+                    "%y = llm.layer_norm %x, %w, %b {eps = 1.0e-05 : f64} : "
+                    "tensor<1x2x64xbf16>, tensor<64xbf16>, tensor<64xbf16>"),
+             "llm.layer_norm");
+  EXPECT_EQ(c.flops, 1024);
+  EXPECT_EQ(c.read, 512);
+  EXPECT_EQ(c.written, 256);
+}
+
+// A projection 64 -> 128 of 2 rows with a bias: 2 x 2 x 64 x 128 = 32,768
+// FLOPs plus 256 bias adds; reads x (256 B), the weight (16,384 B) and the
+// bias (256 B); writes 2 x 128 x 2 = 512 B.
+TEST(CostModel, LinearBiasByHand) {
+  OpCost c =
+      costOf(funcOf("%x: tensor<1x2x64xbf16>, %w: tensor<128x64xbf16>, %b: "
+                    "tensor<128xbf16>",
+                    "%y = llm.linear %x, %w bias %b : tensor<1x2x64xbf16>, "
+                    "tensor<128x64xbf16> bias tensor<128xbf16> -> "
+                    "tensor<1x2x128xbf16>"),
+             "llm.linear");
+  EXPECT_EQ(c.flops, 32768 + 256);
+  EXPECT_EQ(c.read, 256 + 16384 + 256);
+  EXPECT_EQ(c.written, 512);
+}
+
+// GELU MLP, H = 64, I = 256, 2 rows: per row 4 x 64 x 256 = 65,536 for the
+// products, 9 x 256 = 2,304 for the first bias and GELU, 64 for the second
+// bias: 67,904, x 2 = 135,808. Reads x (256 B), up (32,768), its bias
+// (512), down (32,768) and its bias (128); writes 256 B.
+TEST(CostModel, GeluMLPByHand) {
+  OpCost c = costOf(
+      funcOf("%x: tensor<1x2x64xbf16>, %u: tensor<256x64xbf16>, %ub: "
+             "tensor<256xbf16>, %d: tensor<64x256xbf16>, %db: tensor<64xbf16>",
+             "%y = llm.gelu_mlp %x, %u, %ub, %d, %db : tensor<1x2x64xbf16>, "
+             "tensor<256x64xbf16>, tensor<256xbf16>, tensor<64x256xbf16>, "
+             "tensor<64xbf16>"),
+      "llm.gelu_mlp");
+  EXPECT_EQ(c.flops, 135808);
+  EXPECT_EQ(c.read, 256 + 32768 + 512 + 32768 + 128);
+  EXPECT_EQ(c.written, 256);
+}
+
+// Local attention of one query row (4 heads of 16) over 4 earlier keys and
+// its own: 5 pairs x 4 heads x (4 x 16 + 5) = 1,380 FLOPs. Reads q (128 B),
+// the earlier keys and values (2 x 4 x 64 x 2 = 1,024 B) and its own (256
+// B); writes 128 B. No cache: nothing else moves.
+TEST(CostModel, LocalAttentionByHand) {
+  OpCost c = costOf(
+      funcOf("%q: tensor<1x1x64xbf16>, %k: tensor<1x4x64xbf16>, %o: "
+             "tensor<1x1x64xbf16>",
+             "%r = llm.local_attention %q over (%k, %k, %o, %o) {num_heads = "
+             "4, num_kv_heads = 4, head_dim = 16} : tensor<1x1x64xbf16> over "
+             "(tensor<1x4x64xbf16>, tensor<1x4x64xbf16>, tensor<1x1x64xbf16>, "
+             "tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>"),
+      "llm.local_attention");
+  EXPECT_EQ(c.flops, 1380);
+  EXPECT_EQ(c.read, 128 + 1024 + 256);
+  EXPECT_EQ(c.written, 128);
+}
+
+// Greedy sampling over 100 logits: 100 comparisons; reads 200 B, writes one
+// i32. A reshape is a view: nothing.
+TEST(CostModel, SampleAndReshapeByHand) {
+  OpCost s = costOf(funcOf("%l: tensor<1x1x100xbf16>",
+                           "%t = llm.sample %l : tensor<1x1x100xbf16> -> "
+                           "tensor<1x1xi32>"),
+                    "llm.sample");
+  EXPECT_EQ(s.flops, 100);
+  EXPECT_EQ(s.read, 200);
+  EXPECT_EQ(s.written, 4);
+  OpCost r = costOf(funcOf("%x: tensor<1x1x128xbf16>",
+                           "%y = llm.reshape %x : tensor<1x1x128xbf16> -> "
+                           "tensor<1x2x64xbf16>"),
+                    "llm.reshape");
+  EXPECT_EQ(r.flops, 0);
+  EXPECT_EQ(r.read, 0);
+  EXPECT_EQ(r.written, 0);
+}

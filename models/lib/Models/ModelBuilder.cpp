@@ -61,10 +61,10 @@ public:
     results.push_back(cacheType);
     auto fn = b.create<func::FuncOp>(
         loc, name, b.getFunctionType({tokensType, cacheType}, results));
-    llm::setWorkload(fn, llm::WorkloadAttr::get(
-                             b.getContext(), phase, batch, prompt, mtp,
-                             llvm::APFloat(mtp > 0 ? acceptance : 0.0),
-                             chunking.chunks));
+    llm::setWorkload(
+        fn, llm::WorkloadAttr::get(b.getContext(), phase, batch, prompt, mtp,
+                                   llvm::APFloat(mtp > 0 ? acceptance : 0.0),
+                                   chunking.chunks, /*block_tokens=*/1));
     Block *entry = fn.addEntryBlock();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(entry);

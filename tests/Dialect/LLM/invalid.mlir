@@ -682,3 +682,119 @@ func.func @mla_probs_shape(%q: tensor<1x1x48xbf16>, %l: tensor<1x1x40xbf16>, %w:
   %o, %c1, %p = llm.mla_attention %q, %l, %w, %n, %c {layer = 0, num_heads = 2, qk_nope_head_dim = 16, qk_rope_head_dim = 8, v_head_dim = 16, kv_lora_rank = 32, phase = #llm<phase decode>} : tensor<1x1x48xbf16>, tensor<1x1x40xbf16>, tensor<64x32xbf16>, tensor<32xbf16>, !kv.latent_cache<layers = 1, batch = 1, slots = 32, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>> -> tensor<1x1x32xbf16>, probs tensor<1x1x32xbf16>
   return
 }
+
+// -----
+
+// Tests that a block embedding's tokens_per_row divides the tokens.
+func.func @embed_rows(%t: tensor<1x6xi32>, %e: tensor<100x16xbf16>) {
+  // expected-error @+1 {{'llm.embed' op tokens_per_row 4 must be >= 1 and divide the 6 tokens}}
+  %h = llm.embed %t, %e {tokens_per_row = 4} : tensor<1x6xi32>, tensor<100x16xbf16> -> tensor<1x1x64xbf16>
+  return
+}
+
+// -----
+
+// Tests that a block embedding concatenates its tokens' rows.
+func.func @embed_width(%t: tensor<1x8xi32>, %e: tensor<100x16xbf16>) {
+  // expected-error @+1 {{'llm.embed' op result must be tensor<1x2x64xT>, got 'tensor<1x2x16xbf16>'}}
+  %h = llm.embed %t, %e {tokens_per_row = 4} : tensor<1x8xi32>, tensor<100x16xbf16> -> tensor<1x2x16xbf16>
+  return
+}
+
+// -----
+
+// Tests that a layer norm's bias has the normalised axis's length.
+func.func @layer_norm_bias(%x: tensor<1x2x64xbf16>, %w: tensor<64xbf16>, %b: tensor<32xbf16>) {
+  // expected-error @+1 {{'llm.layer_norm' op bias must be tensor<64xT>, got 'tensor<32xbf16>'}}
+  %y = llm.layer_norm %x, %w, %b {eps = 1.0e-05 : f64} : tensor<1x2x64xbf16>, tensor<64xbf16>, tensor<32xbf16>
+  return
+}
+
+// -----
+
+// Tests that a layer norm's eps is positive.
+func.func @layer_norm_eps(%x: tensor<1x2x64xbf16>, %w: tensor<64xbf16>) {
+  // expected-error @+1 {{'llm.layer_norm' op eps must be > 0}}
+  %y = llm.layer_norm %x, %w, %w {eps = 0.0 : f64} : tensor<1x2x64xbf16>, tensor<64xbf16>, tensor<64xbf16>
+  return
+}
+
+// -----
+
+// Tests that a projection's bias has its output width.
+func.func @linear_bias(%x: tensor<1x2x64xbf16>, %w: tensor<128x64xbf16>, %b: tensor<64xbf16>) {
+  // expected-error @+1 {{'llm.linear' op bias must be tensor<128xT>, got 'tensor<64xbf16>'}}
+  %y = llm.linear %x, %w bias %b : tensor<1x2x64xbf16>, tensor<128x64xbf16> bias tensor<64xbf16> -> tensor<1x2x128xbf16>
+  return
+}
+
+// -----
+
+// Tests that a GELU MLP's down projection returns to the hidden width.
+func.func @gelu_mlp_down(%x: tensor<1x2x64xbf16>, %u: tensor<256x64xbf16>, %ub: tensor<256xbf16>, %d: tensor<64x128xbf16>, %db: tensor<64xbf16>) {
+  // expected-error @+1 {{'llm.gelu_mlp' op down must be tensor<64x256xT>, got 'tensor<64x128xbf16>'}}
+  %y = llm.gelu_mlp %x, %u, %ub, %d, %db : tensor<1x2x64xbf16>, tensor<256x64xbf16>, tensor<256xbf16>, tensor<64x128xbf16>, tensor<64xbf16>
+  return
+}
+
+// -----
+
+// Tests that a GELU MLP's first bias has the intermediate width.
+func.func @gelu_mlp_bias(%x: tensor<1x2x64xbf16>, %u: tensor<256x64xbf16>, %ub: tensor<64xbf16>, %d: tensor<64x256xbf16>, %db: tensor<64xbf16>) {
+  // expected-error @+1 {{'llm.gelu_mlp' op up_bias must be tensor<256xT>, got 'tensor<64xbf16>'}}
+  %y = llm.gelu_mlp %x, %u, %ub, %d, %db : tensor<1x2x64xbf16>, tensor<256x64xbf16>, tensor<64xbf16>, tensor<64x256xbf16>, tensor<64xbf16>
+  return
+}
+
+// -----
+
+// Tests that a reshape keeps the elements.
+func.func @reshape_elements(%x: tensor<1x1x128xbf16>) {
+  // expected-error @+1 {{'llm.reshape' op result 'tensor<1x3x64xbf16>' must hold the input's elements, 'tensor<1x1x128xbf16>'}}
+  %y = llm.reshape %x : tensor<1x1x128xbf16> -> tensor<1x3x64xbf16>
+  return
+}
+
+// -----
+
+// Tests that local attention takes keys and values in pairs.
+func.func @local_pairs(%q: tensor<1x1x64xbf16>, %k: tensor<1x1x64xbf16>) {
+  // expected-error @+1 {{'llm.local_attention' op kv must be pairs of keys and values, got 3 values}}
+  %o = llm.local_attention %q over (%k, %k, %k) {num_heads = 4, num_kv_heads = 4, head_dim = 16} : tensor<1x1x64xbf16> over (tensor<1x1x64xbf16>, tensor<1x1x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  return
+}
+
+// -----
+
+// Tests that the last pair of a local attention is the queries' own rows.
+func.func @local_own(%q: tensor<1x1x64xbf16>, %k: tensor<1x2x64xbf16>) {
+  // expected-error @+1 {{'llm.local_attention' op key 0 must be tensor<1x1x64xT>, got 'tensor<1x2x64xbf16>'}}
+  %o = llm.local_attention %q over (%k, %k) {num_heads = 4, num_kv_heads = 4, head_dim = 16} : tensor<1x1x64xbf16> over (tensor<1x2x64xbf16>, tensor<1x2x64xbf16>) -> tensor<1x1x64xbf16>
+  return
+}
+
+// -----
+
+// Tests that local attention's keys have its KV heads' width.
+func.func @local_width(%q: tensor<1x1x64xbf16>, %k: tensor<1x2x32xbf16>, %o: tensor<1x1x64xbf16>) {
+  // expected-error @+1 {{'llm.local_attention' op key 0 must be tensor<1xTx64xT>, got 'tensor<1x2x32xbf16>'}}
+  %r = llm.local_attention %q over (%k, %k, %o, %o) {num_heads = 4, num_kv_heads = 4, head_dim = 16} : tensor<1x1x64xbf16> over (tensor<1x2x32xbf16>, tensor<1x2x32xbf16>, tensor<1x1x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  return
+}
+
+// -----
+
+// Tests that sampling gives one token per position.
+func.func @sample_shape(%l: tensor<1x2x100xbf16>) {
+  // expected-error @+1 {{'llm.sample' op tokens must be tensor<1x2xi32> for logits 'tensor<1x2x100xbf16>'}}
+  %t = llm.sample %l : tensor<1x2x100xbf16> -> tensor<1x1xi32>
+  return
+}
+
+// -----
+
+// Tests that a block of tokens per step is a decode's.
+// expected-error @+1 {{llm.workload: block_tokens (4) applies to decode only}}
+func.func @workload_block() attributes {llm.workload = #llm.workload<prefill, batch = 1, tokens = 8, block_tokens = 4>} {
+  return
+}

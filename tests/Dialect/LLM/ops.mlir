@@ -194,3 +194,27 @@ func.func @repeat_stride(%h: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
   }
   return %r : tensor<1x1x8xbf16>
 }
+
+// Tests the ops of the Block Transformer (GPT-NeoX decoders): the block
+// embedding (4 tokens' rows concatenated), layer norm, a projection with a
+// bias, the GELU MLP, the expansion's reshape into 2 prefix vectors, the
+// token decoder's local attention over the block's earlier keys and values,
+// and greedy sampling.
+// CHECK-LABEL: func.func @block_transformer_ops(
+// CHECK:         llm.embed %{{.+}}, %{{.+}} {tokens_per_row = 4 : i64} : tensor<1x8xi32>, tensor<100x16xbf16> -> tensor<1x2x64xbf16>
+// CHECK:         llm.layer_norm %{{.+}}, %{{.+}}, %{{.+}} {eps = 1.000000e-05 : f64} : tensor<1x2x64xbf16>, tensor<64xbf16>, tensor<64xbf16>
+// CHECK:         llm.linear %{{.+}}, %{{.+}} bias %{{.+}} : tensor<1x2x64xbf16>, tensor<128x64xbf16> bias tensor<128xbf16> -> tensor<1x2x128xbf16>
+// CHECK:         llm.gelu_mlp %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<1x2x64xbf16>, tensor<256x64xbf16>, tensor<256xbf16>, tensor<64x256xbf16>, tensor<64xbf16>
+// CHECK:         llm.reshape %{{.+}} : tensor<1x2x128xbf16> -> tensor<1x4x64xbf16>
+// CHECK:         llm.local_attention %{{.+}} over (%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) {head_dim = 16 : i64, num_heads = 4 : i64, num_kv_heads = 4 : i64} : tensor<1x1x64xbf16> over (tensor<1x4x64xbf16>, tensor<1x4x64xbf16>, tensor<1x1x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+// CHECK:         llm.sample %{{.+}} : tensor<1x1x100xbf16> -> tensor<1x1xi32>
+func.func @block_transformer_ops(%t: tensor<1x8xi32>, %e: tensor<100x16xbf16>, %w: tensor<64xbf16>, %b: tensor<64xbf16>, %pw: tensor<128x64xbf16>, %pb: tensor<128xbf16>, %u: tensor<256x64xbf16>, %ub: tensor<256xbf16>, %d: tensor<64x256xbf16>, %q: tensor<1x1x64xbf16>, %k: tensor<1x1x64xbf16>, %l: tensor<1x1x100xbf16>) -> (tensor<1x2x64xbf16>, tensor<1x1x64xbf16>, tensor<1x1xi32>) {
+  %h = llm.embed %t, %e {tokens_per_row = 4} : tensor<1x8xi32>, tensor<100x16xbf16> -> tensor<1x2x64xbf16>
+  %n = llm.layer_norm %h, %w, %b {eps = 1.0e-05 : f64} : tensor<1x2x64xbf16>, tensor<64xbf16>, tensor<64xbf16>
+  %p = llm.linear %n, %pw bias %pb : tensor<1x2x64xbf16>, tensor<128x64xbf16> bias tensor<128xbf16> -> tensor<1x2x128xbf16>
+  %m = llm.gelu_mlp %n, %u, %ub, %d, %b : tensor<1x2x64xbf16>, tensor<256x64xbf16>, tensor<256xbf16>, tensor<64x256xbf16>, tensor<64xbf16>
+  %r = llm.reshape %p : tensor<1x2x128xbf16> -> tensor<1x4x64xbf16>
+  %o = llm.local_attention %q over (%r, %r, %k, %k) {num_heads = 4, num_kv_heads = 4, head_dim = 16} : tensor<1x1x64xbf16> over (tensor<1x4x64xbf16>, tensor<1x4x64xbf16>, tensor<1x1x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  %s = llm.sample %l : tensor<1x1x100xbf16> -> tensor<1x1xi32>
+  return %m, %o, %s : tensor<1x2x64xbf16>, tensor<1x1x64xbf16>, tensor<1x1xi32>
+}

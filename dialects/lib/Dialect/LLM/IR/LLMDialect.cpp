@@ -43,11 +43,18 @@ void LLMDialect::initialize() {
 // Attributes
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-WorkloadAttr::verify(function_ref<InFlightDiagnostic()> emitError, Phase phase,
-                     int64_t batch, int64_t tokens, int64_t mtpDepth,
-                     llvm::APFloat mtpAcceptance, int64_t chunks) {
+LogicalResult WorkloadAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   Phase phase, int64_t batch, int64_t tokens,
+                                   int64_t mtpDepth,
+                                   llvm::APFloat mtpAcceptance, int64_t chunks,
+                                   int64_t blockTokens) {
   double p = mtpAcceptance.convertToDouble();
+  if (blockTokens < 1)
+    return emitError() << "llm.workload block_tokens must be >= 1, got "
+                       << blockTokens;
+  if (blockTokens > 1 && phase != Phase::decode)
+    return emitError() << "llm.workload: block_tokens (" << blockTokens
+                       << ") applies to decode only";
   if (batch < 1 || tokens < 1)
     return emitError() << "llm.workload batch and tokens must be >= 1, got "
                        << batch << " and " << tokens;
@@ -76,7 +83,7 @@ double WorkloadAttr::getTokensPerStep() const {
   double p = getMtpAcceptance().convertToDouble(), tokens = 0, term = 1;
   for (int64_t i = 0; i <= getMtpDepth(); ++i, term *= p)
     tokens += term;
-  return tokens;
+  return tokens * static_cast<double>(getBlockTokens());
 }
 
 LogicalResult LLMDialect::verifyOperationAttribute(Operation *op,
@@ -378,8 +385,12 @@ LogicalResult EmbedOp::verify() {
                          << tensorOf(getResult()).getElementType()
                          << " does not match the table's "
                          << table.getElementType();
-  return expectBTW(*this, "result", getResult(), tokens.getDimSize(0),
-                   tokens.getDimSize(1), table.getDimSize(1));
+  int64_t g = getTokensPerRow(), t = tokens.getDimSize(1);
+  if (g < 1 || t % g != 0)
+    return emitOpError() << "tokens_per_row " << g
+                         << " must be >= 1 and divide the " << t << " tokens";
+  return expectBTW(*this, "result", getResult(), tokens.getDimSize(0), t / g,
+                   g * table.getDimSize(1));
 }
 CheckedInt EmbedOp::getFlops() { return 0; }
 CheckedInt EmbedOp::getBytesRead() {
@@ -412,6 +423,29 @@ CheckedInt RMSNormOp::getBytesRead() {
          getTensorBytes(getWeight().getType());
 }
 CheckedInt RMSNormOp::getBytesWritten() {
+  return getTensorBytes(getResult().getType());
+}
+
+LogicalResult LayerNormOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  for (auto [what, w] : {std::pair<StringRef, Value>{"weight", getWeight()},
+                         {"bias", getBias()}})
+    if (tensorOf(w).getRank() != 1 || lastDim(w) != lastDim(getInput()))
+      return emitOpError() << what << " must be tensor<" << lastDim(getInput())
+                           << "xT>, got " << w.getType();
+  if (getEps().convertToDouble() <= 0)
+    return emitOpError("eps must be > 0");
+  return success();
+}
+// Per element: the mean's add, the variance's subtract, square and add,
+// normalising (subtract, multiply by the reciprocal root) and the affine
+// multiply and add: 8.
+CheckedInt LayerNormOp::getFlops() { return 8 * numElements(getInput()); }
+CheckedInt LayerNormOp::getBytesRead() {
+  return getTotalBytes(ValueRange{getInput(), getWeight(), getBias()});
+}
+CheckedInt LayerNormOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
 
@@ -465,14 +499,24 @@ LogicalResult LinearOp::verify() {
       lastDim(getResult()) != w.getDimSize(0))
     return emitOpError() << "result must be the input shape with width "
                          << w.getDimSize(0) << ", got " << out;
+  if (Value bias = getBias())
+    if (failed(expectShape(*this, "bias", bias, {w.getDimSize(0)})))
+      return failure();
   return success();
 }
 CheckedInt LinearOp::getFlops() {
-  return 2 * rows(getInput()) * lastDim(getInput()) * lastDim(getResult());
+  CheckedInt flops =
+      2 * rows(getInput()) * lastDim(getInput()) * lastDim(getResult());
+  if (getBias())
+    flops += numElements(getResult());
+  return flops;
 }
 CheckedInt LinearOp::getBytesRead() {
-  return getTensorBytes(getInput().getType()) +
-         getTensorBytes(getWeight().getType());
+  CheckedInt bytes = getTensorBytes(getInput().getType()) +
+                     getTensorBytes(getWeight().getType());
+  if (Value bias = getBias())
+    bytes += getTensorBytes(bias.getType());
+  return bytes;
 }
 CheckedInt LinearOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
@@ -499,6 +543,34 @@ CheckedInt MLPOp::getBytesRead() {
          getTotalBytes(ValueRange{getGate(), getUp(), getDown()});
 }
 CheckedInt MLPOp::getBytesWritten() {
+  return getTensorBytes(getResult().getType());
+}
+
+LogicalResult GeluMLPOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  int64_t h = lastDim(getInput());
+  RankedTensorType up = tensorOf(getUp());
+  if (up.getRank() != 2 || up.getDimSize(1) != h)
+    return emitOpError() << "up must be tensor<I x " << h << ">, got " << up;
+  int64_t i = up.getDimSize(0);
+  return failure(failed(expectShape(*this, "up_bias", getUpBias(), {i})) ||
+                 failed(expectShape(*this, "down", getDown(), {h, i})) ||
+                 failed(expectShape(*this, "down_bias", getDownBias(), {h})));
+}
+// Per token: the two products (2 x 2 x H x I), the biases (I + H) and GELU,
+// counted as 8 FLOPs an element (an erf or tanh polynomial) over I.
+CheckedInt GeluMLPOp::getFlops() {
+  CheckedInt m = rows(getInput()), h = lastDim(getInput()),
+             i = tensorOf(getUp()).getDimSize(0);
+  return m * (4 * h * i + 9 * i + h);
+}
+CheckedInt GeluMLPOp::getBytesRead() {
+  return getTensorBytes(getInput().getType()) +
+         getTotalBytes(
+             ValueRange{getUp(), getUpBias(), getDown(), getDownBias()});
+}
+CheckedInt GeluMLPOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
 
@@ -813,6 +885,101 @@ CheckedInt MLAAttentionOp::getBytesWritten() {
   if (!getReuseKv() && writesCache(getPhase(), cache, t, getPrefix()))
     bytes += kv::getWriteBytes(cache, t, getPhase() == Phase::prefill);
   return bytes;
+}
+
+//===----------------------------------------------------------------------===//
+// LocalAttentionOp, ReshapeOp, SampleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LocalAttentionOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  int64_t hq = getNumHeads(), hkv = getNumKvHeads(), d = getHeadDim();
+  if (hq <= 0 || hkv <= 0 || d <= 0)
+    return emitOpError("num_heads, num_kv_heads and head_dim must be > 0");
+  if (hq % hkv != 0)
+    return emitOpError() << "num_heads (" << hq
+                         << ") is not a multiple of num_kv_heads (" << hkv
+                         << ")";
+  RankedTensorType q = tensorOf(getQuery());
+  if (q.getRank() != 3)
+    return emitOpError() << "query must be tensor<B x T x " << hq * d
+                         << ">, got " << q;
+  int64_t b = q.getDimSize(0), t = q.getDimSize(1);
+  if (failed(expectBTW(*this, "query", getQuery(), b, t, hq * d)))
+    return failure();
+  if (getKv().empty() || getKv().size() % 2 != 0)
+    return emitOpError() << "kv must be pairs of keys and values, got "
+                         << getKv().size() << " values";
+  for (auto [i, v] : llvm::enumerate(getKv())) {
+    RankedTensorType kv = tensorOf(v);
+    bool own = i + 2 >= getKv().size();
+    if (kv.getRank() != 3 || kv.getDimSize(0) != b ||
+        kv.getDimSize(2) != hkv * d || (own && kv.getDimSize(1) != t))
+      return emitOpError() << (i % 2 ? "value " : "key ") << i / 2
+                           << " must be tensor<" << b << "x"
+                           << (own ? std::to_string(t) : "T") << "x" << hkv * d
+                           << "xT>, got " << v.getType();
+  }
+  if (getResult().getType() != getQuery().getType())
+    return emitOpError("result type must equal the query type");
+  return success();
+}
+int64_t LocalAttentionOp::getEarlierKeys() {
+  int64_t keys = 0;
+  for (size_t i = 0; i + 2 < getKv().size(); i += 2)
+    keys += tensorOf(getKv()[i]).getDimSize(1);
+  return keys;
+}
+CheckedInt LocalAttentionOp::getFlops() {
+  RankedTensorType q = tensorOf(getQuery());
+  CheckedInt t = q.getDimSize(1);
+  // Every query row sees the earlier keys and, causally, its own rows.
+  CheckedInt pairs = t * getEarlierKeys() + causalPairs(t);
+  return q.getDimSize(0) * getNumHeads() * pairs * (4 * getHeadDim() + 5);
+}
+CheckedInt LocalAttentionOp::getBytesRead() {
+  return getTensorBytes(getQuery().getType()) + getTotalBytes(getKv());
+}
+CheckedInt LocalAttentionOp::getBytesWritten() {
+  return getTensorBytes(getResult().getType());
+}
+
+LogicalResult ReshapeOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  RankedTensorType in = tensorOf(getInput()), out = tensorOf(getResult());
+  if (in.getNumElements() != out.getNumElements() ||
+      in.getElementType() != out.getElementType())
+    return emitOpError() << "result " << out
+                         << " must hold the input's elements, " << in;
+  return success();
+}
+CheckedInt ReshapeOp::getFlops() { return 0; }
+CheckedInt ReshapeOp::getBytesRead() { return 0; }
+CheckedInt ReshapeOp::getBytesWritten() { return 0; }
+
+LogicalResult SampleOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  RankedTensorType logits = tensorOf(getLogits()),
+                   tokens = tensorOf(getTokens());
+  if (logits.getRank() != 3 || tokens.getRank() != 2 ||
+      logits.getShape().drop_back() != tokens.getShape())
+    return emitOpError() << "tokens must be tensor<"
+                         << (logits.getRank() == 3
+                                 ? std::to_string(logits.getDimSize(0)) + "x" +
+                                       std::to_string(logits.getDimSize(1))
+                                 : std::string("B x T"))
+                         << "xi32> for logits " << logits;
+  return success();
+}
+CheckedInt SampleOp::getFlops() { return numElements(getLogits()); }
+CheckedInt SampleOp::getBytesRead() {
+  return getTensorBytes(getLogits().getType());
+}
+CheckedInt SampleOp::getBytesWritten() {
+  return getTensorBytes(getTokens().getType());
 }
 
 //===----------------------------------------------------------------------===//

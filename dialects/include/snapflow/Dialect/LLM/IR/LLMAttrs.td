@@ -22,7 +22,10 @@ def LLM_WorkloadAttr : AttrDef<LLM_Dialect, "Workload"> {
     static graph (the chunk of T tokens the function's ops process)
     `chunks` times over the prompt, each chunk attending to the KV the
     earlier ones wrote (the attention ops' `prefix`); `tokens` is then the
-    whole prompt, at most `chunks` x T.
+    whole prompt, at most `chunks` x T. A Block Transformer decode step
+    produces a block of `block_tokens` tokens per sequence (its token
+    decoder runs that many forwards); `tokens` still counts tokens, and the
+    block decoder's cache holds one slot per block of them.
 
     Example: `#llm.workload<decode, batch = 8, tokens = 131072>`,
     `#llm.workload<decode, batch = 147, tokens = 131072, mtp_depth = 1, mtp_acceptance = 8.000000e-01>`,
@@ -32,13 +35,15 @@ def LLM_WorkloadAttr : AttrDef<LLM_Dialect, "Workload"> {
                         "int64_t":$tokens,
                         DefaultValuedParameter<"int64_t", "0">:$mtp_depth,
                         SF_F64Parameter<"draft acceptance", "::llvm::APFloat(0.0)">:$mtp_acceptance,
-                        DefaultValuedParameter<"int64_t", "1">:$chunks);
+                        DefaultValuedParameter<"int64_t", "1">:$chunks,
+                        DefaultValuedParameter<"int64_t", "1">:$block_tokens);
   let assemblyFormat =
-      "`<` $phase `,` struct($batch, $tokens, $mtp_depth, $mtp_acceptance, $chunks) `>`";
+      "`<` $phase `,` struct($batch, $tokens, $mtp_depth, $mtp_acceptance, $chunks, $block_tokens) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Accepted tokens per sequence and step: 1 + P + ... + P^mtp_depth
-    /// (token i is kept when the i drafts before it were all accepted).
+    /// (token i is kept when the i drafts before it were all accepted),
+    /// times the block's tokens.
     double getTokensPerStep() const;
   }];
 }

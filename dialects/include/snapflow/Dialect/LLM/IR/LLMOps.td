@@ -53,12 +53,19 @@ def LLM_EmbedOp : LLM_Op<"embed"> {
     Gathers one row of the `vocab x hidden` table per token of a `B x T` token
     tensor. Only the rows looked up are read.
 
+    With `tokens_per_row` = g > 1 (the Block Transformer's lookup embedder,
+    `projection_method: concat`) the rows of each g consecutive tokens are
+    concatenated into one: the result is `B x T/g x g*hidden`, one block
+    embedding per block of g tokens.
+
     Example:
     ```mlir
     %h = llm.embed %tokens, %table : tensor<1x1xi32>, tensor<128256x4096xbf16> -> tensor<1x1x4096xbf16>
+    %blocks = llm.embed %t, %e {tokens_per_row = 4} : tensor<1x8xi32>, tensor<50304x512xbf16> -> tensor<1x2x2048xbf16>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[I32, I64]>:$tokens, LLM_Weight:$table);
+  let arguments = (ins RankedTensorOf<[I32, I64]>:$tokens, LLM_Weight:$table,
+                       DefaultValuedAttr<SF_I64Attr, "1">:$tokens_per_row);
   let results = (outs LLM_Activation:$result);
   let assemblyFormat = [{
     $tokens `,` $table attr-dict `:` type($tokens) `,` type($table) `->` type($result)
@@ -90,6 +97,34 @@ def LLM_RMSNormOp : LLM_Op<"rms_norm", [AllTypesMatch<["input", "result"]>]> {
   let builders = [
     OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$weight, "double":$eps), [{
       build($_builder, $_state, input.getType(), input, weight, $_builder.getF64FloatAttr(eps));
+    }]>
+  ];
+}
+
+def LLM_LayerNormOp : LLM_Op<"layer_norm", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "layer normalisation over the last axis, with a weight and a bias";
+  let description = [{
+    `y = (x - mean(x)) / sqrt(var(x) + eps) * w + b` along the last axis of
+    `x` (GPT-NeoX); `w` and `b` have that axis's length.
+
+    Example:
+    ```mlir
+    %y = llm.layer_norm %x, %w, %b {eps = 1.0e-05 : f64} : tensor<1x1x2048xbf16>, tensor<2048xbf16>, tensor<2048xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$input, LLM_Weight:$weight,
+                       LLM_Weight:$bias, F64Attr:$eps);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $weight `,` $bias attr-dict `:` type($input) `,` type($weight)
+    `,` type($bias)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$weight,
+                   "::mlir::Value":$bias, "double":$eps), [{
+      build($_builder, $_state, input.getType(), input, weight, bias,
+            $_builder.getF64FloatAttr(eps));
     }]>
   ];
 }
@@ -132,22 +167,32 @@ def LLM_RopeOp : LLM_Op<"rope", [SameOperandsAndResultType]> {
 //===----------------------------------------------------------------------===//
 
 def LLM_LinearOp : LLM_Op<"linear"> {
-  let summary = "dense projection y = x W^T";
+  let summary = "dense projection y = x W^T (+ b)";
   let description = [{
     `x` is `tensor<B x T x K>`, the weight `tensor<N x K>` (Hugging Face's
-    out x in layout), the result `tensor<B x T x N>`.
+    out x in layout), the result `tensor<B x T x N>`; an optional `bias` is
+    `tensor<N>` (GPT-NeoX's projections have one).
 
     Example:
     ```mlir
     %q = llm.linear %x, %wq : tensor<1x1x4096xbf16>, tensor<4096x4096xbf16> -> tensor<1x1x4096xbf16>
+    %e = llm.linear %c, %we bias %be : tensor<1x1x2048xbf16>, tensor<4096x2048xbf16> bias tensor<4096xbf16> -> tensor<1x1x4096xbf16>
     ```
   }];
-  let arguments = (ins LLM_Activation:$input, LLM_Weight:$weight);
+  let arguments = (ins LLM_Activation:$input, LLM_Weight:$weight,
+                       Optional<LLM_Weight>:$bias);
   let results = (outs LLM_Activation:$result);
   let assemblyFormat = [{
-    $input `,` $weight attr-dict `:` type($input) `,` type($weight) `->` type($result)
+    $input `,` $weight (`bias` $bias^)? attr-dict `:` type($input) `,`
+    type($weight) (`bias` type($bias)^)? `->` type($result)
   }];
   let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$input,
+                   "::mlir::Value":$weight), [{
+      build($_builder, $_state, result, input, weight, ::mlir::Value());
+    }]>
+  ];
 }
 
 def LLM_MLPOp : LLM_Op<"mlp", [AllTypesMatch<["input", "result"]>]> {
@@ -166,6 +211,30 @@ def LLM_MLPOp : LLM_Op<"mlp", [AllTypesMatch<["input", "result"]>]> {
   let assemblyFormat = [{
     $input `,` $gate `,` $up `,` $down attr-dict `:` type($input) `,` type($gate)
     `,` type($up) `,` type($down)
+  }];
+  let hasVerifier = 1;
+}
+
+def LLM_GeluMLPOp : LLM_Op<"gelu_mlp", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "GELU feed-forward block with biases: down(gelu(up(x) + b1)) + b2";
+  let description = [{
+    GPT-NeoX's MLP (`dense_h_to_4h`, GELU, `dense_4h_to_h`): `up` is
+    `tensor<I x H>` with bias `tensor<I>`, `down` is `tensor<H x I>` with
+    bias `tensor<H>`.
+
+    Example:
+    ```mlir
+    %y = llm.gelu_mlp %x, %u, %ub, %d, %db : tensor<1x1x2048xbf16>, tensor<8192x2048xbf16>, tensor<8192xbf16>, tensor<2048x8192xbf16>, tensor<2048xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$input, LLM_Weight:$up,
+                       LLM_Weight:$up_bias, LLM_Weight:$down,
+                       LLM_Weight:$down_bias);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $up `,` $up_bias `,` $down `,` $down_bias attr-dict `:`
+    type($input) `,` type($up) `,` type($up_bias) `,` type($down) `,`
+    type($down_bias)
   }];
   let hasVerifier = 1;
 }
@@ -324,6 +393,74 @@ def LLM_MLAAttentionOp : LLM_Op<"mla_attention", [AllTypesMatch<["cache", "new_c
     type($query) `,` type($latent) `,` type($kv_up) `,` type($latent_norm) `,`
     qualified(type($cache)) `->` type($result) (`,` `probs` type($probs)^)?
   }];
+  let hasVerifier = 1;
+}
+
+def LLM_LocalAttentionOp : LLM_Op<"local_attention"> {
+  let summary = "attention within a block, over keys and values kept on chip";
+  let description = [{
+    The Block Transformer's token decoder: each forward of a block attends
+    only to the block's own positions (the prefix vectors and the tokens
+    decoded so far), whose keys and values stay on chip and are reset at
+    every block, so no cache is read or written. `kv` lists the keys and
+    values (`tensor<B x T_i x num_kv_heads*head_dim>`) in the order the
+    block's forwards made them: `k_0, v_0, ..., k_n, v_n`. The queries
+    (`tensor<B x T x num_heads*head_dim>`) see every earlier pair in full and
+    their own pair, the last, causally (its T_n is T).
+
+    Example:
+    ```mlir
+    %o = llm.local_attention %q over (%k0, %v0, %k1, %v1) {num_heads = 16, num_kv_heads = 16, head_dim = 128} : tensor<1x1x2048xbf16> over (tensor<1x2x2048xbf16>, tensor<1x2x2048xbf16>, tensor<1x1x2048xbf16>, tensor<1x1x2048xbf16>) -> tensor<1x1x2048xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$query, Variadic<LLM_Activation>:$kv,
+                       SF_I64Attr:$num_heads, SF_I64Attr:$num_kv_heads,
+                       SF_I64Attr:$head_dim);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = [{
+    $query `over` ` ` `(` $kv `)` attr-dict `:` type($query) `over` ` ` `(`
+    type($kv) `)` `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Keys each query row sees beyond its own pair (the earlier forwards').
+    int64_t getEarlierKeys();
+  }];
+}
+
+def LLM_ReshapeOp : LLM_Op<"reshape"> {
+  let summary = "a view of an activation with another shape of the same elements";
+  let description = [{
+    No data moves: the Block Transformer's expansion layer output
+    `tensor<B x 1 x R*H>` read as R prefix vectors `tensor<B x R x H>`.
+
+    Example:
+    ```mlir
+    %p = llm.reshape %e : tensor<1x1x4096xbf16> -> tensor<1x2x2048xbf16>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$input);
+  let results = (outs LLM_Activation:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def LLM_SampleOp : LLM_Op<"sample"> {
+  let summary = "greedy sampling: the most likely token of each position";
+  let description = [{
+    The argmax over the vocabulary of `tensor<B x T x V>` logits, as
+    `tensor<B x T x i32>` tokens. It is where the next forward of a
+    sequential decode (the Block Transformer's token decoder) waits for
+    this one.
+
+    Example:
+    ```mlir
+    %t = llm.sample %logits : tensor<1x1x50304xbf16> -> tensor<1x1xi32>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$logits);
+  let results = (outs RankedTensorOf<[I32]>:$tokens);
+  let assemblyFormat = "$logits attr-dict `:` type($logits) `->` type($tokens)";
   let hasVerifier = 1;
 }
 
