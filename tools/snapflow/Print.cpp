@@ -63,15 +63,20 @@ Error snapflow::tools::printList(llvm::raw_ostream &os, bool components,
     auto c = models::ModelConfig::load(name);
     if (!c)
       return c.takeError();
-    os << formatv("  {0,-18} {1,-12} {2} layers, hidden {3}, {4}\n", name,
-                  c->modelType, c->numLayers, c->hiddenSize,
-                  c->isMLA() ? formatv("MLA, {0} routed experts (top {1})",
-                                       c->numRoutedExperts,
-                                       c->numExpertsPerToken)
-                                   .str()
-                             : formatv("GQA {0}/{1} heads", c->numHeads,
-                                       c->numKvHeads)
-                                   .str());
+    std::string what =
+        c->isBlockTransformer()
+            ? formatv("Block Transformer, {0} + {1} GPT-NeoX layers, blocks "
+                      "of {2}",
+                      c->block.blockDecoder.numLayers,
+                      c->block.tokenDecoder.numLayers, c->block.blockLength)
+                  .str()
+        : c->isMLA()
+            ? formatv("MLA, {0} routed experts (top {1})", c->numRoutedExperts,
+                      c->numExpertsPerToken)
+                  .str()
+            : formatv("GQA {0}/{1} heads", c->numHeads, c->numKvHeads).str();
+    os << formatv("  {0,-22} {1,-17} {2} layers, hidden {3}, {4}\n", name,
+                  c->modelType, c->numLayers, c->hiddenSize, what);
   }
   os << "\nChips (--chip NAME, or a path to a chip YAML file):\n";
   for (const std::string &name : arch::ArchModel::builtinNames()) {
@@ -105,6 +110,9 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
         {"kv_bytes", info.kvBytes},
         {"kv_format", w.kvFormatLabel},
         {"cla_share_factor", w.config.claShareFactor},
+        {"tokens_per_kv_slot", w.config.isBlockTransformer()
+                                   ? w.config.block.blockLength
+                                   : int64_t(1)},
         {"kv_state_bytes", info.kvStateBytes},
         {"kv_backup_bytes", info.kvBackupBytes},
         {"fits", std::move(fitsJson)},
@@ -117,32 +125,49 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
   os << formatv("{0} ({1}) on {2}, tensor parallel over {3} of {4} socket(s)\n",
                 c.name, c.modelType, w.chip.getName(), w.tp,
                 w.chip.numSockets());
-  os << formatv(
-      "  layers       {0} ({1} dense + {2} MoE), {3}{4}\n", stats.layers,
-      stats.layers - stats.moeLayers, stats.moeLayers,
-      c.isMLA()
-          ? formatv("MLA latent {0} + rope {1}", c.kvLoraRank, c.qkRopeHeadDim)
-                .str()
-          : formatv("GQA {0} heads / {1} KV heads", c.numHeads, c.numKvHeads)
-                .str(),
-      c.claShareFactor > 1
-          ? formatv(", K/V shared by groups of {0} layers (CLA): "
-                    "{1} cache layer{2}",
-                    c.claShareFactor, c.cacheLayers(),
-                    c.cacheLayers() == 1 ? "" : "s")
-                .str()
-          : std::string());
+  if (c.isBlockTransformer()) {
+    const models::BlockTransformerConfig &bt = c.block;
+    os << formatv("  layers       {0} block decoder + {1} token decoder "
+                  "(GPT-NeoX, {2} heads of {3}); blocks of {4} tokens, {5} "
+                  "prefix vectors\n",
+                  bt.blockDecoder.numLayers, bt.tokenDecoder.numLayers,
+                  bt.blockDecoder.numHeads, bt.blockDecoder.headDim(),
+                  bt.blockLength, bt.expansionRatio);
+  } else
+    os << formatv("  layers       {0} ({1} dense + {2} MoE), {3}{4}\n",
+                  stats.layers, stats.layers - stats.moeLayers, stats.moeLayers,
+                  c.isMLA() ? formatv("MLA latent {0} + rope {1}", c.kvLoraRank,
+                                      c.qkRopeHeadDim)
+                                  .str()
+                            : formatv("GQA {0} heads / {1} KV heads",
+                                      c.numHeads, c.numKvHeads)
+                                  .str(),
+                  c.claShareFactor > 1
+                      ? formatv(", K/V shared by groups of {0} layers (CLA): "
+                                "{1} cache layer{2}",
+                                c.claShareFactor, c.cacheLayers(),
+                                c.cacheLayers() == 1 ? "" : "s")
+                            .str()
+                      : std::string());
   os << formatv("  parameters   {0:f2} B total, {1:f2} B active per token\n",
                 stats.paramsTotal / 1e9, stats.paramsActive / 1e9);
   os << formatv("  weights      {0} (projections in {1})\n",
                 humanBytes(stats.weightBytes),
                 models::weightDtypeName(w.weightsDtype.value_or(c.weightDtype)));
-  os << formatv("  KV cache     {0} B per token of one sequence\n",
-                stats.kvBytesPerToken);
-  os << formatv("               {0} keeps {1} of {2} tokens per sequence "
-                "({3:f1}x less than full)\n",
-                w.kvLabel, w.kvSlots, info.context,
-                static_cast<double>(info.context) / w.kvSlots);
+  int64_t positions = c.cachePositions(info.context);
+  llvm::StringRef unit = c.isBlockTransformer() ? "block" : "token";
+  if (c.isBlockTransformer())
+    os << formatv("  KV cache     {0} B per block of {1} tokens of one "
+                  "sequence (the block decoder's; the token decoder's stays "
+                  "on chip)\n",
+                  stats.kvBytesPerToken, c.block.blockLength);
+  else
+    os << formatv("  KV cache     {0} B per token of one sequence\n",
+                  stats.kvBytesPerToken);
+  os << formatv("               {0} keeps {1} of {2} {3}s per sequence "
+                "({4:f1}x less than full)\n",
+                w.kvLabel, w.kvSlots, positions, unit,
+                static_cast<double>(positions) / w.kvSlots);
   if (w.kvFormatLabel != "bf16")
     os << formatv("               stored as {0}\n", w.kvFormatLabel);
   os << formatv(

@@ -47,13 +47,15 @@ std::optional<df::StageKind> stageKind(Operation *op) {
   if (auto read = dyn_cast<kv::ReadOp>(op); read && read.getStaged() > 0)
     return K();
   return llvm::TypeSwitch<Operation *, K>(op)
-      .Case<llm::LinearOp, llm::MLPOp, llm::MoEOp, llm::LMHeadOp,
-            llm::AttentionOp, llm::MLAAttentionOp, llm::MTPOp, kv::ScoreOp>(
+      .Case<llm::LinearOp, llm::MLPOp, llm::GeluMLPOp, llm::MoEOp,
+            llm::LMHeadOp, llm::AttentionOp, llm::MLAAttentionOp,
+            llm::LocalAttentionOp, llm::MTPOp, kv::ScoreOp>(
           [](auto) { return df::StageKind::gemm; })
-      .Case<llm::RMSNormOp>([](auto) { return df::StageKind::norm; })
+      .Case<llm::RMSNormOp, llm::LayerNormOp>(
+          [](auto) { return df::StageKind::norm; })
       .Case<llm::AddOp, llm::RopeOp, kv::PoolOp, kv::QuantizeOp>(
           [](auto) { return df::StageKind::elementwise; })
-      .Case<kv::PageScoreOp, kv::BackupOp, kv::RequantizeOp>(
+      .Case<kv::PageScoreOp, kv::BackupOp, kv::RequantizeOp, llm::SampleOp>(
           [](auto) { return df::StageKind::reduce; })
       .Case<kv::TopKOp, kv::EvictOp>([](auto) { return df::StageKind::topk; })
       .Case<llm::EmbedOp, kv::GatherStoreOp, kv::AppendOp, kv::ReadOp,

@@ -107,7 +107,9 @@ snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
   p.set = llvm::join(o.set, ",");
   p.kv = o.kv;
   p.kvFormat = o.kvFormat;
-  p.context = o.context;
+  // A policy's budget counts cache positions (a Block Transformer's are
+  // blocks).
+  p.context = w.config.cachePositions(o.context);
   p.tp = w.tp;
   p.requireFit = false; // callers read the plan and say why
   p.planOnly = false;

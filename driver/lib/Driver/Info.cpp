@@ -40,7 +40,8 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o) {
     return module.takeError();
   // The KV bytes come from the compressed IR, the same the compiler emits.
   mlir::PassManager pm(&context);
-  pm.addPass(kv::createKVCompress({o.kv, o.kvFormat, o.context}));
+  pm.addPass(kv::createKVCompress(
+      {o.kv, o.kvFormat, w->config.cachePositions(o.context)}));
   if (mlir::failed(pm.run(**module)))
     return makeError("internal error: --kv-compress failed on " +
                      w->config.name);

@@ -119,6 +119,13 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
   auto w = resolveWorkload(o, /*needChip=*/true);
   if (!w)
     return w.takeError();
+  // The serving loop admits, pages and finishes sequences token by token;
+  // a Block Transformer decodes whole blocks (docs/Models.md).
+  if (w->config.isBlockTransformer())
+    return makeError("--serve does not model the Block Transformer (" +
+                     w->config.name +
+                     ") yet: it decodes a block of tokens per step; use "
+                     "snapflow run without --serve");
   // 1. Requests.
   std::vector<Request> requests;
   std::string source;

@@ -55,11 +55,12 @@ snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
   w.chip = std::move(*chip);
   {
     mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-    auto policy = kv::resolvePolicy(&context, o.kv, o.context);
+    int64_t positions = w.config.cachePositions(o.context);
+    auto policy = kv::resolvePolicy(&context, o.kv, positions);
     if (!policy) // the message names the policy string
       return policy.takeError();
     w.kvLabel = policy->getLabel();
-    w.kvSlots = policy->getSlotsFor(o.context);
+    w.kvSlots = policy->getSlotsFor(positions);
     w.kvCompressing = policy->isCompressing();
     auto format = kv::parseFormat(&context, o.kvFormat);
     if (!format) // the message names the format string

@@ -10,6 +10,8 @@
 
 #include "snapflow/Models/ModelBuilder.h"
 
+#include "Families.h"
+
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Dialect/LLM/IR/LLMOps.h"
 
@@ -303,6 +305,9 @@ snapflow::models::buildModel(MLIRContext &context, const ModelConfig &config,
                        " has no multi-token-prediction layers "
                        "(num_nextn_predict_layers is 0 or absent in " +
                        config.origin + ")");
+  if (config.isBlockTransformer() && config.claShareFactor != 1)
+    return optionError("--cla applies to Llama and DeepSeek configs; " +
+                       config.name + " is a Block Transformer");
   int64_t longest = std::max(options.buildPrefill ? options.promptTokens : 0,
                              options.buildDecode ? options.contextTokens : 0);
   if (longest > config.maxPositionEmbeddings)
@@ -316,10 +321,16 @@ snapflow::models::buildModel(MLIRContext &context, const ModelConfig &config,
   module->setSymName("model");
   llm::setModel(*module, config.name, config.modelType);
   b.setInsertionPointToEnd(module->getBody());
-  if (options.buildPrefill)
-    PhaseBuilder(b, config, options, llm::Phase::prefill).build("prefill");
-  if (options.buildDecode)
-    PhaseBuilder(b, config, options, llm::Phase::decode).build("decode");
+  for (auto [phase, name, wanted] :
+       {std::tuple{llm::Phase::prefill, "prefill", options.buildPrefill},
+        std::tuple{llm::Phase::decode, "decode", options.buildDecode}}) {
+    if (!wanted)
+      continue;
+    if (config.isBlockTransformer())
+      buildBlockTransformerPhase(b, config, options, phase, name);
+    else
+      PhaseBuilder(b, config, options, phase).build(name);
+  }
   // The builder's own IR always has consistent shapes; what can fail is
   // size: a batch or context so large that a tensor's bytes or an op's
   // FLOPs exceed 64 bits (the cost interface's verifier). Say which.

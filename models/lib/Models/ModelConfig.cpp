@@ -30,12 +30,18 @@ class FieldReader {
 public:
   FieldReader(const llvm::json::Object &obj, StringRef text, StringRef origin)
       : obj(obj), text(text), origin(origin) {}
+  /// A reader of the nested object `scope` of `parent`'s (its fields are
+  /// named `scope.key` in errors and located after `"scope":`).
+  FieldReader(const llvm::json::Object &obj, const FieldReader &parent,
+              StringRef scope)
+      : obj(obj), text(parent.text), origin(parent.origin),
+        scope(scope.str() + "."), from(parent.positionOf(scope)) {}
 
   /// A required integer in [lo, hi].
   int64_t integer(StringRef key, int64_t lo, int64_t hi) {
     const llvm::json::Value *v = obj.get(key);
     if (!v)
-      return fail(key, "missing field '" + key.str() + "' (integer)"), lo;
+      return fail(key, "missing field '" + name(key) + "' (integer)"), lo;
     return check(key, *v, lo, hi, lo);
   }
   /// An integer that may be absent or null (e.g. q_lora_rank: null), in
@@ -54,12 +60,47 @@ public:
       return fallback;
     std::optional<double> d = v->getAsNumber();
     if (!d)
-      return fail(key, "field '" + key.str() + "' must be a number"), fallback;
+      return fail(key, "field '" + name(key) + "' must be a number"), fallback;
     if (!std::isfinite(*d) || *d <= 0)
-      return fail(key, "field '" + key.str() + "' must be a finite number > "
-                       "0, got " + llvm::formatv("{0}", *d).str()),
+      return fail(key, "field '" + name(key) +
+                           "' must be a finite number > "
+                           "0, got " +
+                           llvm::formatv("{0}", *d).str()),
              fallback;
     return *d;
+  }
+  /// A string field that must be one of `allowed` (the first when absent).
+  void oneOf(StringRef key, llvm::ArrayRef<StringRef> allowed) {
+    const llvm::json::Value *v = obj.get(key);
+    if (!v)
+      return;
+    std::optional<StringRef> str = v->getAsString();
+    if (str && llvm::is_contained(allowed, *str))
+      return;
+    std::string list;
+    for (StringRef a : allowed)
+      list += (list.empty() ? "" : ", ") + a.str();
+    fail(key, "field '" + name(key) + "' is " +
+                  (str ? "'" + str->str() + "'" : std::string("not a string")) +
+                  "; snapflow models " + list);
+  }
+  /// The nested object `key` (an error when absent or not an object).
+  const llvm::json::Object *object(StringRef key) {
+    const llvm::json::Object *o = obj.getObject(key);
+    if (!o)
+      fail(key, "missing field '" + name(key) + "' (object)");
+    return o;
+  }
+  /// `key` as errors name it (with its scope).
+  std::string name(StringRef key) const { return scope + key.str(); }
+  /// Where `"key":` is in the text (after this reader's scope), or npos.
+  size_t positionOf(StringRef key) const {
+    std::string quoted = ("\"" + key + "\"").str();
+    for (size_t at = text.find(quoted, from); at != StringRef::npos;
+         at = text.find(quoted, at + 1))
+      if (text.drop_front(at + quoted.size()).ltrim().starts_with(":"))
+        return at;
+    return StringRef::npos;
   }
   bool boolean(StringRef key, bool fallback) {
     const llvm::json::Value *v = obj.get(key);
@@ -67,7 +108,7 @@ public:
       return fallback;
     if (std::optional<bool> b = v->getAsBoolean())
       return *b;
-    return fail(key, "field '" + key.str() + "' must be true or false"),
+    return fail(key, "field '" + name(key) + "' must be true or false"),
            fallback;
   }
   /// Records the first error, located at `key` when it is in the text.
@@ -79,6 +120,8 @@ public:
 
   const llvm::json::Object &obj;
   StringRef text, origin;
+  std::string scope; ///< "block_decoder." for a nested object's fields
+  size_t from = 0;   ///< where the scope's object starts in the text
   std::optional<std::string> error;
 
 private:
@@ -93,36 +136,29 @@ private:
       if (d && std::isfinite(*d) && *d == std::floor(*d))
         return fail(key, llvm::formatv("field '{0}' is {1}; snapflow accepts "
                                        "{2} to {3}",
-                                       key, *d, lo, hi)),
+                                       name(key), *d, lo, hi)),
                fallback;
-      return fail(key, "field '" + key.str() + "' must be an integer"),
+      return fail(key, "field '" + name(key) + "' must be an integer"),
              fallback;
     }
     if (*i < lo || *i > hi)
       return fail(key, llvm::formatv("field '{0}' is {1}; snapflow accepts "
                                      "{2} to {3}",
-                                     key, *i, lo, hi)),
+                                     name(key), *i, lo, hi)),
              fallback;
     return *i;
   }
 
   /// "origin:line:col" of the first `"key":` in the text, or "origin".
   std::string locate(StringRef key) {
-    if (key.empty())
+    size_t at = key.empty() ? StringRef::npos : positionOf(key);
+    if (at == StringRef::npos)
       return origin.str();
-    std::string quoted = ("\"" + key + "\"").str();
-    for (size_t at = text.find(quoted); at != StringRef::npos;
-         at = text.find(quoted, at + 1)) {
-      StringRef rest = text.drop_front(at + quoted.size()).ltrim();
-      if (!rest.starts_with(":"))
-        continue;
-      StringRef before = text.take_front(at);
-      size_t line = before.count('\n') + 1;
-      size_t lineStart = before.rfind('\n');
-      size_t col = at - (lineStart == StringRef::npos ? 0 : lineStart + 1) + 1;
-      return llvm::formatv("{0}:{1}:{2}", origin, line, col).str();
-    }
-    return origin.str();
+    StringRef before = text.take_front(at);
+    size_t line = before.count('\n') + 1;
+    size_t lineStart = before.rfind('\n');
+    size_t col = at - (lineStart == StringRef::npos ? 0 : lineStart + 1) + 1;
+    return llvm::formatv("{0}:{1}:{2}", origin, line, col).str();
   }
 };
 
@@ -137,6 +173,95 @@ constexpr int64_t kMaxPositions = 1 << 27;   ///< 134,217,728 tokens
 constexpr int64_t kMaxRank = 1 << 16;        ///< LoRA ranks
 constexpr int64_t kMaxExperts = 1 << 16;
 constexpr int64_t kMaxMtpLayers = 64;
+
+/// A GPT-NeoX decoder of the Block Transformer, from its object (the
+/// official YAML's `config` keys, with the Pythia config's defaults the
+/// YAML inherits).
+NeoXStack readStack(FieldReader &r) {
+  NeoXStack s;
+  r.oneOf("cls", {"gpt-neo-x"});
+  s.numLayers = r.integer("num_hidden_layers", 1, kMaxLayers);
+  s.hiddenSize = r.integer("hidden_size", 1, kMaxWidth);
+  s.numHeads = r.integer("num_attention_heads", 1, kMaxHeads);
+  s.intermediateSize = r.integer("intermediate_size", 1, kMaxWidth);
+  s.rotaryPct = r.positiveNumber("rotary_pct", 0.25);
+  s.rotaryEmbBase = r.positiveNumber("rotary_emb_base", 10000.0);
+  s.layerNormEps = r.positiveNumber("layer_norm_eps", 1e-5);
+  if (!r.boolean("use_parallel_residual", true))
+    r.fail("use_parallel_residual",
+           "field '" + r.name("use_parallel_residual") +
+               "' is false; snapflow models GPT-NeoX's parallel residual");
+  if (r.error)
+    return s;
+  if (s.hiddenSize % s.numHeads != 0)
+    r.fail("num_attention_heads",
+           llvm::formatv("field '{0}' ({1}) does not divide hidden_size ({2})",
+                         r.name("num_attention_heads"), s.numHeads,
+                         s.hiddenSize));
+  else if (s.rotaryPct > 1 || s.rotaryDim() < 2 || s.rotaryDim() % 2 != 0)
+    r.fail("rotary_pct",
+           llvm::formatv("field '{0}' ({1}) must rotate an even number of "
+                         "the {2} channels of a head",
+                         r.name("rotary_pct"), s.rotaryPct, s.headDim()));
+  return s;
+}
+
+/// The rest of a config of model_type block_transformer.
+llvm::Expected<ModelConfig> parseBlockTransformer(ModelConfig c,
+                                                  FieldReader &r) {
+  BlockTransformerConfig &b = c.block;
+  b.blockLength = r.integer("block_length", 1, 64);
+  b.trainedLength = r.integer("max_length", 1, kMaxPositions);
+  c.vocabSize = r.integer("vocab_size", 1, kMaxVocab);
+  if (const llvm::json::Object *e = r.object("embedder")) {
+    FieldReader er(*e, r, "embedder");
+    er.oneOf("cls", {"lookup"});
+    er.oneOf("projection_method", {"concat"});
+    b.embedderHidden = er.integer("hidden_size", 1, kMaxWidth);
+    if (!r.error && er.error)
+      r.error = er.error;
+  }
+  if (const llvm::json::Object *d = r.object("block_decoder")) {
+    FieldReader dr(*d, r, "block_decoder");
+    b.blockDecoder = readStack(dr);
+    if (!r.error && dr.error)
+      r.error = dr.error;
+  }
+  if (const llvm::json::Object *d = r.object("token_decoder")) {
+    FieldReader dr(*d, r, "token_decoder");
+    b.tokenDecoder = readStack(dr);
+    dr.oneOf("expansion_method", {"expansion_layer"});
+    dr.oneOf("decoding_strategy", {"prefix"});
+    b.expansionRatio = dr.integer("expansion_ratio", 1, 64);
+    if (!r.error && dr.error)
+      r.error = dr.error;
+  }
+  if (!r.error && b.embedderHidden * b.blockLength != b.blockDecoder.hiddenSize)
+    r.fail("embedder",
+           llvm::formatv("the lookup embedder's concatenated block "
+                         "(embedder.hidden_size {0} x block_length {1}) must "
+                         "be the block decoder's hidden_size ({2})",
+                         b.embedderHidden, b.blockLength,
+                         b.blockDecoder.hiddenSize));
+  if (r.error)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), *r.error);
+  // The generic numbers describe the block decoder (the one with a cache);
+  // the layers are both decoders'. Positions are rotary, and the official
+  // benchmark sizes them to the run (measure_generation_time.py), so the
+  // context is bounded only by snapflow's own limit.
+  c.arch = Architecture::BlockTransformer;
+  const NeoXStack &bd = b.blockDecoder;
+  c.hiddenSize = bd.hiddenSize;
+  c.intermediateSize = bd.intermediateSize;
+  c.numLayers = bd.numLayers + b.tokenDecoder.numLayers;
+  c.numHeads = c.numKvHeads = bd.numHeads;
+  c.headDim = bd.headDim();
+  c.ropeTheta = bd.rotaryEmbBase;
+  c.rmsNormEps = bd.layerNormEps;
+  c.maxPositionEmbeddings = kMaxPositions;
+  c.weightDtype = WeightDtype::BF16;
+  return c;
+}
 } // namespace
 
 StringRef snapflow::models::weightDtypeName(WeightDtype dtype) {
@@ -169,9 +294,12 @@ llvm::Expected<ModelConfig> ModelConfig::parse(StringRef json,
     c.arch = Architecture::DeepSeekV2;
   else if (*type == "deepseek_v3")
     c.arch = Architecture::DeepSeekV3;
+  else if (*type == "block_transformer")
+    return parseBlockTransformer(c, r);
   else
     return makeError(origin + ": error: field 'model_type' is '" + *type +
-                     "'; supported: llama, deepseek_v2, deepseek_v3");
+                     "'; supported: llama, deepseek_v2, deepseek_v3, "
+                     "block_transformer");
 
   c.hiddenSize = r.integer("hidden_size", 1, kMaxWidth);
   c.intermediateSize = r.integer("intermediate_size", 1, kMaxWidth);
@@ -303,6 +431,16 @@ std::string ModelConfig::fingerprint() const {
                         vHeadDim, numRoutedExperts, numSharedExperts,
                         numExpertsPerToken, moeIntermediateSize,
                         firstKDenseReplace, moeLayerFreq, numMtpLayers)
+              .str();
+  if (isBlockTransformer())
+    for (const NeoXStack *d : {&block.blockDecoder, &block.tokenDecoder})
+      text +=
+          llvm::formatv(" bt {0} {1} {2} {3} {4} {5:e17} {6:e17} {7:e17}",
+                        block.blockLength, d->numLayers, d->hiddenSize,
+                        d->numHeads, d->intermediateSize, d->rotaryPct,
+                        d->rotaryEmbBase, d->layerNormEps)
+              .str() +
+          llvm::formatv(" {0} {1}", block.embedderHidden, block.expansionRatio)
               .str();
   // Added only when on, so configs without CLA keep the fingerprints
   // sweeps recorded before it existed.

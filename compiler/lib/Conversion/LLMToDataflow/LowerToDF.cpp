@@ -275,13 +275,24 @@ private:
     fn.walk([&](Operation *op) {
       if (isa<llm::ParamOp, llm::RepeatOp>(op) || isStagedRead(op))
         return;
-      for (Value r : op->getResults())
-        for (Operation *user : r.getUsers()) {
-          bool crosses = isa<func::ReturnOp>(user) ||
-                         df::getSection(user) != df::getSection(op);
-          if (crosses)
-            homeFor(r, llvm::formatv("act{0}", counter++));
+      for (Value r : op->getResults()) {
+        // Consumers through views (a reshape, a shard's slice), which are
+        // not stages and read their input's stream or home.
+        SmallVector<Value> work{r};
+        while (!work.empty()) {
+          Value x = work.pop_back_val();
+          for (Operation *user : x.getUsers()) {
+            if (isa<llm::ShardSliceOp, llm::ReshapeOp>(user)) {
+              work.push_back(user->getResult(0));
+              continue;
+            }
+            bool crosses = isa<func::ReturnOp>(user) ||
+                           df::getSection(user) != df::getSection(op);
+            if (crosses)
+              homeFor(r, llvm::formatv("act{0}", counter++));
+          }
         }
+      }
     });
     for (Value arg : fn.getArguments())
       if (isa<RankedTensorType>(arg.getType()))
@@ -305,8 +316,8 @@ private:
       while (!work.empty()) {
         Value x = work.pop_back_val();
         for (Operation *user : x.getUsers()) {
-          if (auto slice = dyn_cast<llm::ShardSliceOp>(user))
-            work.push_back(slice.getResult());
+          if (isa<llm::ShardSliceOp, llm::ReshapeOp>(user))
+            work.push_back(user->getResult(0));
           else if (!isa<llm::YieldOp, func::ReturnOp>(user))
             out.push_back(user);
         }
@@ -314,7 +325,8 @@ private:
       return out;
     };
     fn.walk([&](Operation *op) {
-      if (isa<llm::ParamOp, llm::RepeatOp, llm::ShardSliceOp>(op) ||
+      if (isa<llm::ParamOp, llm::RepeatOp, llm::ShardSliceOp, llm::ReshapeOp>(
+              op) ||
           isStagedRead(op))
         return;
       for (Value r : op->getResults()) {
@@ -334,12 +346,15 @@ private:
           return isa<kv::TopKOp, kv::GatherStoreOp>(u);
         });
         // The K/V a CLA group's first layer makes wait for the group's
-        // later layers, a whole layer downstream: they are kept (in SRAM,
-        // as small activations are) rather than held in a stream, which
-        // would stall the first layer after a stream's depth of tiles.
+        // later layers, a whole layer downstream, and those of a Block
+        // Transformer's token-decoder forward for the block's later
+        // forwards: they are kept (in SRAM, as small activations are)
+        // rather than held in a stream, which would stall their producer
+        // after a stream's depth of tiles.
         bool sharedKV = llvm::any_of(users, [](Operation *u) {
-          return isa<llm::AttentionOp, llm::MLAAttentionOp>(u) &&
-                 !llm::writesKV(u);
+          return (isa<llm::AttentionOp, llm::MLAAttentionOp>(u) &&
+                  !llm::writesKV(u)) ||
+                 isa<llm::LocalAttentionOp>(u);
         });
         if (bytesOf(type) <= kFanOutBytes && !joinsAtTopK && !sharedKV)
           continue;
@@ -386,6 +401,8 @@ private:
   Value streamFor(Value v, int64_t wantTiles, int64_t rows = 0) {
     if (auto slice = v.getDefiningOp<llm::ShardSliceOp>())
       return streamFor(slice.getInput(), wantTiles, rows); // a view
+    if (auto view = v.getDefiningOp<llm::ReshapeOp>())
+      return streamFor(view.getInput(), wantTiles, rows);
     auto it = streams.find(v);
     if (it != streams.end()) {
       // A large value's first consumer takes its stream; later ones reload.
@@ -394,7 +411,7 @@ private:
     }
     auto home = homes.find(v);
     if (home == homes.end()) {
-      fn.emitOpError() << "internal error: value without stream or home";
+      fn.emitOpError() << "internal error: value without stream or home: " << v;
       return {};
     }
     // Load the value from its home tensor, in activation tiles (or, for
@@ -661,8 +678,8 @@ private:
   }
 
   LogicalResult lower(Operation *op) {
-    if (isa<llm::ParamOp, llm::YieldOp, func::ReturnOp, llm::ShardSliceOp>(
-            op) ||
+    if (isa<llm::ParamOp, llm::YieldOp, func::ReturnOp, llm::ShardSliceOp,
+            llm::ReshapeOp>(op) ||
         isStagedRead(op))
       return success();
     if (auto ar = dyn_cast<llm::AllReduceOp>(op))

@@ -19,7 +19,37 @@
 namespace snapflow {
 namespace models {
 
-enum class Architecture { Llama, DeepSeekV2, DeepSeekV3 };
+enum class Architecture { Llama, DeepSeekV2, DeepSeekV3, BlockTransformer };
+
+/// One GPT-NeoX stack of the Block Transformer (its block or token decoder).
+struct NeoXStack {
+  int64_t numLayers = 0;
+  int64_t hiddenSize = 0;
+  int64_t numHeads = 0;
+  int64_t intermediateSize = 0;
+  double rotaryPct = 0.25;
+  double rotaryEmbBase = 10000.0;
+  double layerNormEps = 1e-5;
+  int64_t headDim() const { return hiddenSize / numHeads; }
+  /// Rotated channels of a head: int(head_dim x rotary_pct), as GPT-NeoX.
+  int64_t rotaryDim() const {
+    return static_cast<int64_t>(double(headDim()) * rotaryPct);
+  }
+};
+
+/// The Block Transformer (Ho et al., NeurIPS 2024;
+/// github.com/itsnamgyu/block-transformer): a lookup embedder concatenates
+/// each block of `blockLength` tokens into one block embedding, a block
+/// decoder attends over the blocks, and a token decoder decodes the next
+/// block's tokens from `expansionRatio` prefix vectors with attention
+/// within the block only.
+struct BlockTransformerConfig {
+  int64_t blockLength = 4;
+  int64_t embedderHidden = 0; ///< lookup width; x blockLength = block hidden
+  int64_t expansionRatio = 2; ///< prefix vectors from one block embedding
+  int64_t trainedLength = 0;  ///< max_length of training, in tokens
+  NeoXStack blockDecoder, tokenDecoder;
+};
 
 /// Element type of weights as stored.
 enum class WeightDtype { BF16, FP8 };
@@ -52,6 +82,9 @@ struct ModelConfig {
   int64_t qkRopeHeadDim = 0;
   int64_t vHeadDim = 0;
 
+  // Block Transformer (model_type block_transformer).
+  BlockTransformerConfig block;
+
   // Mixture of experts (DeepSeek).
   int64_t numRoutedExperts = 0;
   int64_t numSharedExperts = 0;
@@ -68,7 +101,12 @@ struct ModelConfig {
   /// in Hunyuan's configs), or set by `--cla`.
   int64_t claShareFactor = 1;
 
-  bool isMLA() const { return arch != Architecture::Llama; }
+  bool isMLA() const {
+    return arch == Architecture::DeepSeekV2 || arch == Architecture::DeepSeekV3;
+  }
+  bool isBlockTransformer() const {
+    return arch == Architecture::BlockTransformer;
+  }
   /// Whether decoder layer `i` computes and caches its own K/V (the first
   /// layer of its CLA group; every MTP layer, beyond num_hidden_layers).
   bool producesKV(int64_t i) const {
@@ -82,6 +120,14 @@ struct ModelConfig {
   /// Cache layers of the decoder layers: one per CLA group.
   int64_t cacheLayers() const {
     return (numLayers + claShareFactor - 1) / claShareFactor;
+  }
+  /// Cache positions `tokens` of context take: one per token, or for the
+  /// Block Transformer one per block (the block decoder's cache). A KV
+  /// policy's budget is counted in these.
+  int64_t cachePositions(int64_t tokens) const {
+    return isBlockTransformer()
+               ? (tokens + block.blockLength - 1) / block.blockLength
+               : tokens;
   }
   /// Sets the CLA sharing factor; an error naming `what` (the flag or
   /// field) when it is not in [1, num_hidden_layers].

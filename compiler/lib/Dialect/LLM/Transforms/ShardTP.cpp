@@ -157,6 +157,10 @@ private:
     if (sharded.insert(linear.getWeight().getDefiningOp()).second)
       cast<Value>(linear.getWeight())
           .setType(withDim(w, 0, heads * headDim));
+    // A bias (GPT-NeoX) splits with the output columns.
+    if (Value bias = linear.getBias())
+      if (sharded.insert(bias.getDefiningOp()).second)
+        bias.setType(withDim(tensorOf(bias), 0, heads * headDim));
     setLastDim(linear.getResult(), heads * headDim);
     if (rope) {
       rope.setNumHeads(heads);
@@ -176,6 +180,8 @@ private:
     if (!linear)
       return attn->emitOpError()
              << "shard-tp: attention output does not feed an llm.linear";
+    // A bias stays whole: added once to the summed output (each socket's
+    // charge of adding it is one vector add, left in the cost).
     if (failed(shardParam(linear, linear.getWeight(), 1, "output projection")))
       return failure();
     allReduceAfter(linear.getResult());
@@ -205,6 +211,24 @@ private:
     attn.setNumKvHeads(kvLocal);
     kvHeadsLocal = kvLocal;
     shardSelection(attn.getQuery(), hq / n, kvLocal);
+    return shardRowAfter(attn, attn.getResult(), hq / n * d);
+  }
+
+  /// The Block Transformer's token-decoder attention: its query, keys and
+  /// values split by heads as a GQA attention's.
+  LogicalResult shardLocal(LocalAttentionOp attn) {
+    int64_t hq = attn.getNumHeads(), hkv = attn.getNumKvHeads(),
+            d = attn.getHeadDim();
+    if (hq % n != 0 || hkv % n != 0)
+      return attn.emitOpError() << "cannot split " << hq << " heads (" << hkv
+                                << " KV heads) over tp = " << n;
+    if (failed(shardColumn(attn, attn.getQuery(), hq / n, d, "query")))
+      return failure();
+    for (auto [i, v] : llvm::enumerate(attn.getKv()))
+      if (failed(shardColumn(attn, v, hkv / n, d, i % 2 ? "value" : "key")))
+        return failure();
+    attn.setNumHeads(hq / n);
+    attn.setNumKvHeads(hkv / n);
     return shardRowAfter(attn, attn.getResult(), hq / n * d);
   }
 
@@ -286,6 +310,16 @@ private:
     return success();
   }
 
+  LogicalResult shardGeluMLP(GeluMLPOp mlp) {
+    if (failed(shardParam(mlp, mlp.getUp(), 0, "MLP up")) ||
+        failed(shardParam(mlp, mlp.getUpBias(), 0, "MLP up bias")) ||
+        failed(shardParam(mlp, mlp.getDown(), 1, "MLP down")))
+      return failure();
+    // The second bias is added once to the summed output.
+    allReduceAfter(mlp.getResult());
+    return success();
+  }
+
   LogicalResult shardMoE(MoEOp op) {
     if (moe == "expert") {
       if (op.getNumExperts() % n != 0)
@@ -356,6 +390,10 @@ private:
         result = shardMLA(attn);
       } else if (auto mlp = dyn_cast<MLPOp>(op)) {
         result = shardMLP(mlp);
+      } else if (auto mlp = dyn_cast<GeluMLPOp>(op)) {
+        result = shardGeluMLP(mlp);
+      } else if (auto attn = dyn_cast<LocalAttentionOp>(op)) {
+        result = shardLocal(attn);
       } else if (auto moeOp = dyn_cast<MoEOp>(op)) {
         result = shardMoE(moeOp);
       } else if (auto head = dyn_cast<LMHeadOp>(op)) {
