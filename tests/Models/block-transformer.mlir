@@ -4,8 +4,9 @@
 // @prefill: a prompt of 10 tokens is left-padded to 3 blocks (12 tokens);
 // the lookup embedder concatenates each block's 4 rows of 512 into one
 // 2048-wide block embedding, and the block decoder attends causally over
-// the 3 blocks, writing its cache of one slot per block. No logits: the
-// prompt never enters the token decoder.
+// the 3 blocks, writing its cache of one slot per block. No logits and no
+// final norm (it feeds only the expansion): the prompt never enters the
+// token decoder.
 // @decode (context 64 = 16 blocks): the last block's 4 tokens become one
 // block embedding, the block decoder takes one step over its 16 slots, the
 // expansion layer (2048 -> 2 x 2048, with a bias) is read as 2 prefix rows,
@@ -24,7 +25,7 @@
 // CHECK:         llm.rope %{{.+}} {head_dim = 128 : i64, llm.layer = 0 : i64, num_heads = 16 : i64, rotary_dim = 32 : i64, theta = 1.000000e+04 : f64}
 // CHECK:         llm.attention {{.+}}phase = #llm<phase prefill>
 // CHECK:         llm.gelu_mlp {{.+}} : tensor<2x3x2048xbf16>, tensor<8192x2048xbf16>, tensor<8192xbf16>, tensor<2048x8192xbf16>, tensor<2048xbf16>
-// CHECK:         llm.param @block_decoder.gpt_neox.final_layer_norm.bias
+// CHECK-NOT:     final_layer_norm
 // CHECK-NOT:     llm.lm_head
 // CHECK:         return %{{.+}} : !kv.cache
 // CHECK-LABEL: func.func @decode(
@@ -62,3 +63,8 @@
 // WIDTH: bt-bad-width.json:6:3: error: the lookup embedder's concatenated block (embedder.hidden_size 256 x block_length 4) must be the block decoder's hidden_size (2048)
 // RUN: not snapflow import --model %S/Inputs/bt-bad-strategy.json 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // STRATEGY: bt-bad-strategy.json:{{[0-9]+}}:5: error: field 'token_decoder.decoding_strategy' is 'summation'; snapflow models prefix
+
+// The embedder's own vocab_size sizes its lookup table (it was ignored for
+// the top-level one).
+// RUN: snapflow import --model %S/Inputs/bt-embedder-vocab.json --batch 1 --prompt 8 --context 16 --phase decode | FileCheck %s --check-prefix=VOCAB
+// VOCAB: llm.param @embedder.embeddings.weight : tensor<1000x512xbf16>

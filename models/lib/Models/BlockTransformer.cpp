@@ -92,8 +92,8 @@ public:
     cache = entry->getArgument(1);
 
     // Embedder: each block's L_B token rows, concatenated.
-    Value table =
-        param("embedder.embeddings.weight", {c.vocabSize, bt.embedderHidden});
+    Value table = param("embedder.embeddings.weight",
+                        {bt.embedderVocab, bt.embedderHidden});
     Value h =
         b.create<llm::EmbedOp>(loc, act(positions, bd.hiddenSize),
                                entry->getArgument(0), table, bt.blockLength);
@@ -111,10 +111,12 @@ public:
                 });
       markLayer(before, i);
     }
-    h = norm(bd, "block_decoder.gpt_neox.final_layer_norm.", h);
+    // The final norm feeds only the expansion: a prefill's output is its
+    // cache.
     SmallVector<Value> outs;
     if (decode)
-      outs = tokenDecoder(h);
+      outs =
+          tokenDecoder(norm(bd, "block_decoder.gpt_neox.final_layer_norm.", h));
     outs.push_back(cache);
     b.create<func::ReturnOp>(loc, outs);
     return fn;

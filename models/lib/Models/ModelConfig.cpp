@@ -218,6 +218,10 @@ llvm::Expected<ModelConfig> parseBlockTransformer(ModelConfig c,
     er.oneOf("cls", {"lookup"});
     er.oneOf("projection_method", {"concat"});
     b.embedderHidden = er.integer("hidden_size", 1, kMaxWidth);
+    b.embedderVocab =
+        er.optionalInteger("vocab_size", c.vocabSize, 1, kMaxVocab);
+    // One block embedding per block (a block decoder position each).
+    er.optionalInteger("n_embedding_tokens", 1, 1, 1);
     if (!r.error && er.error)
       r.error = er.error;
   }

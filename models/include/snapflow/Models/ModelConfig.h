@@ -46,6 +46,7 @@ struct NeoXStack {
 struct BlockTransformerConfig {
   int64_t blockLength = 4;
   int64_t embedderHidden = 0; ///< lookup width; x blockLength = block hidden
+  int64_t embedderVocab = 0;  ///< rows of the lookup table
   int64_t expansionRatio = 2; ///< prefix vectors from one block embedding
   int64_t trainedLength = 0;  ///< max_length of training, in tokens
   NeoXStack blockDecoder, tokenDecoder;
