@@ -110,9 +110,7 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
         {"kv_bytes", info.kvBytes},
         {"kv_format", w.kvFormatLabel},
         {"cla_share_factor", w.config.claShareFactor},
-        {"tokens_per_kv_slot", w.config.isBlockTransformer()
-                                   ? w.config.block.blockLength
-                                   : int64_t(1)},
+        {"tokens_per_kv_slot", w.config.tokensPerCachePosition()},
         {"kv_state_bytes", info.kvStateBytes},
         {"kv_backup_bytes", info.kvBackupBytes},
         {"fits", std::move(fitsJson)},

@@ -109,7 +109,7 @@ public:
                   cache = attn.getNewCache();
                   return attn.getResult();
                 });
-      markLayer(before, i);
+      markLayerAfter(before, i);
     }
     // The final norm feeds only the expansion: a prefill's output is its
     // cache.
@@ -127,12 +127,7 @@ private:
     return RankedTensorType::get({batch, t, width}, bf16);
   }
   Value param(const std::string &name, ArrayRef<int64_t> shape) {
-    return b.create<llm::ParamOp>(loc, RankedTensorType::get(shape, bf16),
-                                  SymbolRefAttr::get(b.getContext(), name));
-  }
-  void markLayer(Operation *before, int64_t layer) {
-    for (Operation *op = before->getNextNode(); op; op = op->getNextNode())
-      llm::setLayer(op, layer);
+    return emitParam(b, loc, name, shape, bf16);
   }
   Value norm(const NeoXStack &s, const std::string &p, Value x) {
     int64_t w = cast<RankedTensorType>(x.getType()).getShape().back();
@@ -207,7 +202,7 @@ private:
                         loc, q.getType(), q, kv[j], td.numHeads, td.numHeads,
                         td.headDim());
                   });
-        markLayer(before, first + j);
+        markLayerAfter(before, first + j);
       }
       Value y = norm(td, "token_decoder.gpt_neox.final_layer_norm.", x);
       logits.push_back(b.create<llm::LMHeadOp>(loc, act(1, c.vocabSize), y,

@@ -81,8 +81,7 @@ public:
       // (fuse-layers) can find the layers without guessing from shapes.
       Operation *before = &entry->back();
       h = layer(i, h);
-      for (Operation *op = before->getNextNode(); op; op = op->getNextNode())
-        llm::setLayer(op, i);
+      markLayerAfter(before, i);
     }
     Value last = h;
     h = norm("model.norm.weight", h);
@@ -109,8 +108,7 @@ public:
       Value hn = norm(p + "shared_head.norm.weight", last);
       outs.push_back(b.create<llm::LMHeadOp>(loc, logitsType, hn, head,
                                              /*last_token_only=*/false));
-      for (Operation *op = before->getNextNode(); op; op = op->getNextNode())
-        llm::setLayer(op, c.numLayers + k - 1);
+      markLayerAfter(before, c.numLayers + k - 1);
     }
     outs.push_back(cache);
     b.create<func::ReturnOp>(loc, outs);
@@ -123,8 +121,7 @@ private:
   }
 
   Value param(const std::string &name, ArrayRef<int64_t> shape, Type type) {
-    return b.create<llm::ParamOp>(loc, RankedTensorType::get(shape, type),
-                                  SymbolRefAttr::get(b.getContext(), name));
+    return emitParam(b, loc, name, shape, type);
   }
 
   Value norm(const std::string &name, Value x) {

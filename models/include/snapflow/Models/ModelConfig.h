@@ -126,9 +126,12 @@ struct ModelConfig {
   /// Block Transformer one per block (the block decoder's cache). A KV
   /// policy's budget is counted in these.
   int64_t cachePositions(int64_t tokens) const {
-    return isBlockTransformer()
-               ? (tokens + block.blockLength - 1) / block.blockLength
-               : tokens;
+    int64_t per = tokensPerCachePosition();
+    return (tokens + per - 1) / per;
+  }
+  /// Tokens one cache position holds: a Block Transformer's block, else 1.
+  int64_t tokensPerCachePosition() const {
+    return isBlockTransformer() ? block.blockLength : 1;
   }
   /// Sets the CLA sharing factor; an error naming `what` (the flag or
   /// field) when it is not in [1, num_hidden_layers].

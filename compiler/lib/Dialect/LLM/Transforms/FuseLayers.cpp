@@ -217,27 +217,24 @@ private:
   const Layer *unit(size_t start, size_t stride) {
     if (start + stride > layers.size())
       return nullptr;
+    if (stride == 1)
+      return &layers[start];
     auto key = std::make_pair(start, stride);
     auto it = units.find(key);
     if (it != units.end())
       return it->second ? &*it->second : nullptr;
-    std::optional<Layer> u;
-    if (stride == 1) {
-      u = layers[start];
-    } else {
-      u.emplace();
-      u->index = layers[start].index;
-      for (size_t k = start; k < start + stride; ++k) {
-        if (k > start &&
-            layers[k - 1].ops.back()->getNextNode() != layers[k].ops.front()) {
-          u.reset();
-          break;
-        }
-        u->ops.append(layers[k].ops.begin(), layers[k].ops.end());
+    std::optional<Layer> u(std::in_place);
+    u->index = layers[start].index;
+    for (size_t k = start; k < start + stride; ++k) {
+      if (k > start &&
+          layers[k - 1].ops.back()->getNextNode() != layers[k].ops.front()) {
+        u.reset();
+        break;
       }
-      if (u)
-        linkLayer(*u);
+      u->ops.append(layers[k].ops.begin(), layers[k].ops.end());
     }
+    if (u)
+      linkLayer(*u);
     auto &slot = units[key];
     slot = std::move(u);
     return slot ? &*slot : nullptr;
@@ -329,9 +326,9 @@ private:
       }
   }
 
-  /// The function's decoder layers, and the units of several built from
-  /// them, by (first layer, stride); none where the layers are not
-  /// consecutive.
+  /// The function's decoder layers, and the units of several (stride > 1)
+  /// built from them, by (first layer, stride); none where the layers are
+  /// not consecutive.
   SmallVector<Layer> layers;
   std::map<std::pair<size_t, size_t>, std::optional<Layer>> units;
 };

@@ -659,16 +659,25 @@ CheckedInt MoEOp::getBytesWritten() {
 // AttentionOp
 //===----------------------------------------------------------------------===//
 
+/// Head counts of a grouped-query attention: positive, and the query heads
+/// a multiple of the KV heads.
+static LogicalResult verifyHeads(Operation *op, int64_t hq, int64_t hkv,
+                                 int64_t d) {
+  if (hq <= 0 || hkv <= 0 || d <= 0)
+    return op->emitOpError("num_heads, num_kv_heads and head_dim must be > 0");
+  if (hq % hkv != 0)
+    return op->emitOpError()
+           << "num_heads (" << hq << ") is not a multiple of num_kv_heads ("
+           << hkv << ")";
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
   if (failed(verifyStatic(*this)))
     return failure();
   int64_t hq = getNumHeads(), hkv = getNumKvHeads(), d = getHeadDim();
-  if (hq <= 0 || hkv <= 0 || d <= 0)
-    return emitOpError("num_heads, num_kv_heads and head_dim must be > 0");
-  if (hq % hkv != 0)
-    return emitOpError() << "num_heads (" << hq
-                         << ") is not a multiple of num_kv_heads (" << hkv
-                         << ")";
+  if (failed(verifyHeads(*this, hq, hkv, d)))
+    return failure();
   auto cache = cast<kv::CacheType>(getCache().getType());
   if (cache.getKvHeads() != hkv)
     return emitOpError() << "GQA group mismatch: the cache holds "
@@ -895,12 +904,8 @@ LogicalResult LocalAttentionOp::verify() {
   if (failed(verifyStatic(*this)))
     return failure();
   int64_t hq = getNumHeads(), hkv = getNumKvHeads(), d = getHeadDim();
-  if (hq <= 0 || hkv <= 0 || d <= 0)
-    return emitOpError("num_heads, num_kv_heads and head_dim must be > 0");
-  if (hq % hkv != 0)
-    return emitOpError() << "num_heads (" << hq
-                         << ") is not a multiple of num_kv_heads (" << hkv
-                         << ")";
+  if (failed(verifyHeads(*this, hq, hkv, d)))
+    return failure();
   RankedTensorType q = tensorOf(getQuery());
   if (q.getRank() != 3)
     return emitOpError() << "query must be tensor<B x T x " << hq * d
