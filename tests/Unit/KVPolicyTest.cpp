@@ -297,3 +297,42 @@ TEST(KVFormat, TokenBits) {
   EXPECT_EQ(bits("quarot4", mla), 2336);
   EXPECT_EQ(bits("zipcache", gqa), 6587);
 }
+
+// Every quoted accuracy row names its benchmark, model, setting and source,
+// and its scores are percentages; the rows are figures read from
+// SEED-SYSTEMS.md section 9, never computed here.
+template <typename Attr> static void checkPublishedRows(int &rows) {
+  for (const PublishedAccuracy &r : Attr::getPublishedAccuracy()) {
+    ++rows;
+    EXPECT_FALSE(llvm::StringRef(r.benchmark).empty());
+    EXPECT_FALSE(llvm::StringRef(r.model).empty());
+    EXPECT_FALSE(llvm::StringRef(r.setting).empty());
+    EXPECT_FALSE(llvm::StringRef(r.source).empty());
+    EXPECT_GT(r.full, 0) << r.setting;
+    EXPECT_LE(r.full, 100) << r.setting;
+    EXPECT_GT(r.score, 0) << r.setting;
+    EXPECT_LE(r.score, 100) << r.setting;
+  }
+}
+
+TEST(KVPolicy, PublishedAccuracy) {
+  int rows = 0;
+  checkPublishedRows<SnapKVPolicyAttr>(rows);
+  checkPublishedRows<StreamingPolicyAttr>(rows);
+  checkPublishedRows<H2OPolicyAttr>(rows);
+  checkPublishedRows<KIVIFormatAttr>(rows);
+  // 16 SnapKV, 13 StreamingLLM, 15 H2O and 8 KIVI rows.
+  EXPECT_EQ(rows, 16 + 13 + 15 + 8);
+  // The methods without a source say so rather than borrow another's.
+  EXPECT_TRUE(SnapStreamPolicyAttr::getPublishedAccuracy().empty());
+  EXPECT_TRUE(ArkValePolicyAttr::getPublishedAccuracy().empty());
+  EXPECT_TRUE(ScissorhandsPolicyAttr::getPublishedAccuracy().empty());
+  EXPECT_TRUE(QuaRotFormatAttr::getPublishedAccuracy().empty());
+  EXPECT_TRUE(ZipCacheFormatAttr::getPublishedAccuracy().empty());
+  std::string text = describePublishedAccuracy();
+  for (const char *name :
+       {"full", "streaming", "snapkv", "snapstream", "h2o", "scissorhands",
+        "arkvale", "bf16", "fp8", "kivi", "quarot", "zipcache"})
+    EXPECT_NE(text.find(std::string("  ") + name + " "), std::string::npos)
+        << name;
+}

@@ -48,8 +48,24 @@ std::string percent(double part, double whole) {
 
 } // namespace
 
+/// The KV policies and formats, their keys and defaults.
+static void printKVMethods(llvm::raw_ostream &os) {
+  os << "KV policies (--kv POLICY[:key=value,...]):\n"
+     << kv::describePolicies();
+  os << "\nKV formats (--kv-format FORMAT[:key=value,...], with any "
+        "policy):\n"
+     << kv::describeFormats();
+}
+
 Error snapflow::tools::printList(llvm::raw_ostream &os, bool components,
-                                 bool reportKeys) {
+                                 bool reportKeys, bool kv) {
+  if (kv) {
+    printKVMethods(os);
+    os << "\nPublished accuracy effects (quoted from their sources, never "
+          "simulated; a policy at ratio R removes 1 - 1/R of the KV):\n"
+       << kv::describePublishedAccuracy();
+    return Error::success();
+  }
   if (components) {
     sim::describeComponents(os);
     return Error::success();
@@ -86,11 +102,9 @@ Error snapflow::tools::printList(llvm::raw_ostream &os, bool components,
     os << formatv("  {0,-18} {1} socket(s); {2}\n", name, chip->numSockets(),
                   chip->getDescription());
   }
-  os << "\nKV policies (--kv POLICY[:key=value,...]):\n"
-     << kv::describePolicies();
-  os << "\nKV formats (--kv-format FORMAT[:key=value,...], with any "
-        "policy):\n"
-     << kv::describeFormats();
+  os << "\n";
+  printKVMethods(os);
+  os << "\nPublished accuracy of each: snapflow list --kv\n";
   return Error::success();
 }
 

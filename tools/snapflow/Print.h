@@ -20,9 +20,10 @@ namespace snapflow {
 namespace tools {
 
 /// `snapflow list`: built-in models, chips and KV policies; or the
-/// simulator's components; or the keys of the simulation report.
-llvm::Error printList(llvm::raw_ostream &os, bool components,
-                      bool reportKeys);
+/// simulator's components; or the keys of the simulation report; or (`kv`)
+/// the KV policies and formats with their published accuracy effects.
+llvm::Error printList(llvm::raw_ostream &os, bool components, bool reportKeys,
+                      bool kv);
 void printInfo(llvm::raw_ostream &os, const driver::ModelInfo &info,
                bool json);
 void printCompile(llvm::raw_ostream &os, const driver::CompileOutcome &c);

@@ -295,6 +295,18 @@ cl::opt<std::string>
                         "two (default: snapstream:ratio=4)"),
                cl::value_desc("p,p,..."), cl::init("snapstream:ratio=4"),
                cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::opt<std::string> sweepKvFormatOpt(
+    "kv-format",
+    cl::desc("KV element formats, each with any policy; a key=value item "
+             "belongs to the format before it: bf16,kivi:bits=2,group=64 is "
+             "two (default: bf16)"),
+    cl::value_desc("f,f,..."), cl::init(""), cl::cat(sweepCat),
+    cl::sub(sweepCmd));
+cl::opt<std::string> sweepClaOpt(
+    "cla",
+    cl::desc("Cross-layer attention share factors (1: off; default: each "
+             "config's)"),
+    cl::value_desc("S,S"), cl::init(""), cl::cat(sweepCat), cl::sub(sweepCmd));
 cl::opt<std::string> sweepTpOpt("tp",
                                 cl::desc("Tensor-parallel sockets (default: "
                                          "all sockets of each chip)"),
@@ -433,6 +445,11 @@ cl::opt<bool> reportKeysOpt(
     cl::desc("List every key of the simulation report: unit, when present, "
              "meaning"),
     cl::cat(outputCat), cl::sub(listCmd));
+cl::opt<bool> listKvOpt(
+    "kv",
+    cl::desc("List the KV policies and formats with their published accuracy "
+             "effects, each with its source (quoted, never simulated)"),
+    cl::cat(outputCat), cl::sub(listCmd));
 cl::opt<bool> jsonOpt("json", cl::desc("Print JSON instead of a summary"),
                       cl::cat(outputCat), cl::sub(infoCmd));
 cl::opt<std::string> outputOpt("o", cl::desc("Output file ('-' for stdout)"),
@@ -543,6 +560,8 @@ Error sweep() {
   o.contexts = sweepContextOpt;
   o.batches = sweepBatchOpt;
   o.kv = sweepKvOpt;
+  o.kvFormats = sweepKvFormatOpt;
+  o.clas = sweepClaOpt;
   o.tps = sweepTpOpt;
   o.weightsDtypes = sweepDtypeOpt;
   o.mlaCaches = sweepMlaOpt;
@@ -615,7 +634,7 @@ int main(int argc, char **argv) {
 
   auto check = [](Error e) { return e ? fail(std::move(e)) : 0; };
   if (listCmd)
-    return check(printList(outs(), componentsOpt, reportKeysOpt));
+    return check(printList(outs(), componentsOpt, reportKeysOpt, listKvOpt));
   if (infoCmd || importCmd || compileCmd) {
     auto w = workload();
     if (!w)

@@ -45,10 +45,14 @@ using llvm::StringRef;
 namespace {
 
 /// Input columns of a row, in CSV order (the grid's axes after `index`).
-const char *const kInputColumns[] = {
-    "index",    "model", "chip", "context",        "batch",
-    "kv",       "tp",    "weights_dtype", "mla_cache", "moe",
-    "mtp",      "mtp_acceptance", "allow_ddr", "set"};
+const char *const kInputColumns[] = {"index",     "model",
+                                     "chip",      "context",
+                                     "batch",     "kv",
+                                     "kv_format", "cla",
+                                     "tp",        "weights_dtype",
+                                     "mla_cache", "moe",
+                                     "mtp",       "mtp_acceptance",
+                                     "allow_ddr", "set"};
 constexpr size_t kStatusColumn = std::size(kInputColumns);
 constexpr size_t kReasonColumn = kStatusColumn + 1;
 
@@ -164,9 +168,9 @@ std::string describeValues(const std::vector<std::string> &values) {
 //===----------------------------------------------------------------------===//
 
 std::vector<std::string> SweepPoint::identity() const {
-  return {model, chip,     std::to_string(context), batch, kv,
-          std::to_string(tp), dtype, mlaCache, moe, mtp, mtpAcceptance,
-          allowDdr, set};
+  return {model,    chip, std::to_string(context), batch,    kv,
+          kvFormat, cla,  std::to_string(tp),      dtype,    mlaCache,
+          moe,      mtp,  mtpAcceptance,           allowDdr, set};
 }
 
 std::vector<std::string> SweepPoint::inputs() const {
@@ -182,6 +186,9 @@ llvm::Expected<SweepGrid> SweepGrid::parse(const SweepOptions &o) {
   g.chips = splitList(o.chips, false);
   g.batches = splitList(o.batches, false);
   g.kv = splitList(o.kv, true);
+  // A format's key=value items belong to it, as a policy's do.
+  g.kvFormats = splitList(o.kvFormats, true);
+  g.clas = splitList(o.clas, false);
   g.dtypes = splitList(o.weightsDtypes, false);
   for (const std::string &c : splitList(o.contexts, false)) {
     auto n = parseTokens(c);
@@ -256,16 +263,33 @@ llvm::Expected<SweepGrid> SweepGrid::parse(const SweepOptions &o) {
                           "=" + v);
     g.sets = std::move(product);
   }
+  if (Error e = check(
+          g.clas, "cla",
+          [](StringRef v) {
+            int64_t n;
+            return !v.getAsInteger(10, n) && n >= 1;
+          },
+          "share factors >= 1 (1: no sharing)"))
+    return std::move(e);
   for (std::vector<std::string> *axis :
-       {&g.dtypes, &g.mlaCaches, &g.moes, &g.mtps, &g.mtpAcceptances,
-        &g.allowDdrs})
+       {&g.kvFormats, &g.clas, &g.dtypes, &g.mlaCaches, &g.moes, &g.mtps,
+        &g.mtpAcceptances, &g.allowDdrs})
     if (axis->empty())
       axis->push_back("");
   if (g.tps.empty())
     g.tps.push_back(0);
-  for (const std::string &m : g.models)
-    if (auto c = models::ModelConfig::load(m); !c)
+  for (const std::string &m : g.models) {
+    auto c = models::ModelConfig::load(m);
+    if (!c)
       return c.takeError();
+    // Every share factor, checked against every model's layers.
+    for (const std::string &s : g.clas) {
+      int64_t n;
+      if (!s.empty() && !StringRef(s).getAsInteger(10, n))
+        if (Error e = c->setClaShareFactor(n, "--cla"))
+          return std::move(e);
+    }
+  }
   for (const std::string &c : g.chips) {
     auto a = arch::ArchModel::load(c);
     if (!a)
@@ -281,6 +305,10 @@ llvm::Expected<SweepGrid> SweepGrid::parse(const SweepOptions &o) {
     for (const std::string &p : g.kv)
       if (auto s = kv::parsePolicy(&context, p); !s)
         return s.takeError();
+    for (const std::string &f : g.kvFormats)
+      if (!f.empty())
+        if (auto s = kv::parseFormat(&context, f); !s)
+          return s.takeError();
   }
   for (const std::string &b : g.batches) {
     int64_t n;
@@ -315,31 +343,35 @@ std::vector<SweepPoint> SweepGrid::points() const {
       for (int64_t ctx : contexts)
         for (const std::string &b : batches)
           for (const std::string &p : kv)
-            for (int64_t tp : tps)
-              for (const std::string &d : dtypes)
-              for (const std::string &mla : mlaCaches)
-              for (const std::string &moe : moes)
-              for (const std::string &mtp : mtps)
-              for (const std::string &acceptance : mtpAcceptances)
-              for (const std::string &ddr : allowDdrs)
-              for (const std::string &set : sets) {
-                SweepPoint pt;
-                pt.index = static_cast<int64_t>(grid.size());
-                pt.model = m;
-                pt.chip = c;
-                pt.context = ctx;
-                pt.batch = b;
-                pt.kv = p;
-                pt.tp = tp;
-                pt.dtype = d;
-                pt.mlaCache = mla;
-                pt.moe = moe;
-                pt.mtp = mtp;
-                pt.mtpAcceptance = acceptance;
-                pt.allowDdr = ddr;
-                pt.set = set;
-                grid.push_back(std::move(pt));
-              }
+            for (const std::string &format : kvFormats)
+              for (const std::string &cla : clas)
+                for (int64_t tp : tps)
+                  for (const std::string &d : dtypes)
+                    for (const std::string &mla : mlaCaches)
+                      for (const std::string &moe : moes)
+                        for (const std::string &mtp : mtps)
+                          for (const std::string &acceptance : mtpAcceptances)
+                            for (const std::string &ddr : allowDdrs)
+                              for (const std::string &set : sets) {
+                                SweepPoint pt;
+                                pt.index = static_cast<int64_t>(grid.size());
+                                pt.model = m;
+                                pt.chip = c;
+                                pt.context = ctx;
+                                pt.batch = b;
+                                pt.kv = p;
+                                pt.kvFormat = format;
+                                pt.cla = cla;
+                                pt.tp = tp;
+                                pt.dtype = d;
+                                pt.mlaCache = mla;
+                                pt.moe = moe;
+                                pt.mtp = mtp;
+                                pt.mtpAcceptance = acceptance;
+                                pt.allowDdr = ddr;
+                                pt.set = set;
+                                grid.push_back(std::move(pt));
+                              }
   return grid;
 }
 
@@ -351,6 +383,8 @@ std::map<std::string, std::vector<std::string>> SweepGrid::axes() const {
     out["context"].push_back(std::to_string(c));
   out["batch"] = batches;
   out["kv"] = kv;
+  out["kv_format"] = kvFormats;
+  out["cla"] = clas;
   for (int64_t t : tps)
     out["tp"].push_back(std::to_string(t));
   out["weights_dtype"] = dtypes;
@@ -392,14 +426,16 @@ llvm::json::Value SweepManifest::toJSON() const {
   return llvm::json::Object{
       {"snapflow", build},
       {"steps", steps},
-      {"shard", llvm::json::Object{{"index", shardIndex},
-                                   {"count", shardCount}}},
+      {"shard",
+       llvm::json::Object{{"index", shardIndex}, {"count", shardCount}}},
       {"grid",
        llvm::json::Object{{"model", toArray(grid.models)},
                           {"chip", toArray(grid.chips)},
                           {"context", toArray(grid.contexts)},
                           {"batch", toArray(grid.batches)},
                           {"kv", toArray(grid.kv)},
+                          {"kv_format", toArray(grid.kvFormats)},
+                          {"cla", toArray(grid.clas)},
                           {"tp", toArray(grid.tps)},
                           {"weights_dtype", toArray(grid.dtypes)},
                           {"mla_cache", toArray(grid.mlaCaches)},
@@ -495,6 +531,14 @@ llvm::Expected<SweepManifest> SweepManifest::read(StringRef path) {
     return bad("grid.batch");
   if (!strings(*grid, "kv", m.grid.kv))
     return bad("grid.kv");
+  // Axes added later: a manifest without them swept the default.
+  for (auto [key, axis] : {std::pair{"kv_format", &m.grid.kvFormats},
+                           std::pair{"cla", &m.grid.clas}}) {
+    if (!grid->get(key))
+      axis->push_back("");
+    else if (!strings(*grid, key, *axis))
+      return bad(std::string("grid.") + key);
+  }
   if (!numbers(*grid, "tp", m.grid.tps))
     return bad("grid.tp");
   if (!strings(*grid, "weights_dtype", m.grid.dtypes))
@@ -694,6 +738,10 @@ private:
     o.context = p.context;
     o.batch = 1; // set per point
     o.kv = p.kv;
+    if (!p.kvFormat.empty())
+      o.kvFormat = p.kvFormat;
+    if (!p.cla.empty())
+      StringRef(p.cla).getAsInteger(10, o.cla); // checked by the grid
     o.tp = p.tp;
     o.weightsDtype = p.dtype;
     o.set = splitSet(p.set);
@@ -830,7 +878,8 @@ public:
       // The other inputs a point was given, as their flags.
       std::string more;
       for (size_t c = 6; c < std::size(kInputColumns); ++c)
-        if (!row[c].empty() && !(c == 6 && row[c] == "0"))
+        if (!row[c].empty() &&
+            !(StringRef(kInputColumns[c]) == "tp" && row[c] == "0"))
           more += " --" + flagOf(kInputColumns[c]) + " " + row[c];
       os << formatv("point {0} ({1}/{2}): {3} {4} context {5} batch {6} "
                     "--kv {7}{8}: {9}{10}; ETA {11:f0} s\n",

@@ -276,8 +276,8 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   // swept) share a chart: each is its own line, named after what it sets.
   auto variantOf = [&](const std::vector<std::string> &r) {
     std::string v;
-    for (const char *axis :
-         {"mla_cache", "moe", "mtp", "mtp_acceptance", "allow_ddr", "set"}) {
+    for (const char *axis : {"kv_format", "cla", "mla_cache", "moe", "mtp",
+                             "mtp_acceptance", "allow_ddr", "set"}) {
       if (t.column(axis) < 0 || !varies(axis))
         continue;
       std::string value = t.get(r, axis);
@@ -425,8 +425,8 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
               "| {0} | {1} | {2} | `{3}` | {4} | {5} | {6:f1} | {7:f2} | "
               "{8:f2} | {9:f1} | {10:f1} | {11} |\n",
               t.get(r, "model"), t.get(r, "chip"), t.get(r, "context"),
-              t.get(r, "kv"), t.get(r, "report.batch"), t.get(r, "report.tp"),
-              t.num(r, "report.throughput_tokens_per_s"),
+              t.get(r, "kv") + variantOf(r), t.get(r, "report.batch"),
+              t.get(r, "report.tp"), t.num(r, "report.throughput_tokens_per_s"),
               t.num(r, "report.per_user_tokens_per_s"),
               t.num(r, "report.step_latency_s") * 1e3,
               gib(t.num(r, "report.memory.peak_bytes.hbm")),
@@ -442,12 +442,12 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
             if (StringRef(reason).starts_with("snapflow: error: "))
               reason.erase(0, strlen("snapflow: error: "));
             std::replace(reason.begin(), reason.end(), '|', '/');
-            md << llvm::formatv("| {0} | {1} | {2} | {3} | {4} | `{5}` | {6} | "
-                                "{7} |\n",
-                                t.get(*r, "index"), t.get(*r, "model"),
-                                t.get(*r, "chip"), t.get(*r, "context"),
-                                t.get(*r, "batch"), t.get(*r, "kv"),
-                                t.get(*r, "status"), reason);
+            md << llvm::formatv(
+                "| {0} | {1} | {2} | {3} | {4} | `{5}` | {6} | "
+                "{7} |\n",
+                t.get(*r, "index"), t.get(*r, "model"), t.get(*r, "chip"),
+                t.get(*r, "context"), t.get(*r, "batch"),
+                t.get(*r, "kv") + variantOf(*r), t.get(*r, "status"), reason);
           }
         }
         return Error::success();

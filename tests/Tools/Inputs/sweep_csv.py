@@ -2,6 +2,9 @@
 
   sweep_csv.py rows FILE.csv       the rows without wall-clock columns, so two
                                    sweeps of one grid compare equal
+  sweep_csv.py columns FILE.csv A,B,...
+                                   the named columns of every row, separated
+                                   by " | " (a cell may hold commas)
   sweep_csv.py missing FILE.csv R.json
                                    report keys (dotted) with no report.<key>
                                    column in the CSV header (lists, one
@@ -89,6 +92,10 @@ def main():
         keep = [i for i, c in enumerate(header) if "wall" not in c]
         for row in rows:
             print(",".join(row[i] for i in keep))
+    elif mode == "columns":
+        keep = [header.index(c) for c in sys.argv[3].split(",")]
+        for row in rows:
+            print(" | ".join(row[i] for i in keep))
     elif mode == "same":
         index = sys.argv[3]
         with open(sys.argv[4]) as f:

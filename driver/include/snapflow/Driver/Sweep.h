@@ -1,8 +1,10 @@
-//===- Sweep.h - Design-space sweeps -----------------------------*- C++ -*-===//
+//===- Sweep.h - Design-space sweeps -----------------------------*- C++
+//-*-===//
 //
 // A sweep runs `snapflow run` (decode, no prefill) at every point of a grid,
 // the product of comma lists of models, chips, contexts, batches, KV
-// policies, TP degrees and weight dtypes, and writes DIR/results.csv, one
+// policies, KV formats, CLA share factors, TP degrees, weight dtypes,
+// compiler options and chip parameters, and writes DIR/results.csv, one
 // row per point, then the plots and the summary (SweepPlots).
 //
 // Nothing computed is lost, nor silently mixed:
@@ -44,6 +46,9 @@ namespace driver {
 /// Options of `snapflow sweep`: comma lists, the grid is their product.
 struct SweepOptions {
   std::string models, chips, contexts, batches, kv, tps, weightsDtypes;
+  /// KV element formats and CLA share factors ("" when not given: the
+  /// default format, the config's sharing).
+  std::string kvFormats, clas;
   /// Compiler options as axes ("" when not given: the default).
   std::string mlaCaches, moes, mtps, mtpAcceptances, allowDdrs;
   /// Chip parameters as axes: "KEY=V1,V2,..." each (`--set`).
@@ -63,6 +68,8 @@ struct SweepPoint {
   int64_t context = 0;
   std::string batch; ///< a number or "max"
   std::string kv;
+  std::string kvFormat; ///< "" (bf16) or a --kv-format value
+  std::string cla;      ///< "" (the config's) or a share factor
   int64_t tp = 0;    ///< 0: every socket of the chip
   std::string dtype; ///< "" (checkpoint), "bf16" or "fp8"
   /// Compiler options; "" is the default.
@@ -82,6 +89,8 @@ struct SweepGrid {
   std::vector<std::string> models, chips;
   std::vector<int64_t> contexts;
   std::vector<std::string> batches, kv;
+  /// {""} when not given, like dtypes.
+  std::vector<std::string> kvFormats, clas;
   std::vector<int64_t> tps;        ///< {0} when not given
   std::vector<std::string> dtypes; ///< {""} when not given
   /// {""} when not given, like dtypes.
@@ -94,8 +103,8 @@ struct SweepGrid {
   /// loaded, policies parsed).
   static llvm::Expected<SweepGrid> parse(const SweepOptions &options);
   /// Every point, in grid order (models outermost, then chips, contexts,
-  /// batches, policies, TP, dtypes, MLA cache, MoE, MTP, acceptance, DDR,
-  /// chip parameters).
+  /// batches, policies, KV formats, CLA, TP, dtypes, MLA cache, MoE, MTP,
+  /// acceptance, DDR, chip parameters).
   std::vector<SweepPoint> points() const;
   /// Axis name -> its values as text, in CSV column names.
   std::map<std::string, std::vector<std::string>> axes() const;

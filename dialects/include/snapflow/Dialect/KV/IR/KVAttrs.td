@@ -46,7 +46,8 @@ def KV_FullPolicyAttr : KV_PolicyAttr<"FullPolicy", "full"> {
   }];
 }
 
-def KV_StreamingPolicyAttr : KV_PolicyAttr<"StreamingPolicy", "streaming"> {
+def KV_StreamingPolicyAttr : KV_PolicyAttr<"StreamingPolicy", "streaming",
+                                              ["getPublishedAccuracy"]> {
   let summary = "StreamingLLM: attention sinks plus a recent window";
   let description = [{
     Keeps the first `sinks` tokens (default 4) and the `window` most recent
@@ -61,7 +62,8 @@ def KV_StreamingPolicyAttr : KV_PolicyAttr<"StreamingPolicy", "streaming"> {
 }
 
 def KV_SnapKVPolicyAttr
-    : KV_PolicyAttr<"SnapKVPolicy", "snapkv", ["buildPrefillSelection"]> {
+    : KV_PolicyAttr<"SnapKVPolicy", "snapkv",
+                    ["buildPrefillSelection", "getPublishedAccuracy"]> {
   let summary = "SnapKV: one selection of prompt tokens at the end of prefill";
   let description = [{
     At the end of prefill the last `obs_window` queries score every prefix key;
@@ -111,7 +113,7 @@ def KV_SnapStreamPolicyAttr
 
 def KV_H2OPolicyAttr
     : KV_PolicyAttr<"H2OPolicy", "h2o",
-                    ["buildPrefillSelection", "getSlotStateBytes",
+                    ["buildPrefillSelection", "getPublishedAccuracy", "getSlotStateBytes",
                      "buildDecodeUpkeep", "getEvictCost"]> {
   let summary = "H2O: heavy hitters by accumulated attention plus recent tokens";
   let description = [{

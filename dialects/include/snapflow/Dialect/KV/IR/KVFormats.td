@@ -39,7 +39,7 @@ def KV_Fp8FormatAttr : KV_FormatAttr<"Fp8Format", "fp8"> {
 
 def KV_KIVIFormatAttr
     : KV_FormatAttr<"KIVIFormat", "kivi",
-                    ["getResidualTokens", "quantizesOnWrite",
+                    ["getPublishedAccuracy", "getResidualTokens", "quantizesOnWrite",
                      "buildDecodeWork"]> {
   let summary = "KIVI: 2/4-bit keys per channel, values per token, fp16 residual";
   let description = [{

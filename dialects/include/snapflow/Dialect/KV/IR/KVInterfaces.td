@@ -102,6 +102,11 @@ def KVPolicyAttrInterface : AttrInterface<"KVPolicyAttrInterface"> {
     StaticInterfaceMethod<[{One line per key with its default, for `snapflow
       list` and error messages.}],
       "::llvm::StringRef", "getUsage">,
+    StaticInterfaceMethod<[{The method's published accuracy effects, each
+      with its source (none: no published reference). Quoted by `snapflow
+      list --kv`; no accuracy is ever simulated.}],
+      "::llvm::ArrayRef<::snapflow::kv::PublishedAccuracy>",
+      "getPublishedAccuracy", (ins), [{}], [{ return {}; }]>,
   ];
   let extraSharedClassDeclaration = [{
     /// The policy as written on the command line (`snapstream:budget=...`);
@@ -179,6 +184,11 @@ def KVFormatAttrInterface : AttrInterface<"KVFormatAttrInterface"> {
     StaticInterfaceMethod<[{One line per key with its default, for `snapflow
       list` and error messages.}],
       "::llvm::StringRef", "getUsage">,
+    StaticInterfaceMethod<[{The method's published accuracy effects, each
+      with its source (none: no published reference). Quoted by `snapflow
+      list --kv`; no accuracy is ever simulated.}],
+      "::llvm::ArrayRef<::snapflow::kv::PublishedAccuracy>",
+      "getPublishedAccuracy", (ins), [{}], [{ return {}; }]>,
   ];
   let extraSharedClassDeclaration = [{
     /// The format as written on the command line (`kivi:bits=2,...`).

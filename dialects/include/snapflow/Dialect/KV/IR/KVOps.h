@@ -81,6 +81,20 @@ struct RecallInputs {
   int64_t layer = 0;
 };
 
+/// A published accuracy effect of a method, quoted (never simulated) by
+/// `snapflow list --kv` and docs/KVMethods.md: a benchmark's score with the
+/// method and without compression, in the source's own setting. The
+/// figures come from ../shared/reference/SEED-SYSTEMS.md, section 9 (and
+/// KIVI's LongBench table, section 5).
+struct PublishedAccuracy {
+  const char *benchmark; ///< "RULER 4K average", "LongBench v1, 16 tasks"
+  const char *model;     ///< the model evaluated
+  const char *setting;   ///< the method's setting, in the source's terms
+  double full = 0;       ///< the score without compression
+  double score = 0;      ///< the score with the method
+  const char *source;    ///< where the figures are, and how they were read
+};
+
 /// Work per decode step, per layer and sequence.
 struct StepCost {
   int64_t flops = 0, bytesRead = 0, bytesWritten = 0;
@@ -154,6 +168,11 @@ mlir::Value buildEvict(mlir::OpBuilder &builder, mlir::Location loc,
 
 /// One paragraph per policy: its name and usage, for `snapflow list`.
 std::string describePolicies();
+
+/// The published accuracy effects of every policy and format
+/// (getPublishedAccuracy), one line each with its source, and "no
+/// published reference" for those without; for `snapflow list --kv`.
+std::string describePublishedAccuracy();
 
 /// The budget keys shared by the policies with a token budget: exactly one
 /// of `budget` (> 0) and `ratio` (>= 1). Emits the error naming `policy`.

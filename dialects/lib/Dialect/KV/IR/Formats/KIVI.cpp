@@ -11,6 +11,8 @@
 
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 
+#include "../Published.h"
+
 using namespace mlir;
 using namespace snapflow;
 using namespace snapflow::kv;
@@ -84,4 +86,32 @@ StringRef KIVIFormatAttr::getUsage() {
   return "KIVI: keys per channel, values per token, fp16 residual window\n"
          "keys: bits (2|4, required), group (32), residual (128, a multiple "
          "of group)";
+}
+
+/// KIVI's published accuracy (SEED-SYSTEMS.md section 9, and KIVI's own table
+/// in section 5).
+ArrayRef<PublishedAccuracy> KIVIFormatAttr::getPublishedAccuracy() {
+  static const PublishedAccuracy rows[] = {
+      {"LongBench v1, 6-category mean", "Llama-3-8B-Instruct", "2 bits", 48.13,
+       47.18, published::kLongBenchYuan},
+      {"LongBench v1, 6-category mean", "Llama-3-8B-Instruct", "4 bits", 48.13,
+       48.18, published::kLongBenchYuan},
+      {"LongBench v1, 6-category mean", "Mistral-7B-Instruct-v0.2", "2 bits",
+       49.12, 47.23, published::kLongBenchYuan},
+      {"LongBench v1, 6-category mean", "Mistral-7B-Instruct-v0.2", "4 bits",
+       49.12, 49.12, published::kLongBenchYuan},
+      {"LongBench v1, average", "LongChat-7B-v1.5-32k",
+       "2 bits, group 32, residual 128", 38.72, 38.3,
+       "KIVI repo docs/long_bench.md"},
+      {"LongBench v1, average", "LongChat-7B-v1.5-32k",
+       "4 bits, group 32, residual 128", 38.72, 38.79,
+       "KIVI repo docs/long_bench.md"},
+      {"LongBench v1, average", "Mistral-7B-Instruct-v0.2",
+       "2 bits, group 32, residual 128", 43.54, 42.43,
+       "KIVI repo docs/long_bench.md"},
+      {"LongBench v1, average", "Mistral-7B-Instruct-v0.2",
+       "4 bits, group 32, residual 128", 43.54, 43.53,
+       "KIVI repo docs/long_bench.md"},
+  };
+  return rows;
 }

@@ -14,6 +14,8 @@
 
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 
+#include "../Published.h"
+
 using namespace mlir;
 using namespace snapflow;
 using namespace snapflow::kv;
@@ -99,4 +101,44 @@ StepCost H2OPolicyAttr::getEvictCost(Type cache) const {
 StringRef H2OPolicyAttr::getUsage() {
   return "H2O: heavy hitters by accumulated attention + recent tokens\n"
          "keys: budget | ratio, recent (budget/2)";
+}
+
+/// H2O's published accuracy (SEED-SYSTEMS.md section 9).
+ArrayRef<PublishedAccuracy> H2OPolicyAttr::getPublishedAccuracy() {
+  static const PublishedAccuracy rows[] = {
+      {"RULER 4K average", "Llama-3.1-8B-Instruct",
+       "10% removed, H2O-style prefill scores (ObservedAttention)", 96.0, 86.0,
+       published::kRulerKvpress},
+      {"RULER 4K average", "Llama-3.1-8B-Instruct",
+       "25% removed, H2O-style prefill scores (ObservedAttention)", 96.0, 75.1,
+       published::kRulerKvpress},
+      {"RULER 4K average", "Llama-3.1-8B-Instruct",
+       "50% removed, H2O-style prefill scores (ObservedAttention)", 96.0, 54.6,
+       published::kRulerKvpress},
+      {"LongBench v1, 16-task average", "Llama-3-8B-Instruct",
+       "budget 128 tokens", 41.46, 35.37, published::kLongBenchPyramidKV},
+      {"LongBench v1, 16-task average", "Llama-3-8B-Instruct",
+       "budget 2048 tokens", 41.46, 39.35, published::kLongBenchPyramidKV},
+      {"LongBench v1, 16-task average", "Mistral-7B-Instruct",
+       "budget 128 tokens", 39.75, 34.73, published::kLongBenchPyramidKV},
+      {"LongBench v1, 16-task average", "Mistral-7B-Instruct",
+       "budget 2048 tokens", 39.75, 39.95, published::kLongBenchPyramidKV},
+      {"LongBench v1, 16-task average", "LongChat-7B-v1.5-32k",
+       "budget 4096 tokens", 36.36, 33.9, published::kLongBenchSnapKV},
+      {"LongBench v1, 16-task average", "Mistral-7B-Instruct-v0.2",
+       "budget 4096 tokens", 42.56, 40.45, published::kLongBenchSnapKV},
+      {"LongBench v1, 6-category mean", "Llama-3-8B-Instruct", "2x", 48.13,
+       47.68, published::kLongBenchYuan},
+      {"LongBench v1, 6-category mean", "Llama-3-8B-Instruct", "4x", 48.13,
+       46.96, published::kLongBenchYuan},
+      {"LongBench v1, 6-category mean", "Llama-3-8B-Instruct", "8x", 48.13,
+       46.37, published::kLongBenchYuan},
+      {"LongBench v1, 6-category mean", "Mistral-7B-Instruct-v0.2", "2x", 49.12,
+       49.59, published::kLongBenchYuan},
+      {"LongBench v1, 6-category mean", "Mistral-7B-Instruct-v0.2", "4x", 49.12,
+       48.61, published::kLongBenchYuan},
+      {"LongBench v1, 6-category mean", "Mistral-7B-Instruct-v0.2", "8x", 49.12,
+       47.9, published::kLongBenchYuan},
+  };
+  return rows;
 }

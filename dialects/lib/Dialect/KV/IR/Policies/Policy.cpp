@@ -19,6 +19,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace snapflow;
 using namespace snapflow::kv;
@@ -185,6 +187,42 @@ std::string snapflow::kv::describePolicies() {
   std::string out = detail::usageLines<KVPolicyAttrInterface>();
   out += "  e.g. snapstream:ratio=4   snapstream:budget=32768,sinks=4,"
          "recent=4096,obs_window=32,kernel=7,pool=max\n";
+  return out;
+}
+
+/// The lines of one method's published rows: each row's score against
+/// the uncompressed one, then the source under the rows that share it.
+template <typename Attr> static std::string accuracyLines() {
+  ArrayRef<PublishedAccuracy> rows = Attr::getPublishedAccuracy();
+  std::string out;
+  // `full` is what every row compares against.
+  if (rows.empty())
+    return llvm::formatv("  {0,-13} {1}\n", Attr::getMnemonic(),
+                         Attr::getMnemonic() == "full"
+                             ? "the uncompressed baseline of every row"
+                             : "no published reference")
+        .str();
+  for (auto [i, r] : llvm::enumerate(rows)) {
+    double delta = r.score - r.full;
+    out += llvm::formatv("  {0,-13} {1}, {2}, {3}: {4:f2} against {5:f2} "
+                         "uncompressed ({6}{7:f2})\n",
+                         i == 0 ? Attr::getMnemonic() : StringRef(),
+                         r.benchmark, r.model, r.setting, r.score, r.full,
+                         delta < 0 ? "-" : "+", std::abs(delta));
+    if (i + 1 == rows.size() || StringRef(rows[i + 1].source) != r.source)
+      out += llvm::formatv("  {0,-13}   source: {1}\n", "", r.source);
+  }
+  return out;
+}
+
+std::string snapflow::kv::describePublishedAccuracy() {
+  std::string out;
+  detail::forEachAttr<KVPolicyAttrInterface>(
+      [&](auto tag) { out += accuracyLines<typename decltype(tag)::type>(); });
+  out += llvm::formatv("  {0,-13} the uncompressed baseline of every row\n",
+                       "bf16");
+  detail::forEachAttr<KVFormatAttrInterface>(
+      [&](auto tag) { out += accuracyLines<typename decltype(tag)::type>(); });
   return out;
 }
 

@@ -11,6 +11,8 @@
 
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 
+#include "../Published.h"
+
 using namespace mlir;
 using namespace snapflow;
 using namespace snapflow::kv;
@@ -81,4 +83,47 @@ StringRef SnapKVPolicyAttr::getUsage() {
   return "SnapKV selection at the end of prefill\n"
          "keys: budget | ratio (budget = context/ratio), obs_window "
          "(min(32, budget/2)), kernel (7), pool (max|avg, max)";
+}
+
+/// SnapKV (the prefill selection SnapStream also makes)'s published accuracy
+/// (SEED-SYSTEMS.md section 9).
+ArrayRef<PublishedAccuracy> SnapKVPolicyAttr::getPublishedAccuracy() {
+  static const PublishedAccuracy rows[] = {
+      {"RULER 4K average", "Llama-3.1-8B-Instruct",
+       "10% removed, question-agnostic", 96.0, 87.6, published::kRulerKvpress},
+      {"RULER 4K average", "Llama-3.1-8B-Instruct",
+       "25% removed, question-agnostic", 96.0, 82.0, published::kRulerKvpress},
+      {"RULER 4K average", "Llama-3.1-8B-Instruct",
+       "50% removed, question-agnostic", 96.0, 69.7, published::kRulerKvpress},
+      {"RULER 4K average", "Llama-3.1-8B-Instruct",
+       "10% removed, question in the compressed part", 96.0, 95.7,
+       published::kRulerKvpress},
+      {"RULER 4K average", "Llama-3.1-8B-Instruct",
+       "25% removed, question in the compressed part", 96.0, 94.6,
+       published::kRulerKvpress},
+      {"RULER 4K average", "Llama-3.1-8B-Instruct",
+       "50% removed, question in the compressed part", 96.0, 88.9,
+       published::kRulerKvpress},
+      {"LongBench v1, 16-task average", "Llama-3-8B-Instruct",
+       "budget 128 tokens", 41.46, 35.5, published::kLongBenchPyramidKV},
+      {"LongBench v1, 16-task average", "Llama-3-8B-Instruct",
+       "budget 2048 tokens", 41.46, 41.35, published::kLongBenchPyramidKV},
+      {"LongBench v1, 16-task average", "Mistral-7B-Instruct",
+       "budget 128 tokens", 39.75, 34.96, published::kLongBenchPyramidKV},
+      {"LongBench v1, 16-task average", "Mistral-7B-Instruct",
+       "budget 2048 tokens", 39.75, 40.55, published::kLongBenchPyramidKV},
+      {"LongBench v1, 16-task average", "LongChat-7B-v1.5-32k",
+       "budget 1024 tokens", 36.36, 34.41, published::kLongBenchSnapKV},
+      {"LongBench v1, 16-task average", "LongChat-7B-v1.5-32k",
+       "budget 2048 tokens", 36.36, 35.4, published::kLongBenchSnapKV},
+      {"LongBench v1, 16-task average", "LongChat-7B-v1.5-32k",
+       "budget 4096 tokens", 36.36, 35.89, published::kLongBenchSnapKV},
+      {"LongBench v1, 16-task average", "Mistral-7B-Instruct-v0.2",
+       "budget 1024 tokens", 42.56, 41.45, published::kLongBenchSnapKV},
+      {"LongBench v1, 16-task average", "Mistral-7B-Instruct-v0.2",
+       "budget 2048 tokens", 42.56, 41.99, published::kLongBenchSnapKV},
+      {"LongBench v1, 16-task average", "Mistral-7B-Instruct-v0.2",
+       "budget 4096 tokens", 42.56, 42.38, published::kLongBenchSnapKV},
+  };
+  return rows;
 }

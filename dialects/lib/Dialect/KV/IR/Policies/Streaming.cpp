@@ -9,6 +9,8 @@
 
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 
+#include "../Published.h"
+
 using namespace mlir;
 using namespace snapflow;
 using namespace snapflow::kv;
@@ -54,4 +56,37 @@ KVPolicyAttrInterface StreamingPolicyAttr::resolveFor(
 StringRef StreamingPolicyAttr::getUsage() {
   return "StreamingLLM sinks + recent window\n"
          "keys: sinks (default 4), window (required)";
+}
+
+/// StreamingLLM's published accuracy (SEED-SYSTEMS.md section 9).
+ArrayRef<PublishedAccuracy> StreamingPolicyAttr::getPublishedAccuracy() {
+  static const PublishedAccuracy rows[] = {
+      {"RULER 4K average", "Llama-3.1-8B-Instruct",
+       "10% removed, 4 sinks + recent", 96.0, 89.9, published::kRulerKvpress},
+      {"RULER 4K average", "Llama-3.1-8B-Instruct",
+       "25% removed, 4 sinks + recent", 96.0, 80.0, published::kRulerKvpress},
+      {"RULER 4K average", "Llama-3.1-8B-Instruct",
+       "50% removed, 4 sinks + recent", 96.0, 59.4, published::kRulerKvpress},
+      {"LongBench v1, 16-task average", "Llama-3-8B-Instruct",
+       "budget 128 tokens", 41.46, 32.0, published::kLongBenchPyramidKV},
+      {"LongBench v1, 16-task average", "Llama-3-8B-Instruct",
+       "budget 2048 tokens", 41.46, 37.82, published::kLongBenchPyramidKV},
+      {"LongBench v1, 16-task average", "Mistral-7B-Instruct",
+       "budget 128 tokens", 39.75, 27.57, published::kLongBenchPyramidKV},
+      {"LongBench v1, 16-task average", "Mistral-7B-Instruct",
+       "budget 2048 tokens", 39.75, 32.35, published::kLongBenchPyramidKV},
+      {"LongBench v1, 6-category mean", "Llama-3-8B-Instruct",
+       "2x, prefill compressed too", 48.13, 39.33, published::kLongBenchYuan},
+      {"LongBench v1, 6-category mean", "Llama-3-8B-Instruct",
+       "4x, prefill compressed too", 48.13, 36.42, published::kLongBenchYuan},
+      {"LongBench v1, 6-category mean", "Llama-3-8B-Instruct",
+       "8x, prefill compressed too", 48.13, 32.17, published::kLongBenchYuan},
+      {"LongBench v1, 6-category mean", "Mistral-7B-Instruct-v0.2",
+       "2x, prefill compressed too", 49.12, 39.03, published::kLongBenchYuan},
+      {"LongBench v1, 6-category mean", "Mistral-7B-Instruct-v0.2",
+       "4x, prefill compressed too", 49.12, 34.54, published::kLongBenchYuan},
+      {"LongBench v1, 6-category mean", "Mistral-7B-Instruct-v0.2",
+       "8x, prefill compressed too", 49.12, 30.34, published::kLongBenchYuan},
+  };
+  return rows;
 }
