@@ -137,17 +137,20 @@ namespace {
 /// `opName` in it.
 struct OpCost {
   int64_t flops, read, written, link;
+  /// The share a KV policy's or format's upkeep adds (getKVUpkeep*).
+  int64_t upkeepFlops, upkeepBytes;
 };
 OpCost costOf(const std::string &ir, llvm::StringRef opName) {
   MLIRContext ctx;
   ctx.loadDialect<func::FuncDialect, llm::LLMDialect, kv::KVDialect>();
   OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(ir, &ctx);
   EXPECT_TRUE(m) << "test IR does not parse";
-  OpCost c{-1, -1, -1, -1};
+  OpCost c{-1, -1, -1, -1, -1, -1};
   m->walk([&](CostOpInterface op) {
     if (op->getName().getStringRef() == opName && c.flops < 0)
-      c = {op.getFlops().value(), op.getBytesRead().value(),
-           op.getBytesWritten().value(), op.getLinkBytes().value()};
+      c = {op.getFlops().value(),         op.getBytesRead().value(),
+           op.getBytesWritten().value(),  op.getLinkBytes().value(),
+           op.getKVUpkeepFlops().value(), op.getKVUpkeepBytes().value()};
   });
   return c;
 }
@@ -349,6 +352,9 @@ TEST(CostModel, EvictH2OCostByHand) {
   EXPECT_EQ(c.flops, 336);
   EXPECT_EQ(c.read, 768 + 768);
   EXPECT_EQ(c.written, 792);
+  // An op the policy emits is all upkeep.
+  EXPECT_EQ(c.upkeepFlops, 336);
+  EXPECT_EQ(c.upkeepBytes, 768 + 768 + 792);
 }
 
 // Scissorhands, history w = 400 (50 B per slot and group), 4 sinks, 10
@@ -390,6 +396,10 @@ TEST(CostModel, AttentionProbabilities) {
       "llm.attention");
   EXPECT_EQ(c.flops, 26496 + 384);
   EXPECT_EQ(c.written, 768 + 3 * 64 * 2 + 3 * 2 * 32 * 2);
+  // Of which the eviction policy's upkeep: the sums and the probabilities
+  // written; attending the cache and writing the token are not.
+  EXPECT_EQ(c.upkeepFlops, 384);
+  EXPECT_EQ(c.upkeepBytes, 768);
 }
 
 // The end-of-prefill store of an H2O cache also starts the kept slots'
@@ -657,6 +667,9 @@ TEST(CostModel, AttentionOverKIVIByHand) {
   EXPECT_EQ(c.flops, 211968 + 73728);
   EXPECT_EQ(c.read, 768 + 38400);
   EXPECT_EQ(c.written, 384 + 384);
+  // The format's upkeep: its FLOPs; it moves fewer bytes, none extra.
+  EXPECT_EQ(c.upkeepFlops, 73728);
+  EXPECT_EQ(c.upkeepBytes, 0);
 }
 
 // QuaRot-4: 64 x 4 bits + an fp16 scale and zero per (token, head), 4 head
@@ -674,6 +687,8 @@ TEST(CostModel, AttentionOverQuaRotByHand) {
   EXPECT_EQ(c.flops, 211968 + 960 + 98304 + 1536);
   EXPECT_EQ(c.read, 768 + 36864);
   EXPECT_EQ(c.written, 384 + 144);
+  EXPECT_EQ(c.upkeepFlops, 960 + 98304 + 1536);
+  EXPECT_EQ(c.upkeepBytes, 0);
 }
 
 // kv.quantize over the KIVI cache above: `tokens` per sequence every

@@ -133,6 +133,57 @@ TEST(SweepManifest, RoundTripsThroughItsFile) {
   EXPECT_EQ(back->toJSON(), m.toJSON());
 }
 
+// A manifest written before the kv_format and cla axes existed reads as
+// having swept their defaults, so such a sweep still compares equal to a
+// command that gives neither (and refuses one that does, by flag).
+TEST(SweepManifest, OlderGridsSweptTheDefaultFormatAndSharing) {
+  SweepManifest m = manifestOf(smallGrid());
+  llvm::json::Value v = m.toJSON();
+  llvm::json::Object *grid = v.getAsObject()->getObject("grid");
+  grid->erase("kv_format");
+  grid->erase("cla");
+  TempFile file(llvm::formatv("{0:2}", v).str(), "json");
+  auto back = SweepManifest::read(file.path);
+  ASSERT_TRUE(static_cast<bool>(back)) << message(back.takeError());
+  EXPECT_EQ(back->grid.kvFormats, std::vector<std::string>{""});
+  EXPECT_EQ(back->grid.clas, std::vector<std::string>{""});
+  EXPECT_FALSE(static_cast<bool>(checkContinuation(*back, m, false)));
+  SweepOptions withFormats = smallGrid();
+  withFormats.kvFormats = "bf16,kivi2";
+  EXPECT_NE(message(checkContinuation(*back, manifestOf(withFormats), false))
+                .find("--kv-format"),
+            std::string::npos);
+}
+
+// KV formats (a key=value item continues the format before it) and CLA
+// share factors vary right after the policy.
+TEST(SweepGrid, FormatsAndSharingFollowThePolicy) {
+  SweepOptions o = smallGrid();
+  o.kv = "full";
+  o.contexts = "1k";
+  o.batches = "1";
+  o.kvFormats = "bf16,kivi:bits=2,group=64";
+  o.clas = "1,2";
+  auto grid = SweepGrid::parse(o);
+  ASSERT_TRUE(static_cast<bool>(grid)) << message(grid.takeError());
+  ASSERT_EQ(grid->kvFormats,
+            (std::vector<std::string>{"bf16", "kivi:bits=2,group=64"}));
+  std::vector<SweepPoint> points = grid->points();
+  ASSERT_EQ(points.size(), 4u);
+  EXPECT_EQ(points[1].kvFormat, "bf16");
+  EXPECT_EQ(points[1].cla, "2");
+  EXPECT_EQ(points[2].kvFormat, "kivi:bits=2,group=64");
+  EXPECT_EQ(points[2].cla, "1");
+  // Llama-3.2-1B has 16 layers: a share factor of 17 names the axis.
+  o.clas = "17";
+  EXPECT_NE(message(SweepGrid::parse(o).takeError()).find("--cla"),
+            std::string::npos);
+  o.clas = "1";
+  o.kvFormats = "kivi:bits=3";
+  EXPECT_NE(message(SweepGrid::parse(o).takeError()).find("bits"),
+            std::string::npos);
+}
+
 TEST(SweepManifest, MalformedFilesNameTheKey) {
   TempFile file(R"({"snapflow": "x", "steps": 2,
                   "shard": {"index": 0, "count": 1},
@@ -208,10 +259,12 @@ TEST(SweepContinuation, BuildStepsShardAndInputsMustMatch) {
 
 TEST(SweepRows, ColumnsAreInputsStatusAndEveryAlwaysKey) {
   const std::vector<std::string> &c = sweepColumns();
-  ASSERT_GE(c.size(), 16u);
+  ASSERT_GE(c.size(), 18u);
   EXPECT_EQ(c[0], "index");
-  EXPECT_EQ(c[14], "status");
-  EXPECT_EQ(c[15], "reason");
+  EXPECT_EQ(c[6], "kv_format");
+  EXPECT_EQ(c[7], "cla");
+  EXPECT_EQ(c[16], "status");
+  EXPECT_EQ(c[17], "reason");
   std::set<std::string> columns(c.begin(), c.end());
   for (const sim::ReportKey &k : sim::reportSchema())
     EXPECT_EQ(columns.count(std::string("report.") + k.key),
@@ -395,6 +448,8 @@ TEST(ProgramIO, RoundTripsACompiledProgram) {
   EXPECT_EQ(back->target.getName(), "sn40l-16");
   EXPECT_EQ(back->tokensPerStep, p->tokensPerStep);
   EXPECT_GT(back->tokensPerStep, 1.0);
+  EXPECT_EQ(back->kvUpkeepFlops, p->kvUpkeepFlops);
+  EXPECT_EQ(back->kvUpkeepBytes, p->kvUpkeepBytes);
   ASSERT_EQ(back->sections.size(), p->sections.size());
   std::set<sim::NodeKind> kinds;
   for (size_t i = 0; i < p->sections.size(); ++i) {
@@ -419,7 +474,7 @@ TEST(ProgramIO, CorruptBytesNameTheField) {
   // Cut short: the last field is missing.
   std::string e = message(
       sim::deserializeProgram(llvm::StringRef(bytes).drop_back(2)).takeError());
-  EXPECT_NE(e.find("program bytes: malformed max batch at byte"),
+  EXPECT_NE(e.find("program bytes: malformed kv upkeep bytes at byte"),
             std::string::npos)
       << e;
   e = message(sim::deserializeProgram("snapflow-program 9\n").takeError());

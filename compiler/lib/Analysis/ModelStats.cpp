@@ -17,7 +17,8 @@ namespace {
 /// The counts of ModelStats, checked while they accumulate.
 struct CheckedStats {
   CheckedInt layers, moeLayers, paramsTotal, weightBytes, kvBytesPerToken,
-      flops, bytesRead, bytesWritten, linkBytes, inactive;
+      flops, bytesRead, bytesWritten, linkBytes, inactive, upkeepFlops,
+      upkeepBytes;
 };
 
 /// Accumulates the stats of a block; ops inside an llm.repeat count once per
@@ -80,6 +81,8 @@ struct StatsWalker {
       c.bytesRead += times * cost.getBytesRead();
       c.bytesWritten += times * cost.getBytesWritten();
       c.linkBytes += times * cost.getLinkBytes();
+      c.upkeepFlops += times * cost.getKVUpkeepFlops();
+      c.upkeepBytes += times * cost.getKVUpkeepBytes();
     }
   }
 };
@@ -91,8 +94,8 @@ FailureOr<ModelStats> snapflow::computeModelStats(func::FuncOp fn) {
   const CheckedStats &c = w.c;
   CheckedInt active = c.paramsTotal - c.inactive;
   for (CheckedInt v : {c.layers, c.moeLayers, c.paramsTotal, c.weightBytes,
-                       c.kvBytesPerToken, c.flops, c.bytesRead,
-                       c.bytesWritten, c.linkBytes, active})
+                       c.kvBytesPerToken, c.flops, c.bytesRead, c.bytesWritten,
+                       c.linkBytes, active, c.upkeepFlops, c.upkeepBytes})
     if (v.overflowed())
       return fn.emitOpError()
              << "totals (parameters, bytes or FLOPs over all layers) exceed "
@@ -110,5 +113,7 @@ FailureOr<ModelStats> snapflow::computeModelStats(func::FuncOp fn) {
   s.bytesRead = c.bytesRead.value();
   s.bytesWritten = c.bytesWritten.value();
   s.linkBytes = c.linkBytes.value();
+  s.kvUpkeepFlops = c.upkeepFlops.value();
+  s.kvUpkeepBytes = c.upkeepBytes.value();
   return s;
 }

@@ -197,6 +197,8 @@ std::string snapflow::sim::serializeProgram(const Program &p) {
   w.integer(p.activationBytes);
   w.integer(p.prefetchBytes);
   w.integer(p.maxBatch);
+  w.integer(p.kvUpkeepFlops);
+  w.integer(p.kvUpkeepBytes);
   return std::move(w.out);
 }
 
@@ -289,7 +291,9 @@ llvm::Expected<Program> snapflow::sim::deserializeProgram(llvm::StringRef bytes)
         r.integer(p.kvBytes, "kv bytes") &&
         r.integer(p.activationBytes, "activation bytes") &&
         r.integer(p.prefetchBytes, "prefetch bytes") &&
-        r.integer(p.maxBatch, "max batch") && r.atEnd()))
+        r.integer(p.maxBatch, "max batch") &&
+        r.integer(p.kvUpkeepFlops, "kv upkeep flops") &&
+        r.integer(p.kvUpkeepBytes, "kv upkeep bytes") && r.atEnd()))
     return error();
   return p;
 }

@@ -87,6 +87,10 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
     p.maxBatch = plan.getMaxBatch();
     p.prefetchBytes = plan.getPrefetchBytes();
   }
+  if (df::KVUpkeepAttr upkeep = df::getKVUpkeep(prog)) {
+    p.kvUpkeepFlops = upkeep.getFlops();
+    p.kvUpkeepBytes = upkeep.getBytes();
+  }
 
   llvm::StringMap<int> tensorIndex;
   for (auto t : prog.getBody().front().getOps<df::TensorOp>()) {

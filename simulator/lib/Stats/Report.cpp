@@ -186,6 +186,8 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
                    {"ddr", chip.tierBytesPerSocket(arch::MemoryTier::DDR)}}}}},
       {"kv_cache_bytes_per_socket", decode.kvBytes},
       {"kv_backup_bytes_per_socket", kvBackupBytes(decode)},
+      {"kv_upkeep", Object{{"flops_per_step", decode.kvUpkeepFlops},
+                           {"bytes_per_step", decode.kvUpkeepBytes}}},
       {"traffic_bytes_per_step", Object{{"sram", d ? d->bytes[0] : 0.0},
                                         {"hbm", d ? d->bytes[1] : 0.0},
                                         {"ddr", d ? d->bytes[2] : 0.0}}},
@@ -373,6 +375,13 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
     os << llvm::formatv(", and a {0:f2} GiB page backup in DDR",
                         backup / double(1LL << 30));
   os << "\n";
+  if (const Object *u = r.getObject("kv_upkeep"))
+    if (u->getNumber("flops_per_step").value_or(0) > 0 ||
+        u->getNumber("bytes_per_step").value_or(0) > 0)
+      os << llvm::formatv("  KV upkeep      {0:f3} GFLOP and {1:f1} MB per "
+                          "step (the policy's and format's work)\n",
+                          u->getNumber("flops_per_step").value_or(0) / 1e9,
+                          u->getNumber("bytes_per_step").value_or(0) / 1e6);
   os << llvm::formatv("  simulated      {0} cycles, {1} of {2} steps and "
                       "{3} loop iterations simulated ({4} fast-forwarded); "
                       "{5:f2} s wall\n",

@@ -55,6 +55,14 @@ llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
       {"kv_cache_bytes_per_socket", "bytes",
        "KV cache held per socket in HBM: K/V slots, a policy's per-slot "
        "state and page digests"},
+      {"kv_upkeep.bytes_per_step", "bytes",
+       "of the step's traffic per socket, what the KV policy and format "
+       "add: their ops' (eviction, scoring, recall, backup, quantization) "
+       "and an attention's kept probabilities, by the cost model"},
+      {"kv_upkeep.flops_per_step", "FLOPs",
+       "of the step's FLOPs per socket, what the KV policy and format add: "
+       "their ops' and an attention's share (probabilities kept for "
+       "eviction, dequantizing, rotations), by the cost model"},
       {"memory.capacity_bytes.ddr", "bytes", "DDR a socket has"},
       {"memory.capacity_bytes.hbm", "bytes", "HBM a socket has"},
       {"memory.capacity_bytes.sram", "bytes", "SRAM a socket has (all PMUs)"},

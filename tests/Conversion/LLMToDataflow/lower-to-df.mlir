@@ -9,7 +9,7 @@
 // Attention FLOPs: 4 heads x 64 slots x (4 x 16 + 5) = 17,664, 8,832 per
 // tile over 2 tiles; the KV layer, 64 slots x 64 values x 2 B = 8,192 B,
 // streams in 2 tiles of the mapped 4,096 B.
-// CHECK-LABEL: df.program @decode attributes {df.memory_plan = #df.memory_plan<weights_bytes = 24576, {{.+}}>, df.sections = [#df.section<name = "attn", {{.+}}>, #df.section<name = "out", repeat = 3, {{.+}}>], llm.workload = #llm.workload<decode, batch = 1, tokens = 64>, tp = 1 : i64} {
+// CHECK-LABEL: df.program @decode attributes {df.kv_upkeep = #df.kv_upkeep<flops = 0, bytes = 0>, df.memory_plan = #df.memory_plan<weights_bytes = 24576, {{.+}}>, df.sections = [#df.section<name = "attn", {{.+}}>, #df.section<name = "out", repeat = 3, {{.+}}>], llm.workload = #llm.workload<decode, batch = 1, tokens = 64>, tp = 1 : i64} {
 // CHECK-NEXT:    df.tensor @kv_cache : tensor<1x1x64x64xbf16> in hbm kv_cache
 // CHECK-NEXT:    df.tensor @tokens : tensor<64xbf16> in sram
 // CHECK-NEXT:    df.tensor @wq : tensor<1x64x64xbf16> in hbm

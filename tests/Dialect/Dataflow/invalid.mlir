@@ -68,7 +68,7 @@ module attributes {df.target = #df.target<"mini", socket = {clock_hz = 0.0 : f64
 // -----
 
 // Tests that the df dialect refuses attributes it does not declare.
-// expected-error @+1 {{unknown attribute 'df.chip'; the df dialect declares df.target, df.section, df.stage, df.sections, df.placement and df.memory_plan}}
+// expected-error @+1 {{unknown attribute 'df.chip'; the df dialect declares df.target, df.section, df.stage, df.sections, df.placement, df.memory_plan and df.kv_upkeep}}
 module attributes {df.chip = "sn40l-16"} {
 }
 
@@ -547,4 +547,19 @@ df.program @p attributes {tp = 1 : i64} {
     df.store %b to @x : !df.stream<tensor<32x32xbf16>, 2>
   }
 }
+}
+
+// -----
+
+// Tests that df.kv_upkeep belongs on a df.program.
+// expected-error @+1 {{'df.kv_upkeep' must be on a df.program}}
+func.func @f() attributes {df.kv_upkeep = #df.kv_upkeep<flops = 1, bytes = 2>} {
+  return
+}
+
+// -----
+
+// Tests that df.kv_upkeep's counts are not negative.
+// expected-error @+1 {{df.kv_upkeep flops and bytes must be >= 0}}
+df.program @p attributes {tp = 1 : i64, df.kv_upkeep = #df.kv_upkeep<flops = -1, bytes = 2>} {
 }

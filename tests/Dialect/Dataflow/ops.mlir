@@ -8,12 +8,12 @@
 // CHECK-SAME:    system = {collective_algorithm = "auto", collective_launch_ns = 1.000000e+03 : f64, link_bytes_per_s = 6.400000e+10 : f64, link_latency_ns = 1.000000e+03 : f64, links_per_socket = 2 : i64, sockets = 16 : i64, topology = "ring"}>} {
 module attributes {df.target = #df.target<"sn40l-16">} {
 // Tests that a program declares tensors in every memory tier.
-// CHECK-LABEL: df.program @tiers attributes {tp = 1 : i64} {
+// CHECK-LABEL: df.program @tiers attributes {df.kv_upkeep = #df.kv_upkeep<flops = 1472, bytes = 4112>, tp = 1 : i64} {
 // CHECK-NEXT:    df.tensor @act : tensor<64x64xbf16> in sram
 // CHECK-NEXT:    df.tensor @weights : tensor<64x64xbf16> in hbm
 // CHECK-NEXT:    df.tensor @spill : tensor<256x64xf32> in ddr
 // CHECK-NEXT:  }
-df.program @tiers attributes {tp = 1 : i64} {
+df.program @tiers attributes {tp = 1 : i64, df.kv_upkeep = #df.kv_upkeep<flops = 1472, bytes = 4112>} {
   df.tensor @act : tensor<64x64xbf16> in sram
   df.tensor @weights : tensor<64x64xbf16> in hbm
   df.tensor @spill : tensor<256x64xf32> in ddr

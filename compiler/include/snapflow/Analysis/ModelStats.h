@@ -28,6 +28,9 @@ struct ModelStats {
   int64_t kvSlots = 0;         ///< cache slots per sequence
   int64_t batch = 0;
   int64_t flops = 0, bytesRead = 0, bytesWritten = 0, linkBytes = 0;
+  /// Of flops and bytes (read + written), what the KV policy's and
+  /// format's upkeep adds (CostOpInterface::getKVUpkeepFlops/Bytes).
+  int64_t kvUpkeepFlops = 0, kvUpkeepBytes = 0;
 };
 
 /// Walks `fn` and sums its parameters, cache and costs; an error at `fn`

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snapflow/Analysis/ModelStats.h"
 #include "snapflow/Conversion/Passes.h"
 
 #include "snapflow/Dialect/KV/IR/KVOps.h"
@@ -20,6 +21,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <numeric>
 
 namespace snapflow {
 #define GEN_PASS_DEF_LOWERTODF
@@ -107,6 +109,15 @@ public:
     prefill = workload && workload.getPhase() == llm::Phase::prefill;
     if (df::MemoryPlanAttr plan = df::getMemoryPlan(fn))
       df::setMemoryPlan(program, plan);
+    // What the KV policy and format add per step, from the cost model of
+    // the function (the df program's stages no longer say which op they
+    // came from).
+    FailureOr<ModelStats> stats = computeModelStats(fn);
+    if (failed(stats))
+      return failure();
+    df::setKVUpkeep(program,
+                    df::KVUpkeepAttr::get(fn.getContext(), stats->kvUpkeepFlops,
+                                          stats->kvUpkeepBytes));
     df::setSections(program, llvm::to_vector(llvm::map_range(
                                  sections, [](Attribute a) {
                                    return cast<df::SectionMapAttr>(a);
@@ -644,10 +655,17 @@ private:
     };
     // A chunked prefill's staged prompt holds its tokens at the dtype
     // whatever the format (the selection quantizes what it keeps).
+    // Runs of `run` tokens (a recalled page) in tiles that divide the
+    // tensor's slots: a format's residual (ZipCache's 100 tokens) can leave
+    // a quantized part that whole pages do not tile.
+    auto runs = [&](RankedTensorType t) -> KVWrite {
+      int64_t n = std::gcd(run, t.getDimSize(2));
+      return {plain, tileOf(t, n), tokens / n};
+    };
     if (plain == "prompt_kv")
-      return {{plain, tileOf(promptType, run), tokens / run}};
+      return {runs(promptType)};
     if (!format || isa<kv::RecallOp>(op))
-      return {{plain, tileOf(kvType, run), tokens / run}};
+      return {runs(kvType)};
     if (!format.quantizesOnWrite(prefill)) {
       if (prefill && stagingType)
         return {{"kv_staging", tileOf(stagingType, 1), tokens}};

@@ -30,6 +30,17 @@ def CostOpInterface : OpInterface<"CostOpInterface"> {
     InterfaceMethod<"Bytes each socket sends over peer links (collectives).",
       "::snapflow::CheckedInt", "getLinkBytes", (ins), [{}],
       [{ return 0; }]>,
+    InterfaceMethod<[{Of getFlops, what a KV policy's or format's upkeep
+      adds: all of a kv op a policy or format emits (eviction, scoring,
+      recall, backup, quantization), or an attention's share (the
+      probabilities it keeps for an eviction policy, dequantizing what it
+      reads, a format's rotations); 0 for the rest.}],
+      "::snapflow::CheckedInt", "getKVUpkeepFlops", (ins), [{}],
+      [{ return 0; }]>,
+    InterfaceMethod<[{Of getBytesRead + getBytesWritten, the bytes that
+      upkeep moves.}],
+      "::snapflow::CheckedInt", "getKVUpkeepBytes", (ins), [{}],
+      [{ return 0; }]>,
   ];
   // Costs are products of shapes and attributes a user chose; a verified op's
   // costs fit in 64 bits, so passes may read them with value(). Runs after

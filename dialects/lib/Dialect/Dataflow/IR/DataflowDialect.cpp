@@ -268,6 +268,13 @@ MemoryPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult KVUpkeepAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   int64_t flops, int64_t bytes) {
+  if (flops < 0 || bytes < 0)
+    return emitError() << "df.kv_upkeep flops and bytes must be >= 0";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Discardable attributes
 //===----------------------------------------------------------------------===//
@@ -304,10 +311,14 @@ LogicalResult DFDialect::verifyOperationAttribute(Operation *op,
     return expect(isa<PlacementAttr>(value), "a #df.placement");
   if (name == MemoryPlanAttrHelper::getNameStr())
     return expect(isa<MemoryPlanAttr>(value), "a #df.memory_plan");
+  if (name == KvUpkeepAttrHelper::getNameStr())
+    return failure(
+        failed(expect(isa<KVUpkeepAttr>(value), "a #df.kv_upkeep")) ||
+        failed(expect(isa<ProgramOp>(op), "on a df.program")));
   return op->emitError() << "unknown attribute '" << name
                          << "'; the df dialect declares df.target, "
                             "df.section, df.stage, df.sections, "
-                            "df.placement and df.memory_plan";
+                            "df.placement, df.memory_plan and df.kv_upkeep";
 }
 
 static DFDialect *dialectOf(Operation *op) {
@@ -358,6 +369,12 @@ MemoryPlanAttr snapflow::df::getMemoryPlan(Operation *op) {
 }
 void snapflow::df::setMemoryPlan(Operation *op, MemoryPlanAttr value) {
   dialectOf(op)->getMemoryPlanAttrHelper().setAttr(op, value);
+}
+KVUpkeepAttr snapflow::df::getKVUpkeep(Operation *op) {
+  return dialectOf(op)->getKvUpkeepAttrHelper().getAttr(op);
+}
+void snapflow::df::setKVUpkeep(Operation *op, KVUpkeepAttr value) {
+  dialectOf(op)->getKvUpkeepAttrHelper().setAttr(op, value);
 }
 
 //===----------------------------------------------------------------------===//

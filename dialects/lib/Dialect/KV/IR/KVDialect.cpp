@@ -867,3 +867,34 @@ CheckedInt RequantizeOp::getBytesRead() {
   return query + getStoredBytesRead() + getResidualBytesRead();
 }
 CheckedInt RequantizeOp::getBytesWritten() { return getStoredBytesWritten(); }
+
+//===----------------------------------------------------------------------===//
+// Upkeep: which kv ops are a policy's or format's per-step work
+//===----------------------------------------------------------------------===//
+
+// The storage ops (append, read, and gather_store, which writes the tokens a
+// selection kept) move K/V any cache moves: no upkeep.
+#define KV_STORAGE_OP(Op)                                                      \
+  CheckedInt Op::getKVUpkeepFlops() { return 0; }                              \
+  CheckedInt Op::getKVUpkeepBytes() { return 0; }
+// The ops a policy or format emits (scoring, selection, eviction, recall,
+// backup, quantization) are its upkeep, all of their cost.
+#define KV_UPKEEP_OP(Op)                                                       \
+  CheckedInt Op::getKVUpkeepFlops() { return getFlops(); }                     \
+  CheckedInt Op::getKVUpkeepBytes() {                                          \
+    return getBytesRead() + getBytesWritten();                                 \
+  }
+KV_STORAGE_OP(AppendOp)
+KV_STORAGE_OP(ReadOp)
+KV_STORAGE_OP(GatherStoreOp)
+KV_UPKEEP_OP(ScoreOp)
+KV_UPKEEP_OP(PoolOp)
+KV_UPKEEP_OP(TopKOp)
+KV_UPKEEP_OP(EvictOp)
+KV_UPKEEP_OP(PageScoreOp)
+KV_UPKEEP_OP(RecallOp)
+KV_UPKEEP_OP(BackupOp)
+KV_UPKEEP_OP(QuantizeOp)
+KV_UPKEEP_OP(RequantizeOp)
+#undef KV_STORAGE_OP
+#undef KV_UPKEEP_OP

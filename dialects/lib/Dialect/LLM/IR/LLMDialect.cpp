@@ -728,14 +728,22 @@ CheckedInt AttentionOp::getFlops() {
       getPhase() == Phase::prefill
           ? causalPairs(t)
           : t * cast<kv::CacheType>(getCache().getType()).getSlots();
-  // QK^T and PV (2 x 2 FLOPs per MAC) plus softmax per score.
+  // QK^T and PV (2 x 2 FLOPs per MAC) plus softmax per score, and what a
+  // policy or format adds.
+  return b * getNumHeads() * pairs * (4 * getHeadDim() + 5) + getPrefixFlops() +
+         getKVUpkeepFlops();
+}
+CheckedInt AttentionOp::getKVUpkeepFlops() {
+  RankedTensorType q = tensorOf(getQuery());
   auto cache = cast<kv::CacheType>(getCache().getType());
   int64_t tk = tensorOf(getKey()).getDimSize(1);
-  return b * getNumHeads() * pairs * (4 * getHeadDim() + 5) + getPrefixFlops() +
-         probsFlops(getProbs(), q, getNumHeads(), cache.getSlots()) +
+  return probsFlops(getProbs(), q, getNumHeads(), cache.getSlots()) +
          formatFlops(
              cache, getPhase(), q.getDimSize(0), tk, getPrefix(), getNumHeads(),
              !getReuseKv() && writesCache(getPhase(), cache, tk, getPrefix()));
+}
+CheckedInt AttentionOp::getKVUpkeepBytes() {
+  return getProbs() ? getTensorBytes(getProbs().getType()) : CheckedInt(0);
 }
 CheckedInt AttentionOp::getPrefixFlops() {
   RankedTensorType q = tensorOf(getQuery());
@@ -834,11 +842,7 @@ CheckedInt MLAAttentionOp::getFlops() {
     CheckedInt s = cast<kv::LatentCacheType>(getCache().getType()).getSlots();
     CheckedInt perQuery = 2 * h * nope * r + 2 * h * s * (r + rope) +
                           2 * h * s * r + 2 * h * r * v + 5 * h * s;
-    auto cache = cast<kv::LatentCacheType>(getCache().getType());
-    return prep + b * t * perQuery +
-           probsFlops(getProbs(), q, getNumHeads(), cache.getSlots()) +
-           formatFlops(cache, getPhase(), q.getDimSize(0), q.getDimSize(1), 0,
-                       getNumHeads(), /*writes=*/!getReuseKv());
+    return prep + b * t * perQuery + getKVUpkeepFlops();
   }
   // Prefill: decompress the prompt's K and V, then causal attention; a cache
   // split by sequence gives each socket 1/seq_shards of the keys.
@@ -849,12 +853,21 @@ CheckedInt MLAAttentionOp::getFlops() {
          b * (2 * t * r * h * (nope + v) / cache.getSeqShards() +
               2 * h * pairs * (nope + rope) + 2 * h * pairs * v +
               5 * h * pairs) +
-         getPrefixFlops() +
-         formatFlops(
-             cache, getPhase(), q.getDimSize(0), q.getDimSize(1), getPrefix(),
-             getNumHeads(),
-             !getReuseKv() &&
-                 writesCache(getPhase(), cache, q.getDimSize(1), getPrefix()));
+         getPrefixFlops() + getKVUpkeepFlops();
+}
+CheckedInt MLAAttentionOp::getKVUpkeepFlops() {
+  RankedTensorType q = tensorOf(getQuery());
+  auto cache = cast<kv::LatentCacheType>(getCache().getType());
+  bool decode = getPhase() == Phase::decode;
+  return probsFlops(getProbs(), q, getNumHeads(), cache.getSlots()) +
+         formatFlops(cache, getPhase(), q.getDimSize(0), q.getDimSize(1),
+                     decode ? 0 : getPrefix(), getNumHeads(),
+                     !getReuseKv() &&
+                         (decode || writesCache(getPhase(), cache,
+                                                q.getDimSize(1), getPrefix())));
+}
+CheckedInt MLAAttentionOp::getKVUpkeepBytes() {
+  return getProbs() ? getTensorBytes(getProbs().getType()) : CheckedInt(0);
 }
 CheckedInt MLAAttentionOp::getPrefixFlops() {
   RankedTensorType q = tensorOf(getQuery());

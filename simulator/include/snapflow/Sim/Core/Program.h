@@ -127,6 +127,9 @@ struct Program {
   int64_t weightBytes = 0, kvBytes = 0, activationBytes = 0;
   int64_t prefetchBytes = 0; ///< SRAM of the pipelined loops' prefetch
   int64_t maxBatch = 0;
+  /// What the KV policy and format add per step per socket (df.kv_upkeep;
+  /// 0 when absent): FLOPs, and bytes read and written.
+  int64_t kvUpkeepFlops = 0, kvUpkeepBytes = 0;
 
   /// Bytes of declared tensors in `tier`.
   int64_t tensorBytes(arch::MemoryTier tier) const;

@@ -148,4 +148,21 @@ def DF_MemoryPlanAttr : DF_Attr<"MemoryPlan", "memory_plan"> {
   }];
 }
 
+def DF_KVUpkeepAttr : DF_Attr<"KVUpkeep", "kv_upkeep"> {
+  let summary = "what a phase's KV policy and format add per step on one socket";
+  let description = [{
+    The FLOPs and the bytes (read and written) of one step's KV upkeep per
+    socket: the kv ops a policy or format emits (eviction, scoring, recall,
+    backup, quantization) and an attention's share (the probabilities kept
+    for eviction, dequantizing what it reads, a format's rotations), summed
+    over CostOpInterface's getKVUpkeepFlops/Bytes on the phase function
+    lower-to-df lowers, loops counted. Reported as `kv_upkeep.*`.
+
+    Example: `#df.kv_upkeep<flops = 2097152, bytes = 4194304>`
+  }];
+  let parameters = (ins "int64_t":$flops, "int64_t":$bytes);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // SNAPFLOW_DIALECT_DATAFLOW_DATAFLOWATTRS

@@ -40,7 +40,9 @@ def DF_Dialect : Dialect {
     // On each op defining a tensor plan-memory placed.
     "PlacementAttr":$placement,
     // On a planned phase function and its df.program.
-    "MemoryPlanAttr":$memory_plan
+    "MemoryPlanAttr":$memory_plan,
+    // On a df.program: its KV policy's and format's upkeep per step.
+    "KVUpkeepAttr":$kv_upkeep
   );
   let hasOperationAttrVerify = 1;
 }

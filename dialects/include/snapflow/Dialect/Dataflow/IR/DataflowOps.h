@@ -73,6 +73,8 @@ PlacementAttr getPlacement(mlir::Operation *op);
 void setPlacement(mlir::Operation *op, PlacementAttr value);
 MemoryPlanAttr getMemoryPlan(mlir::Operation *op);
 void setMemoryPlan(mlir::Operation *op, MemoryPlanAttr value);
+KVUpkeepAttr getKVUpkeep(mlir::Operation *op);
+void setKVUpkeep(mlir::Operation *op, KVUpkeepAttr value);
 void setTarget(mlir::Operation *module, TargetAttr value);
 } // namespace df
 } // namespace snapflow

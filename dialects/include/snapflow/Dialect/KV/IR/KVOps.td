@@ -13,7 +13,8 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 
 class KV_Op<string mnemonic, list<Trait> traits = []>
     : Op<KV_Dialect, mnemonic,
-         !listconcat(traits, [Pure, DeclareOpInterfaceMethods<CostOpInterface>])>;
+         !listconcat(traits, [Pure, DeclareOpInterfaceMethods<CostOpInterface,
+                                     ["getKVUpkeepFlops", "getKVUpkeepBytes"]>])>;
 
 def KV_AppendOp : KV_Op<"append", [AllTypesMatch<["cache", "result"]>]> {
   let summary = "write the new tokens' K/V (or latent) at the ring slot of one layer";

@@ -21,6 +21,13 @@ class LLM_Op<string mnemonic, list<Trait> traits = []>
 def LLM_Activation : RankedTensorOf<[BF16, F16, F32, F8E4M3FN, F8E5M2]>;
 def LLM_Weight : RankedTensorOf<[BF16, F16, F32, F8E4M3FN, F8E5M2]>;
 
+/// Attentions over a KV cache also report the share of their cost a KV
+/// policy's or format's upkeep adds.
+class LLM_CacheAttentionOp<string mnemonic, list<Trait> traits = []>
+    : Op<LLM_Dialect, mnemonic,
+         !listconcat(traits, [Pure, DeclareOpInterfaceMethods<CostOpInterface,
+                                     ["getKVUpkeepFlops", "getKVUpkeepBytes"]>])>;
+
 /// Collectives also report the bytes they send over peer links.
 class LLM_CollectiveOp<string mnemonic, list<Trait> traits = []>
     : Op<LLM_Dialect, mnemonic,
@@ -281,7 +288,7 @@ def LLM_MoEOp : LLM_Op<"moe", [AllTypesMatch<["input", "result"]>]> {
   }];
 }
 
-def LLM_AttentionOp : LLM_Op<"attention", [AllTypesMatch<["cache", "new_cache"]>]> {
+def LLM_AttentionOp : LLM_CacheAttentionOp<"attention", [AllTypesMatch<["cache", "new_cache"]>]> {
   let summary = "grouped-query attention over a KV cache";
   let description = [{
     Writes the T new tokens' keys and values into layer `layer` of the cache and
@@ -339,7 +346,7 @@ def LLM_AttentionOp : LLM_Op<"attention", [AllTypesMatch<["cache", "new_cache"]>
   let hasVerifier = 1;
 }
 
-def LLM_MLAAttentionOp : LLM_Op<"mla_attention", [AllTypesMatch<["cache", "new_cache"]>]> {
+def LLM_MLAAttentionOp : LLM_CacheAttentionOp<"mla_attention", [AllTypesMatch<["cache", "new_cache"]>]> {
   let summary = "DeepSeek multi-head latent attention over a latent cache";
   let description = [{
     Normalises (weight `latent_norm`, `tensor<kv_lora_rank>`) the latent part
