@@ -93,6 +93,8 @@ struct Series {
   int group = 0;
   bool dashed = false;
   bool y2 = false; ///< against the right-hand axis
+  /// Text beside each point, by x (none when empty).
+  std::map<double, std::string> labels;
 };
 
 /// One plot: series of (x, y) points, drawn with lines and points, in the
@@ -146,8 +148,12 @@ Error writePlot(const Plot &p, StringRef plotsDir,
           os << "# " << s.second.label << "\n";
           auto points = s.second.points;
           llvm::sort(points);
-          for (auto [x, y] : points)
-            os << llvm::formatv("{0} {1}\n", x, y);
+          for (auto [x, y] : points) {
+            os << llvm::formatv("{0} {1}", x, y);
+            if (auto it = s.second.labels.find(x); it != s.second.labels.end())
+              os << " \"" << it->second << "\"";
+            os << "\n";
+          }
           os << "\n\n";
         }
         return Error::success();
@@ -210,6 +216,10 @@ Error writePlot(const Plot &p, StringRef plotsDir,
           if (s.second.dashed)
             os << " dt 2";
           os << " title " << gnuplotQuote(s.second.label);
+          if (!s.second.labels.empty())
+            os << ", \\\n     " << gnuplotQuote(dat) << " index " << index
+               << " using 1:2:3 with labels left offset 0.6,-0.6 font ',9' "
+                  "notitle";
           ++index;
         }
         for (const auto &[level, title] : p.hlines)
@@ -274,11 +284,13 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   };
   // The variants of one question (compiler options and chip parameters
   // swept) share a chart: each is its own line, named after what it sets.
-  auto variantOf = [&](const std::vector<std::string> &r) {
+  auto variantOf = [&](const std::vector<std::string> &r,
+                       bool withFormat = true) {
     std::string v;
     for (const char *axis : {"kv_format", "cla", "mla_cache", "moe", "mtp",
                              "mtp_acceptance", "allow_ddr", "set"}) {
-      if (t.column(axis) < 0 || !varies(axis))
+      if (t.column(axis) < 0 || !varies(axis) ||
+          (!withFormat && StringRef(axis) == "kv_format"))
         continue;
       std::string value = t.get(r, axis);
       v += " " + std::string(axis) + "=" + (value.empty() ? "default" : value);
@@ -378,6 +390,51 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
     if (maxContext > 0)
       memory.title += " at context " + std::to_string(int64_t(maxContext)) +
                       " (HBM solid, DDR dashed)";
+    // The KV methods side by side: a grid of KV formats (or CLA factors)
+    // at the largest batch gives, per context, tokens/s against the batch
+    // that fits, one line per policy and variant (dashed when layers share
+    // K/V), its points the formats, named along the grid's first line.
+    std::map<double, Plot> methods;
+    bool byMethod = (varies("kv_format") || varies("cla")) &&
+                    batchesHere.size() == 1 && *batchesHere.begin() == "max";
+    std::string firstKv = rows.empty() ? "" : t.get(*rows.front(), "kv");
+    for (const auto *r : rows) {
+      if (!byMethod)
+        break;
+      const auto &row = *r;
+      double context = t.num(row, "context");
+      auto [it, added] = methods.try_emplace(context);
+      Plot &p = it->second;
+      if (added)
+        p = makePlot("kv_methods" + suffix + "-" + contextLabel(row),
+                     "KV methods at context " + contextLabel(row) + ": " +
+                         scope +
+                         ", largest batch that fits; one line per "
+                         "policy, its points the KV formats",
+                     "largest batch that fits (sequences)",
+                     "tokens/s (all sequences)", /*logx=*/true);
+      std::string cla = t.get(row, "cla");
+      std::string kv = t.get(row, "kv");
+      Series &s =
+          p.line(kv + variantOf(row, false), kv + variantOf(row, false), kv);
+      s.dashed = !cla.empty() && cla != "1";
+      double batch = t.num(row, "report.batch");
+      s.points.push_back({batch, t.num(row, "report.throughput_tokens_per_s")});
+      if (kv == firstKv && !s.dashed) {
+        std::string format = t.get(row, "kv_format");
+        std::string &label = s.labels[batch];
+        label += (label.empty() ? "" : "/") +
+                 (format.empty() ? std::string("bf16") : format);
+      }
+    }
+    for (auto &[context, p] : methods) {
+      for (auto it = p.series.begin(); it != p.series.end();)
+        it = it->second.points.size() < 2 ? p.series.erase(it) : std::next(it);
+      if (Error e = writePlot(p, plotsDir, scripts))
+        return e;
+      if (!p.series.empty() && gp)
+        drawnNames.push_back(p.name + ".svg");
+    }
     // A line needs two points; one context or one batch gives none.
     for (Plot *p : {&throughput, &scaling, &memory})
       for (auto it = p->series.begin(); it != p->series.end();)
