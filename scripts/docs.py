@@ -576,14 +576,14 @@ def kv_methods(b):
                         f"{r['report.roofline.binding']} | "
                         f"{r2['report.batch']}, {tps(r2):.0f} |")
             g[f"{m}-{k}"] = "\n" + "\n".join(lines) + "\n"
-            base = [by[(m, c, "full", "bf16", "1")]]
+            base = by[(m, c, "full", "bf16", "1")]
             best = max((r for r in rows if r["model"] == m and
                         r["context"] == c), key=tps)
             g[f"{m}-{k}-best"] = (
                 f"`{best['kv']}` with `{best['kv_format']}` and CLA "
                 f"{best['cla']}: {best['report.batch']} sequences, "
-                f"{tps(best):.0f} tokens/s against {base[0]['report.batch']} "
-                f"and {tps(base[0]):.0f} with `full` at bf16")
+                f"{tps(best):.0f} tokens/s against {base['report.batch']} "
+                f"and {tps(base):.0f} with `full` at bf16")
     listing = b.command("list", "--kv")
     g["accuracy"] = ("\n```\n" + listing[listing.index(
         "Published accuracy"):] + "```\n")

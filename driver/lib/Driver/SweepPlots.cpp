@@ -398,9 +398,7 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
     bool byMethod = (varies("kv_format") || varies("cla")) &&
                     batchesHere.size() == 1 && *batchesHere.begin() == "max";
     std::string firstKv = rows.empty() ? "" : t.get(*rows.front(), "kv");
-    for (const auto *r : rows) {
-      if (!byMethod)
-        break;
+    for (const auto *r : byMethod ? rows : decltype(rows)()) {
       const auto &row = *r;
       double context = t.num(row, "context");
       auto [it, added] = methods.try_emplace(context);

@@ -13,6 +13,11 @@ namespace snapflow {
 namespace kv {
 namespace published {
 
+/// The benchmarks the rows quote, as their sources report them.
+inline constexpr const char *kRuler4K = "RULER 4K average";
+inline constexpr const char *kLongBench16 = "LongBench v1, 16-task average";
+inline constexpr const char *kLongBench6 = "LongBench v1, 6-category mean";
+
 /// RULER at 4K context, the average over its tasks; kvpress's 2024 plot.
 inline constexpr const char *kRulerKvpress =
     "kvpress evaluation/assets/ruler_4096_average score.png (commit 9cb58c7), "

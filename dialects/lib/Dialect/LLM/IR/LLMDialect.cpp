@@ -858,13 +858,11 @@ CheckedInt MLAAttentionOp::getFlops() {
 CheckedInt MLAAttentionOp::getKVUpkeepFlops() {
   RankedTensorType q = tensorOf(getQuery());
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
-  bool decode = getPhase() == Phase::decode;
+  int64_t t = q.getDimSize(1);
   return probsFlops(getProbs(), q, getNumHeads(), cache.getSlots()) +
-         formatFlops(cache, getPhase(), q.getDimSize(0), q.getDimSize(1),
-                     decode ? 0 : getPrefix(), getNumHeads(),
-                     !getReuseKv() &&
-                         (decode || writesCache(getPhase(), cache,
-                                                q.getDimSize(1), getPrefix())));
+         formatFlops(
+             cache, getPhase(), q.getDimSize(0), t, getPrefix(), getNumHeads(),
+             !getReuseKv() && writesCache(getPhase(), cache, t, getPrefix()));
 }
 CheckedInt MLAAttentionOp::getKVUpkeepBytes() {
   return getProbs() ? getTensorBytes(getProbs().getType()) : CheckedInt(0);
