@@ -17,8 +17,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "snapflow/Sim/Components/Component.h"
 #include "snapflow/Sim/Core/Simulator.h"
+#include "snapflow/Sim/Components/Component.h"
+#include "snapflow/Sim/Components/DmaEngine.h"
 
 #include "gtest/gtest.h"
 
@@ -539,4 +540,75 @@ TEST(Simulator, WhatIfWithoutSelectionTimesTheSelection) {
   EXPECT_DOUBLE_EQ(r.jobs[1].lastChunkPs(), 410e3);
   EXPECT_DOUBLE_EQ(r.jobs[0].flops, (2 * 4 + 3) * 12800);
   EXPECT_DOUBLE_EQ(r.jobs[1].flops, 4 * 12800);
+}
+
+// A copy of two blocks (2 x 262144 B) from DDR to HBM, alone: a model's
+// weights switched in. Both reads issue at 0 (4 may be in flight): DDR
+// moves 262144 / 16 = 16384 cycles each, latency 200, so they arrive at
+// 16584 and 32968. Each block then crosses the AGCU pool twice (2 x 262144
+// B at 2 x 64 B/cycle = 4096 cycles) and the mesh (2 hops), and is written
+// to HBM (262144 / 64 = 4096 cycles, latency 100):
+//   block 0: pool 16584..20680, +2; HBM 20682..24778, lands 24878;
+//   block 1: pool 32968..37064, +2; HBM 37066..41162, lands 41262.
+// No section runs, so no reconfiguration: the copy takes 41262 cycles.
+TEST(Simulator, CopyAloneMovesBlocksThroughTheAgcus) {
+  ASSERT_EQ(DmaEngine::kCopyBlockBytes, 262144);
+  arch::ArchModel chip = tiny();
+  Job copy;
+  copy.copy = Copy{2 * DmaEngine::kCopyBlockBytes, arch::MemoryTier::DDR,
+                   arch::MemoryTier::HBM};
+  SimResult r = simulate({copy}, chip, SimOptions());
+  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_EQ(r.jobs.size(), 1u);
+  EXPECT_EQ(r.jobs[0].phase, "copy");
+  EXPECT_DOUBLE_EQ(r.jobs[0].stepPs, 41262e3);
+  EXPECT_DOUBLE_EQ(r.jobs[0].copyBytes, 2 * 262144);
+  EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(arch::MemoryTier::DDR)],
+                   2 * 262144);
+  EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(arch::MemoryTier::HBM)],
+                   2 * 262144);
+}
+
+// A program bound by HBM, run alone and then with a copy from DDR to HBM
+// in the background, on the tiny chip with 64 AGCUs (a pool of 4096
+// B/cycle, so that HBM alone binds): one load of 400 tiles of 8192 B over
+// 2 AGCUs (128 B/cycle, faster than HBM's 64) into a stage doing no work.
+// Alone, HBM moves a tile every 8192 / 64 = 128 cycles: 400 x 128 = 51200
+// cycles plus the latency (100) and the last tile's crossing (64 + 2; the
+// stage's fill overlapped the first tiles), after the 1000-cycle
+// reconfiguration: 51366. With the copy
+// (the section is loaded, so no reconfiguration) its blocks' reads arrive
+// from DDR every 16384 cycles (first at 16584), cross the pool in
+// 2 x 262144 / 4096 = 128 cycles and are written to HBM, where each takes
+// its turn with the load's reads for 262144 / 64 = 4096 cycles: the step
+// grows by 4096 cycles per block written during it: three (their reads
+// arrive at 16584, 32968 and 49352; the fourth's at 65736, after the step
+// ends near 51366 + 3 x 4096 = 63654), plus, per block, at most one tile's read
+// and one crossing (128 + 128) of queueing where the block lands between the
+// load's tiles.
+TEST(Simulator, BackgroundCopyContendsWithTheProgram) {
+  Builder b;
+  auto chip = tiny().withOverrides({"socket.agcu_count=64"}, "the test");
+  ASSERT_TRUE(static_cast<bool>(chip)) << llvm::toString(chip.takeError());
+  b.p.target = *chip;
+  int w = b.tensor(arch::MemoryTier::HBM, 400 * 8192);
+  int s = b.stream(8192, 400, 4);
+  b.load(w, s, 400, /*agcus=*/2);
+  b.stage(StageKind::Elementwise, {s}, {}, 400, 0);
+  Job alone{&b.p, 1};
+  Job contended{&b.p, 1};
+  contended.copy = Copy{64 * DmaEngine::kCopyBlockBytes, arch::MemoryTier::DDR,
+                        arch::MemoryTier::HBM};
+  SimResult r = simulate({alone, contended}, *chip, SimOptions());
+  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_EQ(r.jobs.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.jobs[0].copyBytes, 0);
+  EXPECT_DOUBLE_EQ(r.jobs[1].copyBytes, 3 * 262144);
+  double aloneCycles = r.jobs[0].stepPs / 1000 - 1000;
+  double withCopy = r.jobs[1].stepPs / 1000;
+  EXPECT_DOUBLE_EQ(aloneCycles, 51200 + 100 + 66);
+  EXPECT_GE(withCopy - aloneCycles, 3 * 4096);
+  EXPECT_LE(withCopy - aloneCycles, 3 * (4096 + 256));
+  EXPECT_DOUBLE_EQ(r.jobs[1].bytes[static_cast<int>(arch::MemoryTier::HBM)],
+                   400 * 8192 + 3 * 262144);
 }

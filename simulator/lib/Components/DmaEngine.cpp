@@ -23,11 +23,14 @@ const ComponentInfo &DmaEngine::info() {
       {"bytes_loaded", "bytes", "bytes df.load read from a memory tier"},
       {"bytes_stored", "bytes", "bytes df.store wrote to a memory tier"},
       {"agcu_busy", "AGCU-ps", "AGCU pool time spent moving tiles"},
+      {"bytes_copied", "bytes",
+       "bytes a tier-to-tier copy (a model switched in) wrote"},
   };
   static const ComponentInfo info{
       "DMA/AGCU engine",
-      "df.load and df.store: tier reads and writes through the AGCUs", params,
-      stats};
+      "df.load and df.store: tier reads and writes through the AGCUs; "
+      "copies between tiers",
+      params, stats};
   return info;
 }
 
@@ -98,4 +101,50 @@ void DmaEngine::runStore(SectionRun &r, int index) {
   }
   waitUntil(last); // the section ends when its writes have landed
   r.charge(index, PathPart::Memory);
+}
+
+void DmaEngine::runCopy(Socket &s, CopyRun &c) {
+  MemoryTierServer &from = s.tier(c.from), &to = s.tier(c.to);
+  double hops = s.network->hopsPs();
+  // Each block goes through three reservations, each made when the block
+  // reaches it (a reservation made ahead of time would hold the server for
+  // a future instant and keep earlier requests out): the source read
+  // (issued as soon as fewer than kCopyBlocksInFlight blocks are on their
+  // way), the AGCU pool and the mesh once the read has arrived, the
+  // destination write once it has crossed.
+  do {
+    int64_t left = c.bytes;
+    std::deque<std::pair<double, double>> reads, crossings; // ready, bytes
+    double last = nowPs();
+    while (true) {
+      while (left > 0 && !c.stop &&
+             static_cast<int64_t>(reads.size() + crossings.size()) <
+                 kCopyBlocksInFlight) {
+        double bytes = double(std::min(left, kCopyBlockBytes));
+        reads.push_back({from.transfer(bytes, nowPs()), bytes});
+        left -= static_cast<int64_t>(bytes);
+      }
+      if (reads.empty() && crossings.empty())
+        break;
+      bool write =
+          !crossings.empty() &&
+          (reads.empty() || crossings.front().first <= reads.front().first);
+      auto &next = write ? crossings : reads;
+      waitUntil(next.front().first);
+      double bytes = next.front().second;
+      next.pop_front();
+      if (!write) {
+        // In through the source tier's AGCU, across the mesh, out through
+        // the destination's: the pool carries the block twice.
+        double poolBefore = pool.getBusyPs();
+        crossings.push_back({pool.reserve(2 * bytes, nowPs()) + hops, bytes});
+        stats[AgcuBusyPs] += pool.getBusyPs() - poolBefore;
+        continue;
+      }
+      last = std::max(last, to.transfer(bytes, nowPs()));
+      stats[BytesCopied] += bytes;
+      c.moved += bytes;
+    }
+    waitUntil(last);
+  } while (c.background && !c.stop);
 }

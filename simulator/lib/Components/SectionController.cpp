@@ -44,7 +44,8 @@ SectionController::SectionController(const std::vector<Job> &jobs,
       result(result), periodPs(1e12 / chip.socket().clockHz) {
   tracing = options.trace;
   for (const Job &j : jobs)
-    occupancyOf.push_back(occupancy(*j.program));
+    occupancyOf.push_back(j.program ? occupancy(*j.program)
+                                    : std::vector<std::array<double, 4>>());
 }
 
 SectionController::Totals
@@ -87,7 +88,8 @@ void SectionController::repeat(
     for (Socket &s : sockets)
       before.push_back(snapshot(s));
     double t = once();
-    bool steady = options.fastForward && previous >= 0 &&
+    // A background copy would run alone through a skipped span.
+    bool steady = options.fastForward && !copying && previous >= 0 &&
                   std::fabs(t - previous) <= 1e-9 * t;
     previous = t;
     if (!steady || i + 1 >= count)
@@ -145,6 +147,8 @@ SectionController::occupancy(const Program &p) {
 int SectionController::trackBase(int j, int i) const {
   int base = 0;
   for (int jj = 0; jj <= j; ++jj) {
+    if (!jobs[jj].program)
+      continue;
     const Program &p = *jobs[jj].program;
     int last = jj == j ? i : static_cast<int>(p.sections.size());
     for (int ii = 0; ii < last; ++ii)
@@ -311,6 +315,13 @@ void SectionController::run() {
       whatIfStart = totals();
       tracing = false;
     }
+    const Job &job = jobs[j];
+    if (job.copy)
+      startCopies(*job.copy, /*background=*/job.program != nullptr);
+    if (!job.program) {
+      result.jobs.push_back(runCopyAlone());
+      continue;
+    }
     JobResult jr;
     jr.phase = jobs[j].program->phase;
     jr.withoutSelection = jobs[j].withoutSelection;
@@ -321,8 +332,10 @@ void SectionController::run() {
         jobs[j].steps,
         [&] {
           Totals before = totals();
+          double copied = sockets[0].copy->moved;
           Breakdown bd;
           double t = runStep(static_cast<int>(j), jr, bd);
+          jr.copyBytes = sockets[0].copy->moved - copied;
           Totals delta = totals() - before;
           ++jr.stepsSimulated;
           jr.stepPs = t;
@@ -350,8 +363,63 @@ void SectionController::run() {
     jr.ddrUtilization = tier(arch::MemoryTier::DDR);
     jr.linkUtilization = d.linkBusyPs / n / span;
     result.jobs.push_back(jr);
+    if (job.copy)
+      stopCopies();
   }
   finished = true;
+}
+
+void SectionController::startCopies(const Copy &copy, bool background) {
+  for (Socket &s : sockets) {
+    CopyRun &c = *s.copy;
+    c.bytes = copy.bytes;
+    c.from = copy.from;
+    c.to = copy.to;
+    c.background = background;
+    c.stop = false;
+    c.running = true;
+    c.moved = 0;
+    c.start.notify(sc_core::SC_ZERO_TIME);
+  }
+  copying = background;
+  // Let the copy processes take their start before any node does.
+  sc_core::wait(sc_core::SC_ZERO_TIME);
+}
+
+void SectionController::stopCopies() {
+  for (Socket &s : sockets)
+    s.copy->stop = true;
+  for (Socket &s : sockets)
+    while (s.copy->running)
+      sc_core::wait(s.copy->done);
+  copying = false;
+}
+
+JobResult SectionController::runCopyAlone() {
+  JobResult jr;
+  jr.phase = "copy";
+  jr.steps = jr.stepsSimulated = 1;
+  Totals start = totals();
+  double t0 = nowPs();
+  for (Socket &s : sockets)
+    while (s.copy->running)
+      sc_core::wait(s.copy->done);
+  double span = nowPs() - t0;
+  jr.stepPs = jr.totalPs = span;
+  jr.copyBytes = sockets[0].copy->moved;
+  jr.breakdown.memoryPs = span;
+  Totals d = totals() - start;
+  double n = double(sockets.size());
+  for (int k = 0; k < 3; ++k)
+    jr.bytes[k] = d.tierBytes[k] / n;
+  double elapsed = std::max(1.0, span);
+  jr.hbmUtilization = d.tierBusyPs[static_cast<int>(arch::MemoryTier::HBM)] /
+                      n /
+                      (elapsed * double(sockets[0].tiers[1]->getChannels()));
+  jr.ddrUtilization = d.tierBusyPs[static_cast<int>(arch::MemoryTier::DDR)] /
+                      n /
+                      (elapsed * double(sockets[0].tiers[2]->getChannels()));
+  return jr;
 }
 
 double SectionController::realEndPs() const {

@@ -40,7 +40,8 @@ public:
       : sc_module(name), jobs(jobs), chip(chip) {
     int64_t group = 1;
     for (const Job &j : jobs)
-      group = std::max(group, j.program->tp);
+      if (j.program)
+        group = std::max(group, j.program->tp);
     int64_t count = options.allSockets ? group : 1;
     if (count > 1)
       groups = std::make_unique<CollectiveGroups>(static_cast<int>(count));
@@ -70,8 +71,11 @@ private:
     sock.dma = std::make_unique<DmaEngine>(chip);
     sock.buffers = std::make_unique<Buffer>();
     sock.collectives = std::make_unique<CollectiveUnit>(chip, groups.get());
+    spawnCopy(sock);
     for (size_t j = 0; j < jobs.size(); ++j) {
       sock.runs.emplace_back();
+      if (!jobs[j].program)
+        continue; // a copy alone
       const Program &p = *jobs[j].program;
       for (size_t i = 0; i < p.sections.size(); ++i) {
         auto run = std::make_unique<SectionRun>();
@@ -122,6 +126,21 @@ private:
           }
         },
         sc_core::sc_gen_unique_name("node"));
+  }
+
+  /// The socket's copy process: each start runs its copy on the DMA engine.
+  void spawnCopy(Socket &sock) {
+    Socket *s = &sock;
+    sc_core::sc_spawn(
+        [s] {
+          while (true) {
+            sc_core::wait(s->copy->start);
+            s->dma->runCopy(*s, *s->copy);
+            s->copy->running = false;
+            s->copy->done.notify(sc_core::SC_ZERO_TIME);
+          }
+        },
+        sc_core::sc_gen_unique_name("copy"));
   }
 
   /// For each node of a pipelined loop, the stores its next iteration must

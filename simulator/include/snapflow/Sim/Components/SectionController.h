@@ -72,6 +72,11 @@ private:
   /// `accounted(t, rest)` records the level's own results.
   void repeat(int64_t count, llvm::function_ref<double()> once,
               llvm::function_ref<void(double t, double rest)> accounted);
+  /// Starts the job's copy on every socket (in the background: over and
+  /// over until stopCopies), and waits until it ends (runCopyAlone).
+  void startCopies(const Copy &copy, bool background);
+  void stopCopies();
+  JobResult runCopyAlone();
   /// Bytes per tier and KV while each section of `p` runs, per socket.
   static std::vector<std::array<double, 4>> occupancy(const Program &p);
   /// First trace track of section `i` of job `j` (track 0: sections).
@@ -92,6 +97,8 @@ private:
   double whatIfStartPs = 0;
   Totals whatIfStart;
   bool finished = false;
+  /// A background copy is running: nothing is fast-forwarded.
+  bool copying = false;
 };
 
 } // namespace sim

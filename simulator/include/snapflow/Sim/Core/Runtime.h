@@ -115,6 +115,21 @@ struct SectionRun {
   void push(int node, int stream, int64_t lanes);
 };
 
+/// A bulk copy on one socket (Job::copy), run by its DMA engine's copy
+/// process: the section controller sets it up, notifies `start` and waits
+/// for `done`.
+struct CopyRun {
+  int64_t bytes = 0;
+  arch::MemoryTier from = arch::MemoryTier::DDR, to = arch::MemoryTier::HBM;
+  /// Start over each time it ends, until `stop`.
+  bool background = false;
+  /// Issue no further reads; the copy ends when those in flight land.
+  bool stop = false;
+  bool running = false;
+  double moved = 0; ///< bytes written so far (all starts)
+  sc_core::sc_event start, done;
+};
+
 /// One socket's components and its runs of every section of every job.
 struct Socket {
   std::unique_ptr<MemoryTierServer> tiers[3]; ///< by arch::MemoryTier
@@ -124,6 +139,7 @@ struct Socket {
   std::unique_ptr<Buffer> buffers;
   std::unique_ptr<CollectiveUnit> collectives;
   std::vector<std::vector<std::unique_ptr<SectionRun>>> runs; // [job][section]
+  std::unique_ptr<CopyRun> copy = std::make_unique<CopyRun>();
 
   MemoryTierServer &tier(arch::MemoryTier t) {
     return *tiers[static_cast<int>(t)];

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,8 +37,17 @@ struct SimOptions {
   bool trace = true;
 };
 
-/// One program to run `steps` times, in order.
+/// A bulk copy between memory tiers on every simulated socket, made by the
+/// DMA/AGCU engine: a model's weights brought from DDR into HBM when a
+/// serving deployment switches the model in (DmaEngine::runCopy).
+struct Copy {
+  int64_t bytes = 0; ///< per socket
+  arch::MemoryTier from = arch::MemoryTier::DDR, to = arch::MemoryTier::HBM;
+};
+
+/// One program to run `steps` times, in order; or a copy.
 struct Job {
+  /// Null for a job that is only its copy.
   const Program *program = nullptr;
   int64_t steps = 1;
   /// A prefill's what-if: its last chunk alone (as if the chunk before had
@@ -47,6 +57,13 @@ struct Job {
   /// leave the run's results (elapsed time, utilization, collectives,
   /// trace) as those jobs made them.
   bool withoutSelection = false;
+  /// Without a program: the job is this copy, and its step is the copy's
+  /// time. With one: the copy runs in the background from the job's start,
+  /// starting over each time it ends, so every step of the program contends
+  /// with it for the tiers and the AGCUs; the job is not fast-forwarded (a
+  /// skipped span would leave the copy alone) and its result gives the
+  /// bytes the copy moved in the last step (JobResult::copyBytes).
+  std::optional<Copy> copy;
 };
 
 /// A slice or counter sample of the trace (times in picoseconds).
@@ -79,8 +96,12 @@ struct JobResult {
   int64_t iterationsSimulated = 0, iterationsFastForwarded = 0;
   Breakdown breakdown; ///< of one step
   double flops = 0;    ///< per step
-  std::array<double, 3> bytes{}; ///< per step, per tier (loads + stores)
+  /// Per step, per tier: loads, stores and a background copy's blocks.
+  std::array<double, 3> bytes{};
   double linkBytes = 0;          ///< per step
+  /// Bytes the job's copy (Job::copy) moved per socket: its whole size for
+  /// a copy alone, those of the last step for a background copy.
+  double copyBytes = 0;
   /// Busy fractions over this job's own steps (not the run's): PCU, HBM,
   /// DDR, peer link.
   double pcuUtilization = 0, hbmUtilization = 0, ddrUtilization = 0,
