@@ -438,3 +438,223 @@ TEST(Serving, BurstGPTTraceSkipsFailedRequests) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Several models sharing HBM (ModelCache.h). Every model has the round
+// costs (prefill 2 s, step 1 s), one HBM unit of footprint and 10 bytes of
+// weights; a switch alone takes 5 s (2 bytes/s). Beside a switch a decode
+// step takes 1.5 s and the switch moves 2 bytes/s during it; a prefill
+// beside it takes 3 s and the switch moves 1 byte/s.
+//===----------------------------------------------------------------------===//
+
+namespace {
+DeployedModel unitModel(const std::string &name, int64_t slots = 1) {
+  DeployedModel m;
+  m.name = name;
+  m.costs = roundCosts();
+  m.config = config(slots);
+  m.weightBytes = 10;
+  m.hbmBytes = 1;
+  m.switchS = 5;
+  m.contended = roundCosts();
+  m.contended.prefillS = {3.0};
+  m.contended.decodeStepS = {1.5, 4.5};
+  m.prefillCopyBps = {1.0};
+  m.decodeCopyBps = {2.0, 2.0};
+  return m;
+}
+Request to(int model, Request r) {
+  r.model = model;
+  return r;
+}
+} // namespace
+
+// HBM holds one model (1.5 units); A is loaded at the start, B is not.
+//   r0 (A, 3 tokens) at 0: prefill 0-2, steps 2-3, 3-4, done at 4.
+//   r1 (B, 1 token) arrives at 0.5; at 2 B is demanded, but A is busy: A
+//     drains (admits nothing new) and is evicted at 4, when it is empty.
+//   B's switch runs alone from 4: 10 bytes at 2 bytes/s, done at 9.
+//   r2 (B) arrives at 6, during the switch.
+//   r1: switch wait 9 - 0.5 = 8.5; prefill 9-11 (TTFT 10.5).
+//   r2: switch wait 9 - 6 = 3; prefill 11-13 after r1's (TTFT 7).
+TEST(ServingModels, OnDemandDrainsEvictsAndSwitchesAlone) {
+  std::vector<DeployedModel> models = {unitModel("A"), unitModel("B")};
+  std::vector<Request> reqs = {to(0, req(0, 0.0, 100, 3)),
+                               to(1, req(1, 0.5, 100, 1)),
+                               to(1, req(2, 6.0, 100, 1))};
+  CacheOptions cache;
+  cache.policy = CachePolicy::OnDemand;
+  cache.hbmBytes = 1.5;
+  auto r = serveModels(reqs, models, cache);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_DOUBLE_EQ(r->requests[0].finishS, 4);
+  ASSERT_EQ(r->switches.size(), 1u);
+  EXPECT_EQ(r->switches[0].model, 1);
+  EXPECT_DOUBLE_EQ(r->switches[0].startS, 4);
+  EXPECT_DOUBLE_EQ(r->switches[0].endS, 9);
+  EXPECT_FALSE(r->switches[0].prewarm);
+  EXPECT_EQ(r->models[0].evictions, 1);
+  EXPECT_EQ(r->models[1].switches, 1);
+  EXPECT_DOUBLE_EQ(r->models[1].switchS, 5);
+  EXPECT_DOUBLE_EQ(r->requests[1].switchWaitS, 8.5);
+  EXPECT_DOUBLE_EQ(r->requests[1].ttftS(), 10.5);
+  EXPECT_DOUBLE_EQ(r->requests[2].switchWaitS, 3);
+  EXPECT_DOUBLE_EQ(r->requests[2].prefillStartS, 11);
+  EXPECT_DOUBLE_EQ(r->requests[2].ttftS(), 7);
+  EXPECT_DOUBLE_EQ(r->makespanS, 13);
+  // HBM by model: A's unit until 4, B's from 4 (reserved as its switch
+  // starts): each holds 1 at its peak.
+  EXPECT_DOUBLE_EQ(r->models[0].hbmPeakBytes, 1);
+  EXPECT_DOUBLE_EQ(r->models[1].hbmPeakBytes, 1);
+  ASSERT_FALSE(r->samples.empty());
+  EXPECT_EQ(r->samples.back().hbmByModel.size(), 2u);
+}
+
+// HBM holds two models (2.5 units); A and B are loaded, C is not. B is idle
+// and A decodes a long request when C is demanded, so B is evicted at once
+// and C's switch runs beside A's steps:
+//   r0 (A, 20 tokens) at 0: prefill 0-2, then steps of 1 s.
+//   r1 (C) at 2.5: at 3 (the end of A's step 2-3) C is demanded; B, idle,
+//     is evicted; the switch starts at 3.
+//   A's steps 3-4.5, 4.5-6, 6-7.5 run beside it at 1.5 s, the switch moving
+//     3 bytes in each (9 of 10); in the step from 7.5 the last byte takes
+//     0.5 s at 2 bytes/s and the rest of the step 1 - 0.5 / 1.5 of its own
+//     1 s: it ends at 7.5 + 0.5 + 2/3. The switch ends at 8.
+//   C takes its turn after A's step: prefill from 8 + 2/3.
+TEST(ServingModels, SwitchBesideAModelContendsWithIt) {
+  std::vector<DeployedModel> models = {unitModel("A"), unitModel("B"),
+                                       unitModel("C")};
+  std::vector<Request> reqs = {to(0, req(0, 0.0, 100, 20)),
+                               to(2, req(1, 2.5, 100, 1))};
+  CacheOptions cache;
+  cache.policy = CachePolicy::OnDemand;
+  cache.hbmBytes = 2.5;
+  auto r = serveModels(reqs, models, cache);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  ASSERT_EQ(r->switches.size(), 1u);
+  EXPECT_EQ(r->switches[0].model, 2);
+  EXPECT_EQ(r->switches[0].evicted, std::vector<int>{1});
+  EXPECT_DOUBLE_EQ(r->switches[0].startS, 3);
+  EXPECT_DOUBLE_EQ(r->switches[0].endS, 8);
+  EXPECT_DOUBLE_EQ(r->requests[1].switchWaitS, 8 - 2.5);
+  EXPECT_DOUBLE_EQ(r->requests[1].prefillStartS, 8 + 2.0 / 3);
+  EXPECT_EQ(r->models[1].evictions, 1);
+  EXPECT_EQ(r->models[0].evictions, 0);
+}
+
+// Eviction order. HBM holds three of four models; A, B and C are loaded.
+// Each is used once, B first (0-2), then A (2-4), then C (4-6). D is
+// demanded at 7 with every resident model idle: the least recently used, B,
+// is evicted; D's switch runs 7-12 and its prefill 12-14. Then B is
+// demanded at 15, with A last used at 4, C at 6 and D at 14: A goes.
+// The prewarm policy's evict-aware order puts a smaller forecast first,
+// whatever the recency (evictionOrder).
+TEST(ServingModels, EvictionOrderIsLeastRecentlyUsed) {
+  std::vector<DeployedModel> models = {unitModel("A"), unitModel("B"),
+                                       unitModel("C"), unitModel("D")};
+  std::vector<Request> reqs = {
+      to(1, req(0, 0.0, 100, 1)), to(0, req(1, 2.0, 100, 1)),
+      to(2, req(2, 4.0, 100, 1)), to(3, req(3, 7.0, 100, 1)),
+      to(1, req(4, 15.0, 100, 1))};
+  CacheOptions cache;
+  cache.policy = CachePolicy::OnDemand;
+  cache.hbmBytes = 3;
+  auto r = serveModels(reqs, models, cache);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  ASSERT_EQ(r->switches.size(), 2u);
+  EXPECT_EQ(r->switches[0].model, 3);
+  EXPECT_EQ(r->switches[0].evicted, std::vector<int>{1});
+  EXPECT_DOUBLE_EQ(r->switches[0].startS, 7);
+  EXPECT_DOUBLE_EQ(r->switches[0].endS, 12);
+  EXPECT_DOUBLE_EQ(r->requests[3].ttftS(), 14 - 7);
+  EXPECT_EQ(r->switches[1].model, 1);
+  EXPECT_EQ(r->switches[1].evicted, std::vector<int>{0});
+  EXPECT_DOUBLE_EQ(r->switches[1].startS, 15);
+
+  // Least recently used first; a forecast overrides recency.
+  std::vector<double> lastUse = {4, 2, 6};
+  EXPECT_EQ(evictionOrder({0, 1, 2}, lastUse, {}),
+            (std::vector<int>{1, 0, 2}));
+  EXPECT_EQ(evictionOrder({0, 1, 2}, lastUse, {3.0, 5.0, 0.0}),
+            (std::vector<int>{2, 0, 1}));
+}
+
+// Static: every model resident from the start, nothing switched; with one
+// model the loop is the single-model loop.
+TEST(ServingModels, StaticNeverSwitches) {
+  std::vector<DeployedModel> models = {unitModel("A"), unitModel("B")};
+  std::vector<Request> reqs = {to(0, req(0, 0.0, 100, 1)),
+                               to(1, req(1, 0.0, 100, 1))};
+  CacheOptions cache; // static
+  cache.hbmBytes = 2;
+  auto r = serveModels(reqs, models, cache);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_TRUE(r->switches.empty());
+  // Turns alternate: A's prefill 0-2, B's 2-4.
+  EXPECT_DOUBLE_EQ(r->requests[0].ttftS(), 2);
+  EXPECT_DOUBLE_EQ(r->requests[1].ttftS(), 4);
+}
+
+// The forecast: with a period, the mean of the same window in earlier
+// periods; without, the past windows weighted 1/2, 1/4, ... (the oldest
+// keeps the rest).
+TEST(ServingModels, ForecastIsSeasonalOrWeighted) {
+  Forecast seasonal(2, /*window=*/10, /*period=*/20, /*start=*/0);
+  // Model 0: 4 arrivals in [0, 10), 2 in [20, 30); model 1: 1 in [10, 20).
+  for (double t : {1.0, 2.0, 3.0, 4.0})
+    seasonal.arrive(0, t);
+  seasonal.arrive(1, 15);
+  seasonal.arrive(0, 21);
+  seasonal.arrive(0, 22);
+  // At 40: windows [20, 30) and [0, 10): (2 + 4) / 2 = 3 for model 0.
+  std::vector<double> f = seasonal.predict(40);
+  EXPECT_DOUBLE_EQ(f[0], 3);
+  EXPECT_DOUBLE_EQ(f[1], 0);
+  // At 10, before a period has passed: the last window's count.
+  EXPECT_DOUBLE_EQ(seasonal.predict(10)[0], 4);
+  Forecast weighted(1, 10, 0, 0);
+  for (double t : {1.0, 2.0, 11.0, 21.0, 22.0, 23.0, 24.0})
+    weighted.arrive(0, t);
+  // At 30: windows [20, 30) 4, [10, 20) 1, [0, 10) 2: 4/2 + 1/4 + 2/4.
+  EXPECT_DOUBLE_EQ(weighted.predict(30)[0], 2 + 0.25 + 0.5);
+}
+
+// Prewarm: the forecast brings a model in ahead of its requests. HBM holds
+// one model; windows are 10 s from the first arrival (0.5), the period 20 s.
+// B's requests come early in each period (0.5 and 1.5; 22.5 and 23.5), A's
+// at 12 (which brings A in, evicting B) and 32. At the window from 20.5,
+// B's forecast (its requests in the same window a period ago, [0.5, 10.5):
+// 2) exceeds A's (0): A, idle, is evicted and B prewarmed 20.5-25.5, so
+// the request at 22.5 waits 3 s for it (TTFT 3 + 2); on demand its switch
+// starts only at 22.5 (TTFT 5 + 2).
+TEST(ServingModels, PrewarmBringsAModelInAheadOfItsRequests) {
+  std::vector<DeployedModel> models = {unitModel("A"), unitModel("B")};
+  std::vector<Request> reqs = {
+      to(1, req(0, 0.5, 100, 1)),  to(1, req(1, 1.5, 100, 1)),
+      to(0, req(2, 12.0, 100, 1)), to(1, req(3, 22.5, 100, 1)),
+      to(1, req(4, 23.5, 100, 1)), to(0, req(5, 32.0, 100, 1))};
+  CacheOptions cache;
+  cache.policy = CachePolicy::Prewarm;
+  cache.hbmBytes = 1.5;
+  cache.windowS = 10;
+  cache.periodS = 20;
+  auto r = serveModels(reqs, models, cache);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  bool prewarmed = false;
+  for (const Switch &s : r->switches)
+    if (s.model == 1 && s.prewarm) {
+      prewarmed = true;
+      EXPECT_DOUBLE_EQ(s.startS, 20.5);
+      EXPECT_DOUBLE_EQ(s.endS, 25.5);
+      EXPECT_EQ(s.evicted, std::vector<int>{0});
+    }
+  EXPECT_TRUE(prewarmed);
+  EXPECT_EQ(r->models[1].prewarms, 1);
+  EXPECT_DOUBLE_EQ(r->requests[3].switchWaitS, 3);
+  EXPECT_DOUBLE_EQ(r->requests[3].ttftS(), 5);
+  cache.policy = CachePolicy::OnDemand;
+  auto d = serveModels(reqs, models, cache);
+  ASSERT_TRUE(static_cast<bool>(d)) << llvm::toString(d.takeError());
+  EXPECT_EQ(d->models[1].prewarms, 0);
+  EXPECT_DOUBLE_EQ(d->requests[3].ttftS(), 7);
+}

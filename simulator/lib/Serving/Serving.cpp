@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <random>
+#include <numeric>
 
 using namespace snapflow;
 using namespace snapflow::sim::serving;
@@ -21,258 +21,7 @@ namespace {
 Error makeError(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
 }
-
-/// A trace format: its name and the header names of its three columns.
-struct FormatSpec {
-  TraceFormat format;
-  const char *name, *title;
-  const char *columns[3]; ///< arrival, prompt tokens, output tokens
-};
-const FormatSpec kFormats[] = {
-    {TraceFormat::Snapflow, "snapflow", "snapflow",
-     {"arrival_s", "prompt_tokens", "output_tokens"}},
-    {TraceFormat::Azure, "azure", "Azure LLM inference",
-     {"TIMESTAMP", "ContextTokens", "GeneratedTokens"}},
-    {TraceFormat::BurstGPT, "burstgpt", "BurstGPT",
-     {"Timestamp", "Request tokens", "Response tokens"}},
-};
-
-const FormatSpec &specOf(TraceFormat format) {
-  for (const FormatSpec &f : kFormats)
-    if (f.format == format)
-      return f;
-  return kFormats[0];
-}
-
-/// Days from 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-int64_t daysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  int64_t yoe = y - era * 400;
-  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-/// Seconds since 1970 of "YYYY-MM-DD HH:MM:SS[.fraction]" ('T' may separate
-/// date and time; a trailing 'Z' is accepted), or of a plain number.
-std::optional<double> parseTime(StringRef text) {
-  double seconds;
-  if (!text.getAsDouble(seconds))
-    return std::isfinite(seconds) ? std::optional<double>(seconds)
-                                  : std::nullopt;
-  text.consume_back("Z");
-  int64_t y, mo, d, h, mi;
-  StringRef date = text.take_front(10), rest = text.drop_front(10);
-  if (date.size() != 10 || date[4] != '-' || date[7] != '-' ||
-      date.substr(0, 4).getAsInteger(10, y) ||
-      date.substr(5, 2).getAsInteger(10, mo) ||
-      date.substr(8, 2).getAsInteger(10, d) || mo < 1 || mo > 12 || d < 1 ||
-      d > 31)
-    return std::nullopt;
-  if (rest.empty() || (rest[0] != ' ' && rest[0] != 'T'))
-    return std::nullopt;
-  rest = rest.drop_front();
-  if (rest.size() < 8 || rest[2] != ':' || rest[5] != ':' ||
-      rest.substr(0, 2).getAsInteger(10, h) ||
-      rest.substr(3, 2).getAsInteger(10, mi) || h > 23 || mi > 59)
-    return std::nullopt;
-  double sec;
-  if (rest.drop_front(6).getAsDouble(sec) || sec < 0 || sec >= 61)
-    return std::nullopt;
-  return double(daysFromCivil(y, mo, d)) * 86400.0 + double(h) * 3600.0 +
-         double(mi) * 60.0 + sec;
-}
 } // namespace
-
-StringRef snapflow::sim::serving::traceFormatName(TraceFormat format) {
-  return format == TraceFormat::Auto ? "auto" : specOf(format).name;
-}
-
-std::optional<TraceFormat>
-snapflow::sim::serving::parseTraceFormat(StringRef name) {
-  if (name == "auto")
-    return TraceFormat::Auto;
-  for (const FormatSpec &f : kFormats)
-    if (name == f.name)
-      return f.format;
-  return std::nullopt;
-}
-
-llvm::Expected<std::vector<Request>>
-snapflow::sim::serving::readRequests(StringRef path, TraceFormat format,
-                                     TraceInfo *info) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buffer)
-    return makeError(path + ": " + buffer.getError().message());
-  StringRef text = (*buffer)->getBuffer();
-  auto located = [&](int64_t line, size_t col, const llvm::Twine &msg) {
-    return makeError(llvm::formatv("{0}:{1}:{2}: error: ", path, line, col) +
-                     msg);
-  };
-  std::vector<Request> requests;
-  const FormatSpec *spec = nullptr;
-  int columnOf[3] = {-1, -1, -1};
-  size_t width = 0;
-  int64_t lineNo = 0, skipped = 0;
-  while (!text.empty()) {
-    auto [raw, rest] = text.split('\n');
-    text = rest;
-    ++lineNo;
-    StringRef line = raw.rtrim("\r");
-    if (line.trim().empty() || line.trim().starts_with("#"))
-      continue;
-    llvm::SmallVector<StringRef> fields;
-    line.split(fields, ',');
-    // Column (1-based) where field k starts.
-    auto colOf = [&](size_t k) {
-      return static_cast<size_t>(fields[k].data() - line.data()) + 1;
-    };
-    if (!spec) {
-      // The header: the format asked for, or the first whose columns it
-      // has. When none has all, the one with the most names the missing
-      // column.
-      const FormatSpec *nearest = nullptr;
-      int nearestFound = 0, nearestMissing = -1;
-      for (const FormatSpec &f : kFormats) {
-        if (format != TraceFormat::Auto && f.format != format)
-          continue;
-        int found[3] = {-1, -1, -1};
-        for (size_t k = 0; k < fields.size(); ++k)
-          for (int c = 0; c < 3; ++c)
-            if (fields[k].trim() == f.columns[c])
-              found[c] = static_cast<int>(k);
-        int count = 0, missing = -1;
-        for (int c = 0; c < 3; ++c)
-          if (found[c] >= 0)
-            ++count;
-          else if (missing < 0)
-            missing = c;
-        if (count == 3) {
-          spec = &f;
-          std::copy(found, found + 3, columnOf);
-          break;
-        }
-        if (count > nearestFound || (format != TraceFormat::Auto && !nearest)) {
-          nearest = &f;
-          nearestFound = count;
-          nearestMissing = missing;
-        }
-      }
-      if (!spec && nearest)
-        return located(
-            lineNo, 1,
-            llvm::formatv("the header needs the columns {0},{1},{2}{3}; "
-                          "'{4}' is missing",
-                          nearest->columns[0], nearest->columns[1],
-                          nearest->columns[2],
-                          nearest->format == TraceFormat::Snapflow
-                              ? ""
-                              : std::string(" of ") +
-                                    (nearest->format == TraceFormat::Azure
-                                         ? "an "
-                                         : "a ") +
-                                    nearest->title + " trace",
-                          nearest->columns[nearestMissing]));
-      if (!spec)
-        return located(lineNo, 1,
-                       "the header is not one of a known request trace: "
-                       "arrival_s,prompt_tokens,output_tokens (snapflow), "
-                       "TIMESTAMP,ContextTokens,GeneratedTokens (Azure LLM "
-                       "inference trace) or Timestamp,...,Request "
-                       "tokens,Response tokens (BurstGPT)");
-      width = fields.size();
-      continue;
-    }
-    if (fields.size() != width)
-      return located(lineNo, 1,
-                     llvm::formatv("{0} fields, the header has {1}",
-                                   fields.size(), width));
-    bool own = spec->format == TraceFormat::Snapflow;
-    Request r;
-    r.id = static_cast<int64_t>(requests.size());
-    r.line = lineNo;
-    StringRef arrival = fields[columnOf[0]].trim();
-    std::optional<double> when;
-    double seconds;
-    if (!own)
-      when = parseTime(arrival);
-    else if (!arrival.getAsDouble(seconds) && std::isfinite(seconds) &&
-             seconds >= 0)
-      when = seconds;
-    if (!when)
-      return located(lineNo, colOf(columnOf[0]),
-                     llvm::Twine(spec->columns[0]) +
-                         (own ? " must be a number of seconds >= 0"
-                              : " must be a date and time "
-                                "(2023-11-16 18:15:46.68) or seconds") +
-                         ", got '" + arrival + "'");
-    r.arrivalS = *when;
-    bool empty = false;
-    for (int c = 1; c < 3; ++c) {
-      StringRef f = fields[columnOf[c]].trim();
-      int64_t n;
-      if (f.getAsInteger(10, n) || n < (own ? 1 : 0))
-        return located(lineNo, colOf(columnOf[c]),
-                       llvm::Twine(spec->columns[c]) + " must be a whole number >= " +
-                           (own ? "1" : "0") + ", got '" + f + "'");
-      (c == 1 ? r.promptTokens : r.outputTokens) = n;
-      empty |= n == 0;
-    }
-    if (empty) { // a failed or empty request of a public trace
-      ++skipped;
-      continue;
-    }
-    requests.push_back(r);
-  }
-  if (!spec)
-    return makeError(path + ": error: empty request file; expected a header "
-                            "(arrival_s,prompt_tokens,output_tokens, or an "
-                            "Azure or BurstGPT trace's) and rows");
-  if (requests.empty())
-    return makeError(path + ": error: no requests after the header" +
-                     (skipped ? llvm::formatv(" ({0} with 0 tokens skipped)",
-                                              skipped)
-                                    .str()
-                              : std::string()));
-  // A public trace's clock starts at its first request.
-  if (spec->format != TraceFormat::Snapflow) {
-    double first = requests.front().arrivalS;
-    for (const Request &r : requests)
-      first = std::min(first, r.arrivalS);
-    for (Request &r : requests)
-      r.arrivalS -= first;
-  }
-  if (info) {
-    info->format = spec->format;
-    info->skipped = skipped;
-  }
-  return requests;
-}
-
-std::vector<Request>
-snapflow::sim::serving::generateRequests(const GeneratorOptions &o) {
-  std::mt19937_64 rng(o.seed);
-  // 53 random bits -> [0, 1): the same sequence on every platform (the
-  // standard distributions are not specified bit for bit).
-  auto uniform = [&] { return double(rng() >> 11) * 0x1.0p-53; };
-  auto length = [&](int64_t mean) {
-    double lo = double(mean) * (1 - o.spread), hi = double(mean) * (1 + o.spread);
-    return std::max<int64_t>(1, std::llround(lo + (hi - lo) * uniform()));
-  };
-  std::vector<Request> out;
-  double t = 0;
-  for (int64_t i = 0; i < o.count; ++i) {
-    t += -std::log1p(-uniform()) / o.rate;
-    Request r;
-    r.id = i;
-    r.arrivalS = t;
-    r.promptTokens = length(o.promptMean);
-    r.outputTokens = length(o.outputMean);
-    out.push_back(r);
-  }
-  return out;
-}
 
 StringRef snapflow::sim::serving::scheduleName(Schedule schedule) {
   return schedule == Schedule::Chunked ? "chunked" : "prefill-first";
@@ -308,15 +57,557 @@ Error snapflow::sim::serving::validate(llvm::ArrayRef<Request> requests,
   return Error::success();
 }
 
-llvm::Expected<ServeResult>
-snapflow::sim::serving::serve(
-    llvm::ArrayRef<Request> requests, const CostTable &costs,
-    const ServeConfig &cfg,
-    llvm::function_ref<void(const RequestResult &)> onFinish) {
-  if (cfg.slots < 1)
-    return makeError("serving needs at least one slot");
+namespace {
+
+/// A slot of a model's static graph.
+struct Slot {
+  int64_t request = -1; ///< index into the requests
+  int64_t context = 0;  ///< tokens in context (prompt + generated)
+  int64_t generated = 0;
+  double accepted = 0; ///< tokens accepted so far, fractional with MTP
+  int bucket = -1;     ///< its prompt's prefill bucket
+  int64_t chunk = -1;  ///< next prefill chunk; -1 once decoding
+  double lastTokenS = 0;
+};
+
+/// One model of the deployment as the loop runs it.
+struct ModelState {
+  const DeployedModel *spec = nullptr;
+  std::vector<Slot> slots;
+  std::deque<size_t> waiting;
+  int64_t active = 0;      ///< slots holding a request
+  int64_t prefilling = -1; ///< the slot whose prefill is under way (chunked)
+  /// Tokens a decode step appends to every live sequence (with MTP up to
+  /// its accepted tokens).
+  int64_t grow = 1;
+  bool chunked = false;
+  enum class Residency { Out, SwitchingIn, In } residency = Residency::Out;
+  bool draining = false; ///< admits nothing new; evicted once empty
+  bool demanded = false, prewarmQueued = false;
+  double lastUseS = -1e300;
+  double outSinceS = 0; ///< when it last left HBM (or the start)
+  double utilization = 0, decodeS = 0;
+  double hbmIntegral = 0, lastHbm = 0;
+
+  const CostTable &costs() const { return spec->costs; }
+  const ServeConfig &config() const { return spec->config; }
+  bool idle() const { return active == 0 && waiting.empty(); }
+  bool canAdmit() const {
+    if (waiting.empty() || prefilling >= 0 || draining)
+      return false;
+    return std::any_of(slots.begin(), slots.end(),
+                       [](const Slot &s) { return s.request < 0; });
+  }
+  bool hasWork() const {
+    return residency == Residency::In && (active > 0 || canAdmit());
+  }
+};
+
+/// The chunks of a prefill bucket: its chunk times, or the whole prefill.
+llvm::ArrayRef<double> chunksOf(const CostTable &costs, int b) {
+  if (size_t(b) < costs.prefillChunkS.size() &&
+      !costs.prefillChunkS[b].empty())
+    return costs.prefillChunkS[b];
+  return costs.prefillS[b];
+}
+
+/// The serving loop over a deployment (serveModels).
+class Loop {
+public:
+  Loop(llvm::ArrayRef<Request> requests, llvm::ArrayRef<DeployedModel> models,
+       const CacheOptions &cache,
+       llvm::function_ref<void(const RequestResult &)> onFinish)
+      : requests(requests), cache(cache), onFinish(onFinish),
+        forecast(static_cast<int>(models.size()), cache.windowS,
+                 cache.periodS, 0) {
+    for (const DeployedModel &d : models) {
+      ModelState m;
+      m.spec = &d;
+      m.slots.resize(static_cast<size_t>(std::max<int64_t>(0, d.config.slots)));
+      m.chunked = d.config.schedule == Schedule::Chunked;
+      m.grow = std::max<int64_t>(
+          1, static_cast<int64_t>(std::ceil(d.config.tokensPerStep - 1e-9)));
+      this->models.push_back(std::move(m));
+    }
+  }
+
+  llvm::Expected<ServeResult> run();
+
+private:
+  using Residency = ModelState::Residency;
+
+  double hbmOf(const ModelState &m) const {
+    return m.residency == Residency::Out ? 0 : m.spec->hbmBytes;
+  }
+  double hbmUsed() const {
+    double used = 0;
+    for (const ModelState &m : models)
+      used += hbmOf(m);
+    return used;
+  }
+  void sample();
+  void span(const Span &sp) {
+    if (res.spans.size() < ServeResult::kMaxSpans)
+      res.spans.push_back(sp);
+    else
+      ++res.spansDropped;
+  }
+  void finish(ModelState &m, Slot &s, int64_t slotIndex);
+  void prefilled(ModelState &m, Slot &s, int64_t slotIndex);
+  /// Runs a graph from `startS` that costs `alone` seconds alone and
+  /// `contended` beside a switch, which moves `bps` bytes per second
+  /// meanwhile; returns its time and moves the switch on.
+  double graph(double startS, double alone, double contended, double bps);
+  /// One turn of model `m`: a prefill, or a step.
+  Error turn(int m);
+  /// The cache policy: evictions, drains, prewarms, the next switch.
+  void manageCache();
+  void evict(int m);
+  void startSwitch(int m, bool prewarm, std::vector<int> evicted);
+  void completeSwitch(double atS);
+  double switchRateAlone() const {
+    const DeployedModel &d = *models[switching].spec;
+    return d.switchS > 0 ? d.weightBytes / d.switchS : 0;
+  }
+
+  llvm::ArrayRef<Request> requests;
+  const CacheOptions &cache;
+  llvm::function_ref<void(const RequestResult &)> onFinish;
+  std::vector<ModelState> models;
   ServeResult res;
+  Forecast forecast;
+  double t = 0;
+  size_t finished = 0;
+  // The switch under way.
+  int switching = -1;
+  double switchLeft = 0; ///< bytes still to move
+  double switchEndS = -1; ///< set when it ended during the current turn
+  std::deque<int> demand, prewarms;
+  double nextTickS = 0;
+  /// The models the latest forecast wants resident (prewarm).
+  std::vector<bool> target;
+  // Samples: every event updates the KV figures; the kept samples thin out
+  // as they grow (the stride doubles each time the cap is reached).
+  size_t stride = 1, sinceKept = 0;
+  Sample skipped;
+  bool haveSkipped = false; ///< the latest event was not kept
+  double lastKvTime = 0, lastKv = 0, kvIntegral = 0;
+};
+
+void Loop::sample() {
+  double kv = 0;
+  int64_t active = 0, waiting = 0;
+  for (ModelState &m : models) {
+    double tokens = 0;
+    for (const Slot &s : m.slots)
+      if (s.request >= 0)
+        tokens += double(std::min(s.context, m.config().kvTokensPerSlot));
+    kv += tokens * m.config().kvBytesPerToken;
+    active += m.active;
+    waiting += static_cast<int64_t>(m.waiting.size());
+  }
+  kvIntegral += lastKv * (t - lastKvTime);
+  for (size_t k = 0; k < models.size(); ++k) {
+    ModelState &m = models[k];
+    m.hbmIntegral += m.lastHbm * (t - lastKvTime);
+    m.lastHbm = hbmOf(m);
+    res.models[k].hbmPeakBytes =
+        std::max(res.models[k].hbmPeakBytes, m.lastHbm);
+  }
+  lastKvTime = t;
+  lastKv = kv;
+  res.kvPeakBytes = std::max(res.kvPeakBytes, kv);
+  Sample smp{t, active, waiting, kv, {}};
+  if (models.size() > 1)
+    for (const ModelState &m : models)
+      smp.hbmByModel.push_back(m.lastHbm);
+  if (res.samples.empty() || ++sinceKept >= stride) {
+    sinceKept = 0;
+    res.samples.push_back(std::move(smp));
+    if (res.samples.size() >= ServeResult::kMaxSamples) {
+      // Keep every other one, then append every 2 x stride-th.
+      size_t out = 0;
+      for (size_t i = 0; i < res.samples.size(); i += 2)
+        res.samples[out++] = std::move(res.samples[i]);
+      res.samples.resize(out);
+      stride *= 2;
+    }
+    haveSkipped = false;
+    return;
+  }
+  skipped = std::move(smp);
+  haveSkipped = true;
+}
+
+void Loop::finish(ModelState &m, Slot &s, int64_t slotIndex) {
+  RequestResult &rr = res.requests[s.request];
+  rr.finishS = t;
+  span({rr.model, slotIndex, rr.id, false, rr.firstTokenS, t});
+  if (onFinish)
+    onFinish(rr);
+  s.request = -1;
+  --m.active;
+  ++finished;
+}
+
+void Loop::prefilled(ModelState &m, Slot &s, int64_t slotIndex) {
+  const Request &r = requests[s.request];
+  RequestResult &rr = res.requests[s.request];
+  rr.firstTokenS = t;
+  span({rr.model, slotIndex, r.id, true, rr.prefillStartS, t});
+  s.chunk = -1;
+  s.lastTokenS = t;
+  s.context = r.promptTokens + 1;
+  s.generated = 1;
+  s.accepted = 1;
+  ModelResult &mr = res.models[r.model];
+  ++res.prefills;
+  ++res.outputTokens;
+  ++mr.prefills;
+  ++mr.outputTokens;
+  if (r.outputTokens == 1)
+    finish(m, s, slotIndex);
+}
+
+double Loop::graph(double startS, double alone, double contended, double bps) {
+  if (switching < 0 || switchEndS >= 0)
+    return alone;
+  double moves = bps * contended;
+  if (moves < switchLeft) {
+    switchLeft -= moves;
+    return contended;
+  }
+  // The switch ends partway: the rest of the graph runs at its own pace.
+  double f = bps > 0 ? switchLeft / bps : 0;
+  switchLeft = 0;
+  switchEndS = startS + f;
+  return f + (1 - f / contended) * alone;
+}
+
+void Loop::evict(int m) {
+  ModelState &s = models[m];
+  s.residency = Residency::Out;
+  s.draining = false;
+  s.outSinceS = t;
+  ++res.models[m].evictions;
+}
+
+void Loop::startSwitch(int m, bool prewarm, std::vector<int> evicted) {
+  ModelState &s = models[m];
+  s.residency = Residency::SwitchingIn;
+  s.demanded = s.prewarmQueued = false;
+  switching = m;
+  switchLeft = s.spec->weightBytes;
+  switchEndS = -1;
+  ++res.models[m].switches;
+  if (prewarm)
+    ++res.models[m].prewarms;
+  res.switches.push_back({m, t, t, prewarm, std::move(evicted)});
+  if (switchLeft <= 0 || s.spec->switchS <= 0)
+    completeSwitch(t);
+}
+
+void Loop::completeSwitch(double atS) {
+  ModelState &s = models[switching];
+  s.residency = Residency::In;
+  s.lastUseS = atS;
+  for (size_t i : s.waiting)
+    res.requests[i].switchWaitS +=
+        std::max(0.0, atS - std::max(requests[i].arrivalS, s.outSinceS));
+  Switch &sw = res.switches.back();
+  sw.endS = atS;
+  res.models[switching].switchS += atS - sw.startS;
+  switching = -1;
+  switchLeft = 0;
+  switchEndS = -1;
+}
+
+void Loop::manageCache() {
+  if (cache.policy == CachePolicy::Static)
+    return;
+  bool prewarm = cache.policy == CachePolicy::Prewarm;
+  std::vector<double> expected;
+  // A draining model is evicted once its slots are empty.
+  for (size_t k = 0; k < models.size(); ++k)
+    if (models[k].draining && models[k].active == 0 &&
+        models[k].residency == Residency::In)
+      evict(static_cast<int>(k));
+  // Demand: a model that is out with requests waiting, by its first one.
+  std::vector<int> wanted;
+  for (size_t k = 0; k < models.size(); ++k) {
+    ModelState &m = models[k];
+    if (m.residency == Residency::Out && !m.waiting.empty() && !m.demanded)
+      wanted.push_back(static_cast<int>(k));
+  }
+  std::sort(wanted.begin(), wanted.end(), [&](int a, int b) {
+    return std::make_pair(requests[models[a].waiting.front()].arrivalS,
+                          models[a].waiting.front()) <
+           std::make_pair(requests[models[b].waiting.front()].arrivalS,
+                          models[b].waiting.front());
+  });
+  for (int k : wanted) {
+    models[k].demanded = true;
+    demand.push_back(k);
+  }
+  // Prewarm: at each window's start, the models the forecast expects to be
+  // busiest, as many as fit.
+  if (target.size() != models.size())
+    target.assign(models.size(), false);
+  if (prewarm && t >= nextTickS) {
+    target.assign(models.size(), false);
+    while (nextTickS <= t)
+      nextTickS += cache.windowS;
+    expected = forecast.predict(t);
+    std::vector<int> order(models.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+      return expected[a] != expected[b] ? expected[a] > expected[b] : a < b;
+    });
+    double room = cache.hbmBytes;
+    for (int k : order) {
+      if (expected[k] <= 0 || models[k].spec->hbmBytes > room)
+        continue;
+      room -= models[k].spec->hbmBytes;
+      target[k] = true;
+      if (models[k].residency == Residency::Out && !models[k].demanded &&
+          !models[k].prewarmQueued) {
+        models[k].prewarmQueued = true;
+        prewarms.push_back(k);
+      }
+    }
+  }
+  if (switching >= 0)
+    return;
+  // The next switch: demand first, then prewarms.
+  while (!demand.empty() || !prewarms.empty()) {
+    bool isPrewarm = demand.empty();
+    int next = isPrewarm ? prewarms.front() : demand.front();
+    ModelState &n = models[next];
+    if (n.residency != Residency::Out) { // already in, or on its way
+      (isPrewarm ? prewarms : demand).pop_front();
+      n.demanded = n.prewarmQueued = false;
+      continue;
+    }
+    double need = n.spec->hbmBytes - (cache.hbmBytes - hbmUsed());
+    if (need > 1e-6) {
+      if (prewarm && expected.empty())
+        expected = forecast.predict(t);
+      std::vector<int> idle, busy;
+      for (size_t k = 0; k < models.size(); ++k) {
+        const ModelState &m = models[k];
+        if (m.residency != Residency::In || (isPrewarm && target[k]))
+          continue;
+        // A prewarm evicts only what the forecast values less.
+        if (isPrewarm && expected[k] >= expected[next])
+          continue;
+        (m.idle() ? idle : busy).push_back(static_cast<int>(k));
+      }
+      std::vector<double> lastUse;
+      for (const ModelState &m : models)
+        lastUse.push_back(m.lastUseS);
+      llvm::ArrayRef<double> by = prewarm ? llvm::ArrayRef<double>(expected)
+                                          : llvm::ArrayRef<double>();
+      std::vector<int> victims, drains;
+      double freed = 0;
+      for (int k : evictionOrder(idle, lastUse, by))
+        if (freed < need) {
+          victims.push_back(k);
+          freed += models[k].spec->hbmBytes;
+        }
+      if (freed < need && !isPrewarm)
+        for (int k : evictionOrder(busy, lastUse, by)) {
+          if (freed >= need)
+            break;
+          drains.push_back(k);
+          freed += models[k].spec->hbmBytes;
+        }
+      if (freed < need - 1e-6) {
+        // Nothing can make room: a prewarm is dropped; a demand waits.
+        if (isPrewarm) {
+          prewarms.pop_front();
+          n.prewarmQueued = false;
+          continue;
+        }
+        return;
+      }
+      if (!drains.empty()) {
+        // Room comes once the draining models empty: the idle victims are
+        // evicted then, with them.
+        for (int k : drains)
+          models[k].draining = true;
+        return;
+      }
+      for (int k : victims)
+        evict(k);
+      (isPrewarm ? prewarms : demand).pop_front();
+      startSwitch(next, isPrewarm, victims);
+      return;
+    }
+    (isPrewarm ? prewarms : demand).pop_front();
+    startSwitch(next, isPrewarm, {});
+    if (switching >= 0)
+      return;
+  }
+}
+
+Error Loop::turn(int mi) {
+  ModelState &m = models[mi];
+  const CostTable &costs = m.costs();
+  const CostTable &slow = m.spec->contended;
+  const ServeConfig &cfg = m.config();
+  ModelResult &mr = res.models[mi];
+  auto contendedOr = [](const std::vector<double> &v, int b, double alone) {
+    return size_t(b) < v.size() ? v[b] : alone;
+  };
+  if (m.canAdmit()) {
+    auto freeSlot = std::find_if(m.slots.begin(), m.slots.end(),
+                                 [](const Slot &s) { return s.request < 0; });
+    size_t i = m.waiting.front();
+    m.waiting.pop_front();
+    const Request &r = requests[i];
+    int b = CostTable::bucketOf(costs.prefillBuckets, r.promptTokens);
+    if (b < 0)
+      return makeError(llvm::formatv("no prefill cost for a {0}-token prompt",
+                                     r.promptTokens));
+    int64_t slotIndex = freeSlot - m.slots.begin();
+    RequestResult &rr = res.requests[i];
+    rr.slot = slotIndex;
+    rr.prefillStartS = t;
+    *freeSlot = Slot{static_cast<int64_t>(i), 0, 0, 0, b, 0, t};
+    ++m.active;
+    if (m.chunked) {
+      // Its first chunk rides on the step below.
+      m.prefilling = slotIndex;
+    } else {
+      // Prefill-first: the whole prompt, nothing else on the chip.
+      double cost = graph(t, costs.prefillS[b],
+                          contendedOr(slow.prefillS, b, costs.prefillS[b]),
+                          contendedOr(m.spec->prefillCopyBps, b, 0));
+      t += cost;
+      res.prefillS += cost;
+      mr.chipS += cost;
+      res.prefillChunks += static_cast<int64_t>(chunksOf(costs, b).size());
+      prefilled(m, *freeSlot, slotIndex);
+      m.lastUseS = t;
+      return Error::success();
+    }
+  }
+  int64_t decoding = m.active - (m.prefilling >= 0 ? 1 : 0);
+  // One step: the decode graph over every slot (when any decodes), then
+  // the chunk of the prefill under way (chunked schedule).
+  double decodeCost = 0, chunkCost = 0;
+  if (decoding > 0) {
+    int64_t longest = 0;
+    for (const Slot &s : m.slots)
+      if (s.request >= 0 && s.chunk < 0)
+        longest = std::max(longest, s.context);
+    int b = CostTable::bucketOf(costs.decodeBuckets, longest + m.grow);
+    if (b < 0)
+      return makeError(llvm::formatv("no decode cost for a context of {0} "
+                                     "tokens",
+                                     longest + m.grow));
+    decodeCost = graph(t, costs.decodeStepS[b],
+                       contendedOr(slow.decodeStepS, b, costs.decodeStepS[b]),
+                       contendedOr(m.spec->decodeCopyBps, b, 0));
+    double share = decodeCost * double(decoding) / double(cfg.slots);
+    res.decodeSlotUtilization += share;
+    m.utilization += share;
+    m.decodeS += decodeCost;
+    res.decodeS += decodeCost;
+    ++res.decodeSteps;
+    ++mr.decodeSteps;
+  }
+  if (m.prefilling >= 0) {
+    const Slot &p = m.slots[m.prefilling];
+    double alone = chunksOf(costs, p.bucket)[p.chunk];
+    double slowChunk = alone;
+    if (size_t(p.bucket) < slow.prefillS.size())
+      slowChunk = chunksOf(slow, p.bucket)[p.chunk];
+    chunkCost = graph(t + decodeCost, alone, slowChunk,
+                      contendedOr(m.spec->prefillCopyBps, p.bucket, 0));
+    res.prefillS += chunkCost;
+    ++res.prefillChunks;
+    if (decoding > 0)
+      ++res.mixedSteps;
+  }
+  t += decodeCost + chunkCost;
+  mr.chipS += decodeCost + chunkCost;
+  // The step's gaps between tokens take few values (most slots last
+  // emitted at the previous step's end): counted in runs before they go to
+  // the distributions.
+  double runValue = 0;
+  int64_t runCount = 0;
+  auto flush = [&] {
+    res.tokenGaps.add(runValue, runCount);
+    mr.tokenGaps.add(runValue, runCount);
+  };
+  auto gap = [&](double value, int64_t count) {
+    if (count <= 0)
+      return;
+    if (runCount > 0 && value != runValue) {
+      flush();
+      runCount = 0;
+    }
+    runValue = value;
+    runCount += count;
+  };
+  for (size_t k = 0; k < m.slots.size() && decoding > 0; ++k) {
+    Slot &s = m.slots[k];
+    if (s.request < 0 || s.chunk >= 0)
+      continue;
+    // One token a step, or with MTP the expected accepted tokens, emitted
+    // as they add up to whole ones.
+    int64_t want = requests[s.request].outputTokens;
+    s.accepted += cfg.tokensPerStep;
+    int64_t now = std::min<int64_t>(
+        want, std::max<int64_t>(s.generated + 1,
+                                static_cast<int64_t>(s.accepted + 1e-9)));
+    s.context += now - s.generated;
+    res.outputTokens += now - s.generated;
+    mr.outputTokens += now - s.generated;
+    gap(t - s.lastTokenS, 1);
+    gap(0, now - s.generated - 1);
+    s.lastTokenS = t;
+    s.generated = now;
+    if (s.generated >= want)
+      finish(m, s, static_cast<int64_t>(k));
+  }
+  flush();
+  if (m.prefilling >= 0) {
+    Slot &p = m.slots[m.prefilling];
+    int64_t chunks = static_cast<int64_t>(chunksOf(costs, p.bucket).size());
+    ++p.chunk;
+    // The prompt's KV written so far (the chunks pad to the bucket).
+    p.context = requests[p.request].promptTokens * p.chunk / chunks;
+    if (p.chunk == chunks) {
+      int64_t slotIndex = m.prefilling;
+      m.prefilling = -1;
+      prefilled(m, p, slotIndex);
+    }
+  }
+  m.lastUseS = t;
+  return Error::success();
+}
+
+llvm::Expected<ServeResult> Loop::run() {
+  for (const ModelState &m : models)
+    if (m.config().slots < 1)
+      return makeError("serving needs at least one slot");
   res.requests.resize(requests.size());
+  res.models.resize(models.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const Request &r = requests[i];
+    if (r.model < 0 || size_t(r.model) >= models.size())
+      return makeError(llvm::formatv("request {0} asks for model {1}; the "
+                                     "deployment has {2}",
+                                     r.id, r.model, models.size()));
+    RequestResult &rr = res.requests[i];
+    rr.id = r.id;
+    rr.model = r.model;
+    rr.arrivalS = r.arrivalS;
+    rr.promptTokens = r.promptTokens;
+    rr.outputTokens = r.outputTokens;
+  }
   // Arrival order; ties keep request order.
   std::vector<size_t> order(requests.size());
   for (size_t i = 0; i < order.size(); ++i)
@@ -325,238 +616,121 @@ snapflow::sim::serving::serve(
     return std::make_pair(requests[a].arrivalS, a) <
            std::make_pair(requests[b].arrivalS, b);
   });
-  struct Slot {
-    int64_t request = -1; ///< index into requests
-    int64_t context = 0;  ///< tokens in context (prompt + generated)
-    int64_t generated = 0;
-    double accepted = 0; ///< tokens accepted so far, fractional with MTP
-    int bucket = -1;     ///< its prompt's prefill bucket
-    int64_t chunk = -1;  ///< next prefill chunk; -1 once decoding
-    double lastTokenS = 0;
-  };
-  std::vector<Slot> slots(cfg.slots);
-  std::deque<size_t> waiting;
-  size_t nextArrival = 0, finished = 0;
-  int64_t active = 0;   ///< slots holding a request
-  int64_t prefilling = -1; ///< the slot whose prefill is under way (chunked)
-  const bool chunked = cfg.schedule == Schedule::Chunked;
-  // A decode step appends a token (with MTP up to its accepted tokens) to
-  // every live sequence.
-  const int64_t grow = std::max<int64_t>(
-      1, static_cast<int64_t>(std::ceil(cfg.tokensPerStep - 1e-9)));
-  double t = requests.empty() ? 0 : requests[order[0]].arrivalS;
-  double start = t, utilization = 0;
-
-  auto kvLive = [&] {
-    double tokens = 0;
-    for (const Slot &s : slots)
-      if (s.request >= 0)
-        tokens += double(std::min(s.context, cfg.kvTokensPerSlot));
-    return tokens * cfg.kvBytesPerToken;
-  };
-  // Every event updates the KV figures; the kept samples thin out as they
-  // grow (stride doubles each time the cap is reached).
-  size_t stride = 1, sinceKept = 0;
-  Sample skipped;
-  bool haveSkipped = false; ///< the latest event was not kept
-  double lastKvTime = t, lastKv = 0, kvIntegral = 0;
-  auto sample = [&] {
-    double kv = kvLive();
-    kvIntegral += lastKv * (t - lastKvTime);
-    lastKvTime = t;
-    lastKv = kv;
-    res.kvPeakBytes = std::max(res.kvPeakBytes, kv);
-    Sample smp{t, active, static_cast<int64_t>(waiting.size()), kv};
-    if (res.samples.empty() || ++sinceKept >= stride) {
-      sinceKept = 0;
-      res.samples.push_back(smp);
-      if (res.samples.size() >= ServeResult::kMaxSamples) {
-        // Keep every other one, then append every 2 x stride-th.
-        size_t out = 0;
-        for (size_t i = 0; i < res.samples.size(); i += 2)
-          res.samples[out++] = res.samples[i];
-        res.samples.resize(out);
-        stride *= 2;
-      }
-    } else {
-      skipped = smp;
-      haveSkipped = true;
-      return;
+  size_t nextArrival = 0;
+  t = requests.empty() ? 0 : requests[order[0]].arrivalS;
+  double start = t;
+  lastKvTime = t;
+  forecast = Forecast(static_cast<int>(models.size()), cache.windowS,
+                      cache.periodS, start);
+  nextTickS = start + cache.windowS;
+  // At the start HBM holds every model (static), or the models in
+  // deployment order while they fit, as a deployment loads them before
+  // traffic.
+  double room = cache.hbmBytes;
+  for (ModelState &m : models) {
+    if (cache.policy == CachePolicy::Static || m.spec->hbmBytes <= room) {
+      m.residency = Residency::In;
+      room -= m.spec->hbmBytes;
     }
-    haveSkipped = false;
-  };
-  auto span = [&](const Span &sp) {
-    if (res.spans.size() < ServeResult::kMaxSpans)
-      res.spans.push_back(sp);
-    else
-      ++res.spansDropped;
-  };
-  auto finish = [&](Slot &s, int64_t slotIndex) {
-    RequestResult &rr = res.requests[s.request];
-    rr.finishS = t;
-    span({slotIndex, rr.id, false, rr.firstTokenS, t});
-    if (onFinish)
-      onFinish(rr);
-    s.request = -1;
-    --active;
-    ++finished;
-  };
-  // The chunks of a prefill bucket: its chunk times, or the whole prefill.
-  auto chunksOf = [&](int b) -> llvm::ArrayRef<double> {
-    if (size_t(b) < costs.prefillChunkS.size() &&
-        !costs.prefillChunkS[b].empty())
-      return costs.prefillChunkS[b];
-    return costs.prefillS[b];
-  };
-  // The prefill's last chunk has run: the first token is out.
-  auto prefilled = [&](Slot &s, int64_t slotIndex) {
-    const Request &r = requests[s.request];
-    RequestResult &rr = res.requests[s.request];
-    rr.firstTokenS = t;
-    span({slotIndex, r.id, true, rr.prefillStartS, t});
-    s.chunk = -1;
-    s.lastTokenS = t;
-    s.context = r.promptTokens + 1;
-    s.generated = 1;
-    s.accepted = 1;
-    ++res.prefills;
-    ++res.outputTokens;
-    if (r.outputTokens == 1)
-      finish(s, slotIndex);
-  };
+    m.outSinceS = start;
+  }
+  size_t rr = 0; // the next model to take a turn
   while (finished < requests.size()) {
     while (nextArrival < order.size() &&
-           requests[order[nextArrival]].arrivalS <= t)
-      waiting.push_back(order[nextArrival++]);
+           requests[order[nextArrival]].arrivalS <= t) {
+      size_t i = order[nextArrival++];
+      models[requests[i].model].waiting.push_back(i);
+      forecast.arrive(requests[i].model, requests[i].arrivalS);
+    }
     if (res.samples.empty())
       sample(); // the start: nothing held, the first arrivals waiting
-    auto freeSlot = std::find_if(slots.begin(), slots.end(),
-                                 [](const Slot &s) { return s.request < 0; });
-    if (!waiting.empty() && freeSlot != slots.end() && prefilling < 0) {
-      size_t i = waiting.front();
-      waiting.pop_front();
-      const Request &r = requests[i];
-      int b = CostTable::bucketOf(costs.prefillBuckets, r.promptTokens);
-      if (b < 0)
-        return makeError(llvm::formatv("no prefill cost for a {0}-token "
-                                       "prompt",
-                                       r.promptTokens));
-      int64_t slotIndex = freeSlot - slots.begin();
-      RequestResult &rr = res.requests[i];
-      rr.id = r.id;
-      rr.slot = slotIndex;
-      rr.arrivalS = r.arrivalS;
-      rr.promptTokens = r.promptTokens;
-      rr.outputTokens = r.outputTokens;
-      rr.prefillStartS = t;
-      *freeSlot = Slot{static_cast<int64_t>(i), 0, 0, 0, b, 0, t};
-      ++active;
-      if (chunked) {
-        // Its first chunk rides on the step below.
-        prefilling = slotIndex;
-      } else {
-        // Prefill-first: the whole prompt, nothing else on the chip.
-        t += costs.prefillS[b];
-        res.prefillS += costs.prefillS[b];
-        res.prefillChunks += static_cast<int64_t>(chunksOf(b).size());
-        prefilled(*freeSlot, slotIndex);
-        sample();
-        continue;
-      }
+    manageCache();
+    int next = -1;
+    for (size_t k = 0; k < models.size() && next < 0; ++k) {
+      size_t m = (rr + k) % models.size();
+      if (models[m].hasWork())
+        next = static_cast<int>(m);
     }
-    int64_t decoding = active - (prefilling >= 0 ? 1 : 0);
-    if (decoding > 0 || prefilling >= 0) {
-      // One step: the decode graph over every slot (when any decodes), then
-      // the chunk of the prefill under way (chunked schedule).
-      double decodeCost = 0, chunkCost = 0;
-      if (decoding > 0) {
-        int64_t longest = 0;
-        for (const Slot &s : slots)
-          if (s.request >= 0 && s.chunk < 0)
-            longest = std::max(longest, s.context);
-        int b = CostTable::bucketOf(costs.decodeBuckets, longest + grow);
-        if (b < 0)
-          return makeError(llvm::formatv("no decode cost for a context of "
-                                         "{0} tokens",
-                                         longest + grow));
-        decodeCost = costs.decodeStepS[b];
-        utilization += decodeCost * double(decoding) / double(cfg.slots);
-        res.decodeS += decodeCost;
-        ++res.decodeSteps;
-      }
-      if (prefilling >= 0) {
-        const Slot &p = slots[prefilling];
-        chunkCost = chunksOf(p.bucket)[p.chunk];
-        res.prefillS += chunkCost;
-        ++res.prefillChunks;
-        if (decoding > 0)
-          ++res.mixedSteps;
-      }
-      t += decodeCost + chunkCost;
-      // The step's gaps between tokens take few values (most slots last
-      // emitted at the previous step's end): counted in runs before they
-      // go to the distribution.
-      double runValue = 0;
-      int64_t runCount = 0;
-      auto gap = [&](double value, int64_t count) {
-        if (count <= 0)
-          return;
-        if (runCount > 0 && value != runValue) {
-          res.tokenGaps.add(runValue, runCount);
-          runCount = 0;
-        }
-        runValue = value;
-        runCount += count;
-      };
-      for (size_t k = 0; k < slots.size() && decoding > 0; ++k) {
-        Slot &s = slots[k];
-        if (s.request < 0 || s.chunk >= 0)
-          continue;
-        // One token a step, or with MTP the expected accepted tokens,
-        // emitted as they add up to whole ones.
-        int64_t want = requests[s.request].outputTokens;
-        s.accepted += cfg.tokensPerStep;
-        int64_t now = std::min<int64_t>(
-            want, std::max<int64_t>(s.generated + 1,
-                                    static_cast<int64_t>(s.accepted + 1e-9)));
-        s.context += now - s.generated;
-        res.outputTokens += now - s.generated;
-        gap(t - s.lastTokenS, 1);
-        gap(0, now - s.generated - 1);
-        s.lastTokenS = t;
-        s.generated = now;
-        if (s.generated >= want)
-          finish(s, static_cast<int64_t>(k));
-      }
-      res.tokenGaps.add(runValue, runCount);
-      if (prefilling >= 0) {
-        Slot &p = slots[prefilling];
-        int64_t chunks = static_cast<int64_t>(chunksOf(p.bucket).size());
-        ++p.chunk;
-        // The prompt's KV written so far (the chunks pad to the bucket).
-        p.context = requests[p.request].promptTokens * p.chunk / chunks;
-        if (p.chunk == chunks) {
-          int64_t slotIndex = prefilling;
-          prefilling = -1;
-          prefilled(p, slotIndex);
-        }
-      }
+    if (next >= 0) {
+      rr = size_t(next) + 1;
+      if (Error e = turn(next))
+        return std::move(e);
+      if (switchEndS >= 0)
+        completeSwitch(switchEndS);
       sample();
       continue;
     }
-    // Idle until the next request arrives.
-    double next = requests[order[nextArrival]].arrivalS;
-    res.idleS += next - t;
-    t = next;
+    // Idle until the next arrival, the switch's end or the next window.
+    double until = 1e300;
+    if (nextArrival < order.size())
+      until = requests[order[nextArrival]].arrivalS;
+    double switchEnd = 1e300;
+    if (switching >= 0) {
+      double rate = switchRateAlone();
+      switchEnd = rate > 0 ? t + switchLeft / rate : t;
+      until = std::min(until, switchEnd);
+    }
+    if (cache.policy == CachePolicy::Prewarm && nextArrival < order.size())
+      until = std::min(until, nextTickS);
+    if (until >= 1e300)
+      return makeError(llvm::formatv(
+          "serving stalled at {0} s: {1} requests wait for models that "
+          "cannot be brought into HBM",
+          t, requests.size() - finished));
+    res.idleS += until - t;
+    if (switching >= 0) {
+      if (until >= switchEnd) {
+        t = switchEnd;
+        completeSwitch(switchEnd);
+        sample();
+        continue;
+      }
+      switchLeft -= switchRateAlone() * (until - t);
+    }
+    t = until;
   }
   if (haveSkipped) // the end state is always kept
-    res.samples.push_back(skipped);
+    res.samples.push_back(std::move(skipped));
   res.makespanS = t - start;
   kvIntegral += lastKv * (t - lastKvTime);
   res.kvMeanBytes =
       res.makespanS > 0 ? kvIntegral / res.makespanS : res.kvPeakBytes;
-  res.decodeSlotUtilization = res.decodeS > 0 ? utilization / res.decodeS : 0;
-  return res;
+  res.decodeSlotUtilization =
+      res.decodeS > 0 ? res.decodeSlotUtilization / res.decodeS : 0;
+  for (size_t k = 0; k < models.size(); ++k) {
+    ModelState &m = models[k];
+    ModelResult &mr = res.models[k];
+    m.hbmIntegral += m.lastHbm * (t - lastKvTime);
+    mr.hbmMeanBytes =
+        res.makespanS > 0 ? m.hbmIntegral / res.makespanS : mr.hbmPeakBytes;
+    mr.decodeSlotUtilization = m.decodeS > 0 ? m.utilization / m.decodeS : 0;
+  }
+  return std::move(res);
+}
+
+} // namespace
+
+llvm::Expected<ServeResult> snapflow::sim::serving::serveModels(
+    llvm::ArrayRef<Request> requests, llvm::ArrayRef<DeployedModel> models,
+    const CacheOptions &cache,
+    llvm::function_ref<void(const RequestResult &)> onFinish) {
+  if (models.empty())
+    return makeError("a deployment needs at least one model");
+  Loop loop(requests, models, cache, onFinish);
+  return loop.run();
+}
+
+llvm::Expected<ServeResult>
+snapflow::sim::serving::serve(
+    llvm::ArrayRef<Request> requests, const CostTable &costs,
+    const ServeConfig &cfg,
+    llvm::function_ref<void(const RequestResult &)> onFinish) {
+  DeployedModel model;
+  model.costs = costs;
+  model.config = cfg;
+  model.hbmBytes = 0;
+  CacheOptions cache; // one model, resident throughout
+  return serveModels(requests, model, cache, onFinish);
 }
 
 void Distribution::add(double value, int64_t count) {

@@ -47,6 +47,10 @@ struct Copy {
 
 /// One program to run `steps` times, in order; or a copy.
 struct Job {
+  Job() = default;
+  Job(const Program *program, int64_t steps = 1, bool withoutSelection = false)
+      : program(program), steps(steps), withoutSelection(withoutSelection) {}
+
   /// Null for a job that is only its copy.
   const Program *program = nullptr;
   int64_t steps = 1;

@@ -36,6 +36,8 @@
 #ifndef SNAPFLOW_SIM_SERVING_SERVING_H
 #define SNAPFLOW_SIM_SERVING_SERVING_H
 
+#include "snapflow/Sim/Serving/ModelCache.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -56,6 +58,10 @@ struct Request {
   double arrivalS = 0;
   int64_t promptTokens = 0, outputTokens = 0;
   int64_t line = 0; ///< line of the request file (0: generated)
+  /// The model it asks for: its index in the deployment, and its name as
+  /// the trace gave it ("" when the trace has no model column).
+  int model = 0;
+  std::string modelName;
 };
 
 /// The request trace formats read: snapflow's own CSV
@@ -72,6 +78,9 @@ std::optional<TraceFormat> parseTraceFormat(llvm::StringRef name);
 /// What a request file held besides its requests.
 struct TraceInfo {
   TraceFormat format = TraceFormat::Snapflow; ///< the format read
+  /// The file has a model column (snapflow's `model`, BurstGPT's `Model`);
+  /// each request's modelName is set from it.
+  bool hasModel = false;
   /// Rows of a public trace with 0 prompt or output tokens (failed or
   /// empty requests, as BurstGPT logs them), skipped.
   int64_t skipped = 0;
@@ -96,6 +105,23 @@ struct GeneratorOptions {
   double spread = 0.5;
 };
 std::vector<Request> generateRequests(const GeneratorOptions &options);
+
+/// One model's load in a periodic multi-model workload: Poisson arrivals at
+/// rate(t) = rate x (1 + amplitude x sin(2 pi (t / period + phase))), drawn
+/// by thinning (Lewis and Shedler), lengths as GeneratorOptions draws them.
+struct PeriodicLoad {
+  double rate = 1;      ///< mean requests per second
+  double amplitude = 0; ///< in [0, 1]
+  double periodS = 600;
+  double phase = 0;     ///< fraction of a period
+  int64_t promptMean = 1024, outputMean = 256;
+  double spread = 0.5;
+};
+/// Requests of every model (Request::model its index in `loads`) over
+/// [0, durationS), in arrival order; each model draws from its own stream
+/// of the seed, so adding a model leaves the others' requests unchanged.
+std::vector<Request> generatePeriodic(llvm::ArrayRef<PeriodicLoad> loads,
+                                      double durationS, uint64_t seed);
 
 /// How prefills and decode steps share the chip (see the file comment).
 enum class Schedule { PrefillFirst, Chunked };
@@ -137,6 +163,9 @@ struct ServeConfig {
 /// What happened to one request (seconds).
 struct RequestResult {
   int64_t id = 0, slot = -1;
+  int model = 0;
+  /// Time it waited for its model to be switched into HBM (part of TTFT).
+  double switchWaitS = 0;
   double arrivalS = 0, prefillStartS = 0, firstTokenS = 0, finishS = 0;
   int64_t promptTokens = 0, outputTokens = 0;
   double ttftS() const { return firstTokenS - arrivalS; }
@@ -152,10 +181,15 @@ struct Sample {
   double timeS = 0;
   int64_t activeSlots = 0, waiting = 0;
   double kvLiveBytes = 0; ///< per socket: tokens held, capped per slot
+  /// Several models: the HBM each holds per socket (its weights, KV
+  /// allocation and other HBM tensors while resident or being switched in;
+  /// 0 otherwise). Empty with one model.
+  std::vector<double> hbmByModel;
 };
 
 /// A span on a slot's timeline (prefill of a request, or its decoding).
 struct Span {
+  int model = 0;
   int64_t slot = 0, request = 0;
   bool prefill = true;
   double startS = 0, endS = 0;
@@ -179,6 +213,27 @@ private:
   std::map<double, int64_t> counts;
   int64_t total = 0;
   double sum = 0;
+};
+
+/// A model brought into HBM.
+struct Switch {
+  int model = 0;
+  double startS = 0, endS = 0;
+  bool prewarm = false;     ///< by the forecast, not by a request
+  std::vector<int> evicted; ///< models evicted to make room, in order
+};
+
+/// What happened to one model of a deployment.
+struct ModelResult {
+  int64_t switches = 0; ///< times brought in (prewarms included)
+  int64_t prewarms = 0, evictions = 0;
+  double switchS = 0;   ///< time spent being switched in
+  double chipS = 0;     ///< chip time in its graphs
+  int64_t prefills = 0, decodeSteps = 0, outputTokens = 0;
+  double decodeSlotUtilization = 0;
+  Distribution tokenGaps;
+  /// HBM it held per socket: peak and mean over the makespan.
+  double hbmPeakBytes = 0, hbmMeanBytes = 0;
 };
 
 struct ServeResult {
@@ -211,7 +266,40 @@ struct ServeResult {
   /// prefill that runs while a request decodes stretches its gap; this is
   /// what the chunked schedule bounds.
   Distribution tokenGaps;
+  /// Per model of the deployment, and the switches in start order.
+  std::vector<ModelResult> models;
+  std::vector<Switch> switches;
 };
+
+/// One model of a deployment, as the loop replays it.
+struct DeployedModel {
+  std::string name;
+  CostTable costs;
+  ServeConfig config;
+  double weightBytes = 0; ///< per socket: what a switch moves
+  /// Per socket, what it holds in HBM while resident: its weights, KV
+  /// allocation and every other HBM tensor of its graphs.
+  double hbmBytes = 0;
+  /// A switch alone, from DDR to HBM (SystemC, Job::copy).
+  double switchS = 0;
+  /// Its graphs while a switch runs in the background (SystemC, the same
+  /// buckets as `costs`), and the switch's bytes per second meanwhile.
+  /// Empty when the policy never switches.
+  CostTable contended;
+  std::vector<double> prefillCopyBps, decodeCopyBps;
+};
+
+/// Serves the requests (Request::model indexes `models`) on one chip: one
+/// graph at a time, resident models with work taking turns (a prefill or a
+/// step each, round robin), switches running beside them (ModelCache.h).
+/// A graph that runs while a switch does costs its contended time, and the
+/// switch moves at the rate measured beside that graph; when the switch
+/// ends partway, the rest of the graph runs at its own pace. The chip idle,
+/// a switch moves at its rate alone.
+llvm::Expected<ServeResult>
+serveModels(llvm::ArrayRef<Request> requests,
+            llvm::ArrayRef<DeployedModel> models, const CacheOptions &cache,
+            llvm::function_ref<void(const RequestResult &)> onFinish = nullptr);
 
 /// Runs the loop. Requests must fit (`validate`) and every shape needs a
 /// bucket; a shape without one is an error naming it. `onFinish`, if given,

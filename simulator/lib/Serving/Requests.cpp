@@ -1,0 +1,281 @@
+//===- Requests.cpp - Request traces, read and generated -----------------===//
+//
+// Request files in snapflow's CSV and the public trace formats (Azure LLM
+// inference, BurstGPT), and the seeded generators: Poisson arrivals, and
+// periodic multi-model load.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Sim/Serving/Serving.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace snapflow;
+using namespace snapflow::sim::serving;
+using llvm::Error;
+using llvm::StringRef;
+
+namespace {
+Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+/// A trace format: its name and the header names of its three columns.
+struct FormatSpec {
+  TraceFormat format;
+  const char *name, *title;
+  const char *columns[3]; ///< arrival, prompt tokens, output tokens
+};
+const FormatSpec kFormats[] = {
+    {TraceFormat::Snapflow, "snapflow", "snapflow",
+     {"arrival_s", "prompt_tokens", "output_tokens"}},
+    {TraceFormat::Azure, "azure", "Azure LLM inference",
+     {"TIMESTAMP", "ContextTokens", "GeneratedTokens"}},
+    {TraceFormat::BurstGPT, "burstgpt", "BurstGPT",
+     {"Timestamp", "Request tokens", "Response tokens"}},
+};
+
+const FormatSpec &specOf(TraceFormat format) {
+  for (const FormatSpec &f : kFormats)
+    if (f.format == format)
+      return f;
+  return kFormats[0];
+}
+
+/// Days from 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+int64_t daysFromCivil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  int64_t era = (y >= 0 ? y : y - 399) / 400;
+  int64_t yoe = y - era * 400;
+  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/// Seconds since 1970 of "YYYY-MM-DD HH:MM:SS[.fraction]" ('T' may separate
+/// date and time; a trailing 'Z' is accepted), or of a plain number.
+std::optional<double> parseTime(StringRef text) {
+  double seconds;
+  if (!text.getAsDouble(seconds))
+    return std::isfinite(seconds) ? std::optional<double>(seconds)
+                                  : std::nullopt;
+  text.consume_back("Z");
+  int64_t y, mo, d, h, mi;
+  StringRef date = text.take_front(10), rest = text.drop_front(10);
+  if (date.size() != 10 || date[4] != '-' || date[7] != '-' ||
+      date.substr(0, 4).getAsInteger(10, y) ||
+      date.substr(5, 2).getAsInteger(10, mo) ||
+      date.substr(8, 2).getAsInteger(10, d) || mo < 1 || mo > 12 || d < 1 ||
+      d > 31)
+    return std::nullopt;
+  if (rest.empty() || (rest[0] != ' ' && rest[0] != 'T'))
+    return std::nullopt;
+  rest = rest.drop_front();
+  if (rest.size() < 8 || rest[2] != ':' || rest[5] != ':' ||
+      rest.substr(0, 2).getAsInteger(10, h) ||
+      rest.substr(3, 2).getAsInteger(10, mi) || h > 23 || mi > 59)
+    return std::nullopt;
+  double sec;
+  if (rest.drop_front(6).getAsDouble(sec) || sec < 0 || sec >= 61)
+    return std::nullopt;
+  return double(daysFromCivil(y, mo, d)) * 86400.0 + double(h) * 3600.0 +
+         double(mi) * 60.0 + sec;
+}
+} // namespace
+
+StringRef snapflow::sim::serving::traceFormatName(TraceFormat format) {
+  return format == TraceFormat::Auto ? "auto" : specOf(format).name;
+}
+
+std::optional<TraceFormat>
+snapflow::sim::serving::parseTraceFormat(StringRef name) {
+  if (name == "auto")
+    return TraceFormat::Auto;
+  for (const FormatSpec &f : kFormats)
+    if (name == f.name)
+      return f.format;
+  return std::nullopt;
+}
+
+llvm::Expected<std::vector<Request>>
+snapflow::sim::serving::readRequests(StringRef path, TraceFormat format,
+                                     TraceInfo *info) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return makeError(path + ": " + buffer.getError().message());
+  StringRef text = (*buffer)->getBuffer();
+  auto located = [&](int64_t line, size_t col, const llvm::Twine &msg) {
+    return makeError(llvm::formatv("{0}:{1}:{2}: error: ", path, line, col) +
+                     msg);
+  };
+  std::vector<Request> requests;
+  const FormatSpec *spec = nullptr;
+  int columnOf[3] = {-1, -1, -1};
+  size_t width = 0;
+  int64_t lineNo = 0, skipped = 0;
+  while (!text.empty()) {
+    auto [raw, rest] = text.split('\n');
+    text = rest;
+    ++lineNo;
+    StringRef line = raw.rtrim("\r");
+    if (line.trim().empty() || line.trim().starts_with("#"))
+      continue;
+    llvm::SmallVector<StringRef> fields;
+    line.split(fields, ',');
+    // Column (1-based) where field k starts.
+    auto colOf = [&](size_t k) {
+      return static_cast<size_t>(fields[k].data() - line.data()) + 1;
+    };
+    if (!spec) {
+      // The header: the format asked for, or the first whose columns it
+      // has. When none has all, the one with the most names the missing
+      // column.
+      const FormatSpec *nearest = nullptr;
+      int nearestFound = 0, nearestMissing = -1;
+      for (const FormatSpec &f : kFormats) {
+        if (format != TraceFormat::Auto && f.format != format)
+          continue;
+        int found[3] = {-1, -1, -1};
+        for (size_t k = 0; k < fields.size(); ++k)
+          for (int c = 0; c < 3; ++c)
+            if (fields[k].trim() == f.columns[c])
+              found[c] = static_cast<int>(k);
+        int count = 0, missing = -1;
+        for (int c = 0; c < 3; ++c)
+          if (found[c] >= 0)
+            ++count;
+          else if (missing < 0)
+            missing = c;
+        if (count == 3) {
+          spec = &f;
+          std::copy(found, found + 3, columnOf);
+          break;
+        }
+        if (count > nearestFound || (format != TraceFormat::Auto && !nearest)) {
+          nearest = &f;
+          nearestFound = count;
+          nearestMissing = missing;
+        }
+      }
+      if (!spec && nearest)
+        return located(
+            lineNo, 1,
+            llvm::formatv("the header needs the columns {0},{1},{2}{3}; "
+                          "'{4}' is missing",
+                          nearest->columns[0], nearest->columns[1],
+                          nearest->columns[2],
+                          nearest->format == TraceFormat::Snapflow
+                              ? ""
+                              : std::string(" of ") +
+                                    (nearest->format == TraceFormat::Azure
+                                         ? "an "
+                                         : "a ") +
+                                    nearest->title + " trace",
+                          nearest->columns[nearestMissing]));
+      if (!spec)
+        return located(lineNo, 1,
+                       "the header is not one of a known request trace: "
+                       "arrival_s,prompt_tokens,output_tokens (snapflow), "
+                       "TIMESTAMP,ContextTokens,GeneratedTokens (Azure LLM "
+                       "inference trace) or Timestamp,...,Request "
+                       "tokens,Response tokens (BurstGPT)");
+      width = fields.size();
+      continue;
+    }
+    if (fields.size() != width)
+      return located(lineNo, 1,
+                     llvm::formatv("{0} fields, the header has {1}",
+                                   fields.size(), width));
+    bool own = spec->format == TraceFormat::Snapflow;
+    Request r;
+    r.id = static_cast<int64_t>(requests.size());
+    r.line = lineNo;
+    StringRef arrival = fields[columnOf[0]].trim();
+    std::optional<double> when;
+    double seconds;
+    if (!own)
+      when = parseTime(arrival);
+    else if (!arrival.getAsDouble(seconds) && std::isfinite(seconds) &&
+             seconds >= 0)
+      when = seconds;
+    if (!when)
+      return located(lineNo, colOf(columnOf[0]),
+                     llvm::Twine(spec->columns[0]) +
+                         (own ? " must be a number of seconds >= 0"
+                              : " must be a date and time "
+                                "(2023-11-16 18:15:46.68) or seconds") +
+                         ", got '" + arrival + "'");
+    r.arrivalS = *when;
+    bool empty = false;
+    for (int c = 1; c < 3; ++c) {
+      StringRef f = fields[columnOf[c]].trim();
+      int64_t n;
+      if (f.getAsInteger(10, n) || n < (own ? 1 : 0))
+        return located(lineNo, colOf(columnOf[c]),
+                       llvm::Twine(spec->columns[c]) + " must be a whole number >= " +
+                           (own ? "1" : "0") + ", got '" + f + "'");
+      (c == 1 ? r.promptTokens : r.outputTokens) = n;
+      empty |= n == 0;
+    }
+    if (empty) { // a failed or empty request of a public trace
+      ++skipped;
+      continue;
+    }
+    requests.push_back(r);
+  }
+  if (!spec)
+    return makeError(path + ": error: empty request file; expected a header "
+                            "(arrival_s,prompt_tokens,output_tokens, or an "
+                            "Azure or BurstGPT trace's) and rows");
+  if (requests.empty())
+    return makeError(path + ": error: no requests after the header" +
+                     (skipped ? llvm::formatv(" ({0} with 0 tokens skipped)",
+                                              skipped)
+                                    .str()
+                              : std::string()));
+  // A public trace's clock starts at its first request.
+  if (spec->format != TraceFormat::Snapflow) {
+    double first = requests.front().arrivalS;
+    for (const Request &r : requests)
+      first = std::min(first, r.arrivalS);
+    for (Request &r : requests)
+      r.arrivalS -= first;
+  }
+  if (info) {
+    info->format = spec->format;
+    info->skipped = skipped;
+  }
+  return requests;
+}
+
+std::vector<Request>
+snapflow::sim::serving::generateRequests(const GeneratorOptions &o) {
+  std::mt19937_64 rng(o.seed);
+  // 53 random bits -> [0, 1): the same sequence on every platform (the
+  // standard distributions are not specified bit for bit).
+  auto uniform = [&] { return double(rng() >> 11) * 0x1.0p-53; };
+  auto length = [&](int64_t mean) {
+    double lo = double(mean) * (1 - o.spread), hi = double(mean) * (1 + o.spread);
+    return std::max<int64_t>(1, std::llround(lo + (hi - lo) * uniform()));
+  };
+  std::vector<Request> out;
+  double t = 0;
+  for (int64_t i = 0; i < o.count; ++i) {
+    t += -std::log1p(-uniform()) / o.rate;
+    Request r;
+    r.id = i;
+    r.arrivalS = t;
+    r.promptTokens = length(o.promptMean);
+    r.outputTokens = length(o.outputMean);
+    out.push_back(r);
+  }
+  return out;
+}
+
