@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace snapflow::sim::serving;
 using llvm::Error;
 
@@ -434,6 +436,10 @@ TEST(Serving, BurstGPTTraceSkipsFailedRequests) {
   ASSERT_EQ(r->size(), 2u);
   EXPECT_DOUBLE_EQ((*r)[1].arrivalS, 113);
   EXPECT_EQ((*r)[1].line, 4);
+  // BurstGPT names the model each request asked for.
+  EXPECT_TRUE(info.hasModel);
+  EXPECT_EQ((*r)[0].modelName, "ChatGPT");
+  EXPECT_EQ((*r)[1].modelName, "GPT-4");
   llvm::sys::fs::remove(path);
 }
 
@@ -657,4 +663,72 @@ TEST(ServingModels, PrewarmBringsAModelInAheadOfItsRequests) {
   ASSERT_TRUE(static_cast<bool>(d)) << llvm::toString(d.takeError());
   EXPECT_EQ(d->models[1].prewarms, 0);
   EXPECT_DOUBLE_EQ(d->requests[3].ttftS(), 7);
+}
+
+// The periodic generator: per model, Poisson arrivals whose rate follows
+// rate x (1 + amplitude sin(2 pi (t / period + phase))). Over 20 periods of
+// 100 s at a mean of 2 requests/s, a model with amplitude 1 and phase 0
+// gets its requests in the first half of each period (where the sine is
+// positive) far more than in the second: the expected split is
+// (1 + 2/pi) : (1 - 2/pi), about 4.5 : 1. Its arrivals are the same with
+// or without a second model, and the same for the same seed.
+TEST(ServingModels, PeriodicLoadFollowsItsRateCurve) {
+  PeriodicLoad a;
+  a.rate = 2;
+  a.amplitude = 1;
+  a.periodS = 100;
+  PeriodicLoad b = a;
+  b.phase = 0.5;
+  std::vector<Request> both = generatePeriodic({a, b}, 2000, 7);
+  std::vector<Request> alone = generatePeriodic({a}, 2000, 7);
+  int64_t first = 0, second = 0, n0 = 0;
+  std::vector<double> fromBoth;
+  for (const Request &r : both) {
+    EXPECT_GE(r.promptTokens, 1);
+    if (r.model != 0)
+      continue;
+    ++n0;
+    fromBoth.push_back(r.arrivalS);
+    (std::fmod(r.arrivalS, 100) < 50 ? first : second) += 1;
+  }
+  // About 4000 requests (2/s over 2000 s), within 5 standard deviations.
+  EXPECT_NEAR(double(n0), 4000, 5 * std::sqrt(4000.0));
+  EXPECT_GT(first, 3 * second);
+  ASSERT_EQ(alone.size(), fromBoth.size());
+  for (size_t i = 0; i < alone.size(); ++i)
+    EXPECT_EQ(alone[i].arrivalS, fromBoth[i]);
+  for (size_t i = 1; i < both.size(); ++i)
+    EXPECT_LE(both[i - 1].arrivalS, both[i].arrivalS);
+  EXPECT_EQ(both.back().id, static_cast<int64_t>(both.size()) - 1);
+}
+
+// A model column: snapflow's `model`, BurstGPT's `Model`.
+TEST(ServingModels, TracesCarryTheModel) {
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("models", "csv", path));
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream f(path, ec);
+    f << "arrival_s,model,prompt_tokens,output_tokens\n"
+         "0.0,llama-3.1-8b,100,10\n"
+         "1.0,llama-3.2-1b,200,20\n";
+  }
+  TraceInfo info;
+  auto reqs = readRequests(path, TraceFormat::Auto, &info);
+  ASSERT_TRUE(static_cast<bool>(reqs)) << llvm::toString(reqs.takeError());
+  EXPECT_TRUE(info.hasModel);
+  ASSERT_EQ(reqs->size(), 2u);
+  EXPECT_EQ((*reqs)[0].modelName, "llama-3.1-8b");
+  EXPECT_EQ((*reqs)[1].modelName, "llama-3.2-1b");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream f(path, ec);
+    f << "arrival_s,model,prompt_tokens,output_tokens\n"
+         "0.0, ,100,10\n";
+  }
+  auto bad = readRequests(path);
+  ASSERT_FALSE(static_cast<bool>(bad));
+  EXPECT_NE(llvm::toString(bad.takeError()).find(":2:5: error: model must name a model"),
+            std::string::npos);
+  llvm::sys::fs::remove(path);
 }

@@ -32,14 +32,18 @@ struct FormatSpec {
   TraceFormat format;
   const char *name, *title;
   const char *columns[3]; ///< arrival, prompt tokens, output tokens
+  const char *modelColumn; ///< optional; null when the format has none
 };
 const FormatSpec kFormats[] = {
     {TraceFormat::Snapflow, "snapflow", "snapflow",
-     {"arrival_s", "prompt_tokens", "output_tokens"}},
+     {"arrival_s", "prompt_tokens", "output_tokens"},
+     "model"},
     {TraceFormat::Azure, "azure", "Azure LLM inference",
-     {"TIMESTAMP", "ContextTokens", "GeneratedTokens"}},
+     {"TIMESTAMP", "ContextTokens", "GeneratedTokens"},
+     nullptr},
     {TraceFormat::BurstGPT, "burstgpt", "BurstGPT",
-     {"Timestamp", "Request tokens", "Response tokens"}},
+     {"Timestamp", "Request tokens", "Response tokens"},
+     "Model"},
 };
 
 const FormatSpec &specOf(TraceFormat format) {
@@ -118,6 +122,7 @@ snapflow::sim::serving::readRequests(StringRef path, TraceFormat format,
   std::vector<Request> requests;
   const FormatSpec *spec = nullptr;
   int columnOf[3] = {-1, -1, -1};
+  int modelColumn = -1;
   size_t width = 0;
   int64_t lineNo = 0, skipped = 0;
   while (!text.empty()) {
@@ -187,6 +192,10 @@ snapflow::sim::serving::readRequests(StringRef path, TraceFormat format,
                        "inference trace) or Timestamp,...,Request "
                        "tokens,Response tokens (BurstGPT)");
       width = fields.size();
+      if (spec->modelColumn)
+        for (size_t k = 0; k < fields.size(); ++k)
+          if (fields[k].trim() == spec->modelColumn)
+            modelColumn = static_cast<int>(k);
       continue;
     }
     if (fields.size() != width)
@@ -213,6 +222,13 @@ snapflow::sim::serving::readRequests(StringRef path, TraceFormat format,
                                 "(2023-11-16 18:15:46.68) or seconds") +
                          ", got '" + arrival + "'");
     r.arrivalS = *when;
+    if (modelColumn >= 0) {
+      r.modelName = fields[modelColumn].trim().str();
+      if (r.modelName.empty())
+        return located(lineNo, colOf(modelColumn),
+                       llvm::Twine(spec->modelColumn) +
+                           " must name a model, got an empty field");
+    }
     bool empty = false;
     for (int c = 1; c < 3; ++c) {
       StringRef f = fields[columnOf[c]].trim();
@@ -251,6 +267,7 @@ snapflow::sim::serving::readRequests(StringRef path, TraceFormat format,
   if (info) {
     info->format = spec->format;
     info->skipped = skipped;
+    info->hasModel = modelColumn >= 0;
   }
   return requests;
 }
@@ -279,3 +296,50 @@ snapflow::sim::serving::generateRequests(const GeneratorOptions &o) {
   return out;
 }
 
+
+std::vector<Request>
+snapflow::sim::serving::generatePeriodic(llvm::ArrayRef<PeriodicLoad> loads,
+                                         double durationS, uint64_t seed) {
+  std::vector<Request> out;
+  for (size_t m = 0; m < loads.size(); ++m) {
+    const PeriodicLoad &l = loads[m];
+    // Each model its own stream of the seed.
+    std::mt19937_64 rng(seed ^ (0x9E3779B97F4A7C15ULL * (m + 1)));
+    auto uniform = [&] { return double(rng() >> 11) * 0x1.0p-53; };
+    auto length = [&](int64_t mean) {
+      double lo = double(mean) * (1 - l.spread),
+             hi = double(mean) * (1 + l.spread);
+      return std::max<int64_t>(1, std::llround(lo + (hi - lo) * uniform()));
+    };
+    // Thinning: candidates at the peak rate, each kept with probability
+    // rate(t) / peak.
+    double peak = l.rate * (1 + l.amplitude);
+    if (peak <= 0)
+      continue;
+    double t = 0;
+    while (true) {
+      t += -std::log1p(-uniform()) / peak;
+      if (t >= durationS)
+        break;
+      double rate =
+          l.rate * (1 + l.amplitude * std::sin(2 * M_PI *
+                                               (t / l.periodS + l.phase)));
+      double keep = uniform();
+      if (keep * peak >= rate)
+        continue;
+      Request r;
+      r.arrivalS = t;
+      r.model = static_cast<int>(m);
+      r.promptTokens = length(l.promptMean);
+      r.outputTokens = length(l.outputMean);
+      out.push_back(r);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Request &a, const Request &b) {
+    return std::make_pair(a.arrivalS, a.model) <
+           std::make_pair(b.arrivalS, b.model);
+  });
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i].id = static_cast<int64_t>(i);
+  return out;
+}
