@@ -317,6 +317,25 @@ void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
                 "{2})\n",
                 gibOrMib(s.kvPeakBytes), gibOrMib(s.kvMeanBytes),
                 gibOrMib(s.kvAllocatedBytes));
+  if (s.models.size() < 2)
+    return;
+  // A deployment of several models: each one, and its switches.
+  os << formatv("model cache         {0}: {1} switches\n",
+                sim::serving::cachePolicyName(s.cachePolicy),
+                r.switches.size());
+  os << "  model               slots  weights/socket  HBM/socket  switch "
+        "alone  switches  prewarms  TTFT p50 / p99 (s)  switch wait mean "
+        "(s)  TPOT p50 (ms)\n";
+  for (size_t k = 0; k < s.models.size(); ++k) {
+    const ModelOutcome &m = s.models[k];
+    const sim::serving::ModelResult &mr = r.models[k];
+    os << formatv("  {0,-19} {1,5}  {2,14}  {3,10}  {4,9:f1} ms  {5,8}  "
+                  "{6,8}  {7,8:f3} / {8,-7:f3}  {9,20:f3}  {10,13:f2}\n",
+                  m.name, m.slots, gibOrMib(m.weightBytes),
+                  gibOrMib(m.hbmBytes), m.switchS * 1e3, mr.switches,
+                  mr.prewarms, m.ttft.p50, m.ttft.p99, m.switchWait.mean,
+                  m.tpot.p50 * 1e3);
+  }
 }
 
 void snapflow::tools::printTrace(llvm::raw_ostream &os, llvm::StringRef path,

@@ -15,6 +15,7 @@
 #include "snapflow/Driver/MemoryTrace.h"
 #include "snapflow/Driver/Sweep.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -435,6 +436,43 @@ cl::opt<double> spreadOpt("length-spread",
                           cl::value_desc("F"), cl::init(0.5),
                           cl::cat(serveCat), cl::sub(runCmd));
 
+cl::opt<std::string> modelCacheOpt(
+    "model-cache",
+    cl::desc("With several --model names: how HBM caches their weights "
+             "(all stay in DDR): static (every model resident, none "
+             "switched), on-demand (a request brings its model in, evicting "
+             "the least recently used idle one) or prewarm (on-demand, and "
+             "each forecast window brings in the models expected busiest) "
+             "(default: static for one model, on-demand for several)"),
+    cl::value_desc("static|on-demand|prewarm"), cl::init("static"),
+    cl::cat(serveCat), cl::sub(runCmd));
+cl::opt<double> forecastWindowOpt(
+    "forecast-window",
+    cl::desc("--model-cache prewarm: the window the forecast looks ahead, "
+             "seconds (default 60)"),
+    cl::value_desc("S"), cl::init(60), cl::cat(serveCat), cl::sub(runCmd));
+cl::opt<double> forecastPeriodOpt(
+    "forecast-period",
+    cl::desc("--model-cache prewarm: the load's period in seconds; the "
+             "forecast averages the same window of earlier periods (default "
+             "0: none, a weighted mean of past windows)"),
+    cl::value_desc("S"), cl::init(0), cl::cat(serveCat), cl::sub(runCmd));
+cl::opt<double> loadPeriodOpt(
+    "load-period",
+    cl::desc("Generated load for several models: each model's rate follows "
+             "a sine of this period, its peak 1/N of a period after the "
+             "previous model's (default 0: flat Poisson)"),
+    cl::value_desc("S"), cl::init(0), cl::cat(serveCat), cl::sub(runCmd));
+cl::opt<double> loadAmplitudeOpt(
+    "load-amplitude",
+    cl::desc("The sine's amplitude, a fraction of --rate (default 0.8)"),
+    cl::value_desc("A"), cl::init(0.8), cl::cat(serveCat), cl::sub(runCmd));
+cl::opt<double> durationOpt(
+    "duration",
+    cl::desc("Generated load for several models: seconds of arrivals "
+             "(default: --requests in all)"),
+    cl::value_desc("S"), cl::init(0), cl::cat(serveCat), cl::sub(runCmd));
+
 cl::opt<bool> componentsOpt(
     "components",
     cl::desc("List the simulator's components: the chip keys each takes and "
@@ -686,21 +724,30 @@ int main(int argc, char **argv) {
     if (!co)
       return fail(co.takeError());
     bool generating = rateOpt.getNumOccurrences() ||
+                      loadPeriodOpt.getNumOccurrences() ||
+                      durationOpt.getNumOccurrences() ||
                       requestsOpt.getNumOccurrences() ||
                       seedOpt.getNumOccurrences() ||
                       promptTokensOpt.getNumOccurrences() ||
                       outputTokensOpt.getNumOccurrences() ||
                       spreadOpt.getNumOccurrences();
     if (!serveOpt) {
-      if (generating || !requestsFileOpt.empty() ||
-          scheduleOpt.getNumOccurrences() ||
-          traceFormatOpt.getNumOccurrences() ||
-          requestResultsOpt.getNumOccurrences())
+      // Name the serving flags given, each of which needs --serve.
+      std::vector<std::string> given;
+      for (cl::Option *opt :
+           std::initializer_list<cl::Option *>{
+               &requestsFileOpt, &traceFormatOpt, &requestResultsOpt,
+               &scheduleOpt, &rateOpt, &requestsOpt, &seedOpt,
+               &promptTokensOpt, &outputTokensOpt, &spreadOpt, &modelCacheOpt,
+               &forecastWindowOpt, &forecastPeriodOpt, &loadPeriodOpt,
+               &loadAmplitudeOpt, &durationOpt})
+        if (opt->getNumOccurrences())
+          given.push_back("--" + opt->ArgStr.str());
+      if (!given.empty())
         return fail(createStringError(
             inconvertibleErrorCode(),
-            "--trace-requests, --trace-format, --request-results, "
-            "--schedule, --rate, --requests, --seed, --prompt-tokens, "
-            "--output-tokens and --length-spread need --serve"));
+            llvm::join(given, ", ") +
+                (given.size() == 1 ? " needs" : " need") + " --serve"));
       auto r =
           runWorkload(*w, maxBatch, *co, simulateOptions());
       if (!r)
@@ -732,8 +779,42 @@ int main(int argc, char **argv) {
     so.gen.promptMean = promptTokensOpt;
     so.gen.outputMean = outputTokensOpt;
     so.gen.spread = spreadOpt;
+    if (auto p = sim::serving::parseCachePolicy(modelCacheOpt))
+      so.cache.policy = *p;
+    else
+      return fail(createStringError(
+          inconvertibleErrorCode(),
+          "--model-cache: expected static, on-demand or prewarm, got '" +
+              modelCacheOpt + "'"));
+    so.cachePolicyGiven = modelCacheOpt.getNumOccurrences() > 0;
+    so.cache.windowS = forecastWindowOpt;
+    so.cache.periodS = forecastPeriodOpt;
+    so.loadPeriodS = loadPeriodOpt;
+    so.loadAmplitude = loadAmplitudeOpt;
+    so.durationS = durationOpt;
+    // --model a,b,...: a deployment of several models on the chip, each
+    // with the same --kv, --batch and --context.
+    std::vector<WorkloadOptions> deployment;
+    llvm::SmallVector<StringRef> names;
+    StringRef(w->model).split(names, ',', -1, /*KeepEmpty=*/true);
+    for (StringRef name : names) {
+      if (name.trim().empty())
+        return fail(createStringError(inconvertibleErrorCode(),
+                                      "--model: an empty name in '" +
+                                          w->model + "'"));
+      WorkloadOptions one = *w;
+      one.model = name.trim().str();
+      deployment.push_back(one);
+    }
+    if (deployment.size() == 1 &&
+        (so.cachePolicyGiven && so.cache.policy !=
+                                    sim::serving::CachePolicy::Static))
+      return fail(createStringError(
+          inconvertibleErrorCode(),
+          "--model-cache " + modelCacheOpt +
+              " caches several models; --model names one"));
     auto served =
-        serve(*w, maxBatch, *co, simulateOptions(), so);
+        serve(deployment, maxBatch, *co, simulateOptions(), so);
     if (!served)
       return fail(served.takeError());
     printServe(outs(), *served);

@@ -112,23 +112,93 @@ std::vector<const Sample *> thin(const std::vector<Sample> &samples,
 
 } // namespace
 
+namespace {
+
+/// One model of the deployment while it is prepared.
+struct Prepared {
+  WorkloadOptions o;
+  Workload w;
+  ServeConfig cfg;
+  std::vector<size_t> requests; ///< indices of its requests
+  /// Its graphs: prefill buckets, then decode buckets (the last at the
+  /// full context). Reserved before the first is built: jobs point at them.
+  std::vector<sim::Program> programs;
+  std::vector<std::pair<bool, int64_t>> shapes; ///< (prefill, tokens)
+  int64_t prefillChunk = kPrefillChunkAuto;
+  sim::serving::DeployedModel deployed;
+  Residency res;
+  double ddrBytes = 0; ///< per socket: weights and every DDR tensor
+  const sim::Program &full() const { return programs.back(); }
+};
+
+double maxTensorBytes(const std::vector<sim::Program> &programs,
+                      arch::MemoryTier tier) {
+  double most = 0;
+  for (const sim::Program &p : programs)
+    most = std::max(most, double(p.tensorBytes(tier)));
+  return most;
+}
+
+std::string gibText(double bytes) {
+  return llvm::formatv("{0:f2} GiB", bytes / double(1ull << 30)).str();
+}
+
+} // namespace
+
 llvm::Expected<ServeOutcome>
 snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
                         const CompileOptions &c, const SimulateOptions &s,
                         const ServeOptions &so) {
-  auto w = resolveWorkload(o, /*needChip=*/true);
-  if (!w)
-    return w.takeError();
-  // The serving loop admits, pages and finishes sequences token by token;
-  // a Block Transformer decodes whole blocks (docs/Models.md).
-  if (w->config.isBlockTransformer())
-    return makeError("--serve does not model the Block Transformer (" +
-                     w->config.name +
-                     ") yet: it decodes a block of tokens per step; use "
-                     "snapflow run without --serve");
+  return serve(std::vector<WorkloadOptions>{o}, maxBatch, c, s, so);
+}
+
+llvm::Expected<ServeOutcome>
+snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
+                        bool maxBatch, const CompileOptions &c,
+                        const SimulateOptions &s, const ServeOptions &so) {
+  if (workloads.empty())
+    return makeError("--serve needs at least one model");
+  const size_t n = workloads.size();
+  const bool several = n > 1;
+  sim::serving::CacheOptions cache = so.cache;
+  if (!so.cachePolicyGiven)
+    cache.policy = several ? sim::serving::CachePolicy::OnDemand
+                           : sim::serving::CachePolicy::Static;
+  if (cache.policy == sim::serving::CachePolicy::Prewarm &&
+      (!(cache.windowS > 0) || !std::isfinite(cache.windowS)))
+    return makeError(llvm::formatv("--forecast-window must be > 0 s, got {0}",
+                                   cache.windowS));
+  if (!(cache.periodS >= 0) || !std::isfinite(cache.periodS))
+    return makeError(llvm::formatv("--forecast-period must be >= 0 s, got "
+                                   "{0}",
+                                   cache.periodS));
+  std::vector<std::unique_ptr<Prepared>> models;
+  for (const WorkloadOptions &o : workloads) {
+    auto p = std::make_unique<Prepared>();
+    p->o = o;
+    auto w = resolveWorkload(o, /*needChip=*/true);
+    if (!w)
+      return w.takeError();
+    p->w = std::move(*w);
+    // The serving loop admits, pages and finishes sequences token by token;
+    // a Block Transformer decodes whole blocks (docs/Models.md).
+    if (p->w.config.isBlockTransformer())
+      return makeError("--serve does not model the Block Transformer (" +
+                       p->w.config.name +
+                       ") yet: it decodes a block of tokens per step; use "
+                       "snapflow run without --serve");
+    for (const auto &q : models)
+      if (q->o.model == o.model)
+        return makeError("--model names " + o.model +
+                         " twice; a deployment serves each model once");
+    models.push_back(std::move(p));
+  }
+  const arch::ArchModel &chip = models[0]->w.chip;
+
   // 1. Requests.
   std::vector<Request> requests;
   std::string source;
+  bool traceHasModel = false;
   if (!so.requestsPath.empty()) {
     if (so.generate)
       return makeError("--trace-requests and --rate/--requests exclude each "
@@ -138,6 +208,7 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
     if (!r)
       return r.takeError();
     requests = std::move(*r);
+    traceHasModel = info.hasModel;
     source = so.requestsPath;
     // Name the format read, and what of a public trace was left out.
     if (info.format != sim::serving::TraceFormat::Snapflow)
@@ -163,123 +234,283 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
       return makeError(llvm::formatv("--length-spread must be in [0, 1], got "
                                      "{0}",
                                      so.gen.spread));
-    requests = generateRequests(so.gen);
     std::string rate;
     llvm::raw_string_ostream(rate) << llvm::format("%g", so.gen.rate);
-    source = llvm::formatv("generated: Poisson {0} requests/s, seed {1}", rate,
-                           so.gen.seed);
-  }
-  ServeConfig cfg;
-  cfg.maxContext = o.context;
-  cfg.kvTokensPerSlot = std::min(w->kvSlots, o.context);
-  if (Error e = validate(requests, cfg, source))
-    return std::move(e);
-
-  // Slots: --batch, or the most that fit at the full context.
-  int64_t slots = o.batch;
-  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-  if (maxBatch) {
-    auto largest = findMaxBatch(context, *w, o, c);
-    if (!largest)
-      return largest.takeError();
-    slots = *largest;
-  }
-  cfg.slots = slots;
-
-  // 2. Buckets and their graphs.
-  std::set<int64_t> prefillBuckets, decodeBuckets;
-  int64_t lo = o.context, hi = 0;
-  for (const Request &r : requests) {
-    prefillBuckets.insert(bucketFor(r.promptTokens, o.context));
-    lo = std::min(lo, r.promptTokens + 1);
-    hi = std::max(hi, r.promptTokens + r.outputTokens);
-  }
-  for (int64_t b = bucketFor(lo, o.context);; b *= 2) {
-    decodeBuckets.insert(std::min(b, o.context));
-    if (b >= hi || b >= o.context)
-      break;
-  }
-  // The full-context graph fixes the KV allocation and the resident tensors.
-  decodeBuckets.insert(o.context);
-
-  // The chunked schedule's prefill graphs run a chunk per step.
-  const bool chunked = so.schedule == Schedule::Chunked;
-  CompileOptions prefillOptions = c;
-  if (chunked && c.prefillChunk == kPrefillChunkAuto)
-    prefillOptions.prefillChunk = kScheduleChunk;
-
-  auto start = std::chrono::steady_clock::now();
-  std::vector<sim::Program> programs;
-  std::vector<std::pair<bool, int64_t>> shapes; // (prefill, tokens)
-  programs.reserve(prefillBuckets.size() + decodeBuckets.size());
-  auto build = [&](bool prefill, int64_t tokens) -> Error {
-    WorkloadOptions bo = o;
-    bo.context = tokens;
-    bo.kv = policyFor(*w, tokens);
-    auto p = compileProgram(context, *w, bo, prefill ? prefillOptions : c,
-                            prefill ? 1 : slots, prefill);
-    if (!p) {
-      std::string why = llvm::toString(p.takeError());
-      return llvm::make_error<ProgramFailure>(llvm::formatv(
-          "the {0} graph for {1} tokens (bucket of --serve) cannot run: {2}",
-          prefill ? "prefill" : "decode", tokens, why));
+    if (!several && so.loadPeriodS == 0 && so.durationS == 0) {
+      requests = generateRequests(so.gen);
+      source = llvm::formatv("generated: Poisson {0} requests/s, seed {1}",
+                             rate, so.gen.seed);
+    } else {
+      if (!(so.loadPeriodS >= 0) || !std::isfinite(so.loadPeriodS))
+        return makeError(llvm::formatv("--load-period must be >= 0 s, got "
+                                       "{0}",
+                                       so.loadPeriodS));
+      if (!(so.loadAmplitude >= 0 && so.loadAmplitude <= 1))
+        return makeError(llvm::formatv("--load-amplitude must be in [0, 1], "
+                                       "got {0}",
+                                       so.loadAmplitude));
+      if (!(so.durationS >= 0) || !std::isfinite(so.durationS))
+        return makeError(llvm::formatv("--duration must be >= 0 s, got {0}",
+                                       so.durationS));
+      // Each model at --rate, its peak a 1/n period after the one before.
+      std::vector<sim::serving::PeriodicLoad> loads;
+      for (size_t k = 0; k < n; ++k) {
+        sim::serving::PeriodicLoad l;
+        l.rate = so.gen.rate;
+        l.amplitude = so.loadPeriodS > 0 ? so.loadAmplitude : 0;
+        l.periodS = so.loadPeriodS > 0 ? so.loadPeriodS : 1;
+        l.phase = double(k) / double(n);
+        l.promptMean = so.gen.promptMean;
+        l.outputMean = so.gen.outputMean;
+        l.spread = so.gen.spread;
+        loads.push_back(l);
+      }
+      double duration =
+          so.durationS > 0 ? so.durationS
+                           : double(so.gen.count) / (so.gen.rate * double(n));
+      requests = sim::serving::generatePeriodic(loads, duration, so.gen.seed);
+      source = llvm::formatv(
+          "generated: {0} requests/s per model{1} over {2} s, seed {3}", rate,
+          so.loadPeriodS > 0
+              ? llvm::formatv(", period {0} s, amplitude {1}",
+                              so.loadPeriodS, so.loadAmplitude)
+                    .str()
+              : std::string(", Poisson"),
+          duration, so.gen.seed);
+      if (requests.empty())
+        return makeError(source + ": no requests; raise --rate or --duration");
     }
-    if (Error e = checkFits(*p, w->chip))
-      return e;
-    programs.push_back(std::move(*p));
-    shapes.push_back({prefill, tokens});
-    return Error::success();
-  };
-  for (int64_t b : prefillBuckets)
-    if (Error e = build(true, b))
+  }
+  // Each request's model: by the trace's model column, which must name a
+  // model of the deployment (as given to --model, or its config's name).
+  // One model serves every request, whatever the column says (BurstGPT's
+  // ChatGPT and GPT-4 replayed on the one model deployed).
+  if (traceHasModel && several) {
+    for (Request &r : requests) {
+      int found = -1;
+      for (size_t k = 0; k < n; ++k)
+        if (r.modelName == models[k]->o.model ||
+            r.modelName == models[k]->w.config.name)
+          found = static_cast<int>(k);
+      if (found < 0) {
+        std::vector<std::string> names;
+        for (const auto &m : models)
+          names.push_back(m->o.model);
+        return makeError(llvm::formatv(
+            "{0}:{1}: error: model '{2}' is not deployed (--model {3})",
+            so.requestsPath, r.line, r.modelName, llvm::join(names, ",")));
+      }
+      r.model = found;
+    }
+  } else if (several && !so.requestsPath.empty()) {
+    return makeError(so.requestsPath +
+                     ": error: several models are deployed, but the trace has "
+                     "no model column (snapflow's 'model', BurstGPT's "
+                     "'Model') to say which each request asks for");
+  }
+  for (size_t i = 0; i < requests.size(); ++i)
+    models[requests[i].model]->requests.push_back(i);
+  for (auto &m : models) {
+    m->cfg.maxContext = m->o.context;
+    m->cfg.kvTokensPerSlot = std::min(m->w.kvSlots, m->o.context);
+    std::vector<Request> mine;
+    for (size_t i : m->requests)
+      mine.push_back(requests[i]);
+    if (Error e = validate(mine, m->cfg, source))
       return std::move(e);
-  for (int64_t b : decodeBuckets)
-    if (Error e = build(false, b))
-      return std::move(e);
+  }
+
+  // 2. Per model: slots, buckets and their graphs.
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  const bool chunked = so.schedule == Schedule::Chunked;
+  auto start = std::chrono::steady_clock::now();
+  for (auto &mp : models) {
+    Prepared &m = *mp;
+    const WorkloadOptions &o = m.o;
+    // Slots: --batch, or the most that fit at the full context.
+    int64_t slots = o.batch;
+    if (maxBatch) {
+      auto largest = findMaxBatch(context, m.w, o, c);
+      if (!largest)
+        return largest.takeError();
+      slots = *largest;
+    }
+    m.cfg.slots = slots;
+    std::set<int64_t> prefillBuckets, decodeBuckets;
+    int64_t lo = o.context, hi = 0;
+    for (size_t i : m.requests) {
+      const Request &r = requests[i];
+      prefillBuckets.insert(bucketFor(r.promptTokens, o.context));
+      lo = std::min(lo, r.promptTokens + 1);
+      hi = std::max(hi, r.promptTokens + r.outputTokens);
+    }
+    for (int64_t b = bucketFor(lo, o.context);; b *= 2) {
+      decodeBuckets.insert(std::min(b, o.context));
+      if (b >= hi || b >= o.context)
+        break;
+    }
+    // The full-context graph fixes the KV allocation and the resident
+    // tensors.
+    decodeBuckets.insert(o.context);
+    // The chunked schedule's prefill graphs run a chunk per step.
+    CompileOptions prefillOptions = c;
+    if (chunked && c.prefillChunk == kPrefillChunkAuto)
+      prefillOptions.prefillChunk = kScheduleChunk;
+    m.prefillChunk = prefillOptions.prefillChunk;
+    m.programs.reserve(prefillBuckets.size() + decodeBuckets.size());
+    auto build = [&](bool prefill, int64_t tokens) -> Error {
+      WorkloadOptions bo = o;
+      bo.context = tokens;
+      bo.kv = policyFor(m.w, tokens);
+      auto p = compileProgram(context, m.w, bo, prefill ? prefillOptions : c,
+                              prefill ? 1 : slots, prefill);
+      if (!p) {
+        std::string why = llvm::toString(p.takeError());
+        return llvm::make_error<ProgramFailure>(llvm::formatv(
+            "{0}the {1} graph for {2} tokens (bucket of --serve) cannot run: "
+            "{3}",
+            several ? m.w.config.name + ": " : std::string(),
+            prefill ? "prefill" : "decode", tokens, why));
+      }
+      if (Error e = checkFits(*p, m.w.chip))
+        return e;
+      m.programs.push_back(std::move(*p));
+      m.shapes.push_back({prefill, tokens});
+      return Error::success();
+    };
+    for (int64_t b : prefillBuckets)
+      if (Error e = build(true, b))
+        return std::move(e);
+    for (int64_t b : decodeBuckets)
+      if (Error e = build(false, b))
+        return std::move(e);
+    m.res = residency(m.full());
+    m.deployed.name = m.w.config.name;
+    m.deployed.weightBytes = double(m.full().weightBytes);
+    m.deployed.hbmBytes = maxTensorBytes(m.programs, arch::MemoryTier::HBM);
+    // DDR holds every model's weights, whether cached in HBM or not, and
+    // whatever its graphs place in DDR.
+    m.ddrBytes = m.deployed.weightBytes +
+                 maxTensorBytes(m.programs, arch::MemoryTier::DDR);
+  }
   double compileS = std::chrono::duration<double>(
                         std::chrono::steady_clock::now() - start)
                         .count();
 
-  // 3. One SystemC run for every shape.
+  // Placement: DDR holds every model's weights; HBM each resident model.
+  if (several) {
+    double ddr = 0, hbm = 0;
+    std::string ddrParts, hbmParts;
+    for (const auto &m : models) {
+      ddr += m->ddrBytes;
+      hbm += m->deployed.hbmBytes;
+      ddrParts += llvm::formatv("{0}{1} {2}", ddrParts.empty() ? "" : " + ",
+                                m->w.config.name, gibText(m->ddrBytes));
+      hbmParts += llvm::formatv("{0}{1} {2}", hbmParts.empty() ? "" : " + ",
+                                m->w.config.name,
+                                gibText(m->deployed.hbmBytes));
+    }
+    double ddrCap = double(chip.tierBytesPerSocket(arch::MemoryTier::DDR));
+    double hbmCap = double(chip.tierBytesPerSocket(arch::MemoryTier::HBM));
+    if (ddr > ddrCap)
+      return llvm::make_error<ProgramFailure>(llvm::formatv(
+          "the deployment does not fit: DDR binds: every model's weights "
+          "stay in DDR, {0} = {1} per socket, above the {2} of {3}",
+          ddrParts, gibText(ddr), gibText(ddrCap), chip.getName()));
+    if (cache.policy == sim::serving::CachePolicy::Static && hbm > hbmCap)
+      return llvm::make_error<ProgramFailure>(llvm::formatv(
+          "the deployment does not fit: HBM binds: --model-cache static keeps "
+          "every model resident, {0} = {1} per socket, above the {2} of {3}; "
+          "cache them (--model-cache on-demand or prewarm) or give fewer "
+          "slots (--batch)",
+          hbmParts, gibText(hbm), gibText(hbmCap), chip.getName()));
+  }
+  cache.hbmBytes = double(chip.tierBytesPerSocket(arch::MemoryTier::HBM));
+
+  // 3. One SystemC run for every shape of every model; with switching, each
+  // graph again beside a switch, and each model's switch alone.
+  const bool switching = cache.policy != sim::serving::CachePolicy::Static;
+  int64_t largestWeights = 0;
+  for (const auto &m : models)
+    largestWeights = std::max(largestWeights, m->full().weightBytes);
   std::vector<sim::Job> jobs;
-  for (size_t i = 0; i < programs.size(); ++i)
-    jobs.push_back({&programs[i], shapes[i].first ? 1 : 2});
+  for (const auto &m : models)
+    for (size_t i = 0; i < m->programs.size(); ++i)
+      jobs.push_back({&m->programs[i], m->shapes[i].first ? 1 : 2});
+  size_t contendedBase = jobs.size();
+  if (switching) {
+    for (const auto &m : models)
+      for (size_t i = 0; i < m->programs.size(); ++i) {
+        sim::Job j(&m->programs[i], m->shapes[i].first ? 1 : 2);
+        j.copy = sim::Copy{std::max<int64_t>(1, largestWeights),
+                           arch::MemoryTier::DDR, arch::MemoryTier::HBM};
+        jobs.push_back(j);
+      }
+  }
+  size_t switchBase = jobs.size();
+  if (switching)
+    for (const auto &m : models) {
+      sim::Job j;
+      j.copy = sim::Copy{m->full().weightBytes, arch::MemoryTier::DDR,
+                         arch::MemoryTier::HBM};
+      jobs.push_back(j);
+    }
   sim::SimOptions simOptions;
   simOptions.fastForward = s.fastForward;
   simOptions.allSockets = s.allSockets;
   simOptions.trace = false;
   start = std::chrono::steady_clock::now();
-  sim::SimResult sim = sim::simulate(jobs, w->chip, simOptions);
+  sim::SimResult sim = sim::simulate(jobs, chip, simOptions);
   double simS = std::chrono::duration<double>(
                     std::chrono::steady_clock::now() - start)
                     .count();
   if (sim.deadlocked)
     return llvm::make_error<ProgramFailure>("serving step costs: " +
                                             sim.deadlock);
-  CostTable costs;
-  for (size_t i = 0; i < programs.size(); ++i) {
-    double seconds = sim.jobs[i].stepPs * 1e-12;
-    if (shapes[i].first) {
-      costs.prefillBuckets.push_back(shapes[i].second);
-      costs.prefillS.push_back(seconds);
-      std::vector<double> chunks;
-      for (double ps : sim.jobs[i].chunkPs)
-        chunks.push_back(ps * 1e-12);
-      costs.prefillChunkS.push_back(std::move(chunks));
-    } else {
-      costs.decodeBuckets.push_back(shapes[i].second);
-      costs.decodeStepS.push_back(seconds);
+  size_t job = 0, contendedJob = contendedBase, switchJob = switchBase;
+  for (auto &mp : models) {
+    Prepared &m = *mp;
+    sim::serving::DeployedModel &d = m.deployed;
+    auto fill = [&](CostTable &costs, const sim::JobResult &jr, size_t i,
+                    std::vector<double> *prefillBps,
+                    std::vector<double> *decodeBps) {
+      double seconds = jr.stepPs * 1e-12;
+      double bps = jr.stepPs > 0 ? jr.copyBytes / (jr.stepPs * 1e-12) : 0;
+      if (m.shapes[i].first) {
+        costs.prefillBuckets.push_back(m.shapes[i].second);
+        costs.prefillS.push_back(seconds);
+        std::vector<double> chunks;
+        for (double ps : jr.chunkPs)
+          chunks.push_back(ps * 1e-12);
+        costs.prefillChunkS.push_back(std::move(chunks));
+        if (prefillBps)
+          prefillBps->push_back(bps);
+      } else {
+        costs.decodeBuckets.push_back(m.shapes[i].second);
+        costs.decodeStepS.push_back(seconds);
+        if (decodeBps)
+          decodeBps->push_back(bps);
+      }
+    };
+    for (size_t i = 0; i < m.programs.size(); ++i)
+      fill(d.costs, sim.jobs[job++], i, nullptr, nullptr);
+    if (switching) {
+      for (size_t i = 0; i < m.programs.size(); ++i)
+        fill(d.contended, sim.jobs[contendedJob++], i, &d.prefillCopyBps,
+             &d.decodeCopyBps);
+      d.switchS = sim.jobs[switchJob++].stepPs * 1e-12;
     }
+    const sim::Program &full = m.full();
+    m.cfg.kvAllocatedBytes = double(full.kvBytes);
+    // With MTP every decode graph verifies the same draft depth: its
+    // expected accepted tokens per sequence and step.
+    m.cfg.tokensPerStep = full.tokensPerStep;
+    m.cfg.schedule = so.schedule;
+    m.cfg.kvBytesPerToken =
+        double(full.kvBytes) / double(m.cfg.slots * m.cfg.kvTokensPerSlot);
+    m.cfg.weightBytes = double(full.weightBytes);
+    d.config = m.cfg;
   }
-  const sim::Program &full = programs.back(); // decode at --context
-  Residency res = residency(full);
-  cfg.kvAllocatedBytes = double(full.kvBytes);
-  // With MTP every decode graph verifies the same draft depth: its expected
-  // accepted tokens per sequence and step.
-  cfg.tokensPerStep = full.tokensPerStep;
-  cfg.schedule = so.schedule;
-  cfg.kvBytesPerToken =
-      double(full.kvBytes) / double(slots * cfg.kvTokensPerSlot);
 
   // 4. The loop. Per-request results stream to --request-results as they
   // complete, into a temporary file renamed when the loop has finished, so
@@ -288,15 +519,18 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
   llvm::SmallString<256> resultsTemp;
   if (!so.resultsPath.empty()) {
     int fd;
-    llvm::SmallString<256> model(so.resultsPath);
-    model += ".tmp-%%%%%%";
+    llvm::SmallString<256> pattern(so.resultsPath);
+    pattern += ".tmp-%%%%%%";
     if (std::error_code ec =
-            llvm::sys::fs::createUniqueFile(model, fd, resultsTemp))
+            llvm::sys::fs::createUniqueFile(pattern, fd, resultsTemp))
       return makeError("--request-results: " + so.resultsPath + ": " +
                        ec.message());
     results = std::make_unique<llvm::raw_fd_ostream>(fd, /*shouldClose=*/true);
     *results << "id,slot,arrival_s,prompt_tokens,output_tokens,"
-                "prefill_start_s,first_token_s,finish_s,ttft_s,tpot_s\n";
+                "prefill_start_s,first_token_s,finish_s,ttft_s,tpot_s";
+    if (several)
+      *results << ",model,switch_wait_s";
+    *results << "\n";
   }
   auto writeResult = [&](const RequestResult &q) {
     // Seconds in the shortest text that reads back to the same double.
@@ -305,11 +539,18 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
              << csv::number(q.prefillStartS) << ','
              << csv::number(q.firstTokenS) << ',' << csv::number(q.finishS)
              << ',' << csv::number(q.ttftS()) << ','
-             << csv::number(q.tpotS()) << '\n';
+             << csv::number(q.tpotS());
+    if (several)
+      *results << ',' << models[q.model]->w.config.name << ','
+               << csv::number(q.switchWaitS);
+    *results << '\n';
   };
+  std::vector<sim::serving::DeployedModel> deployed;
+  for (const auto &m : models)
+    deployed.push_back(m->deployed);
   start = std::chrono::steady_clock::now();
-  auto served = sim::serving::serve(
-      requests, costs, cfg,
+  auto served = sim::serving::serveModels(
+      requests, deployed, cache,
       results ? llvm::function_ref<void(const RequestResult &)>(writeResult)
               : nullptr);
   if (results) {
@@ -336,35 +577,52 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
                      .count();
   const ServeResult &r = *served;
 
-  std::vector<double> ttft, tpot, e2e, wait;
+  // Latencies, over every request and per model.
+  struct Lists {
+    std::vector<double> ttft, tpot, e2e, wait, switchWait;
+  };
+  Lists all;
+  std::vector<Lists> per(n);
   for (const RequestResult &q : r.requests) {
-    ttft.push_back(q.ttftS());
-    if (q.outputTokens > 1)
-      tpot.push_back(q.tpotS());
-    e2e.push_back(q.finishS - q.arrivalS);
-    wait.push_back(q.prefillStartS - q.arrivalS);
+    for (Lists *l : {&all, &per[q.model]}) {
+      l->ttft.push_back(q.ttftS());
+      if (q.outputTokens > 1)
+        l->tpot.push_back(q.tpotS());
+      l->e2e.push_back(q.finishS - q.arrivalS);
+      l->wait.push_back(q.prefillStartS - q.arrivalS);
+      l->switchWait.push_back(q.switchWaitS);
+    }
   }
-  Percentiles pTtft = summarize(ttft), pTpot = summarize(tpot),
-              pE2e = summarize(e2e), pWait = summarize(wait);
+  Percentiles pTtft = summarize(all.ttft), pTpot = summarize(all.tpot),
+              pE2e = summarize(all.e2e), pWait = summarize(all.wait);
   double kvPeak = r.kvPeakBytes, kvMean = r.kvMeanBytes;
   double throughput = r.makespanS > 0 ? double(r.outputTokens) / r.makespanS
                                       : 0;
 
   ServeOutcome out;
-  out.model = w->config.name;
-  out.chip = w->chip.getName();
-  out.kv = o.kv;
+  std::vector<std::string> names, kvs;
+  for (const auto &m : models) {
+    names.push_back(m->w.config.name);
+    kvs.push_back(m->o.kv);
+  }
+  const Prepared &first = *models[0];
+  out.model = llvm::join(names, ",");
+  out.chip = chip.getName();
+  out.kv = several ? llvm::join(kvs, ";") : first.o.kv;
   out.source = source;
   out.schedule = so.schedule;
-  out.prefillChunk = prefillOptions.prefillChunk;
-  out.tp = w->tp;
-  out.slots = slots;
-  out.context = o.context;
+  out.prefillChunk = first.prefillChunk;
+  out.tp = first.w.tp;
+  out.context = first.o.context;
   out.requests = static_cast<int64_t>(requests.size());
-  out.graphs = static_cast<int64_t>(programs.size());
-  out.costs = costs;
+  for (const auto &m : models) {
+    out.slots += m->cfg.slots;
+    out.graphs += static_cast<int64_t>(m->programs.size());
+    out.kvAllocatedBytes += m->cfg.kvAllocatedBytes;
+  }
+  out.costs = first.deployed.costs;
   out.ttft = pTtft;
-  out.tokensPerStep = cfg.tokensPerStep;
+  out.tokensPerStep = first.cfg.tokensPerStep;
   out.tpot = pTpot;
   out.tbt = summarize(r.tokenGaps);
   out.e2e = pE2e;
@@ -374,15 +632,36 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
       r.makespanS > 0 ? double(requests.size()) / r.makespanS : 0;
   out.kvPeakBytes = kvPeak;
   out.kvMeanBytes = kvMean;
-  out.kvAllocatedBytes = cfg.kvAllocatedBytes;
   out.compileS = compileS;
   out.simulateS = simS;
   out.loopS = loopS;
-  std::string kvSpec = o.kv;
+  out.cachePolicy = cache.policy;
+  for (size_t k = 0; k < n; ++k) {
+    const Prepared &m = *models[k];
+    ModelOutcome mo;
+    mo.name = m.w.config.name;
+    mo.kv = m.o.kv;
+    mo.slots = m.cfg.slots;
+    mo.context = m.o.context;
+    mo.requests = static_cast<int64_t>(m.requests.size());
+    mo.weightBytes = m.deployed.weightBytes;
+    mo.hbmBytes = m.deployed.hbmBytes;
+    mo.switchS = m.deployed.switchS;
+    mo.costs = m.deployed.costs;
+    mo.ttft = summarize(per[k].ttft);
+    mo.tpot = summarize(per[k].tpot);
+    mo.tbt = summarize(r.models[k].tokenGaps);
+    mo.switchWait = summarize(per[k].switchWait);
+    mo.throughputTokensPerS =
+        r.makespanS > 0 ? double(r.models[k].outputTokens) / r.makespanS : 0;
+    out.models.push_back(std::move(mo));
+  }
+  std::string kvSpec = out.kv;
 
   // Report.
   if (!s.reportPath.empty()) {
     llvm::json::Array prefillCosts, decodeCosts;
+    const CostTable &costs = first.deployed.costs;
     for (size_t i = 0; i < costs.prefillBuckets.size(); ++i)
       prefillCosts.push_back(llvm::json::Object{
           {"prompt_tokens", costs.prefillBuckets[i]},
@@ -394,14 +673,14 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
           {"step_seconds", costs.decodeStepS[i]}});
     llvm::json::Object report{
         {"snapflow", versionString()},
-        {"model", w->config.name},
-        {"model_fingerprint", w->config.fingerprint()},
-        {"chip", w->chip.getName()},
-        {"chip_fingerprint", w->chip.fingerprint()},
-        {"tp", w->tp},
+        {"model", out.model},
+        {"model_fingerprint", first.w.config.fingerprint()},
+        {"chip", chip.getName()},
+        {"chip_fingerprint", chip.fingerprint()},
+        {"tp", first.w.tp},
         {"kv", kvSpec},
-        {"slots", slots},
-        {"context_tokens", o.context},
+        {"slots", out.slots},
+        {"context_tokens", first.o.context},
         {"requests_source", source},
         {"schedule", scheduleName(so.schedule)},
         {"prefill_chunk_tokens",
@@ -416,11 +695,10 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
         {"decode_s", r.decodeS},
         {"idle_s", r.idleS},
         {"decode_steps", r.decodeSteps},
-        {"tokens_per_step", cfg.tokensPerStep},
+        {"tokens_per_step", first.cfg.tokensPerStep},
         {"output_tokens", r.outputTokens},
         {"throughput_tokens_per_s", throughput},
-        {"requests_per_s",
-         r.makespanS > 0 ? double(requests.size()) / r.makespanS : 0},
+        {"requests_per_s", out.requestsPerS},
         {"ttft_s", toJson(pTtft)},
         {"tpot_s", toJson(pTpot)},
         {"tbt_s", toJson(out.tbt)},
@@ -429,13 +707,75 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
         {"decode_slot_utilization", r.decodeSlotUtilization},
         {"kv_live_bytes_per_socket",
          llvm::json::Object{{"peak", kvPeak}, {"mean", kvMean}}},
-        {"kv_allocated_bytes_per_socket", cfg.kvAllocatedBytes},
+        {"kv_allocated_bytes_per_socket", out.kvAllocatedBytes},
         {"step_costs", llvm::json::Object{{"prefill", std::move(prefillCosts)},
                                           {"decode", std::move(decodeCosts)}}},
         {"wall_time_s",
          llvm::json::Object{
              {"compile", compileS}, {"simulate", simS}, {"loop", loopS}}},
     };
+    if (several) {
+      // Every model of the deployment, the cache policy and its switches.
+      llvm::json::Array ms, sw;
+      for (size_t k = 0; k < n; ++k) {
+        const ModelOutcome &mo = out.models[k];
+        const sim::serving::ModelResult &mr = r.models[k];
+        const Prepared &m = *models[k];
+        llvm::json::Array pc, dc;
+        for (size_t i = 0; i < mo.costs.prefillBuckets.size(); ++i)
+          pc.push_back(llvm::json::Object{
+              {"prompt_tokens", mo.costs.prefillBuckets[i]},
+              {"seconds", mo.costs.prefillS[i]}});
+        for (size_t i = 0; i < mo.costs.decodeBuckets.size(); ++i)
+          dc.push_back(llvm::json::Object{
+              {"context_tokens", mo.costs.decodeBuckets[i]},
+              {"step_seconds", mo.costs.decodeStepS[i]}});
+        ms.push_back(llvm::json::Object{
+            {"model", mo.name},
+            {"model_fingerprint", m.w.config.fingerprint()},
+            {"kv", mo.kv},
+            {"slots", mo.slots},
+            {"context_tokens", mo.context},
+            {"requests_count", mo.requests},
+            {"weight_bytes_per_socket", mo.weightBytes},
+            {"hbm_bytes_per_socket", mo.hbmBytes},
+            {"switch_s", mo.switchS},
+            {"switches", mr.switches},
+            {"prewarms", mr.prewarms},
+            {"evictions", mr.evictions},
+            {"switching_s", mr.switchS},
+            {"chip_s", mr.chipS},
+            {"output_tokens", mr.outputTokens},
+            {"throughput_tokens_per_s", mo.throughputTokensPerS},
+            {"ttft_s", toJson(mo.ttft)},
+            {"tpot_s", toJson(mo.tpot)},
+            {"tbt_s", toJson(mo.tbt)},
+            {"switch_wait_s", toJson(mo.switchWait)},
+            {"decode_slot_utilization", mr.decodeSlotUtilization},
+            {"hbm_held_bytes_per_socket",
+             llvm::json::Object{{"peak", mr.hbmPeakBytes},
+                                {"mean", mr.hbmMeanBytes}}},
+            {"step_costs", llvm::json::Object{{"prefill", std::move(pc)},
+                                              {"decode", std::move(dc)}}},
+        });
+      }
+      for (const sim::serving::Switch &x : r.switches) {
+        llvm::json::Array ev;
+        for (int e : x.evicted)
+          ev.push_back(out.models[e].name);
+        sw.push_back(llvm::json::Object{{"model", out.models[x.model].name},
+                                        {"start_s", x.startS},
+                                        {"end_s", x.endS},
+                                        {"prewarm", x.prewarm},
+                                        {"evicted", std::move(ev)}});
+      }
+      report["models"] = std::move(ms);
+      report["switches"] = std::move(sw);
+      report["model_cache"] = cachePolicyName(cache.policy).str();
+      if (cache.policy == sim::serving::CachePolicy::Prewarm)
+        report["forecast"] = llvm::json::Object{
+            {"window_s", cache.windowS}, {"period_s", cache.periodS}};
+    }
     // Written as a stream, keys in order, the per-request results one at a
     // time: a million requests must not become one JSON value in memory.
     if (Error e = llvm::writeToOutput(s.reportPath, [&](llvm::raw_ostream &f) {
@@ -458,10 +798,14 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
                   j.attribute("finish_s", q.finishS);
                   j.attribute("first_token_s", q.firstTokenS);
                   j.attribute("id", q.id);
+                  if (several)
+                    j.attribute("model", out.models[q.model].name);
                   j.attribute("output_tokens", q.outputTokens);
                   j.attribute("prefill_start_s", q.prefillStartS);
                   j.attribute("prompt_tokens", q.promptTokens);
                   j.attribute("slot", q.slot);
+                  if (several)
+                    j.attribute("switch_wait_s", q.switchWaitS);
                   j.attribute("tpot_s", q.tpotS());
                   j.attribute("ttft_s", q.ttftS());
                 });
@@ -474,10 +818,26 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
       return std::move(e);
   }
 
-  // Occupancy: resident tensors plus the KV the live tokens hold.
+  // Occupancy: resident tensors plus the KV the live tokens hold. With
+  // several models, HBM is each resident model's footprint (its weights, KV
+  // allocation and other HBM tensors), DDR every model's weights and DDR
+  // tensors, SRAM the largest resident model's.
+  const Residency &res = first.res;
   auto occupancy = [&](const Sample &smp) {
-    double live =
-        cfg.kvAllocatedBytes > 0 ? smp.kvLiveBytes / cfg.kvAllocatedBytes : 0.0;
+    if (several) {
+      std::array<double, 4> v{0, 0, 0, smp.kvLiveBytes};
+      for (size_t k = 0; k < n; ++k) {
+        v[2] += models[k]->ddrBytes;
+        if (k < smp.hbmByModel.size() && smp.hbmByModel[k] > 0) {
+          v[1] += smp.hbmByModel[k];
+          v[0] = std::max(v[0], models[k]->res.bytes[0]);
+        }
+      }
+      return v;
+    }
+    double live = first.cfg.kvAllocatedBytes > 0
+                      ? smp.kvLiveBytes / first.cfg.kvAllocatedBytes
+                      : 0.0;
     std::array<double, 4> v{res.bytes[0], res.bytes[1], res.bytes[2], 0};
     for (int t = 0; t < 3; ++t) {
       v[t] += live * res.kv[t];
@@ -489,16 +849,31 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
   if (!s.csvPath.empty())
     if (Error e = llvm::writeToOutput(s.csvPath, [&](llvm::raw_ostream &f) {
           f << "time_s,sram_bytes,hbm_bytes,ddr_bytes,kv_bytes,active_slots,"
-               "waiting\n";
+               "waiting";
+          if (several)
+            for (const ModelOutcome &mo : out.models)
+              f << ",hbm_" << mo.name << "_bytes";
+          f << "\n";
           for (const Sample *smp : kept) {
             auto v = occupancy(*smp);
-            f << llvm::formatv("{0:e},{1},{2},{3},{4},{5},{6}\n", smp->timeS,
+            f << llvm::formatv("{0:e},{1},{2},{3},{4},{5},{6}", smp->timeS,
                                int64_t(v[0]), int64_t(v[1]), int64_t(v[2]),
                                int64_t(v[3]), smp->activeSlots, smp->waiting);
+            for (double b : smp->hbmByModel)
+              f << ',' << int64_t(b);
+            f << "\n";
           }
           return Error::success();
         }))
       return std::move(e);
+  // The trace's threads: every model's slots in turn, then (several models)
+  // the switches.
+  std::vector<int64_t> firstSlot(n, 0);
+  int64_t threads = 0;
+  for (size_t k = 0; k < n; ++k) {
+    firstSlot[k] = threads;
+    threads += models[k]->cfg.slots;
+  }
   if (!s.tracePath.empty())
     if (Error e = llvm::writeToOutput(s.tracePath, [&](llvm::raw_ostream &f) {
           llvm::json::OStream j(f);
@@ -519,18 +894,40 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
               });
             for (const Span &sp : r.spans) {
               j.objectBegin();
-              j.attribute("name", llvm::formatv("r{0} {1}", sp.request,
-                                                sp.prefill ? "prefill"
-                                                           : "decode")
-                                      .str());
+              j.attribute("name",
+                          llvm::formatv("{0}r{1} {2}",
+                                        several ? out.models[sp.model].name +
+                                                      " "
+                                                : std::string(),
+                                        sp.request,
+                                        sp.prefill ? "prefill" : "decode")
+                              .str());
               j.attribute("cat", sp.prefill ? "prefill" : "decode");
               j.attribute("ph", "X");
               j.attribute("pid", 0);
-              j.attribute("tid", sp.slot + 1);
+              j.attribute("tid", firstSlot[sp.model] + sp.slot + 1);
               j.attribute("ts", sp.startS * 1e6);
               j.attribute("dur", (sp.endS - sp.startS) * 1e6);
               j.objectEnd();
             }
+            for (const sim::serving::Switch &x : r.switches)
+              j.object([&] {
+                j.attribute("name",
+                            (x.prewarm ? "prewarm " : "switch in ") +
+                                out.models[x.model].name);
+                j.attribute("cat", "switch");
+                j.attribute("ph", "X");
+                j.attribute("pid", 0);
+                j.attribute("tid", threads + 1);
+                j.attribute("ts", x.startS * 1e6);
+                j.attribute("dur", (x.endS - x.startS) * 1e6);
+                j.attributeObject("args", [&] {
+                  std::vector<std::string> ev;
+                  for (int e : x.evicted)
+                    ev.push_back(out.models[e].name);
+                  j.attribute("evicted", llvm::join(ev, ","));
+                });
+              });
             for (const Sample *smp : kept) {
               sim::writeMemoryCounter(j, smp->timeS * 1e6, occupancy(*smp));
               j.object([&] {
@@ -544,19 +941,50 @@ snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
                   j.attribute("waiting", smp->waiting);
                 });
               });
+              if (several)
+                j.object([&] {
+                  j.attribute("name", "hbm by model");
+                  j.attribute("cat", "serving");
+                  j.attribute("ph", "C");
+                  j.attribute("pid", 0);
+                  j.attribute("ts", smp->timeS * 1e6);
+                  j.attributeObject("args", [&] {
+                    for (size_t k = 0; k < smp->hbmByModel.size(); ++k)
+                      j.attribute(out.models[k].name, smp->hbmByModel[k]);
+                  });
+                });
             }
-            for (int64_t k = 0; k < slots; ++k)
+            for (size_t k = 0; k < n; ++k)
+              for (int64_t slot = 0; slot < models[k]->cfg.slots; ++slot)
+                j.object([&] {
+                  j.attribute("name", "thread_name");
+                  j.attribute("ph", "M");
+                  j.attribute("pid", 0);
+                  j.attribute("tid", firstSlot[k] + slot + 1);
+                  j.attributeObject("args", [&] {
+                    j.attribute("name",
+                                llvm::formatv("{0}slot {1}",
+                                              several ? out.models[k].name +
+                                                            " "
+                                                      : std::string(),
+                                              slot)
+                                    .str());
+                  });
+                });
+            if (several)
               j.object([&] {
                 j.attribute("name", "thread_name");
                 j.attribute("ph", "M");
                 j.attribute("pid", 0);
-                j.attribute("tid", k + 1);
-                j.attributeObject("args", [&] {
-                  j.attribute("name", llvm::formatv("slot {0}", k).str());
-                });
+                j.attribute("tid", threads + 1);
+                j.attributeObject("args",
+                                  [&] { j.attribute("name", "switches"); });
               });
           });
-          sim::writeTraceMetadata(j, {&full}, w->chip);
+          std::vector<const sim::Program *> fulls;
+          for (const auto &m : models)
+            fulls.push_back(&m->full());
+          sim::writeTraceMetadata(j, fulls, chip);
           j.objectEnd();
           f << "\n";
           return Error::success();

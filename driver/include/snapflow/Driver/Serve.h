@@ -41,7 +41,18 @@ struct ServeOptions {
   /// --schedule: how prefills share the chip with decode steps.
   sim::serving::Schedule schedule = sim::serving::Schedule::PrefillFirst;
   sim::serving::GeneratorOptions gen;
+  /// Several models: how HBM caches their weights (--model-cache; given or
+  /// not: the default is static for one model, on-demand for several), the
+  /// forecast window and period (prewarm).
+  sim::serving::CacheOptions cache;
+  bool cachePolicyGiven = false;
+  /// Generated load for several models: each model at --rate requests/s,
+  /// following a sine of this period (0: flat Poisson) and amplitude, its
+  /// phase the model's position / the models; over durationS seconds (0:
+  /// --requests in all).
+  double loadPeriodS = 0, loadAmplitude = 0.8, durationS = 0;
 };
+
 
 /// The chunk the chunked schedule carries per step when --prefill-chunk is
 /// auto: 512 tokens, the smaller token budget Sarathi-Serve evaluates
@@ -55,6 +66,20 @@ struct Percentiles {
 };
 Percentiles summarize(const std::vector<double> &values);
 Percentiles summarize(const sim::serving::Distribution &values);
+
+/// One model of a served deployment: what it is, what it cost and how its
+/// requests fared.
+struct ModelOutcome {
+  std::string name, kv;
+  int64_t slots = 0, context = 0, requests = 0;
+  /// Per socket: the weights a switch moves, what it holds in HBM while
+  /// resident.
+  double weightBytes = 0, hbmBytes = 0;
+  double switchS = 0; ///< a switch alone (SystemC)
+  sim::serving::CostTable costs;
+  Percentiles ttft, tpot, tbt, switchWait;
+  double throughputTokensPerS = 0;
+};
 
 /// What a serving run measured.
 struct ServeOutcome {
@@ -72,6 +97,10 @@ struct ServeOutcome {
   double tokensPerStep = 1; ///< accepted per sequence and decode step (MTP)
   double kvPeakBytes = 0, kvMeanBytes = 0, kvAllocatedBytes = 0;
   double compileS = 0, simulateS = 0, loopS = 0; ///< wall-clock
+  /// Every model of the deployment (one for a single model), and how HBM
+  /// cached them.
+  std::vector<ModelOutcome> models;
+  sim::serving::CachePolicy cachePolicy = sim::serving::CachePolicy::Static;
 };
 
 /// The power-of-two bucket (at least 128 tokens) a request of `tokens`
@@ -84,6 +113,14 @@ llvm::Expected<ServeOutcome> serve(const WorkloadOptions &workload,
                                    bool maxBatch, const CompileOptions &compile,
                                    const SimulateOptions &simulate,
                                    const ServeOptions &serve);
+/// Serves a deployment of several models on one chip (every workload names
+/// the same chip): their weights in DDR, HBM caching the ones in use
+/// (ServeOptions::cache). A request file's model column names a model of
+/// the deployment.
+llvm::Expected<ServeOutcome>
+serve(const std::vector<WorkloadOptions> &workloads, bool maxBatch,
+      const CompileOptions &compile, const SimulateOptions &simulate,
+      const ServeOptions &serve);
 
 } // namespace driver
 } // namespace snapflow
