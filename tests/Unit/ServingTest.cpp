@@ -499,6 +499,7 @@ TEST(ServingModels, OnDemandDrainsEvictsAndSwitchesAlone) {
   EXPECT_DOUBLE_EQ(r->switches[0].startS, 4);
   EXPECT_DOUBLE_EQ(r->switches[0].endS, 9);
   EXPECT_FALSE(r->switches[0].prewarm);
+  EXPECT_EQ(r->switches[0].evicted, std::vector<int>{0});
   EXPECT_EQ(r->models[0].evictions, 1);
   EXPECT_EQ(r->models[1].switches, 1);
   EXPECT_DOUBLE_EQ(r->models[1].switchS, 5);

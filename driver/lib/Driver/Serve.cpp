@@ -16,12 +16,12 @@
 #include "snapflow/Sim/Trace/Trace.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
-
 
 #include <chrono>
 #include <cmath>
@@ -282,7 +282,8 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
     }
   }
   // Each request's model: by the trace's model column, which must name a
-  // model of the deployment (as given to --model, or its config's name).
+  // model of the deployment (as given to --model, its config's name, or a
+  // config file's name without directory and extension).
   // One model serves every request, whatever the column says (BurstGPT's
   // ChatGPT and GPT-4 replayed on the one model deployed).
   if (traceHasModel && several) {
@@ -290,7 +291,8 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
       int found = -1;
       for (size_t k = 0; k < n; ++k)
         if (r.modelName == models[k]->o.model ||
-            r.modelName == models[k]->w.config.name)
+            r.modelName == models[k]->w.config.name ||
+            r.modelName == llvm::sys::path::stem(models[k]->o.model))
           found = static_cast<int>(k);
       if (found < 0) {
         std::vector<std::string> names;
@@ -385,7 +387,10 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
       if (Error e = build(false, b))
         return std::move(e);
     m.res = residency(m.full());
-    m.deployed.name = m.w.config.name;
+    // A config file's model goes by the file's name.
+    m.deployed.name = llvm::StringRef(m.w.config.name).contains('/')
+                          ? llvm::sys::path::stem(m.w.config.name).str()
+                          : m.w.config.name;
     m.deployed.weightBytes = double(m.full().weightBytes);
     m.deployed.hbmBytes = maxTensorBytes(m.programs, arch::MemoryTier::HBM);
     // DDR holds every model's weights, whether cached in HBM or not, and
@@ -405,10 +410,10 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
       ddr += m->ddrBytes;
       hbm += m->deployed.hbmBytes;
       ddrParts += llvm::formatv("{0}{1} {2}", ddrParts.empty() ? "" : " + ",
-                                m->w.config.name, gibText(m->ddrBytes));
-      hbmParts += llvm::formatv("{0}{1} {2}", hbmParts.empty() ? "" : " + ",
-                                m->w.config.name,
-                                gibText(m->deployed.hbmBytes));
+                                m->deployed.name, gibText(m->ddrBytes));
+      hbmParts +=
+          llvm::formatv("{0}{1} {2}", hbmParts.empty() ? "" : " + ",
+                        m->deployed.name, gibText(m->deployed.hbmBytes));
     }
     double ddrCap = double(chip.tierBytesPerSocket(arch::MemoryTier::DDR));
     double hbmCap = double(chip.tierBytesPerSocket(arch::MemoryTier::HBM));
@@ -541,7 +546,7 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
              << ',' << csv::number(q.ttftS()) << ','
              << csv::number(q.tpotS());
     if (several)
-      *results << ',' << models[q.model]->w.config.name << ','
+      *results << ',' << models[q.model]->deployed.name << ','
                << csv::number(q.switchWaitS);
     *results << '\n';
   };
@@ -602,7 +607,7 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
   ServeOutcome out;
   std::vector<std::string> names, kvs;
   for (const auto &m : models) {
-    names.push_back(m->w.config.name);
+    names.push_back(m->deployed.name);
     kvs.push_back(m->o.kv);
   }
   const Prepared &first = *models[0];
@@ -639,7 +644,7 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
   for (size_t k = 0; k < n; ++k) {
     const Prepared &m = *models[k];
     ModelOutcome mo;
-    mo.name = m.w.config.name;
+    mo.name = m.deployed.name;
     mo.kv = m.o.kv;
     mo.slots = m.cfg.slots;
     mo.context = m.o.context;

@@ -183,6 +183,8 @@ private:
   double switchLeft = 0; ///< bytes still to move
   double switchEndS = -1; ///< set when it ended during the current turn
   std::deque<int> demand, prewarms;
+  /// Models evicted once drained, for the next switch.
+  std::vector<int> drained;
   double nextTickS = 0;
   /// The models the latest forecast wants resident (prewarm).
   std::vector<bool> target;
@@ -302,7 +304,10 @@ void Loop::startSwitch(int m, bool prewarm, std::vector<int> evicted) {
   ++res.models[m].switches;
   if (prewarm)
     ++res.models[m].prewarms;
-  res.switches.push_back({m, t, t, prewarm, std::move(evicted)});
+  // Models drained for it come first: they were chosen before the others.
+  drained.insert(drained.end(), evicted.begin(), evicted.end());
+  res.switches.push_back({m, t, t, prewarm, std::move(drained)});
+  drained.clear();
   if (switchLeft <= 0 || s.spec->switchS <= 0)
     completeSwitch(t);
 }
@@ -327,11 +332,14 @@ void Loop::manageCache() {
     return;
   bool prewarm = cache.policy == CachePolicy::Prewarm;
   std::vector<double> expected;
-  // A draining model is evicted once its slots are empty.
+  // A draining model is evicted once its slots are empty, for the switch
+  // that drained it.
   for (size_t k = 0; k < models.size(); ++k)
     if (models[k].draining && models[k].active == 0 &&
-        models[k].residency == Residency::In)
+        models[k].residency == Residency::In) {
       evict(static_cast<int>(k));
+      drained.push_back(static_cast<int>(k));
+    }
   // Demand: a model that is out with requests waiting, by its first one.
   std::vector<int> wanted;
   for (size_t k = 0; k < models.size(); ++k) {
@@ -400,7 +408,12 @@ void Loop::manageCache() {
         // A prewarm evicts only what the forecast values less.
         if (isPrewarm && expected[k] >= expected[next])
           continue;
-        (m.idle() ? idle : busy).push_back(static_cast<int>(k));
+        // A model with requests waiting and none in its slots is about to
+        // serve them (it was just brought in for them): not a victim.
+        if (m.idle())
+          idle.push_back(static_cast<int>(k));
+        else if (m.active > 0)
+          busy.push_back(static_cast<int>(k));
       }
       std::vector<double> lastUse;
       for (const ModelState &m : models)
