@@ -118,7 +118,6 @@ namespace {
 struct Prepared {
   WorkloadOptions o;
   Workload w;
-  ServeConfig cfg;
   std::vector<size_t> requests; ///< indices of its requests
   /// Its graphs: prefill buckets, then decode buckets (the last at the
   /// full context). Reserved before the first is built: jobs point at them.
@@ -126,6 +125,8 @@ struct Prepared {
   std::vector<std::pair<bool, int64_t>> shapes; ///< (prefill, tokens)
   int64_t prefillChunk = kPrefillChunkAuto;
   sim::serving::DeployedModel deployed;
+  ServeConfig &cfg() { return deployed.config; }
+  const ServeConfig &cfg() const { return deployed.config; }
   Residency res;
   double ddrBytes = 0; ///< per socket: weights and every DDR tensor
   const sim::Program &full() const { return programs.back(); }
@@ -137,6 +138,22 @@ double maxTensorBytes(const std::vector<sim::Program> &programs,
   for (const sim::Program &p : programs)
     most = std::max(most, double(p.tensorBytes(tier)));
   return most;
+}
+
+/// The step cost of every bucket, as the report lists them.
+llvm::json::Object costsJson(const CostTable &costs) {
+  llvm::json::Array prefill, decode;
+  for (size_t i = 0; i < costs.prefillBuckets.size(); ++i)
+    prefill.push_back(llvm::json::Object{
+        {"prompt_tokens", costs.prefillBuckets[i]},
+        {"seconds", costs.prefillS[i]},
+        {"chunk_seconds", llvm::json::Array(costs.prefillChunkS[i])}});
+  for (size_t i = 0; i < costs.decodeBuckets.size(); ++i)
+    decode.push_back(
+        llvm::json::Object{{"context_tokens", costs.decodeBuckets[i]},
+                           {"step_seconds", costs.decodeStepS[i]}});
+  return llvm::json::Object{{"prefill", std::move(prefill)},
+                            {"decode", std::move(decode)}};
 }
 
 std::string gibText(double bytes) {
@@ -313,12 +330,12 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
   for (size_t i = 0; i < requests.size(); ++i)
     models[requests[i].model]->requests.push_back(i);
   for (auto &m : models) {
-    m->cfg.maxContext = m->o.context;
-    m->cfg.kvTokensPerSlot = std::min(m->w.kvSlots, m->o.context);
+    m->cfg().maxContext = m->o.context;
+    m->cfg().kvTokensPerSlot = std::min(m->w.kvSlots, m->o.context);
     std::vector<Request> mine;
     for (size_t i : m->requests)
       mine.push_back(requests[i]);
-    if (Error e = validate(mine, m->cfg, source))
+    if (Error e = validate(mine, m->cfg(), source))
       return std::move(e);
   }
 
@@ -337,7 +354,7 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
         return largest.takeError();
       slots = *largest;
     }
-    m.cfg.slots = slots;
+    m.cfg().slots = slots;
     std::set<int64_t> prefillBuckets, decodeBuckets;
     int64_t lo = o.context, hi = 0;
     for (size_t i : m.requests) {
@@ -506,15 +523,14 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
       d.switchS = sim.jobs[switchJob++].stepPs * 1e-12;
     }
     const sim::Program &full = m.full();
-    m.cfg.kvAllocatedBytes = double(full.kvBytes);
+    m.cfg().kvAllocatedBytes = double(full.kvBytes);
     // With MTP every decode graph verifies the same draft depth: its
     // expected accepted tokens per sequence and step.
-    m.cfg.tokensPerStep = full.tokensPerStep;
-    m.cfg.schedule = so.schedule;
-    m.cfg.kvBytesPerToken =
-        double(full.kvBytes) / double(m.cfg.slots * m.cfg.kvTokensPerSlot);
-    m.cfg.weightBytes = double(full.weightBytes);
-    d.config = m.cfg;
+    m.cfg().tokensPerStep = full.tokensPerStep;
+    m.cfg().schedule = so.schedule;
+    m.cfg().kvBytesPerToken =
+        double(full.kvBytes) / double(m.cfg().slots * m.cfg().kvTokensPerSlot);
+    m.cfg().weightBytes = double(full.weightBytes);
   }
 
   // 4. The loop. Per-request results stream to --request-results as they
@@ -621,13 +637,13 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
   out.context = first.o.context;
   out.requests = static_cast<int64_t>(requests.size());
   for (const auto &m : models) {
-    out.slots += m->cfg.slots;
+    out.slots += m->cfg().slots;
     out.graphs += static_cast<int64_t>(m->programs.size());
-    out.kvAllocatedBytes += m->cfg.kvAllocatedBytes;
+    out.kvAllocatedBytes += m->cfg().kvAllocatedBytes;
   }
   out.costs = first.deployed.costs;
   out.ttft = pTtft;
-  out.tokensPerStep = first.cfg.tokensPerStep;
+  out.tokensPerStep = first.cfg().tokensPerStep;
   out.tpot = pTpot;
   out.tbt = summarize(r.tokenGaps);
   out.e2e = pE2e;
@@ -646,7 +662,7 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
     ModelOutcome mo;
     mo.name = m.deployed.name;
     mo.kv = m.o.kv;
-    mo.slots = m.cfg.slots;
+    mo.slots = m.cfg().slots;
     mo.context = m.o.context;
     mo.requests = static_cast<int64_t>(m.requests.size());
     mo.weightBytes = m.deployed.weightBytes;
@@ -665,17 +681,6 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
 
   // Report.
   if (!s.reportPath.empty()) {
-    llvm::json::Array prefillCosts, decodeCosts;
-    const CostTable &costs = first.deployed.costs;
-    for (size_t i = 0; i < costs.prefillBuckets.size(); ++i)
-      prefillCosts.push_back(llvm::json::Object{
-          {"prompt_tokens", costs.prefillBuckets[i]},
-          {"seconds", costs.prefillS[i]},
-          {"chunk_seconds", llvm::json::Array(costs.prefillChunkS[i])}});
-    for (size_t i = 0; i < costs.decodeBuckets.size(); ++i)
-      decodeCosts.push_back(llvm::json::Object{
-          {"context_tokens", costs.decodeBuckets[i]},
-          {"step_seconds", costs.decodeStepS[i]}});
     llvm::json::Object report{
         {"snapflow", versionString()},
         {"model", out.model},
@@ -688,10 +693,9 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
         {"context_tokens", first.o.context},
         {"requests_source", source},
         {"schedule", scheduleName(so.schedule)},
-        {"prefill_chunk_tokens",
-         out.prefillChunk == kPrefillChunkAuto
-             ? llvm::json::Value("auto")
-             : llvm::json::Value(out.prefillChunk)},
+        {"prefill_chunk_tokens", out.prefillChunk == kPrefillChunkAuto
+                                     ? llvm::json::Value("auto")
+                                     : llvm::json::Value(out.prefillChunk)},
         {"prefill_chunks", r.prefillChunks},
         {"mixed_steps", r.mixedSteps},
         {"requests_count", static_cast<int64_t>(requests.size())},
@@ -700,7 +704,7 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
         {"decode_s", r.decodeS},
         {"idle_s", r.idleS},
         {"decode_steps", r.decodeSteps},
-        {"tokens_per_step", first.cfg.tokensPerStep},
+        {"tokens_per_step", first.cfg().tokensPerStep},
         {"output_tokens", r.outputTokens},
         {"throughput_tokens_per_s", throughput},
         {"requests_per_s", out.requestsPerS},
@@ -713,11 +717,10 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
         {"kv_live_bytes_per_socket",
          llvm::json::Object{{"peak", kvPeak}, {"mean", kvMean}}},
         {"kv_allocated_bytes_per_socket", out.kvAllocatedBytes},
-        {"step_costs", llvm::json::Object{{"prefill", std::move(prefillCosts)},
-                                          {"decode", std::move(decodeCosts)}}},
-        {"wall_time_s",
-         llvm::json::Object{
-             {"compile", compileS}, {"simulate", simS}, {"loop", loopS}}},
+        {"step_costs", costsJson(first.deployed.costs)},
+        {"wall_time_s", llvm::json::Object{{"compile", compileS},
+                                           {"simulate", simS},
+                                           {"loop", loopS}}},
     };
     if (several) {
       // Every model of the deployment, the cache policy and its switches.
@@ -726,15 +729,6 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
         const ModelOutcome &mo = out.models[k];
         const sim::serving::ModelResult &mr = r.models[k];
         const Prepared &m = *models[k];
-        llvm::json::Array pc, dc;
-        for (size_t i = 0; i < mo.costs.prefillBuckets.size(); ++i)
-          pc.push_back(llvm::json::Object{
-              {"prompt_tokens", mo.costs.prefillBuckets[i]},
-              {"seconds", mo.costs.prefillS[i]}});
-        for (size_t i = 0; i < mo.costs.decodeBuckets.size(); ++i)
-          dc.push_back(llvm::json::Object{
-              {"context_tokens", mo.costs.decodeBuckets[i]},
-              {"step_seconds", mo.costs.decodeStepS[i]}});
         ms.push_back(llvm::json::Object{
             {"model", mo.name},
             {"model_fingerprint", m.w.config.fingerprint()},
@@ -760,8 +754,7 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
             {"hbm_held_bytes_per_socket",
              llvm::json::Object{{"peak", mr.hbmPeakBytes},
                                 {"mean", mr.hbmMeanBytes}}},
-            {"step_costs", llvm::json::Object{{"prefill", std::move(pc)},
-                                              {"decode", std::move(dc)}}},
+            {"step_costs", costsJson(mo.costs)},
         });
       }
       for (const sim::serving::Switch &x : r.switches) {
@@ -840,8 +833,8 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
       }
       return v;
     }
-    double live = first.cfg.kvAllocatedBytes > 0
-                      ? smp.kvLiveBytes / first.cfg.kvAllocatedBytes
+    double live = first.cfg().kvAllocatedBytes > 0
+                      ? smp.kvLiveBytes / first.cfg().kvAllocatedBytes
                       : 0.0;
     std::array<double, 4> v{res.bytes[0], res.bytes[1], res.bytes[2], 0};
     for (int t = 0; t < 3; ++t) {
@@ -877,7 +870,7 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
   int64_t threads = 0;
   for (size_t k = 0; k < n; ++k) {
     firstSlot[k] = threads;
-    threads += models[k]->cfg.slots;
+    threads += models[k]->cfg().slots;
   }
   if (!s.tracePath.empty())
     if (Error e = llvm::writeToOutput(s.tracePath, [&](llvm::raw_ostream &f) {
@@ -959,32 +952,24 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
                   });
                 });
             }
-            for (size_t k = 0; k < n; ++k)
-              for (int64_t slot = 0; slot < models[k]->cfg.slots; ++slot)
-                j.object([&] {
-                  j.attribute("name", "thread_name");
-                  j.attribute("ph", "M");
-                  j.attribute("pid", 0);
-                  j.attribute("tid", firstSlot[k] + slot + 1);
-                  j.attributeObject("args", [&] {
-                    j.attribute("name",
-                                llvm::formatv("{0}slot {1}",
-                                              several ? out.models[k].name +
-                                                            " "
-                                                      : std::string(),
-                                              slot)
-                                    .str());
-                  });
-                });
-            if (several)
+            auto threadName = [&](int64_t tid, const std::string &name) {
               j.object([&] {
                 j.attribute("name", "thread_name");
                 j.attribute("ph", "M");
                 j.attribute("pid", 0);
-                j.attribute("tid", threads + 1);
-                j.attributeObject("args",
-                                  [&] { j.attribute("name", "switches"); });
+                j.attribute("tid", tid);
+                j.attributeObject("args", [&] { j.attribute("name", name); });
               });
+            };
+            for (size_t k = 0; k < n; ++k)
+              for (int64_t slot = 0; slot < models[k]->cfg().slots; ++slot)
+                threadName(firstSlot[k] + slot + 1,
+                           llvm::formatv("{0}slot {1}",
+                                         several ? out.models[k].name + " "
+                                                 : std::string(),
+                                         slot));
+            if (several)
+              threadName(threads + 1, "switches");
           });
           std::vector<const sim::Program *> fulls;
           for (const auto &m : models)

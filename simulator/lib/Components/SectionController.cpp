@@ -350,18 +350,7 @@ void SectionController::run() {
         [&](double t, double rest) { jr.totalPs += t * rest; });
     // Utilization of this job alone: a run's prefill does not blur its
     // decode figures.
-    Totals d = totals() - jobStart;
-    double span = std::max(1.0, nowPs() - jobT0);
-    jr.pcuUtilization =
-        d.pcuBusyPs / n / (span * double(chip.socket().pcuCount));
-    auto tier = [&](arch::MemoryTier t) {
-      int k = static_cast<int>(t);
-      return d.tierBusyPs[k] / n /
-             (span * double(sockets[0].tiers[k]->getChannels()));
-    };
-    jr.hbmUtilization = tier(arch::MemoryTier::HBM);
-    jr.ddrUtilization = tier(arch::MemoryTier::DDR);
-    jr.linkUtilization = d.linkBusyPs / n / span;
+    setUtilization(jr, totals() - jobStart, nowPs() - jobT0);
     result.jobs.push_back(jr);
     if (job.copy)
       stopCopies();
@@ -409,17 +398,25 @@ JobResult SectionController::runCopyAlone() {
   jr.copyBytes = sockets[0].copy->moved;
   jr.breakdown.memoryPs = span;
   Totals d = totals() - start;
-  double n = double(sockets.size());
   for (int k = 0; k < 3; ++k)
-    jr.bytes[k] = d.tierBytes[k] / n;
-  double elapsed = std::max(1.0, span);
-  jr.hbmUtilization = d.tierBusyPs[static_cast<int>(arch::MemoryTier::HBM)] /
-                      n /
-                      (elapsed * double(sockets[0].tiers[1]->getChannels()));
-  jr.ddrUtilization = d.tierBusyPs[static_cast<int>(arch::MemoryTier::DDR)] /
-                      n /
-                      (elapsed * double(sockets[0].tiers[2]->getChannels()));
+    jr.bytes[k] = d.tierBytes[k] / double(sockets.size());
+  setUtilization(jr, d, span);
   return jr;
+}
+
+void SectionController::setUtilization(JobResult &jr, const Totals &d,
+                                       double spanPs) const {
+  double n = double(sockets.size());
+  double span = std::max(1.0, spanPs);
+  jr.pcuUtilization = d.pcuBusyPs / n / (span * double(chip.socket().pcuCount));
+  auto tier = [&](arch::MemoryTier t) {
+    int k = static_cast<int>(t);
+    return d.tierBusyPs[k] / n /
+           (span * double(sockets[0].tiers[k]->getChannels()));
+  };
+  jr.hbmUtilization = tier(arch::MemoryTier::HBM);
+  jr.ddrUtilization = tier(arch::MemoryTier::DDR);
+  jr.linkUtilization = d.linkBusyPs / n / span;
 }
 
 double SectionController::realEndPs() const {

@@ -111,6 +111,13 @@ llvm::ArrayRef<double> chunksOf(const CostTable &costs, int b) {
   return costs.prefillS[b];
 }
 
+double firstArrival(llvm::ArrayRef<Request> requests) {
+  double first = requests.empty() ? 0 : requests[0].arrivalS;
+  for (const Request &r : requests)
+    first = std::min(first, r.arrivalS);
+  return first;
+}
+
 /// The serving loop over a deployment (serveModels).
 class Loop {
 public:
@@ -118,8 +125,8 @@ public:
        const CacheOptions &cache,
        llvm::function_ref<void(const RequestResult &)> onFinish)
       : requests(requests), cache(cache), onFinish(onFinish),
-        forecast(static_cast<int>(models.size()), cache.windowS,
-                 cache.periodS, 0) {
+        forecast(static_cast<int>(models.size()), cache.windowS, cache.periodS,
+                 firstArrival(requests)) {
     for (const DeployedModel &d : models) {
       ModelState m;
       m.spec = &d;
@@ -633,8 +640,6 @@ llvm::Expected<ServeResult> Loop::run() {
   t = requests.empty() ? 0 : requests[order[0]].arrivalS;
   double start = t;
   lastKvTime = t;
-  forecast = Forecast(static_cast<int>(models.size()), cache.windowS,
-                      cache.periodS, start);
   nextTickS = start + cache.windowS;
   // At the start HBM holds every model (static), or the models in
   // deployment order while they fit, as a deployment loads them before

@@ -77,6 +77,8 @@ private:
   void startCopies(const Copy &copy, bool background);
   void stopCopies();
   JobResult runCopyAlone();
+  /// A job's busy fractions from the totals of its own `spanPs`.
+  void setUtilization(JobResult &jr, const Totals &d, double spanPs) const;
   /// Bytes per tier and KV while each section of `p` runs, per socket.
   static std::vector<std::array<double, 4>> occupancy(const Program &p);
   /// First trace track of section `i` of job `j` (track 0: sections).
