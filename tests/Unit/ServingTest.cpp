@@ -602,6 +602,25 @@ TEST(ServingModels, StaticNeverSwitches) {
   EXPECT_DOUBLE_EQ(r->requests[1].ttftS(), 4);
 }
 
+// Thinning the samples keeps each one whole: the first (the start) used to
+// be moved onto itself, which emptied its HBM-by-model figures, so the CSV's
+// first row lacked its hbm_<model>_bytes columns. 15000 requests of A and
+// 15000 of B, each a prefill and 4 steps, make 150000 events: more than
+// kMaxSamples.
+TEST(ServingModels, ThinnedSamplesKeepHbmByModel) {
+  std::vector<DeployedModel> models = {unitModel("A"), unitModel("B")};
+  std::vector<Request> reqs;
+  for (int64_t i = 0; i < 30000; ++i)
+    reqs.push_back(to(i % 2, req(i, 0.0, 10, 5)));
+  CacheOptions cache; // static
+  cache.hbmBytes = 2;
+  auto r = serveModels(reqs, models, cache);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  ASSERT_LE(r->samples.size(), ServeResult::kMaxSamples); // thinned
+  for (const Sample &s : r->samples)
+    ASSERT_EQ(s.hbmByModel.size(), 2u) << "sample at " << s.timeS << " s";
+}
+
 // The forecast: with a period, the mean of the same window in earlier
 // periods; without, the past windows weighted 1/2, 1/4, ... (the oldest
 // keeps the rest).

@@ -250,33 +250,50 @@ void snapflow::tools::printSimulation(llvm::raw_ostream &os,
 
 void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
   const sim::serving::ServeResult &r = s.result;
-  const sim::serving::CostTable &costs = s.costs;
   bool chunked = s.schedule == sim::serving::Schedule::Chunked;
-  os << formatv("serving {0} requests ({1}) on {2} slot(s) of {3} tokens: "
-                "{4} on {5}, tp {6}, --kv {7}, {8}\n",
-                s.requests, s.source, s.slots, s.context, s.model, s.chip,
-                s.tp, s.kv,
-                chunked ? formatv("chunked schedule ({0}-token chunks)",
-                                  s.prefillChunk)
-                              .str()
-                        : std::string("prefill first"));
+  const bool several = s.models.size() > 1;
+  std::string schedule =
+      chunked
+          ? formatv("chunked schedule ({0}-token chunks)", s.prefillChunk).str()
+          : std::string("prefill first");
+  if (several)
+    os << formatv("serving {0} requests ({1}) on {2} models of {3} "
+                  "({4} slots in all), tp {5}, {6}\n",
+                  s.requests, s.source, s.models.size(), s.chip, s.slots, s.tp,
+                  schedule);
+  else
+    os << formatv("serving {0} requests ({1}) on {2} slot(s) of {3} tokens: "
+                  "{4} on {5}, tp {6}, --kv {7}, {8}\n",
+                  s.requests, s.source, s.slots, s.context, s.model, s.chip,
+                  s.tp, s.kv, schedule);
   os << formatv("step costs: {0} graphs compiled in {1:f2} s, timed in "
                 "one SystemC run of {2:f2} s; loop {3:f3} s\n",
                 s.graphs, s.compileS, s.simulateS, s.loopS);
-  os << "  prefill (prompt bucket: time)";
-  for (size_t i = 0; i < costs.prefillBuckets.size(); ++i) {
-    size_t chunks =
-        i < costs.prefillChunkS.size() ? costs.prefillChunkS[i].size() : 1;
-    os << formatv("  {0}: {1:f1} ms", costs.prefillBuckets[i],
-                  costs.prefillS[i] * 1e3);
-    if (chunks > 1)
-      os << formatv(" ({0} chunks)", chunks);
-  }
-  os << "\n  decode step (context bucket: time)";
-  for (size_t i = 0; i < costs.decodeBuckets.size(); ++i)
-    os << formatv("  {0}: {1:f2} ms", costs.decodeBuckets[i],
-                  costs.decodeStepS[i] * 1e3);
-  os << "\n";
+  // Each model's step costs (the one model's, unnamed).
+  auto printCosts = [&](const sim::serving::CostTable &costs,
+                        llvm::StringRef indent) {
+    os << indent << "prefill (prompt bucket: time)";
+    for (size_t i = 0; i < costs.prefillBuckets.size(); ++i) {
+      size_t chunks =
+          i < costs.prefillChunkS.size() ? costs.prefillChunkS[i].size() : 1;
+      os << formatv("  {0}: {1:f1} ms", costs.prefillBuckets[i],
+                    costs.prefillS[i] * 1e3);
+      if (chunks > 1)
+        os << formatv(" ({0} chunks)", chunks);
+    }
+    os << "\n" << indent << "decode step (context bucket: time)";
+    for (size_t i = 0; i < costs.decodeBuckets.size(); ++i)
+      os << formatv("  {0}: {1:f2} ms", costs.decodeBuckets[i],
+                    costs.decodeStepS[i] * 1e3);
+    os << "\n";
+  };
+  if (several)
+    for (const ModelOutcome &m : s.models) {
+      os << "  " << m.name << "\n";
+      printCosts(m.costs, "    ");
+    }
+  else
+    printCosts(s.costs, "  ");
   auto pct = [](double part, double whole) {
     return whole > 0 ? 100.0 * part / whole : 0.0;
   };
@@ -323,18 +340,23 @@ void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
   os << formatv("model cache         {0}: {1} switches\n",
                 sim::serving::cachePolicyName(s.cachePolicy),
                 r.switches.size());
-  os << "  model               slots  weights/socket  HBM/socket  switch "
-        "alone  switches  prewarms  TTFT p50 / p99 (s)  switch wait mean "
-        "(s)  TPOT p50 (ms)\n";
+  os << "  model               slots  context  weights/socket  HBM/socket  "
+        "switch alone  switches  prewarms  TTFT p50 / p99 (s)  switch wait "
+        "mean (s)  TPOT p50 (ms)  kv\n";
   for (size_t k = 0; k < s.models.size(); ++k) {
     const ModelOutcome &m = s.models[k];
     const sim::serving::ModelResult &mr = r.models[k];
-    os << formatv("  {0,-19} {1,5}  {2,14}  {3,10}  {4,9:f1} ms  {5,8}  "
-                  "{6,8}  {7,8:f3} / {8,-7:f3}  {9,20:f3}  {10,13:f2}\n",
-                  m.name, m.slots, gibOrMib(m.weightBytes),
-                  gibOrMib(m.hbmBytes), m.switchS * 1e3, mr.switches,
-                  mr.prewarms, m.ttft.p50, m.ttft.p99, m.switchWait.mean,
-                  m.tpot.p50 * 1e3);
+    // Static never switches, so no switch is timed.
+    std::string alone = s.cachePolicy == sim::serving::CachePolicy::Static
+                            ? std::string("-")
+                            : formatv("{0:f1} ms", m.switchS * 1e3).str();
+    os << formatv("  {0,-19} {1,5}  {2,7}  {3,14}  {4,10}  {5,12}  "
+                  "{6,8}  {7,8}  {8,8:f3} / {9,-7:f3}  {10,20:f3}  "
+                  "{11,13:f2}  {12}\n",
+                  m.name, m.slots, m.context, gibOrMib(m.weightBytes),
+                  gibOrMib(m.hbmBytes), alone, mr.switches, mr.prewarms,
+                  m.ttft.p50, m.ttft.p99, m.switchWait.mean, m.tpot.p50 * 1e3,
+                  m.kv);
   }
 }
 

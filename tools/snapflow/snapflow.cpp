@@ -11,6 +11,7 @@
 
 #include "Print.h"
 
+#include "snapflow/Driver/Deployment.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/MemoryTrace.h"
 #include "snapflow/Driver/Sweep.h"
@@ -388,6 +389,21 @@ cl::opt<std::string>
                              "BurstGPT trace (see --trace-format)"),
                     cl::value_desc("file.csv"), cl::init(""),
                     cl::cat(serveCat), cl::sub(runCmd));
+cl::opt<std::string> deploymentOpt(
+    "deployment",
+    cl::desc("Serve the models a deployment file lists, each with its own "
+             "batch, context, kv, kv_format and weights_dtype (keys left out "
+             "take the flags); instead of --model a,b,... "
+             "(docs/Serving.md)"),
+    cl::value_desc("file.yaml"), cl::init(""), cl::cat(serveCat),
+    cl::sub(runCmd));
+cl::opt<std::string> writeRequestsOpt(
+    "write-requests",
+    cl::desc("Write the requests served (generated or read) as a trace "
+             "--trace-requests reads back, with a model column when several "
+             "models are deployed"),
+    cl::value_desc("file.csv"), cl::init(""), cl::cat(serveCat),
+    cl::sub(runCmd));
 cl::opt<std::string> requestResultsOpt(
     "request-results",
     cl::desc("Write every request's result (slot, arrival, prefill start, "
@@ -734,13 +750,12 @@ int main(int argc, char **argv) {
     if (!serveOpt) {
       // Name the serving flags given, each of which needs --serve.
       std::vector<std::string> given;
-      for (cl::Option *opt :
-           std::initializer_list<cl::Option *>{
+      for (cl::Option *opt : std::initializer_list<cl::Option *>{
                &requestsFileOpt, &traceFormatOpt, &requestResultsOpt,
-               &scheduleOpt, &rateOpt, &requestsOpt, &seedOpt,
-               &promptTokensOpt, &outputTokensOpt, &spreadOpt, &modelCacheOpt,
-               &forecastWindowOpt, &forecastPeriodOpt, &loadPeriodOpt,
-               &loadAmplitudeOpt, &durationOpt})
+               &scheduleOpt, &rateOpt, &requestsOpt, &seedOpt, &promptTokensOpt,
+               &outputTokensOpt, &spreadOpt, &modelCacheOpt, &forecastWindowOpt,
+               &forecastPeriodOpt, &loadPeriodOpt, &loadAmplitudeOpt,
+               &durationOpt, &deploymentOpt, &writeRequestsOpt})
         if (opt->getNumOccurrences())
           given.push_back("--" + opt->ArgStr.str());
       if (!given.empty())
@@ -792,29 +807,28 @@ int main(int argc, char **argv) {
     so.loadPeriodS = loadPeriodOpt;
     so.loadAmplitude = loadAmplitudeOpt;
     so.durationS = durationOpt;
-    // --model a,b,...: a deployment of several models on the chip, each
-    // with the same --kv, --batch and --context.
-    std::vector<WorkloadOptions> deployment;
-    llvm::SmallVector<StringRef> names;
-    StringRef(w->model).split(names, ',', -1, /*KeepEmpty=*/true);
-    for (StringRef name : names) {
-      if (name.trim().empty())
-        return fail(createStringError(inconvertibleErrorCode(),
-                                      "--model: an empty name in '" +
-                                          w->model + "'"));
-      WorkloadOptions one = *w;
-      one.model = name.trim().str();
-      deployment.push_back(one);
-    }
-    if (deployment.size() == 1 &&
-        (so.cachePolicyGiven && so.cache.policy !=
-                                    sim::serving::CachePolicy::Static))
+    so.writeRequestsPath = writeRequestsOpt;
+    // The models: --model a,b,... (each with the shared --kv, --batch and
+    // --context), or a deployment file, each model with its own.
+    if (!deploymentOpt.empty() && modelOpt.getNumOccurrences())
+      return fail(createStringError(inconvertibleErrorCode(),
+                                    "--deployment " + deploymentOpt +
+                                        " lists the models; drop --model " +
+                                        modelOpt));
+    auto deployment = deploymentOpt.empty()
+                          ? splitModels(*w, maxBatch)
+                          : readDeployment(deploymentOpt, *w, maxBatch);
+    if (!deployment)
+      return fail(deployment.takeError());
+    if (deployment->size() == 1 &&
+        (so.cachePolicyGiven &&
+         so.cache.policy != sim::serving::CachePolicy::Static))
       return fail(createStringError(
           inconvertibleErrorCode(),
-          "--model-cache " + modelCacheOpt +
-              " caches several models; --model names one"));
-    auto served =
-        serve(deployment, maxBatch, *co, simulateOptions(), so);
+          "--model-cache " + modelCacheOpt + " caches several models; " +
+              (deploymentOpt.empty() ? "--model names one"
+                                     : deploymentOpt + " lists one")));
+    auto served = serve(*deployment, *co, simulateOptions(), so);
     if (!served)
       return fail(served.takeError());
     printServe(outs(), *served);

@@ -117,6 +117,7 @@ namespace {
 /// One model of the deployment while it is prepared.
 struct Prepared {
   WorkloadOptions o;
+  bool maxBatch = false; ///< slots: the most that fit at o.context
   Workload w;
   std::vector<size_t> requests; ///< indices of its requests
   /// Its graphs: prefill buckets, then decode buckets (the last at the
@@ -166,13 +167,13 @@ llvm::Expected<ServeOutcome>
 snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
                         const CompileOptions &c, const SimulateOptions &s,
                         const ServeOptions &so) {
-  return serve(std::vector<WorkloadOptions>{o}, maxBatch, c, s, so);
+  return serve(std::vector<DeployedWorkload>{{o, maxBatch}}, c, s, so);
 }
 
 llvm::Expected<ServeOutcome>
-snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
-                        bool maxBatch, const CompileOptions &c,
-                        const SimulateOptions &s, const ServeOptions &so) {
+snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
+                        const CompileOptions &c, const SimulateOptions &s,
+                        const ServeOptions &so) {
   if (workloads.empty())
     return makeError("--serve needs at least one model");
   const size_t n = workloads.size();
@@ -190,9 +191,11 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
                                    "{0}",
                                    cache.periodS));
   std::vector<std::unique_ptr<Prepared>> models;
-  for (const WorkloadOptions &o : workloads) {
+  for (const DeployedWorkload &d : workloads) {
+    const WorkloadOptions &o = d.options;
     auto p = std::make_unique<Prepared>();
     p->o = o;
+    p->maxBatch = d.maxBatch;
     auto w = resolveWorkload(o, /*needChip=*/true);
     if (!w)
       return w.takeError();
@@ -327,6 +330,29 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
                      "no model column (snapflow's 'model', BurstGPT's "
                      "'Model') to say which each request asks for");
   }
+  // --write-requests: the load as a trace `--trace-requests` reads back to
+  // the same requests (seconds in the shortest text that reads back).
+  if (!so.writeRequestsPath.empty())
+    if (Error e = llvm::writeToOutput(
+            so.writeRequestsPath, [&](llvm::raw_ostream &os) {
+              os << "arrival_s,prompt_tokens,output_tokens"
+                 << (several ? ",model" : "") << "\n";
+              for (const Request &r : requests) {
+                os << csv::number(r.arrivalS) << ',' << r.promptTokens << ','
+                   << r.outputTokens;
+                if (several) {
+                  llvm::StringRef name = models[r.model]->o.model;
+                  os << ','
+                     << csv::field(name.ends_with(".json")
+                                       ? llvm::sys::path::stem(name)
+                                       : name);
+                }
+                os << '\n';
+              }
+              return Error::success();
+            }))
+      return makeError("--write-requests: " + so.writeRequestsPath + ": " +
+                       llvm::toString(std::move(e)));
   for (size_t i = 0; i < requests.size(); ++i)
     models[requests[i].model]->requests.push_back(i);
   for (auto &m : models) {
@@ -348,7 +374,7 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
     const WorkloadOptions &o = m.o;
     // Slots: --batch, or the most that fit at the full context.
     int64_t slots = o.batch;
-    if (maxBatch) {
+    if (m.maxBatch) {
       auto largest = findMaxBatch(context, m.w, o, c);
       if (!largest)
         return largest.takeError();
@@ -405,9 +431,10 @@ snapflow::driver::serve(const std::vector<WorkloadOptions> &workloads,
         return std::move(e);
     m.res = residency(m.full());
     // A config file's model goes by the file's name.
-    m.deployed.name = llvm::StringRef(m.w.config.name).contains('/')
-                          ? llvm::sys::path::stem(m.w.config.name).str()
-                          : m.w.config.name;
+    llvm::StringRef configName = m.w.config.name;
+    m.deployed.name = configName.contains('/') || configName.ends_with(".json")
+                          ? llvm::sys::path::stem(configName).str()
+                          : configName.str();
     m.deployed.weightBytes = double(m.full().weightBytes);
     m.deployed.hbmBytes = maxTensorBytes(m.programs, arch::MemoryTier::HBM);
     // DDR holds every model's weights, whether cached in HBM or not, and

@@ -12,6 +12,7 @@
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Driver/Compile.h"
 #include "snapflow/Driver/Csv.h"
+#include "snapflow/Driver/Deployment.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/Simulate.h"
 #include "snapflow/Models/ModelBuilder.h"
@@ -84,24 +85,6 @@ std::string flagOf(StringRef axis) {
   std::string flag = axis.str();
   std::replace(flag.begin(), flag.end(), '_', '-');
   return flag;
-}
-
-/// "8k" -> 8192, "128K" -> 131072, "4096" -> 4096.
-llvm::Expected<int64_t> parseTokens(StringRef s) {
-  int64_t scale = 1;
-  if (s.ends_with_insensitive("k")) {
-    scale = 1024;
-    s = s.drop_back();
-  }
-  int64_t n;
-  if (s.getAsInteger(10, n) || n <= 0)
-    return makeError("--context: expected a positive number like 8192 or 8k, "
-                     "got '" +
-                     s + "'");
-  std::optional<int64_t> tokens = (CheckedInt(n) * scale).get();
-  if (!tokens)
-    return makeError("--context: '" + s + "k' tokens exceeds a 64-bit count");
-  return *tokens;
 }
 
 /// A point's identity as one map key.

@@ -234,9 +234,10 @@ void Loop::sample() {
     sinceKept = 0;
     res.samples.push_back(std::move(smp));
     if (res.samples.size() >= ServeResult::kMaxSamples) {
-      // Keep every other one, then append every 2 x stride-th.
-      size_t out = 0;
-      for (size_t i = 0; i < res.samples.size(); i += 2)
+      // Keep every other one, then append every 2 x stride-th. The first
+      // stays where it is (moving it onto itself would empty it).
+      size_t out = 1;
+      for (size_t i = 2; i < res.samples.size(); i += 2)
         res.samples[out++] = std::move(res.samples[i]);
       res.samples.resize(out);
       stride *= 2;

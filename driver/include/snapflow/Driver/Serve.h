@@ -22,6 +22,7 @@
 #ifndef SNAPFLOW_DRIVER_SERVE_H
 #define SNAPFLOW_DRIVER_SERVE_H
 
+#include "snapflow/Driver/Deployment.h"
 #include "snapflow/Driver/Simulate.h"
 #include "snapflow/Driver/Workload.h"
 #include "snapflow/Sim/Serving/Serving.h"
@@ -37,6 +38,10 @@ struct ServeOptions {
   /// --request-results: every request's result as a CSV row, written as it
   /// completes; "" for none.
   std::string resultsPath;
+  /// --write-requests: the requests served (generated or read), as a
+  /// snapflow trace with a model column when several models are deployed;
+  /// "" for none.
+  std::string writeRequestsPath;
   bool generate = false;    ///< --rate or --requests given
   /// --schedule: how prefills share the chip with decode steps.
   sim::serving::Schedule schedule = sim::serving::Schedule::PrefillFirst;
@@ -114,11 +119,11 @@ llvm::Expected<ServeOutcome> serve(const WorkloadOptions &workload,
                                    const SimulateOptions &simulate,
                                    const ServeOptions &serve);
 /// Serves a deployment of several models on one chip (every workload names
-/// the same chip): their weights in DDR, HBM caching the ones in use
-/// (ServeOptions::cache). A request file's model column names a model of
-/// the deployment.
+/// the same chip; each its own KV policy, slots and context): their weights
+/// in DDR, HBM caching the ones in use (ServeOptions::cache). A request
+/// file's model column names a model of the deployment.
 llvm::Expected<ServeOutcome>
-serve(const std::vector<WorkloadOptions> &workloads, bool maxBatch,
+serve(const std::vector<DeployedWorkload> &deployment,
       const CompileOptions &compile, const SimulateOptions &simulate,
       const ServeOptions &serve);
 

@@ -1,0 +1,61 @@
+//===- Deployment.h - Several models served on one chip ---------*- C++ -*-===//
+//
+// The models `snapflow run --serve` deploys together: from `--model a,b,...`
+// (each with the shared --kv, --batch and --context) or a deployment file
+// (`--deployment FILE`, YAML), where each model may set its own KV policy,
+// KV format, weight dtype, slots and context. docs/Serving.md documents the
+// file; every error names the file, line and column of the value at fault.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_DRIVER_DEPLOYMENT_H
+#define SNAPFLOW_DRIVER_DEPLOYMENT_H
+
+#include "snapflow/Driver/Workload.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <vector>
+
+namespace snapflow {
+namespace driver {
+
+/// One model of a deployment: its options, and whether its slots are the
+/// most that fit at its context (`batch: max`, `--batch max`).
+struct DeployedWorkload {
+  WorkloadOptions options;
+  bool maxBatch = false;
+};
+
+/// "8k" -> 8192, "128K" -> 131072, "4096" -> 4096; `what` names the value
+/// in the error ("--context").
+llvm::Expected<int64_t> parseTokens(llvm::StringRef text,
+                                    llvm::StringRef what = "--context");
+
+/// The deployment `--model a,b,...` names: every model with `shared`'s
+/// options. An empty name is an error.
+llvm::Expected<std::vector<DeployedWorkload>>
+splitModels(const WorkloadOptions &shared, bool maxBatch);
+
+/// Reads a deployment file:
+///
+///   models:
+///     - model: llama-3.1-70b      # a name `snapflow list` shows, or a config
+///       batch: 8                  # slots, or max
+///       context: 32k
+///       kv: snapstream:ratio=4
+///     - model: llama-3.2-1b       # keys left out take the command's flags
+///
+/// Per model: `model` (required), `batch`, `context`, `kv`, `kv_format` and
+/// `weights_dtype`; `shared` gives the rest (chip, --set, --tp, --cla). Each
+/// model is resolved (config, chip, policy, format) here, so a bad value is
+/// reported at its line.
+llvm::Expected<std::vector<DeployedWorkload>>
+readDeployment(llvm::StringRef path, const WorkloadOptions &shared,
+               bool maxBatch);
+
+} // namespace driver
+} // namespace snapflow
+
+#endif // SNAPFLOW_DRIVER_DEPLOYMENT_H

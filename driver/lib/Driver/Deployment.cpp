@@ -1,0 +1,287 @@
+//===- Deployment.cpp - Several models served on one chip -----------------===//
+
+#include "snapflow/Driver/Deployment.h"
+
+#include "snapflow/Driver/Errors.h"
+#include "snapflow/Support/CheckedInt.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/YAMLParser.h"
+
+#include <set>
+
+using namespace snapflow;
+using namespace snapflow::driver;
+using llvm::StringRef;
+
+llvm::Expected<int64_t> snapflow::driver::parseTokens(StringRef s,
+                                                      StringRef what) {
+  StringRef digits = s;
+  int64_t scale = 1;
+  if (digits.ends_with_insensitive("k")) {
+    scale = 1024;
+    digits = digits.drop_back();
+  }
+  int64_t n;
+  if (digits.getAsInteger(10, n) || n <= 0)
+    return makeError(what +
+                     ": expected a positive number like 8192 or 8k, "
+                     "got '" +
+                     s + "'");
+  std::optional<int64_t> tokens = (CheckedInt(n) * scale).get();
+  if (!tokens)
+    return makeError(what + ": '" + s + "' tokens exceeds a 64-bit count");
+  return *tokens;
+}
+
+llvm::Expected<std::vector<DeployedWorkload>>
+snapflow::driver::splitModels(const WorkloadOptions &shared, bool maxBatch) {
+  std::vector<DeployedWorkload> out;
+  llvm::SmallVector<StringRef> names;
+  StringRef(shared.model).split(names, ',', -1, /*KeepEmpty=*/true);
+  for (StringRef name : names) {
+    if (name.trim().empty())
+      return makeError("--model: an empty name in '" + shared.model + "'");
+    DeployedWorkload one{shared, maxBatch};
+    one.options.model = name.trim().str();
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
+namespace {
+
+/// Reads one deployment file; errors go through the YAML stream, so each
+/// names the file, line and column, and all of them are reported.
+class DeploymentParser {
+public:
+  DeploymentParser(StringRef path, StringRef text,
+                   const WorkloadOptions &shared, bool maxBatch)
+      : path(path), shared(shared), maxBatch(maxBatch) {
+    sm.setDiagHandler(
+        [](const llvm::SMDiagnostic &diag, void *ctx) {
+          auto *self = static_cast<DeploymentParser *>(ctx);
+          llvm::raw_string_ostream os(self->errors);
+          diag.print(/*ProgName=*/nullptr, os, /*ShowColors=*/false);
+          ++self->numErrors;
+        },
+        this);
+    stream = std::make_unique<llvm::yaml::Stream>(
+        llvm::MemoryBufferRef(text, path), sm, /*ShowColors=*/false);
+    this->text = text;
+  }
+
+  llvm::Expected<std::vector<DeployedWorkload>> run() {
+    // A syntax error is reported alone, not followed by what the truncated
+    // document then seems to miss.
+    {
+      llvm::yaml::Stream probe(llvm::MemoryBufferRef(text, path), sm,
+                               /*ShowColors=*/false);
+      probe.skip();
+      if (numErrors)
+        return fail();
+    }
+    auto doc = stream->begin();
+    if (doc == stream->end() || !doc->getRoot() ||
+        llvm::isa<llvm::yaml::NullNode>(doc->getRoot()))
+      return fail("the deployment file is empty; it needs 'models:', a list "
+                  "of at least one model");
+    auto *top = llvm::dyn_cast<llvm::yaml::MappingNode>(doc->getRoot());
+    if (!top) {
+      error(doc->getRoot(), "a deployment file is a mapping with the key "
+                            "'models'");
+      return fail();
+    }
+    // The parser streams: each node is read where it stands, so the models
+    // are parsed inside the loop over the top-level keys.
+    bool hasList = false;
+    for (llvm::yaml::KeyValueNode &kv : *top) {
+      std::string key;
+      if (!scalarText(kv.getKey(), key, "key"))
+        continue;
+      if (key != "models") {
+        error(kv.getKey(), "unknown key '" + key +
+                               "'; a deployment file has only 'models' (the "
+                               "chip, --tp and --set come from the command)");
+        continue;
+      }
+      if (hasList) {
+        error(kv.getKey(), "duplicate key 'models'");
+        continue;
+      }
+      hasList = true;
+      auto *list =
+          llvm::dyn_cast_or_null<llvm::yaml::SequenceNode>(kv.getValue());
+      if (!list) {
+        error(kv.getValue() ? kv.getValue() : kv.getKey(),
+              "'models' must be a list of models, each '- model: NAME'");
+        continue;
+      }
+      std::set<std::string> seen;
+      for (llvm::yaml::Node &entry : *list) {
+        auto one = parseModel(entry);
+        if (!one)
+          continue;
+        if (!seen.insert(one->options.model).second) {
+          error(&entry, "model '" + one->options.model +
+                            "' is deployed twice; a deployment serves each "
+                            "model once");
+          continue;
+        }
+        models.push_back(std::move(*one));
+      }
+    }
+    if (!hasList && !numErrors)
+      error(top, "missing key 'models'");
+    if (numErrors)
+      return fail();
+    if (models.empty())
+      return fail("'models' lists no model");
+    return std::move(models);
+  }
+
+private:
+  std::optional<DeployedWorkload> parseModel(llvm::yaml::Node &node) {
+    auto *map = llvm::dyn_cast<llvm::yaml::MappingNode>(&node);
+    if (!map) {
+      error(&node, "a model is a mapping: '- model: NAME' and optionally "
+                   "batch, context, kv, kv_format, weights_dtype");
+      return std::nullopt;
+    }
+    DeployedWorkload d{shared, maxBatch};
+    bool hasModel = false, ok = true;
+    std::set<std::string> keys;
+    for (llvm::yaml::KeyValueNode &kv : *map) {
+      std::string key, value;
+      if (!scalarText(kv.getKey(), key, "key")) {
+        ok = false;
+        continue;
+      }
+      if (!keys.insert(key).second) {
+        error(kv.getKey(), "duplicate key '" + key + "'");
+        ok = false;
+        continue;
+      }
+      llvm::yaml::Node *v = kv.getValue();
+      if (!scalarText(v ? v : kv.getKey(), value, key)) {
+        ok = false;
+        continue;
+      }
+      if (value.empty()) {
+        error(v ? v : kv.getKey(), "'" + key + "' must not be empty");
+        ok = false;
+        continue;
+      }
+      if (key == "model") {
+        hasModel = true;
+        // A config file is found beside the deployment file.
+        llvm::SmallString<256> p(value);
+        if (StringRef(value).ends_with(".json") &&
+            llvm::sys::path::is_relative(p)) {
+          p = llvm::sys::path::parent_path(path);
+          llvm::sys::path::append(p, value);
+        }
+        d.options.model = std::string(p);
+      } else if (key == "batch") {
+        int64_t n;
+        if (value == "max") {
+          d.maxBatch = true;
+          d.options.batch = 1;
+        } else if (StringRef(value).getAsInteger(10, n) || n < 1) {
+          error(v, "'batch' must be a number of slots >= 1 or max, got '" +
+                       value + "'");
+          ok = false;
+        } else {
+          d.maxBatch = false;
+          d.options.batch = n;
+        }
+      } else if (key == "context") {
+        auto n = parseTokens(value, "'context'");
+        if (!n) {
+          error(v, llvm::toString(n.takeError()));
+          ok = false;
+        } else {
+          d.options.context = *n;
+        }
+      } else if (key == "kv") {
+        d.options.kv = value;
+      } else if (key == "kv_format") {
+        d.options.kvFormat = value;
+      } else if (key == "weights_dtype") {
+        d.options.weightsDtype = value;
+      } else {
+        error(kv.getKey(), "unknown key '" + key +
+                               "' for a model; expected model, batch, "
+                               "context, kv, kv_format or weights_dtype");
+        ok = false;
+      }
+    }
+    if (!hasModel) {
+      error(map, "a model needs the key 'model' (a name `snapflow list` "
+                 "shows, or a config file)");
+      return std::nullopt;
+    }
+    if (!ok)
+      return std::nullopt;
+    // The model, its policy and format must resolve; a bad one is reported
+    // here, at the model's entry.
+    auto w = resolveWorkload(d.options, /*needChip=*/true);
+    if (!w) {
+      error(map, "model '" + d.options.model +
+                     "': " + llvm::toString(w.takeError()));
+      return std::nullopt;
+    }
+    return d;
+  }
+
+  llvm::Error fail(StringRef extra = {}) {
+    std::string msg = errors;
+    if (!extra.empty())
+      msg += path.str() + ": error: " + extra.str() + "\n";
+    while (!msg.empty() && msg.back() == '\n')
+      msg.pop_back();
+    return makeError(msg);
+  }
+
+  void error(llvm::yaml::Node *node, const llvm::Twine &msg) {
+    stream->printError(node, msg);
+  }
+
+  bool scalarText(llvm::yaml::Node *node, std::string &out, StringRef what) {
+    auto *scalar = llvm::dyn_cast_or_null<llvm::yaml::ScalarNode>(node);
+    if (!scalar) {
+      error(node, "'" + what + "' must be a single value");
+      return false;
+    }
+    llvm::SmallString<64> storage;
+    out = scalar->getValue(storage).str();
+    return true;
+  }
+
+  StringRef path, text;
+  const WorkloadOptions &shared;
+  bool maxBatch;
+  llvm::SourceMgr sm;
+  std::unique_ptr<llvm::yaml::Stream> stream;
+  std::string errors;
+  int numErrors = 0;
+  std::vector<DeployedWorkload> models;
+};
+
+} // namespace
+
+llvm::Expected<std::vector<DeployedWorkload>>
+snapflow::driver::readDeployment(StringRef path, const WorkloadOptions &shared,
+                                 bool maxBatch) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return makeError("--deployment: cannot read '" + path +
+                     "': " + buffer.getError().message());
+  DeploymentParser parser(path, (*buffer)->getBuffer(), shared, maxBatch);
+  return parser.run();
+}

@@ -1,0 +1,16 @@
+"""Two serving reports of the same requests: every request's arrival,
+lengths, model and timings agree exactly (wall-clock times aside)."""
+import json
+import sys
+
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+keys = ("arrival_s", "prompt_tokens", "output_tokens", "model", "ttft_s",
+        "tpot_s", "finish_s", "switch_wait_s")
+ra, rb = a["requests"], b["requests"]
+if len(ra) != len(rb):
+    sys.exit(f"{len(ra)} requests against {len(rb)}")
+for x, y in zip(ra, rb):
+    for k in keys:
+        if x.get(k) != y.get(k):
+            sys.exit(f"request {x['id']}: {k} {x.get(k)} against {y.get(k)}")
+print(f"same requests and results: {len(ra)} requests")
