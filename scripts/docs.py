@@ -450,7 +450,30 @@ def validation(b):
                          f"{max(rs / rf, ss / sf):.1f}x")
 
     g.update(validation_prefill(b))
+    g.update(validation_switch(b))
     return g
+
+
+def validation_switch(b):
+    """(f) A model switched into HBM: each model's switch alone, measured by
+    the SystemC run of the serving study's on-demand deployment."""
+    policy, extra = MODELS_POLICIES[1]
+    report, _ = models_run(b, policy, extra)
+    ddr = chip_value("sn40l-16", "ddr_bytes_per_s")
+    rows = ["| model | weights per socket (TP 16) | switch alone (SystemC) | "
+            "weights / DDR bandwidth | published |", "|---|---|---|---|---|"]
+    for m in report["models"]:
+        w = m["weight_bytes_per_socket"]
+        published = "0.01 s" if m["model"] == "llama-3.1-8b" else "-"
+        rows.append(f"| {m['model']} | {w / 2**20:.2f} MiB | "
+                    f"{ms(m['switch_s'])} ms | {ms(w / ddr)} ms | {published} |")
+    eight = next(m for m in report["models"] if m["model"] == "llama-3.1-8b")
+    return {
+        "f.table": "\n" + "\n".join(rows) + "\n",
+        "f.ddr": f"{ddr / 1e9:.0f} GB/s",
+        "f.8b": (f"{ms(eight['switch_s'])} ms against the published 10 ms "
+                 f"({pct(100 * (eight['switch_s'] / 0.01 - 1))})"),
+    }
 
 
 PREFILL_LENGTHS = (8192, 32768, 131072)
@@ -619,6 +642,7 @@ def serving(b):
     out = b.command(*SERVE, "--trace-requests", "reqs.csv", cwd=b.tmp)
     g["replay"] = "\n```\n" + out + "```\n"
     g["schedules"], g["chunk-cost"] = serving_schedules(b)
+    g.update(serving_models(b))
     r = b.report(*SERVE, "--rate", "0.5", "--requests", "300",
                  "--prompt-tokens", "4096", "--output-tokens", "512")
     t = r["ttft_s"]
@@ -631,6 +655,170 @@ def serving(b):
         f"{r['kv_live_bytes_per_socket']['peak'] / 2**30:.2f} GiB against "
         f"{r['kv_allocated_bytes_per_socket'] / 2**30:.2f} GiB allocated")
     return g
+
+
+#
+# docs/Serving.md, "A study": four models on one node, three policies
+#
+
+MODELS_STUDY = ("run", "--serve", "--model",
+                "llama-3.1-70b,llama-3.1-8b,deepseek-v2-lite,llama-3.2-1b",
+                "--chip", "sn40l-16", "--context", "131072", "--rate", "0.05",
+                "--load-period", "600", "--load-amplitude", "1",
+                "--duration", "3600", "--prompt-tokens", "4096",
+                "--output-tokens", "256")
+# static holds all four at 16 slots each; the caching policies give each 32,
+# which HBM cannot hold for all four at once.
+MODELS_POLICIES = [("static", ("--batch", "16")),
+                   ("on-demand", ("--batch", "32")),
+                   ("prewarm", ("--batch", "32", "--forecast-period", "600"))]
+MODELS_PLOT = os.path.join("docs", "images", "serving-models-hbm")
+MODELS_PLOT_S = 600  # the plot's window: the load's first period
+
+
+def models_args(policy, extra):
+    return (*MODELS_STUDY, "--model-cache", policy, *extra)
+
+
+def models_run(b, policy, extra):
+    """The report and the CSV rows of one policy's run (cached)."""
+    key = ("models-study", policy)
+    if key not in b.cache:
+        rep = os.path.join(b.tmp, f"models-{policy}.json")
+        occ = os.path.join(b.tmp, f"models-{policy}.csv")
+        b._run((*models_args(policy, extra), "--report", rep, "--csv", occ))
+        with open(rep) as f, open(occ) as g:
+            b.cache[key] = (json.load(f), list(csv.DictReader(g)))
+    return b.cache[key]
+
+
+def models_command(policy, extra):
+    """The page's command for one policy: the study's flags, wrapped."""
+    args, units = list(models_args(policy, extra)), []
+    # A flag and its value stay on one line.
+    for a in args:
+        if units and units[-1].startswith("--") and " " not in units[-1] \
+                and not a.startswith("--"):
+            units[-1] += " " + a
+        else:
+            units.append(a)
+    lines, line = [], "build/bin/snapflow"
+    for a in units:
+        if len(line) + len(a) + 1 > 76:
+            lines.append(line + " \\")
+            line = "    " + a
+        else:
+            line += " " + a
+    return "\n".join(lines + [line])
+
+
+def serving_models(b):
+    g = {}
+    runs = {p: models_run(b, p, e) for p, e in MODELS_POLICIES}
+    g["models-commands"] = "\n```sh\n" + "\n".join(
+        models_command(p, e) + " \\\n    --report " + p + ".json --csv " +
+        p + ".csv" for p, e in MODELS_POLICIES) + "\n```\n"
+    rows = ["| model | HBM per socket, 16 / 32 slots | " +
+            " | ".join(f"{p}: TTFT p50 / p99 (s)" for p, _ in MODELS_POLICIES)
+            + " | on-demand / prewarm: switches (prewarms), mean switch "
+            "wait (s) |", "|" + " --- |" * (3 + len(MODELS_POLICIES))]
+    static, ondemand, prewarm = (runs[p][0] for p, _ in MODELS_POLICIES)
+    for k, m in enumerate(static["models"]):
+        cells = [m["model"], f"{m['hbm_bytes_per_socket'] / 2**30:.1f} / "
+                 f"{ondemand['models'][k]['hbm_bytes_per_socket'] / 2**30:.1f}"
+                 " GiB"]
+        for p, _ in MODELS_POLICIES:
+            t = runs[p][0]["models"][k]["ttft_s"]
+            cells.append(f"{t['p50']:.3f} / {t['p99']:.3f}")
+        od, pw = ondemand["models"][k], prewarm["models"][k]
+        cells.append(f"{od['switches']}, {od['switch_wait_s']['mean']:.3f} / "
+                     f"{pw['switches']} ({pw['prewarms']}), "
+                     f"{pw['switch_wait_s']['mean']:.3f}")
+        rows.append("| " + " | ".join(cells) + " |")
+    rows.append("| all | " + " / ".join(
+        f"{sum(m['hbm_bytes_per_socket'] for m in r['models']) / 2**30:.1f}"
+        for r in (static, ondemand)) + " GiB | " + " | ".join(
+        f"{runs[p][0]['ttft_s']['p50']:.3f} / "
+        f"{runs[p][0]['ttft_s']['p99']:.3f}" for p, _ in MODELS_POLICIES) +
+        f" | {len(ondemand['switches'])} / {len(prewarm['switches'])} |")
+    g["models-table"] = "\n" + "\n".join(rows) + "\n"
+    # Where a caching policy's TTFT goes: copying weights, or waiting for
+    # the resident model to drain.
+    od = ondemand["models"]
+    alone = max(m["switch_s"] for m in od)
+    worst = max(od, key=lambda m: m["switch_wait_s"]["mean"])
+    g["models-finding"] = (
+        f"the slowest switch alone takes {alone * 1e3:.1f} ms "
+        f"({max(od, key=lambda m: m['switch_s'])['model']}), yet "
+        f"{worst['model']}'s requests waited {worst['switch_wait_s']['mean']:.3f}"
+        f" s on average for their model, up to "
+        f"{worst['switch_wait_s']['max']:.2f} s")
+    g["models-hbm"] = f"{chip_value('sn40l-16', 'hbm_bytes') / 2**30:.0f} GiB"
+    if b.write:
+        draw_models(runs)
+    return g
+
+
+def draw_models(runs):
+    """docs/images/serving-models-hbm.svg: each policy's HBM by model over
+    the load's first period, stacked (its data and gnuplot script beside)."""
+    base = os.path.join(ROOT, MODELS_PLOT)
+    names = [m["model"] for m in runs["static"][0]["models"]]
+    with open(base + ".dat", "w") as f:
+        for p, _ in MODELS_POLICIES:
+            f.write(f"# {p}: time (s), then HBM per socket (GiB) stacked: "
+                    + ", ".join(names) + "\n")
+            prev = None
+            for row in runs[p][1]:
+                t = float(row["time_s"])
+                if t > MODELS_PLOT_S:
+                    break
+                v = [float(row[f"hbm_{n}_bytes"]) / 2**30 for n in names]
+                if v == prev:
+                    continue
+                # Steps: the old values up to t, the new ones from t.
+                for vals in ([prev] if prev else []) + [v]:
+                    acc, cols = 0, []
+                    for x in vals:
+                        acc += x
+                        cols.append(f"{acc:.4g}")
+                    f.write(f"{t:.6g} " + " ".join(cols) + "\n")
+                prev = v
+            if prev:
+                f.write(f"{MODELS_PLOT_S} " + " ".join(
+                    f"{sum(prev[:i + 1]):.4g}" for i in range(len(prev)))
+                    + "\n")
+            f.write("\n\n")
+    hbm = chip_value("sn40l-16", "hbm_bytes") / 2**30
+    colours = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a"]
+    panels = []
+    for i, (p, _) in enumerate(MODELS_POLICIES):
+        layers = []
+        for j, n in enumerate(names):
+            lo = "(0)" if j == 0 else f"{j + 1}"
+            layers.append(f"'{base}.dat' index {i} using 1:{lo}:{j + 2} "
+                          f"with filledcurves fc rgb '{colours[j]}' "
+                          f"title '{n}'")
+        layers.append(f"{hbm} with lines lc rgb '#000000' dt 2 lw 2 "
+                      f"title 'HBM per socket'")
+        panels.append(f"set title '{p}'\n"
+                      + ("set key outside right top\n" if i == 0
+                         else "unset key\n")
+                      + "plot " + ", \\\n     ".join(layers))
+    script = f"""set terminal svg size 1000,760 dynamic noenhanced font 'sans,12' background '#ffffff'
+set output '{base}.svg'
+set multiplot layout 3,1 title 'HBM per socket by model, four models on sn40l-16 (128K context), first {MODELS_PLOT_S} s of the load'
+set grid
+set xrange [0:{MODELS_PLOT_S}]
+set yrange [0:{hbm * 1.1:.0f}]
+set ylabel 'GiB'
+set rmargin 24
+set style fill solid 0.8 noborder
+""" + "\n".join(panels[:2]) + "\nset xlabel 'time (s)'\n" + panels[2] + \
+        "\nunset multiplot\n"
+    with open(base + ".gp", "w") as f:
+        f.write(script.replace(ROOT + os.sep, ""))
+    subprocess.run(["gnuplot", MODELS_PLOT + ".gp"], check=True, cwd=ROOT)
 
 
 #
