@@ -111,12 +111,53 @@ TEST(ArchModel, RejectsZeroAndNegativeSizes) {
   size_t eol = base.find('\n', valueAt);
   std::string zero = base.substr(0, valueAt) + "value: 0" + base.substr(eol);
   std::string neg = base.substr(0, valueAt) + "value: -5" + base.substr(eol);
-  EXPECT_NE(errorOf(zero).find("'socket.hbm_bytes' must be > 0, got '0'"),
+  EXPECT_NE(errorOf(zero).find("'socket.hbm_bytes' must be bytes from 1 to "
+                               "1125899906842624, got '0'"),
             std::string::npos)
       << errorOf(zero);
-  EXPECT_NE(errorOf(neg).find("'socket.hbm_bytes' must be > 0, got '-5'"),
+  EXPECT_NE(errorOf(neg).find("'socket.hbm_bytes' must be bytes from 1 to "
+                              "1125899906842624, got '-5'"),
             std::string::npos)
       << errorOf(neg);
+}
+
+// Every value has a sane range, so no count, size, rate or time can make
+// the cost arithmetic wrap or SystemC's time saturate (issue 13, defects 2,
+// 6, 11 and 12: INT64_MAX channels aborted, INT64_MAX PCUs looped for 2^63
+// steps, a 1e308 Hz clock or a 0.5 B/s HBM gave utilisation in the
+// millions of percent).
+TEST(ArchModel, RejectsValuesOutsideTheirRange) {
+  std::string base = readChip("tiny");
+  auto with = [&](const std::string &key, const std::string &value) {
+    size_t at = base.find(key + ":");
+    size_t valueAt = base.find("value:", at);
+    size_t eol = base.find('\n', valueAt);
+    return base.substr(0, valueAt) + "value: " + value + base.substr(eol);
+  };
+  struct Case {
+    const char *key, *value, *message;
+  } cases[] = {
+      {"hbm_channels", "9223372036854775807",
+       "'socket.hbm_channels' must be channels from 1 to 4096"},
+      {"pcu_count", "9223372036854775807",
+       "'socket.pcu_count' must be PCUs from 1 to 1000000"},
+      {"clock_hz", "1e308",
+       "'socket.clock_hz' must be Hz from 1e+06 to "
+       "1e+11, got '1e308'"},
+      {"clock_hz", "1e-308", "got '1e-308'"},
+      {"hbm_bytes_per_s", "0.5",
+       "'socket.hbm_bytes_per_s' must be bytes/s from 1e+06 to 1e+15"},
+      {"noc_hop_latency_cycles", "9223372036854775807",
+       "'socket.noc_hop_latency_cycles' must be cycles from 0 to 1000000"},
+      {"sockets", "1025", "'system.sockets' must be sockets from 1 to 1024"},
+  };
+  for (const Case &c : cases) {
+    std::string msg = errorOf(with(c.key, c.value));
+    EXPECT_NE(msg.find(c.message), std::string::npos) << c.key << ": " << msg;
+  }
+  // The edges are allowed.
+  EXPECT_EQ(errorOf(with("hbm_channels", "4096")), "");
+  EXPECT_EQ(errorOf(with("noc_hop_latency_cycles", "0")), "");
 }
 
 // An integer key with a fractional value is refused; 6.4e10 spellings of
@@ -220,7 +261,8 @@ TEST(ArchModel, FromValuesChecksAndCompares) {
   bad.erase(bad.begin() + 2);
   std::string msg = llvm::toString(
       ArchModel::fromValues("x", "", bad, "<ir>").takeError());
-  EXPECT_NE(msg.find("<ir>: error: 'socket.pcu_count' must be > 0, got '-3'"),
+  EXPECT_NE(msg.find("<ir>: error: 'socket.pcu_count' must be PCUs from 1 to "
+                     "1000000, got '-3'"),
             std::string::npos)
       << msg;
   EXPECT_NE(msg.find("unknown chip parameter 'socket.pcu_cnt'"),
@@ -274,7 +316,8 @@ TEST(ArchModel, OverrideErrorsNameTheKey) {
   EXPECT_EQ(error({"hbm"}), "--set: error: expected KEY=VALUE with a chip key "
                             "such as system.link_latency_ns=500, got 'hbm'");
   EXPECT_EQ(error({"socket.pcu_count=0"}),
-            "--set: error: 'socket.pcu_count' must be > 0, got '0'");
+            "--set: error: 'socket.pcu_count' must be PCUs from 1 to 1000000, "
+            "got '0'");
   EXPECT_EQ(error({"socket.pcu_count=4", "socket.pcu_count=8"}),
             "--set: error: 'socket.pcu_count' is set twice");
   EXPECT_EQ(error({"system.topology=torus"}).find("--set: error: "), 0u);

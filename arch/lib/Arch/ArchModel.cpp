@@ -15,8 +15,10 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+
 #include "llvm/Support/YAMLParser.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cstdio>
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -44,6 +46,11 @@ struct ParamDecl {
   ArchParamInfo info;
   Kind kind;
   bool allowZero; // latencies may be zero; sizes, counts and rates may not
+  /// The sane range [lo, hi] a value must lie in: wide enough for any chip
+  /// one would study (about 1000x past today's), narrow enough that every
+  /// cost in cycles, bytes and picoseconds stays inside 64 bits (issue 13).
+  double lo = 0, hi = 0;
+  std::string ruleText; ///< "1 to 1e+06" (info.rule points here)
   int64_t SocketParams::*socketInt = nullptr;
   double SocketParams::*socketReal = nullptr;
   int64_t SystemParams::*systemInt = nullptr;
@@ -52,33 +59,49 @@ struct ParamDecl {
 
 using InfoKind = ArchParamInfo::Kind;
 
+/// A value's range: [lo, hi]; a zero `lo` allows zero (latencies).
+struct Range {
+  double lo, hi;
+};
+
+ParamDecl decl(const char *section, const char *key, const char *unit,
+               const char *desc, Kind kind, Range range) {
+  ParamDecl d{{section, key, unit, "", desc,
+               kind == Kind::Int ? InfoKind::Integer : InfoKind::Real},
+              kind,
+              range.lo == 0};
+  d.lo = range.lo;
+  d.hi = range.hi;
+  // Integers exactly ("1 to 1125899906842624"), reals briefly ("1e+06").
+  auto text = [&](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), kind == Kind::Int ? "%.0f" : "%g", v);
+    return std::string(buf);
+  };
+  d.ruleText = text(range.lo) + " to " + text(range.hi);
+  return d;
+}
 ParamDecl sockInt(const char *key, const char *unit, const char *desc,
-                  int64_t SocketParams::*field, bool allowZero = false) {
-  ParamDecl d{{"socket", key, unit, allowZero ? ">= 0" : "> 0", desc,
-               InfoKind::Integer},
-              Kind::Int, allowZero};
+                  int64_t SocketParams::*field, Range range) {
+  ParamDecl d = decl("socket", key, unit, desc, Kind::Int, range);
   d.socketInt = field;
   return d;
 }
 ParamDecl sockReal(const char *key, const char *unit, const char *desc,
-                   double SocketParams::*field) {
-  ParamDecl d{{"socket", key, unit, "> 0", desc, InfoKind::Real}, Kind::Real,
-              false};
+                   double SocketParams::*field, Range range) {
+  ParamDecl d = decl("socket", key, unit, desc, Kind::Real, range);
   d.socketReal = field;
   return d;
 }
 ParamDecl sysInt(const char *key, const char *unit, const char *desc,
-                 int64_t SystemParams::*field) {
-  ParamDecl d{{"system", key, unit, "> 0", desc, InfoKind::Integer},
-              Kind::Int, false};
+                 int64_t SystemParams::*field, Range range) {
+  ParamDecl d = decl("system", key, unit, desc, Kind::Int, range);
   d.systemInt = field;
   return d;
 }
 ParamDecl sysReal(const char *key, const char *unit, const char *desc,
-                  double SystemParams::*field, bool allowZero = false) {
-  ParamDecl d{{"system", key, unit, allowZero ? ">= 0" : "> 0", desc,
-               InfoKind::Real},
-              Kind::Real, allowZero};
+                  double SystemParams::*field, Range range) {
+  ParamDecl d = decl("system", key, unit, desc, Kind::Real, range);
   d.systemReal = field;
   return d;
 }
@@ -90,76 +113,92 @@ ParamDecl sysEnum(const char *key, const char *rule, const char *desc) {
 using SP = SocketParams;
 using YP = SystemParams;
 const std::vector<ParamDecl> &params() {
-  static const std::vector<ParamDecl> decls = {
-      sockReal("clock_hz", "Hz", "PCU/PMU clock", &SP::clockHz),
-      sockInt("pcu_count", "PCUs", "pattern compute units per socket",
-              &SP::pcuCount),
-      sockInt("pcu_systolic_flops_per_cycle", "FLOP/cycle",
-              "BF16 FLOPs per PCU per cycle in systolic (GEMM) mode",
-              &SP::pcuSystolicFlopsPerCycle),
-      sockInt("pcu_simd_flops_per_cycle", "FLOP/cycle",
-              "operations per PCU per cycle in SIMD mode (elementwise, "
-              "softmax, norms)",
-              &SP::pcuSimdFlopsPerCycle),
-      sockInt("pcu_pipeline_fill_cycles", "cycles",
-              "cycles to fill a PCU's stage pipeline", &SP::pcuPipelineFillCycles,
-              /*allowZero=*/true),
-      sockInt("pmu_count", "PMUs", "pattern memory units per socket",
-              &SP::pmuCount),
-      sockInt("sram_bytes_per_pmu", "bytes", "scratchpad bytes per PMU",
-              &SP::sramBytesPerPmu),
-      sockInt("pmu_banks", "banks", "banks per PMU", &SP::pmuBanks),
-      sockInt("pmu_bytes_per_cycle", "bytes/cycle",
-              "read bytes per cycle of one PMU", &SP::pmuBytesPerCycle),
-      sockInt("agcu_count", "AGCUs",
-              "address generation and coalescing units (portals to HBM, DDR)",
-              &SP::agcuCount),
-      sockInt("agcu_bytes_per_cycle", "bytes/cycle",
-              "bytes per cycle one AGCU moves", &SP::agcuBytesPerCycle),
-      sockInt("noc_stream_bytes_per_cycle", "bytes/cycle",
-              "bytes per cycle one on-chip stream carries",
-              &SP::nocStreamBytesPerCycle),
-      sockInt("noc_hop_latency_cycles", "cycles",
-              "cycles per switch hop on the mesh", &SP::nocHopLatencyCycles,
-              /*allowZero=*/true),
-      sockInt("mesh_rows", "switches", "switch mesh rows", &SP::meshRows),
-      sockInt("mesh_cols", "switches", "switch mesh columns", &SP::meshCols),
-      sockInt("reconfig_cycles", "cycles",
-              "cycles to load a new section (chip configuration)",
-              &SP::reconfigCycles, /*allowZero=*/true),
-      sockInt("hbm_bytes", "bytes", "HBM capacity per socket", &SP::hbmBytes),
-      sockReal("hbm_bytes_per_s", "bytes/s", "HBM bandwidth per socket",
-               &SP::hbmBytesPerS),
-      sockInt("hbm_latency_cycles", "cycles", "HBM access latency",
-              &SP::hbmLatencyCycles, /*allowZero=*/true),
-      sockInt("hbm_channels", "channels", "independent HBM channels",
-              &SP::hbmChannels),
-      sockInt("ddr_bytes", "bytes", "DDR capacity per socket", &SP::ddrBytes),
-      sockReal("ddr_bytes_per_s", "bytes/s", "DDR bandwidth per socket",
-               &SP::ddrBytesPerS),
-      sockInt("ddr_latency_cycles", "cycles", "DDR access latency",
-              &SP::ddrLatencyCycles, /*allowZero=*/true),
-      sockInt("ddr_channels", "channels", "independent DDR channels",
-              &SP::ddrChannels),
-      sysInt("sockets", "sockets", "sockets in the system", &YP::sockets),
-      sysEnum("topology", "ring | fully_connected | switch",
-              "how sockets are wired"),
-      sysInt("links_per_socket", "links", "peer links leaving each socket",
-             &YP::linksPerSocket),
-      sysReal("link_bytes_per_s", "bytes/s",
-              "bandwidth of one peer link, one direction",
-              &YP::linkBytesPerS),
-      sysReal("link_latency_ns", "ns", "latency of one hop over a peer link",
-              &YP::linkLatencyNs, /*allowZero=*/true),
-      sysEnum("collective_algorithm",
-              "auto | ring | bidirectional_ring | ring_2d | "
-              "recursive_doubling | halving_doubling | tree | one_shot",
-              "algorithm of every all-reduce, all-gather, all-to-all; auto: "
-              "the cheapest per message"),
-      sysReal("collective_launch_ns", "ns",
-              "fixed synchronisation cost per collective call",
-              &YP::collectiveLaunchNs, /*allowZero=*/true),
-  };
+  static const std::vector<ParamDecl> decls = [] {
+    std::vector<ParamDecl> d = {
+        sockReal("clock_hz", "Hz", "PCU/PMU clock", &SP::clockHz, {1e6, 1e11}),
+        sockInt("pcu_count", "PCUs", "pattern compute units per socket",
+                &SP::pcuCount, {1, 1e6}),
+        sockInt("pcu_systolic_flops_per_cycle", "FLOP/cycle",
+                "BF16 FLOPs per PCU per cycle in systolic (GEMM) mode",
+                &SP::pcuSystolicFlopsPerCycle, {1, 1e6}),
+        sockInt("pcu_simd_flops_per_cycle", "FLOP/cycle",
+                "operations per PCU per cycle in SIMD mode (elementwise, "
+                "softmax, norms)",
+                &SP::pcuSimdFlopsPerCycle, {1, 1e6}),
+        sockInt("pcu_pipeline_fill_cycles", "cycles",
+                "cycles to fill a PCU's stage pipeline",
+                &SP::pcuPipelineFillCycles, {0, 1e6}),
+        sockInt("pmu_count", "PMUs", "pattern memory units per socket",
+                &SP::pmuCount, {1, 1e6}),
+        sockInt("sram_bytes_per_pmu", "bytes", "scratchpad bytes per PMU",
+                &SP::sramBytesPerPmu, {1, 1073741824}),
+        sockInt("pmu_banks", "banks", "banks per PMU", &SP::pmuBanks,
+                {1, 1024}),
+        sockInt("pmu_bytes_per_cycle", "bytes/cycle",
+                "read bytes per cycle of one PMU", &SP::pmuBytesPerCycle,
+                {1, 1e6}),
+        sockInt("agcu_count", "AGCUs",
+                "address generation and coalescing units (portals to HBM, DDR)",
+                &SP::agcuCount, {1, 1e5}),
+        sockInt("agcu_bytes_per_cycle", "bytes/cycle",
+                "bytes per cycle one AGCU moves", &SP::agcuBytesPerCycle,
+                {1, 1e6}),
+        sockInt("noc_stream_bytes_per_cycle", "bytes/cycle",
+                "bytes per cycle one on-chip stream carries",
+                &SP::nocStreamBytesPerCycle, {1, 1e6}),
+        sockInt("noc_hop_latency_cycles", "cycles",
+                "cycles per switch hop on the mesh", &SP::nocHopLatencyCycles,
+                {0, 1e6}),
+        sockInt("mesh_rows", "switches", "switch mesh rows", &SP::meshRows,
+                {1, 1e4}),
+        sockInt("mesh_cols", "switches", "switch mesh columns", &SP::meshCols,
+                {1, 1e4}),
+        sockInt("reconfig_cycles", "cycles",
+                "cycles to load a new section (chip configuration)",
+                &SP::reconfigCycles, {0, 1e9}),
+        sockInt("hbm_bytes", "bytes", "HBM capacity per socket", &SP::hbmBytes,
+                {1, 1125899906842624}),
+        sockReal("hbm_bytes_per_s", "bytes/s", "HBM bandwidth per socket",
+                 &SP::hbmBytesPerS, {1e6, 1e15}),
+        sockInt("hbm_latency_cycles", "cycles", "HBM access latency",
+                &SP::hbmLatencyCycles, {0, 1e6}),
+        sockInt("hbm_channels", "channels", "independent HBM channels",
+                &SP::hbmChannels, {1, 4096}),
+        sockInt("ddr_bytes", "bytes", "DDR capacity per socket", &SP::ddrBytes,
+                {1, 1125899906842624}),
+        sockReal("ddr_bytes_per_s", "bytes/s", "DDR bandwidth per socket",
+                 &SP::ddrBytesPerS, {1e6, 1e15}),
+        sockInt("ddr_latency_cycles", "cycles", "DDR access latency",
+                &SP::ddrLatencyCycles, {0, 1e6}),
+        sockInt("ddr_channels", "channels", "independent DDR channels",
+                &SP::ddrChannels, {1, 4096}),
+        sysInt("sockets", "sockets", "sockets in the system", &YP::sockets,
+               {1, 1024}),
+        sysEnum("topology", "ring | fully_connected | switch",
+                "how sockets are wired"),
+        sysInt("links_per_socket", "links", "peer links leaving each socket",
+               &YP::linksPerSocket, {1, 1024}),
+        sysReal("link_bytes_per_s", "bytes/s",
+                "bandwidth of one peer link, one direction", &YP::linkBytesPerS,
+                {1e6, 1e15}),
+        sysReal("link_latency_ns", "ns", "latency of one hop over a peer link",
+                &YP::linkLatencyNs, {0, 1e9}),
+        sysEnum("collective_algorithm",
+                "auto | ring | bidirectional_ring | ring_2d | "
+                "recursive_doubling | halving_doubling | tree | one_shot",
+                "algorithm of every all-reduce, all-gather, all-to-all; auto: "
+                "the cheapest per message"),
+        sysReal("collective_launch_ns", "ns",
+                "fixed synchronisation cost per collective call",
+                &YP::collectiveLaunchNs, {0, 1e9}),
+    };
+    // The rule text lives in each decl; point the public info at it once
+    // the decls have their final place.
+    for (ParamDecl &p : d)
+      if (p.kind != Kind::Enum)
+        p.info.rule = p.ruleText.c_str();
+    return d;
+  }();
   return decls;
 }
 
@@ -408,9 +447,9 @@ public:
       return "'" + dotted + "' must be a number (" + decl.info.unit +
              "), got '" + t.str() + "'";
     }
-    if (real < 0 || (real == 0 && !decl.allowZero))
-      return "'" + dotted + "' must be " + decl.info.rule + ", got '" +
-             t.str() + "'";
+    if (real < decl.lo || real > decl.hi)
+      return "'" + dotted + "' must be " + decl.info.unit + " from " +
+             decl.info.rule + ", got '" + t.str() + "'";
     if (decl.socketInt)
       model.socketParams.*decl.socketInt = integer;
     else if (decl.socketReal)

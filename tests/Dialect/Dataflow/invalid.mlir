@@ -61,7 +61,7 @@ module attributes {df.target = #df.target<"sn99">} {
 
 // Tests that a df.target's parameters follow the chip file's rules: every
 // key present, each within its rule.
-// expected-error @+1 {{df.target 'mini' is not a valid chip: 'socket.clock_hz' must be > 0, got '0'; missing chip parameter 'socket.pcu_count'}}
+// expected-error @+1 {{df.target 'mini' is not a valid chip: 'socket.clock_hz' must be Hz from 1e+06 to 1e+11, got '0'; missing chip parameter 'socket.pcu_count'}}
 module attributes {df.target = #df.target<"mini", socket = {clock_hz = 0.0 : f64}, system = {}>} {
 }
 
