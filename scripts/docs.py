@@ -975,7 +975,17 @@ def models(b):
                      f"{model}`")
         rows.append(f"| `{model}` | {info['params_total']:,} | "
                     f"{info['params_active']:,} | {m.group(1)} |")
-    return {"params": "\n" + "\n".join(rows) + "\n"}
+    block = ("--model", "block-transformer-1.2b", "--context", "32768",
+             "--batch", "8", "--kv", "snapstream:ratio=4")
+    bt = json.loads(b.command("info", *block, "--json"))
+    return {
+        "params": "\n" + "\n".join(rows) + "\n",
+        "block-params": f"{bt['params_total']:,}",
+        # The output up to its per-batch totals: what the text discusses.
+        "block-info": "\n```\n$ snapflow info " + " ".join(block) + "\n" +
+                      "\n".join(b.command("info", *block).splitlines()[:6])
+                      + "\n```\n",
+    }
 
 
 #
