@@ -8,13 +8,7 @@
 # Usage: bench/multisocket.sh [EXTRA FLAGS...]   (after `make`; figures in
 #        bench/README.md). EXTRA FLAGS go to every run, e.g. --no-loop-overlap
 #        or --set system.link_latency_ns=500.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-BIN=${BIN:-build/bin/snapflow}
-[ -x "$BIN" ] || { echo "build first: make" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (Debian package time)" >&2; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/common.sh"
 field() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$tmp/r.json" "$1"; }
 printf '%-14s %4s %10s %10s %6s  %s\n' model tp step_ms bound_ms eff binding
 for model in llama-3.1-8b llama-3.1-70b deepseek-r1; do

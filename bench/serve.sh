@@ -5,13 +5,7 @@
 # the whole process: compiling every shape bucket, the SystemC run that times
 # them, and the serving loop.
 # Usage: bench/serve.sh   (after `make`; figures in bench/README.md)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-BIN=${BIN:-build/bin/snapflow}
-[ -x "$BIN" ] || { echo "build first: make" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (Debian package time)" >&2; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/common.sh"
 /usr/bin/time -f '%e %M' -o "$tmp/time" "$BIN" run --serve --model deepseek-r1 \
   --chip sn40l-16 --tp 16 --context 16384 --batch max --kv snapstream:ratio=4 \
   --rate 2 --requests 1000 --prompt-tokens 4096 --output-tokens 512 \

@@ -6,13 +6,7 @@
 # every graph again beside a background switch, and each model's switch
 # alone, in the same SystemC run: the cost of simulating the switches.
 # Usage: bench/serve_models.sh   (after `make`; figures in bench/README.md)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-BIN=${BIN:-build/bin/snapflow}
-[ -x "$BIN" ] || { echo "build first: make" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (Debian package time)" >&2; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/common.sh"
 for run in "static 16" "on-demand 32"; do
   set -- $run
   /usr/bin/time -f '%e %M' -o "$tmp/time" "$BIN" run --serve \
@@ -27,7 +21,7 @@ import json, sys
 policy, wall, rss, path = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 r = json.load(open(path))
 w = r["wall_time_s"]
-print(f"{policy}: {r['requests_count'] if 'requests_count' in r else len(r['requests'])} requests, "
+print(f"{policy}: {len(r['requests'])} requests, "
       f"{len(r['switches'])} switches: wall {wall:.2f} s, peak RSS {rss / 1024:.1f} MB; "
       f"compile {w['compile']:.2f} s, SystemC {w['simulate']:.2f} s, loop {w['loop']:.3f} s")
 PY

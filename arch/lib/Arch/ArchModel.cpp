@@ -10,6 +10,7 @@
 
 #include "snapflow/Arch/ArchModel.h"
 
+#include "snapflow/Support/YamlFile.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -45,7 +46,6 @@ enum class Kind { Int, Real, Enum };
 struct ParamDecl {
   ArchParamInfo info;
   Kind kind;
-  bool allowZero; // latencies may be zero; sizes, counts and rates may not
   /// The sane range [lo, hi] a value must lie in: wide enough for any chip
   /// one would study (about 1000x past today's), narrow enough that every
   /// cost in cycles, bytes and picoseconds stays inside 64 bits (issue 13).
@@ -69,9 +69,8 @@ ParamDecl decl(const char *section, const char *key, const char *unit,
   ParamDecl d{{section, key, unit, "", desc,
                kind == Kind::Int ? InfoKind::Integer : InfoKind::Real},
               kind,
-              range.lo == 0};
-  d.lo = range.lo;
-  d.hi = range.hi;
+              range.lo,
+              range.hi};
   // Integers exactly ("1 to 1125899906842624"), reals briefly ("1e+06").
   auto text = [&](double v) {
     char buf[64];
@@ -107,7 +106,7 @@ ParamDecl sysReal(const char *key, const char *unit, const char *desc,
 }
 ParamDecl sysEnum(const char *key, const char *rule, const char *desc) {
   return ParamDecl{{"system", key, "-", rule, desc, InfoKind::Choice},
-                   Kind::Enum, false};
+                   Kind::Enum};
 }
 
 using SP = SocketParams;
@@ -214,73 +213,37 @@ public:
   /// so reports and file names agree.
   ArchModelParser(StringRef text, StringRef bufferName,
                   StringRef expectedName = {})
-      : expectedName(expectedName) {
-    sm.setDiagHandler(
-        [](const llvm::SMDiagnostic &diag, void *ctx) {
-          auto *self = static_cast<ArchModelParser *>(ctx);
-          llvm::raw_string_ostream os(self->errors);
-          diag.print(/*ProgName=*/nullptr, os, /*ShowColors=*/false);
-          ++self->numErrors;
-        },
-        this);
-    stream = std::make_unique<llvm::yaml::Stream>(
-        llvm::MemoryBufferRef(text, bufferName), sm, /*ShowColors=*/false);
+      : yaml(text, bufferName), expectedName(expectedName) {
     model.origin = bufferName.str();
-    this->text = text;
   }
 
   llvm::Expected<ArchModel> run() {
-    // A syntax error anywhere is reported alone, not followed by every key the
-    // truncated document then seems to miss.
-    {
-      llvm::yaml::Stream probe(llvm::MemoryBufferRef(text, model.origin), sm,
-                               /*ShowColors=*/false);
-      probe.skip();
-      if (numErrors)
-        return fail();
-    }
-    auto docIt = stream->begin();
-    if (docIt == stream->end() || !docIt->getRoot()) {
-      return fail("empty chip file");
-    }
-    llvm::yaml::Node *root = docIt->getRoot();
-    if (numErrors)
-      return fail();
+    if (!yaml.syntaxOk())
+      return yaml.fail();
+    llvm::yaml::Node *root = yaml.root();
+    if (!root)
+      return yaml.fail("empty chip file");
+    if (yaml.errorCount())
+      return yaml.fail();
     auto *top = llvm::dyn_cast<llvm::yaml::MappingNode>(root);
     if (!top) {
       error(root, "chip file must be a mapping with keys snapflow_arch_version, "
                   "name, description, socket, system");
-      return fail();
+      return yaml.fail();
     }
     parseTop(top);
-    if (numErrors)
-      return fail();
+    if (yaml.errorCount())
+      return yaml.fail();
     return std::move(model);
   }
 
 private:
-  llvm::Error fail(StringRef extra = {}) {
-    std::string msg = errors;
-    if (!extra.empty())
-      msg += model.origin + ": error: " + extra.str() + "\n";
-    while (!msg.empty() && msg.back() == '\n')
-      msg.pop_back();
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-  }
-
   void error(llvm::yaml::Node *node, const llvm::Twine &msg) {
-    stream->printError(node, msg);
+    yaml.error(node, msg);
   }
 
   bool scalarText(llvm::yaml::Node *node, std::string &out, StringRef what) {
-    auto *scalar = llvm::dyn_cast_or_null<llvm::yaml::ScalarNode>(node);
-    if (!scalar) {
-      error(node, "'" + what + "' must be a scalar");
-      return false;
-    }
-    llvm::SmallString<64> storage;
-    out = scalar->getValue(storage).str();
-    return true;
+    return yaml.scalarText(node, out, what);
   }
 
   void parseTop(llvm::yaml::MappingNode *top) {
@@ -506,12 +469,8 @@ private:
     return "";
   }
 
-  llvm::SourceMgr sm;
+  YamlFile yaml;
   StringRef expectedName;
-  StringRef text;
-  std::unique_ptr<llvm::yaml::Stream> stream;
-  std::string errors;
-  unsigned numErrors = 0;
   ArchModel model;
 };
 

@@ -4,6 +4,7 @@
 
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Support/CheckedInt.h"
+#include "snapflow/Support/YamlFile.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -62,40 +63,19 @@ class DeploymentParser {
 public:
   DeploymentParser(StringRef path, StringRef text,
                    const WorkloadOptions &shared, bool maxBatch)
-      : path(path), shared(shared), maxBatch(maxBatch) {
-    sm.setDiagHandler(
-        [](const llvm::SMDiagnostic &diag, void *ctx) {
-          auto *self = static_cast<DeploymentParser *>(ctx);
-          llvm::raw_string_ostream os(self->errors);
-          diag.print(/*ProgName=*/nullptr, os, /*ShowColors=*/false);
-          ++self->numErrors;
-        },
-        this);
-    stream = std::make_unique<llvm::yaml::Stream>(
-        llvm::MemoryBufferRef(text, path), sm, /*ShowColors=*/false);
-    this->text = text;
-  }
+      : yaml(text, path), path(path), shared(shared), maxBatch(maxBatch) {}
 
   llvm::Expected<std::vector<DeployedWorkload>> run() {
-    // A syntax error is reported alone, not followed by what the truncated
-    // document then seems to miss.
-    {
-      llvm::yaml::Stream probe(llvm::MemoryBufferRef(text, path), sm,
-                               /*ShowColors=*/false);
-      probe.skip();
-      if (numErrors)
-        return fail();
-    }
-    auto doc = stream->begin();
-    if (doc == stream->end() || !doc->getRoot() ||
-        llvm::isa<llvm::yaml::NullNode>(doc->getRoot()))
-      return fail("the deployment file is empty; it needs 'models:', a list "
-                  "of at least one model");
-    auto *top = llvm::dyn_cast<llvm::yaml::MappingNode>(doc->getRoot());
+    if (!yaml.syntaxOk())
+      return yaml.fail();
+    llvm::yaml::Node *root = yaml.root();
+    if (!root || llvm::isa<llvm::yaml::NullNode>(root))
+      return yaml.fail("the deployment file is empty; it needs 'models:', a "
+                       "list of at least one model");
+    auto *top = llvm::dyn_cast<llvm::yaml::MappingNode>(root);
     if (!top) {
-      error(doc->getRoot(), "a deployment file is a mapping with the key "
-                            "'models'");
-      return fail();
+      error(root, "a deployment file is a mapping with the key 'models'");
+      return yaml.fail();
     }
     // The parser streams: each node is read where it stands, so the models
     // are parsed inside the loop over the top-level keys.
@@ -136,12 +116,12 @@ public:
         models.push_back(std::move(*one));
       }
     }
-    if (!hasList && !numErrors)
+    if (!hasList && !yaml.errorCount())
       error(top, "missing key 'models'");
-    if (numErrors)
-      return fail();
+    if (yaml.errorCount())
+      return yaml.fail();
     if (models.empty())
-      return fail("'models' lists no model");
+      return yaml.fail("'models' lists no model");
     return std::move(models);
   }
 
@@ -239,37 +219,18 @@ private:
     return d;
   }
 
-  llvm::Error fail(StringRef extra = {}) {
-    std::string msg = errors;
-    if (!extra.empty())
-      msg += path.str() + ": error: " + extra.str() + "\n";
-    while (!msg.empty() && msg.back() == '\n')
-      msg.pop_back();
-    return makeError(msg);
-  }
-
   void error(llvm::yaml::Node *node, const llvm::Twine &msg) {
-    stream->printError(node, msg);
+    yaml.error(node, msg);
   }
 
   bool scalarText(llvm::yaml::Node *node, std::string &out, StringRef what) {
-    auto *scalar = llvm::dyn_cast_or_null<llvm::yaml::ScalarNode>(node);
-    if (!scalar) {
-      error(node, "'" + what + "' must be a single value");
-      return false;
-    }
-    llvm::SmallString<64> storage;
-    out = scalar->getValue(storage).str();
-    return true;
+    return yaml.scalarText(node, out, what);
   }
 
-  StringRef path, text;
+  YamlFile yaml;
+  StringRef path;
   const WorkloadOptions &shared;
   bool maxBatch;
-  llvm::SourceMgr sm;
-  std::unique_ptr<llvm::yaml::Stream> stream;
-  std::string errors;
-  int numErrors = 0;
   std::vector<DeployedWorkload> models;
 };
 

@@ -200,6 +200,11 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
     if (!w)
       return w.takeError();
     p->w = std::move(*w);
+    // A config file's model goes by the file's name.
+    llvm::StringRef configName = p->w.config.name;
+    p->deployed.name = configName.contains('/') || configName.ends_with(".json")
+                           ? llvm::sys::path::stem(configName).str()
+                           : configName.str();
     // The serving loop admits, pages and finishes sequences token by token;
     // a Block Transformer decodes whole blocks (docs/Models.md).
     if (p->w.config.isBlockTransformer())
@@ -340,13 +345,8 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
               for (const Request &r : requests) {
                 os << csv::number(r.arrivalS) << ',' << r.promptTokens << ','
                    << r.outputTokens;
-                if (several) {
-                  llvm::StringRef name = models[r.model]->o.model;
-                  os << ','
-                     << csv::field(name.ends_with(".json")
-                                       ? llvm::sys::path::stem(name)
-                                       : name);
-                }
+                if (several)
+                  os << ',' << csv::field(models[r.model]->deployed.name);
                 os << '\n';
               }
               return Error::success();
@@ -430,11 +430,6 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
       if (Error e = build(false, b))
         return std::move(e);
     m.res = residency(m.full());
-    // A config file's model goes by the file's name.
-    llvm::StringRef configName = m.w.config.name;
-    m.deployed.name = configName.contains('/') || configName.ends_with(".json")
-                          ? llvm::sys::path::stem(configName).str()
-                          : configName.str();
     m.deployed.weightBytes = double(m.full().weightBytes);
     m.deployed.hbmBytes = maxTensorBytes(m.programs, arch::MemoryTier::HBM);
     // DDR holds every model's weights, whether cached in HBM or not, and

@@ -1,0 +1,101 @@
+//===- YamlFile.h - A YAML document read with located errors ----*- C++ -*-===//
+//
+// What snapflow's YAML readers (chip files, deployment files) share: the
+// document's stream, every error printed at its file, line and column and
+// collected (all of them reported, not only the first), a syntax check that
+// reports a syntax error alone, and scalar values read as text.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SNAPFLOW_SUPPORT_YAMLFILE_H
+#define SNAPFLOW_SUPPORT_YAMLFILE_H
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/YAMLParser.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <string>
+
+namespace snapflow {
+
+/// One YAML document (`text`, named `name` in errors). Not copyable: the
+/// source manager reports to this object.
+class YamlFile {
+public:
+  YamlFile(llvm::StringRef text, llvm::StringRef name)
+      : text(text), name(name.str()) {
+    sm.setDiagHandler(
+        [](const llvm::SMDiagnostic &diag, void *ctx) {
+          auto *self = static_cast<YamlFile *>(ctx);
+          llvm::raw_string_ostream os(self->errors);
+          diag.print(/*ProgName=*/nullptr, os, /*ShowColors=*/false);
+          ++self->numErrors;
+        },
+        this);
+    stream = std::make_unique<llvm::yaml::Stream>(
+        llvm::MemoryBufferRef(text, this->name), sm, /*ShowColors=*/false);
+  }
+  YamlFile(const YamlFile &) = delete;
+  YamlFile &operator=(const YamlFile &) = delete;
+
+  /// Whether the whole document parses. A syntax error is then reported
+  /// alone, not followed by every key the truncated document seems to miss.
+  bool syntaxOk() {
+    llvm::yaml::Stream probe(llvm::MemoryBufferRef(text, name), sm,
+                             /*ShowColors=*/false);
+    probe.skip();
+    return numErrors == 0;
+  }
+
+  /// The document's root, or null when there is none.
+  llvm::yaml::Node *root() {
+    auto doc = stream->begin();
+    return doc == stream->end() ? nullptr : doc->getRoot();
+  }
+
+  void error(llvm::yaml::Node *node, const llvm::Twine &msg) {
+    stream->printError(node, msg);
+  }
+
+  /// `node`'s text; an error naming `what` when it is not a scalar.
+  bool scalarText(llvm::yaml::Node *node, std::string &out,
+                  llvm::StringRef what) {
+    auto *scalar = llvm::dyn_cast_or_null<llvm::yaml::ScalarNode>(node);
+    if (!scalar) {
+      error(node, "'" + what + "' must be a scalar");
+      return false;
+    }
+    llvm::SmallString<64> storage;
+    out = scalar->getValue(storage).str();
+    return true;
+  }
+
+  unsigned errorCount() const { return numErrors; }
+
+  /// Every error so far, and `extra` (unlocated, named after the file).
+  llvm::Error fail(llvm::StringRef extra = {}) const {
+    std::string msg = errors;
+    if (!extra.empty())
+      msg += name + ": error: " + extra.str() + "\n";
+    while (!msg.empty() && msg.back() == '\n')
+      msg.pop_back();
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+  }
+
+private:
+  llvm::StringRef text;
+  std::string name;
+  llvm::SourceMgr sm;
+  std::unique_ptr<llvm::yaml::Stream> stream;
+  std::string errors;
+  unsigned numErrors = 0;
+};
+
+} // namespace snapflow
+
+#endif // SNAPFLOW_SUPPORT_YAMLFILE_H
