@@ -311,6 +311,21 @@ TEST(Serving, ValidateNamesTheRequest) {
             "exceeds the context of 1024 tokens a slot holds (--context)");
 }
 
+// A request whose prompt + output passes 2^63 is refused, not wrapped into
+// a negative sum that passes the check (reliability defect 16: it led to a
+// "no decode cost" error or a hang in the bucket loop).
+TEST(Serving, ValidateDoesNotWrap) {
+  ServeConfig cfg = config(1);
+  Request r = req(0, 0, INT64_MAX, 1);
+  Error e = validate({r}, cfg, "reqs.csv");
+  EXPECT_EQ(llvm::toString(std::move(e)),
+            "reqs.csv: error: request 0: prompt_tokens + output_tokens = "
+            "9223372036854775807 + 1 exceeds the context of 1024 tokens a "
+            "slot holds (--context)");
+  r = req(0, 0, INT64_MAX / 2 + 1, INT64_MAX / 2 + 1);
+  EXPECT_TRUE(static_cast<bool>(validate({r}, cfg, "reqs.csv")));
+}
+
 TEST(Serving, NearestRankPercentiles) {
   std::vector<double> v = {10, 1, 2, 3, 4, 5, 6, 7, 8, 9};
   EXPECT_DOUBLE_EQ(percentile(v, 0.5), 5);
@@ -373,16 +388,19 @@ TEST(Serving, MalformedRequestFilesNameTheLine) {
     const char *text, *error;
   } cases[] = {
       {"arrival_s,prompt_tokens,output_tokens\n0,100,3\n0.5,abc,3\n",
-       ":3:5: error: prompt_tokens must be a whole number >= 1, got 'abc'"},
+       ":3:5: error: prompt_tokens must be a whole number from 1 to "
+       "134217728, got 'abc'"},
       {"arrival_s,prompt_tokens,output_tokens\n-1,100,3\n",
-       ":2:1: error: arrival_s must be a number of seconds >= 0, got '-1'"},
+       ":2:1: error: arrival_s must be seconds from 0 to 1e+08, got "
+       "'-1'"},
       {"arrival_s,prompt_tokens,output_tokens\n0,100\n",
        ":2:1: error: 2 fields, the header has 3"},
       {"arrival_s,prompt,output_tokens\n0,100,3\n",
        ":1:1: error: the header needs the columns "
        "arrival_s,prompt_tokens,output_tokens; 'prompt_tokens' is missing"},
       {"arrival_s,prompt_tokens,output_tokens\n0,100,0\n",
-       ":2:7: error: output_tokens must be a whole number >= 1, got '0'"},
+       ":2:7: error: output_tokens must be a whole number from 1 to "
+       "134217728, got '0'"},
       {"arrival_s,prompt_tokens,output_tokens\n",
        ": error: no requests after the header"},
   };
@@ -643,6 +661,21 @@ TEST(ServingModels, ForecastIsSeasonalOrWeighted) {
     weighted.arrive(0, t);
   // At 30: windows [20, 30) 4, [10, 20) 1, [0, 10) 2: 4/2 + 1/4 + 2/4.
   EXPECT_DOUBLE_EQ(weighted.predict(30)[0], 2 + 0.25 + 0.5);
+}
+
+// A seasonal forecast averages the same window of the latest 64 periods,
+// so its cost does not grow with the run (a 1 s period late in a long run
+// was a loop over every earlier period at every window). Model 0 has one
+// arrival in [k, k + 0.5) of each of the first 100 periods of 1 s, and two
+// in each later one: at 164 the latest 64 periods ([100, 164)) each hold 2.
+TEST(ServingModels, SeasonalForecastAveragesTheLatestPeriods) {
+  Forecast f(1, /*window=*/0.5, /*period=*/1, /*start=*/0);
+  for (int k = 0; k < 164; ++k) {
+    f.arrive(0, k + 0.1);
+    if (k >= 100)
+      f.arrive(0, k + 0.2);
+  }
+  EXPECT_DOUBLE_EQ(f.predict(164)[0], 2);
 }
 
 // Prewarm: the forecast brings a model in ahead of its requests. HBM holds

@@ -157,7 +157,7 @@ TEST(Simulator, OneDMA) {
   b.load(w, s, 4);
   b.stage(StageKind::Elementwise, {s}, {}, 4, 0);
   SimResult r = run(b.p);
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 524);
   EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(arch::MemoryTier::HBM)], 16384);
 }
@@ -171,7 +171,7 @@ TEST(Simulator, OneGemmStage) {
   b.stage(StageKind::Gemm, {}, {s}, 8, 12800, 2);
   b.stage(StageKind::Elementwise, {s}, {}, 8, 0);
   SimResult r = run(b.p);
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 842);
   EXPECT_DOUBLE_EQ(r.jobs[0].flops, 8 * 12800);
 }
@@ -187,7 +187,7 @@ TEST(Simulator, PipelineLimitedBySlowerStage) {
   b.stage(StageKind::Gemm, {}, {s}, 8, 6400);
   b.stage(StageKind::Gemm, {s}, {}, 8, 19200);
   SimResult r = run(b.p);
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 2523);
 }
 
@@ -207,7 +207,7 @@ TEST(Simulator, BackPressureFromShallowFifo) {
     if (depth == 2)
       continue;
     SimResult r = run(b.p);
-    ASSERT_FALSE(r.deadlocked) << r.deadlock;
+    ASSERT_FALSE(r.deadlocked) << r.failure;
     EXPECT_DOUBLE_EQ(nodeEnd(r, "node0") - 1000, 1923);
     EXPECT_DOUBLE_EQ(sectionCycles(r), 2523);
   }
@@ -218,7 +218,7 @@ TEST(Simulator, BackPressureDepthTwo) {
   b.stage(StageKind::Gemm, {}, {s}, 8, 6400);
   b.stage(StageKind::Gemm, {s}, {}, 8, 19200);
   SimResult r = run(b.p);
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(nodeEnd(r, "node0") - 1000, 1623);
 }
 
@@ -235,7 +235,7 @@ TEST(Simulator, TwoDMAsContendForOneChannel) {
   b.load(y, sy, 1);
   b.stage(StageKind::Elementwise, {sx, sy}, {}, 1, 0);
   SimResult r = run(b.p);
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 662);
   EXPECT_NEAR(r.ddrUtilization * r.elapsedPs / 1000.0, 400, 1e-6);
 }
@@ -265,7 +265,7 @@ Program allReduce(int64_t group, int64_t tiles = 1,
 TEST(Simulator, RingAllReduceFourSockets) {
   Program p = allReduce(4);
   SimResult r = run(p);
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 6312);
   ASSERT_EQ(r.collectives.size(), 1u);
   EXPECT_EQ(r.collectives[0].algorithm, arch::CollectiveAlgorithm::Ring);
@@ -278,7 +278,7 @@ TEST(Simulator, RingAllReduceFourSockets) {
 TEST(Simulator, RingAllReduceSixteenSockets) {
   Program p = allReduce(16);
   SimResult r = run(p);
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 30360);
 }
 
@@ -294,7 +294,7 @@ TEST(Simulator, RingAllReduceSixteenSockets) {
 TEST(Simulator, OneShotStreamsPerTile) {
   Program p = allReduce(4, 4, arch::CollectiveAlgorithm::OneShot);
   SimResult r = run(p);
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 2294);
   ASSERT_EQ(r.collectives.size(), 1u);
   // From the first input tile (28) to the last output (2294); after the
@@ -308,7 +308,7 @@ TEST(Simulator, OneShotStreamsPerTile) {
 TEST(Simulator, AllSocketsAgreeWithSymmetry) {
   Program p = allReduce(4);
   SimResult r = run(p, /*allSockets=*/true);
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 6312);
 }
 
@@ -316,7 +316,7 @@ TEST(Simulator, AllSocketsAgreeWithSymmetry) {
 TEST(Simulator, AllSocketsAgreeWithSymmetryStreamed) {
   Program p = allReduce(4, 4, arch::CollectiveAlgorithm::OneShot);
   SimResult r = run(p, /*allSockets=*/true);
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 2294);
 }
 
@@ -353,7 +353,7 @@ Program twoLayers(bool pipelined) {
 TEST(Simulator, KernelLoopWithoutOverlap) {
   Program p = twoLayers(false);
   SimResult r = run(p);
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 12526);
 }
 
@@ -367,7 +367,7 @@ TEST(Simulator, KernelLoopWithoutOverlap) {
 TEST(Simulator, KernelLoopOverlapsTheNextLayersLoads) {
   Program p = twoLayers(true);
   SimResult r = run(p);
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 12303);
   EXPECT_EQ(r.jobs[0].iterationsSimulated, 2);
   // The breakdown follows the critical path, so its parts add up to the
@@ -394,14 +394,14 @@ TEST(Simulator, DeadlockIsReported) {
   b.stage(StageKind::Elementwise, {ab}, {ba}, 4, 16);
   SimResult r = run(b.p);
   ASSERT_TRUE(r.deadlocked);
-  EXPECT_NE(r.deadlock.find("deadlock at cycle 1000"), std::string::npos)
-      << r.deadlock;
-  EXPECT_NE(r.deadlock.find("node0 waits to pop from stream #1"),
+  EXPECT_NE(r.failure.find("deadlock at cycle 1000"), std::string::npos)
+      << r.failure;
+  EXPECT_NE(r.failure.find("node0 waits to pop from stream #1"),
             std::string::npos)
-      << r.deadlock;
-  EXPECT_NE(r.deadlock.find("node1 waits to pop from stream #0"),
+      << r.failure;
+  EXPECT_NE(r.failure.find("node1 waits to pop from stream #0"),
             std::string::npos)
-      << r.deadlock;
+      << r.failure;
 }
 
 // A loop of 50 identical iterations: with fast-forward the controller
@@ -416,10 +416,32 @@ TEST(Simulator, FastForwardMatchesFullRun) {
   b.load(w, s, 1);
   b.stage(StageKind::Elementwise, {s}, {}, 1, 0);
   SimResult r = run(b.p);
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 50 * 240);
   EXPECT_LT(r.jobs[0].iterationsSimulated, 50);
   EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(arch::MemoryTier::HBM)], 50 * 4096);
+}
+
+// Simulated time has a horizon (2^62 ps, about 4.6e6 s): a step of 1240
+// cycles (1.24e-6 s: the 1000-cycle reconfiguration before the first
+// section and the 240-cycle iteration above; later steps 240 cycles) repeated
+// 2^50 times would need about 2.7e11 s. The run stops at the horizon and
+// says so, instead of reporting times clamped to the end of SystemC's
+// 64-bit clock (reliability defect 24: --steps INT64_MAX).
+TEST(Simulator, TimePastTheHorizonIsAnError) {
+  Builder b;
+  int w = b.tensor(arch::MemoryTier::HBM, 4096);
+  int s = b.stream(4096, 1);
+  b.load(w, s, 1);
+  b.stage(StageKind::Elementwise, {s}, {}, 1, 0);
+  arch::ArchModel chip = tiny();
+  SimResult r = simulate({{&b.p, int64_t(1) << 50}}, chip, SimOptions());
+  EXPECT_TRUE(r.pastHorizon);
+  EXPECT_FALSE(r.deadlocked);
+  EXPECT_NE(r.failure.find("simulated time would pass 2^62 ps"),
+            std::string::npos)
+      << r.failure;
+  EXPECT_LE(r.elapsedPs, 0x1p62);
 }
 
 // Every component declares its parameters and statistics with units, and
@@ -472,7 +494,7 @@ TEST(Simulator, ChunkedPrefillGrowsThePrefixWork) {
   int st = b.stage(StageKind::Gemm, {}, {}, 4, 12800, 2);
   b.sec().nodes[st].prefixTiles = 2;
   SimResult r = run(b.p);
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 930);
   // Each chunk's time, the first carrying the one reconfiguration.
   EXPECT_EQ(r.jobs[0].chunkPs,
@@ -532,7 +554,7 @@ TEST(Simulator, WhatIfWithoutSelectionTimesTheSelection) {
   arch::ArchModel chip = tiny();
   SimResult r = simulate({{&b.p, 1}, {&b.p, 1, /*withoutSelection=*/true}},
                          chip, SimOptions());
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   ASSERT_EQ(r.jobs.size(), 2u);
   EXPECT_DOUBLE_EQ(sectionCycles(r), 1020);
   EXPECT_DOUBLE_EQ(r.jobs[0].lastChunkPs(), 610e3);
@@ -558,7 +580,7 @@ TEST(Simulator, CopyAloneMovesBlocksThroughTheAgcus) {
   copy.copy = Copy{2 * DmaEngine::kCopyBlockBytes, arch::MemoryTier::DDR,
                    arch::MemoryTier::HBM};
   SimResult r = simulate({copy}, chip, SimOptions());
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   ASSERT_EQ(r.jobs.size(), 1u);
   EXPECT_EQ(r.jobs[0].phase, "copy");
   EXPECT_DOUBLE_EQ(r.jobs[0].stepPs, 41262e3);
@@ -600,7 +622,7 @@ TEST(Simulator, BackgroundCopyContendsWithTheProgram) {
   contended.copy = Copy{64 * DmaEngine::kCopyBlockBytes, arch::MemoryTier::DDR,
                         arch::MemoryTier::HBM};
   SimResult r = simulate({alone, contended}, *chip, SimOptions());
-  ASSERT_FALSE(r.deadlocked) << r.deadlock;
+  ASSERT_FALSE(r.deadlocked) << r.failure;
   ASSERT_EQ(r.jobs.size(), 2u);
   EXPECT_DOUBLE_EQ(r.jobs[0].copyBytes, 0);
   EXPECT_DOUBLE_EQ(r.jobs[1].copyBytes, 3 * 262144);

@@ -638,10 +638,6 @@ Error sweep() {
     return createStringError(inconvertibleErrorCode(),
                              "-j: expected a positive number, got " +
                                  std::to_string(o.jobs));
-  if (o.steps < 1)
-    return createStringError(inconvertibleErrorCode(),
-                             "--steps: expected a positive number, got " +
-                                 std::to_string(o.steps));
   return runSweep(o, outs());
 }
 

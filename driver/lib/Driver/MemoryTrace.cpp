@@ -4,9 +4,12 @@
 
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/Gnuplot.h"
+#include "snapflow/Sim/Core/Simulator.h"
+#include "snapflow/Support/Json.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -55,20 +58,45 @@ llvm::Expected<MemoryTrace> snapflow::driver::readMemoryTrace(StringRef path) {
     if (!e)
       return makeError(llvm::formatv("{0}: traceEvents[{1}] is not an object",
                                      path, i));
-    double ts = e->getNumber("ts").value_or(0);
-    d.endUs = std::max(d.endUs, ts + e->getNumber("dur").value_or(0));
+    // Times in [0, the simulator's horizon] microseconds; every byte count
+    // in [0, 2^63).
+    constexpr double kMaxTraceUs = sim::kHorizonPs * 1e-6;
+    auto time = [&](StringRef key) -> llvm::Expected<double> {
+      double v = e->getNumber(key).value_or(0);
+      if (!(v >= 0 && v <= kMaxTraceUs))
+        return makeError(
+            llvm::formatv("{0}: traceEvents[{1}].{2} must be "
+                          "microseconds from 0 to the "
+                          "simulator's horizon ({3} us, 2^62 "
+                          "ps), got {4}",
+                          path, i, key, llvm::format("%.4g", kMaxTraceUs),
+                          e->get(key) ? *e->get(key) : llvm::json::Value("")));
+      return v;
+    };
+    auto ts = time("ts");
+    if (!ts)
+      return ts.takeError();
+    auto dur = time("dur");
+    if (!dur)
+      return dur.takeError();
+    d.endUs = std::max(d.endUs, *ts + *dur);
     if (e->getString("ph").value_or("") != "C" ||
         e->getString("name").value_or("") != "memory")
       continue;
     const llvm::json::Object *args = e->getObject("args");
     TraceSample s;
-    s.us = ts;
+    s.us = *ts;
     for (int k = 0; k < kTraceSeries; ++k) {
       auto v = args ? args->getNumber(kTraceSeriesKeys[k]) : std::nullopt;
       if (!v)
         return makeError(llvm::formatv("{0}: traceEvents[{1}]: memory "
                                        "counter without args.{2}",
                                        path, i, kTraceSeriesKeys[k]));
+      if (!(*v >= 0 && *v < 0x1p63))
+        return makeError(llvm::formatv("{0}: traceEvents[{1}].args.{2} must "
+                                       "be bytes from 0 to 2^63, got {3}",
+                                       path, i, kTraceSeriesKeys[k],
+                                       *args->get(kTraceSeriesKeys[k])));
       s.bytes[k] = *v;
     }
     d.samples.push_back(s);
@@ -96,21 +124,34 @@ llvm::Expected<MemoryTrace> snapflow::driver::readMemoryTrace(StringRef path) {
     if (const llvm::json::Object *cap =
             meta->getObject("capacity_bytes_per_socket")) {
       const char *tiers[] = {"sram", "hbm", "ddr"};
-      for (int t = 0; t < 3; ++t)
+      for (int t = 0; t < 3; ++t) {
         d.capacity[t] = cap->getNumber(tiers[t]).value_or(0);
+        if (!(d.capacity[t] >= 0 && d.capacity[t] < 0x1p63))
+          return makeError(llvm::formatv(
+              "{0}: snapflow.capacity_bytes_per_socket.{1} must be bytes "
+              "from 0 to 2^63, got {2}",
+              path, tiers[t], *cap->get(tiers[t])));
+      }
     }
     // The same tensor in several programs (weights of prefill and decode)
     // is one consumer.
     std::map<std::tuple<std::string, std::string, int64_t>, size_t> seen;
     if (const llvm::json::Array *tensors = meta->getArray("tensors"))
-      for (const llvm::json::Value &v : *tensors) {
-        const llvm::json::Object *t = v.getAsObject();
+      for (size_t k = 0; k < tensors->size(); ++k) {
+        const llvm::json::Object *t = (*tensors)[k].getAsObject();
         if (!t)
           continue;
         TraceTensor c;
         c.name = t->getString("name").value_or("?").str();
         c.tier = t->getString("tier").value_or("?").str();
-        c.bytes = t->getInteger("bytes").value_or(0);
+        const llvm::json::Value *bytes = t->get("bytes");
+        std::optional<int64_t> n = exactInteger(*t, "bytes");
+        if (!n || *n < 0)
+          return makeError(llvm::formatv(
+              "{0}: snapflow.tensors[{1}].bytes ('{2}') must be a whole "
+              "number of bytes from 0 to 2^63, got {3}",
+              path, k, c.name, bytes ? *bytes : llvm::json::Value(nullptr)));
+        c.bytes = *n;
         c.kv = t->getBoolean("kv").value_or(false);
         std::string program = t->getString("program").value_or("").str();
         auto key = std::make_tuple(c.name, c.tier, c.bytes);

@@ -182,14 +182,22 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   if (!so.cachePolicyGiven)
     cache.policy = several ? sim::serving::CachePolicy::OnDemand
                            : sim::serving::CachePolicy::Static;
-  if (cache.policy == sim::serving::CachePolicy::Prewarm &&
-      (!(cache.windowS > 0) || !std::isfinite(cache.windowS)))
-    return makeError(llvm::formatv("--forecast-window must be > 0 s, got {0}",
-                                   cache.windowS));
-  if (!(cache.periodS >= 0) || !std::isfinite(cache.periodS))
-    return makeError(llvm::formatv("--forecast-period must be >= 0 s, got "
-                                   "{0}",
-                                   cache.periodS));
+  using namespace sim::serving::limits;
+  // A window under a millisecond is shorter than any step; the period is 0
+  // (none known) or at least a window.
+  if (!(cache.windowS >= 1e-3 && cache.windowS <= kMaxArrivalS))
+    return makeError(llvm::formatv("--forecast-window must be from 0.001 to "
+                                   "{0} s, got {1}",
+                                   csv::number(kMaxArrivalS),
+                                   csv::number(cache.windowS)));
+  if (!(cache.periodS == 0 ||
+        (cache.periodS >= cache.windowS && cache.periodS <= kMaxArrivalS)))
+    return makeError(llvm::formatv("--forecast-period must be 0 (none) or "
+                                   "from --forecast-window ({0} s) to {1} "
+                                   "s, got {2}",
+                                   csv::number(cache.windowS),
+                                   csv::number(kMaxArrivalS),
+                                   csv::number(cache.periodS)));
   std::vector<std::unique_ptr<Prepared>> models;
   for (const DeployedWorkload &d : workloads) {
     const WorkloadOptions &o = d.options;
@@ -247,36 +255,61 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
                                   : std::string())
                     .str();
   } else {
-    if (so.gen.rate <= 0 || !std::isfinite(so.gen.rate))
-      return makeError(llvm::formatv("--rate must be > 0 requests/s, got {0}",
-                                     so.gen.rate));
-    if (so.gen.count < 1)
-      return makeError(llvm::formatv("--requests must be >= 1, got {0}",
-                                     so.gen.count));
-    if (so.gen.promptMean < 1 || so.gen.outputMean < 1)
-      return makeError("--prompt-tokens and --output-tokens must be >= 1");
-    if (so.gen.spread < 0 || so.gen.spread > 1)
+    // Each flag in its range (Serving.h, limits; NaN fails every test).
+    if (!(so.gen.rate >= kMinRate && so.gen.rate <= kMaxRate))
+      return makeError(llvm::formatv("--rate must be from {0} to {1} "
+                                     "requests/s, got {2}",
+                                     csv::number(kMinRate),
+                                     csv::number(kMaxRate),
+                                     csv::number(so.gen.rate)));
+    if (so.gen.count < 1 || so.gen.count > kMaxRequests)
+      return makeError(llvm::formatv("--requests must be from 1 to {0}, got "
+                                     "{1}",
+                                     kMaxRequests, so.gen.count));
+    for (auto [flag, mean] : {std::pair{"--prompt-tokens", so.gen.promptMean},
+                              std::pair{"--output-tokens", so.gen.outputMean}})
+      if (mean < 1 || mean > kMaxTokens)
+        return makeError(llvm::formatv("{0} must be from 1 to {1}, got {2}",
+                                       flag, kMaxTokens, mean));
+    if (!(so.gen.spread >= 0 && so.gen.spread <= 1))
       return makeError(llvm::formatv("--length-spread must be in [0, 1], got "
                                      "{0}",
                                      so.gen.spread));
     std::string rate;
     llvm::raw_string_ostream(rate) << llvm::format("%g", so.gen.rate);
     if (!several && so.loadPeriodS == 0 && so.durationS == 0) {
+      // The arrivals must end inside the served time: the mean span is
+      // requests / rate.
+      if (double(so.gen.count) / so.gen.rate > kMaxArrivalS)
+        return makeError(llvm::formatv(
+            "--requests {0} at --rate {1} requests/s spread arrivals over "
+            "about {2} s; snapflow serves arrivals up to {3} s",
+            so.gen.count, rate, csv::number(double(so.gen.count) / so.gen.rate),
+            csv::number(kMaxArrivalS)));
       requests = generateRequests(so.gen);
+      if (!requests.empty() && requests.back().arrivalS > kMaxArrivalS)
+        return makeError(llvm::formatv(
+            "--requests {0} at --rate {1} requests/s: the last arrives at "
+            "{2} s; snapflow serves arrivals up to {3} s",
+            so.gen.count, rate, csv::number(requests.back().arrivalS),
+            csv::number(kMaxArrivalS)));
       source = llvm::formatv("generated: Poisson {0} requests/s, seed {1}",
                              rate, so.gen.seed);
     } else {
-      if (!(so.loadPeriodS >= 0) || !std::isfinite(so.loadPeriodS))
-        return makeError(llvm::formatv("--load-period must be >= 0 s, got "
-                                       "{0}",
-                                       so.loadPeriodS));
+      if (!(so.loadPeriodS >= 0 && so.loadPeriodS <= kMaxArrivalS))
+        return makeError(llvm::formatv("--load-period must be from 0 to "
+                                       "{0} s, got {1}",
+                                       csv::number(kMaxArrivalS),
+                                       csv::number(so.loadPeriodS)));
       if (!(so.loadAmplitude >= 0 && so.loadAmplitude <= 1))
         return makeError(llvm::formatv("--load-amplitude must be in [0, 1], "
                                        "got {0}",
                                        so.loadAmplitude));
-      if (!(so.durationS >= 0) || !std::isfinite(so.durationS))
-        return makeError(llvm::formatv("--duration must be >= 0 s, got {0}",
-                                       so.durationS));
+      if (!(so.durationS >= 0 && so.durationS <= kMaxArrivalS))
+        return makeError(llvm::formatv("--duration must be from 0 to {0} "
+                                       "s, got {1}",
+                                       csv::number(kMaxArrivalS),
+                                       csv::number(so.durationS)));
       // Each model at --rate, its peak a 1/n period after the one before.
       std::vector<sim::serving::PeriodicLoad> loads;
       for (size_t k = 0; k < n; ++k) {
@@ -293,6 +326,20 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
       double duration =
           so.durationS > 0 ? so.durationS
                            : double(so.gen.count) / (so.gen.rate * double(n));
+      if (duration > kMaxArrivalS)
+        return makeError(llvm::formatv(
+            "--requests {0} at --rate {1} requests/s per model spread "
+            "arrivals over {2} s; snapflow serves arrivals up to {3} s",
+            so.gen.count, rate, csv::number(duration),
+            csv::number(kMaxArrivalS)));
+      // The expected count bounds the memory the generator takes.
+      double expected = so.gen.rate * duration * double(n) *
+                        (1 + (so.loadPeriodS > 0 ? so.loadAmplitude : 0));
+      if (expected > double(kMaxRequests))
+        return makeError(llvm::formatv(
+            "--rate {0} requests/s per model over {1} s is about {2} "
+            "requests; snapflow serves at most {3} in one run",
+            rate, csv::number(duration), std::llround(expected), kMaxRequests));
       requests = sim::serving::generatePeriodic(loads, duration, so.gen.seed);
       source = llvm::formatv(
           "generated: {0} requests/s per model{1} over {2} s, seed {3}", rate,
@@ -508,9 +555,9 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   double simS = std::chrono::duration<double>(
                     std::chrono::steady_clock::now() - start)
                     .count();
-  if (sim.deadlocked)
+  if (!sim.failure.empty())
     return llvm::make_error<ProgramFailure>("serving step costs: " +
-                                            sim.deadlock);
+                                            sim.failure);
   size_t job = 0, contendedJob = contendedBase, switchJob = switchBase;
   for (auto &mp : models) {
     Prepared &m = *mp;

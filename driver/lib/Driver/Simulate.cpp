@@ -57,8 +57,9 @@ snapflow::driver::simulatePrograms(const sim::Program &decode,
   if (prefill)
     if (Error e = checkFits(*prefill, chip))
       return std::move(e);
-  if (o.steps < 1)
-    return makeError(llvm::formatv("--steps must be >= 1, got {0}", o.steps));
+  if (o.steps < 1 || o.steps > kMaxSteps)
+    return makeError(llvm::formatv("--steps must be from 1 to {0}, got {1}",
+                                   kMaxSteps, o.steps));
   std::vector<sim::Job> jobs;
   std::vector<const sim::Program *> programs;
   if (prefill) {
@@ -81,9 +82,9 @@ snapflow::driver::simulatePrograms(const sim::Program &decode,
   double wall = std::chrono::duration<double>(
                     std::chrono::steady_clock::now() - start)
                     .count();
-  if (result.deadlocked)
+  if (!result.failure.empty())
     return llvm::make_error<ProgramFailure>(decode.name + ": " +
-                                            result.deadlock);
+                                            result.failure);
   llvm::json::Object report =
       sim::makeReport(result, decode, prefill, chip, wall, versionString());
   if (!o.reportPath.empty())

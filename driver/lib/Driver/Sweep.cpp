@@ -945,8 +945,9 @@ Error snapflow::driver::runSweep(const SweepOptions &o, llvm::raw_ostream &os) {
   if (o.resume && o.extend)
     return makeError("--resume and --extend: choose one (--extend also "
                      "resumes)");
-  if (o.steps < 1)
-    return makeError(formatv("--steps must be >= 1, got {0}", o.steps));
+  if (o.steps < 1 || o.steps > kMaxSteps)
+    return makeError(
+        formatv("--steps must be from 1 to {0}, got {1}", kMaxSteps, o.steps));
   if (o.shardCount < 1 || o.shardIndex < 0 || o.shardIndex >= o.shardCount)
     return makeError(formatv("--shard: expected i/N with 0 <= i < N, "
                              "got {0}/{1}",

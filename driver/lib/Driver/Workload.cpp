@@ -36,6 +36,13 @@ snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
                              models::kMaxBatch, o.batch));
   if (o.context <= 0)
     return makeError(formatv("--context must be > 0, got {0}", o.context));
+  // Checked here, before any loop over context buckets, as well as where the
+  // graph is built.
+  if (o.context > w.config.maxPositionEmbeddings)
+    return makeError(formatv("--context {0} exceeds the model's "
+                             "max_position_embeddings ({1}) in {2}",
+                             o.context, w.config.maxPositionEmbeddings,
+                             w.config.origin));
   if (!o.weightsDtype.empty()) {
     if (o.weightsDtype == "bf16")
       w.weightsDtype = models::WeightDtype::BF16;

@@ -1,6 +1,7 @@
 //===- ModelConfig.cpp - Hugging Face config.json reader ------------------===//
 
 #include "snapflow/Models/ModelConfig.h"
+#include "snapflow/Support/Json.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -130,13 +131,14 @@ private:
     // getAsInteger accepts only exact integers in the int64_t range; a
     // double such as 1e15 is "not an integer" here, which is right: a count
     // written as a float is a mistake.
-    std::optional<int64_t> i = v.getAsInteger();
+    // (exactInteger: also past 2^63, where LLVM's own cast is undefined.)
+    std::optional<int64_t> i = snapflow::exactInteger(v);
     if (!i) {
       std::optional<double> d = v.getAsNumber();
       if (d && std::isfinite(*d) && *d == std::floor(*d))
         return fail(key, llvm::formatv("field '{0}' is {1}; snapflow accepts "
                                        "{2} to {3}",
-                                       name(key), *d, lo, hi)),
+                                       name(key), v, lo, hi)),
                fallback;
       return fail(key, "field '" + name(key) + "' must be an integer"),
              fallback;

@@ -21,6 +21,9 @@
 #include "snapflow/Sim/Components/SectionController.h"
 #include "snapflow/Sim/Core/Runtime.h"
 
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
 #include <systemc>
 
 #include <memory>
@@ -230,8 +233,16 @@ void Engine::finish() {
     out.modelPs = rec.cost.seconds() * 1e12;
     result.collectives.push_back(std::move(out));
   }
-  if (!controller->isFinished())
+  if (horizonPassed()) {
+    result.pastHorizon = true;
+    result.failure = llvm::formatv(
+        "simulated time would pass 2^62 ps (about 53 days, the horizon of a "
+        "run) after {0} s: a step or its fast-forwarded repeats asked for "
+        "more; simulate fewer steps or a faster chip",
+        llvm::format("%.4g", nowPs() * 1e-12));
+  } else if (!controller->isFinished()) {
     reportDeadlock();
+  }
 }
 
 void Engine::reportDeadlock() {
@@ -266,7 +277,7 @@ void Engine::reportDeadlock() {
           os << ")";
         }
       }
-  result.deadlock = os.str();
+  result.failure = os.str();
 }
 
 } // namespace
@@ -275,6 +286,7 @@ SimResult snapflow::sim::simulate(const std::vector<Job> &jobs,
                                   const arch::ArchModel &chip,
                                   const SimOptions &options) {
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+  horizonPassed() = false;
   Engine engine("snapflow", jobs, chip, options);
   sc_core::sc_start();
   engine.finish();

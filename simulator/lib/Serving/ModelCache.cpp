@@ -52,7 +52,8 @@ std::vector<double> Forecast::predict(double t) const {
     if (periodS > 0) {
       double sum = 0;
       int periods = 0;
-      for (double lo = t - periodS; lo >= startS && lo + windowS <= t;
+      for (double lo = t - periodS;
+           lo >= startS && lo + windowS <= t && periods < kSeasonalPeriods;
            lo -= periodS) {
         sum += count(model, lo, lo + windowS);
         ++periods;

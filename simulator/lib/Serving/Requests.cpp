@@ -14,6 +14,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <random>
 
@@ -25,6 +26,12 @@ using llvm::StringRef;
 namespace {
 Error makeError(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+/// A number in the shortest text that reads back (1e+08).
+std::string shortest(double v) {
+  char buf[64];
+  return std::string(buf, std::to_chars(buf, buf + sizeof(buf), v).ptr);
 }
 
 /// A trace format: its name and the header names of its three columns.
@@ -196,6 +203,17 @@ snapflow::sim::serving::readRequests(StringRef path, TraceFormat format,
         for (size_t k = 0; k < fields.size(); ++k)
           if (fields[k].trim() == spec->modelColumn)
             modelColumn = static_cast<int>(k);
+      // A column read twice would leave which one counts to chance.
+      for (size_t k = 0; k < fields.size(); ++k)
+        for (size_t j = 0; j < k; ++j)
+          if (fields[k].trim() == fields[j].trim() &&
+              (llvm::is_contained(spec->columns, fields[k].trim()) ||
+               (spec->modelColumn && fields[k].trim() == spec->modelColumn)))
+            return located(lineNo, colOf(k),
+                           llvm::formatv("column '{0}' appears twice (fields "
+                                         "{1} and {2}); which one holds the "
+                                         "requests' values?",
+                                         fields[k].trim(), j + 1, k + 1));
       continue;
     }
     if (fields.size() != width)
@@ -211,15 +229,17 @@ snapflow::sim::serving::readRequests(StringRef path, TraceFormat format,
     double seconds;
     if (!own)
       when = parseTime(arrival);
-    else if (!arrival.getAsDouble(seconds) && std::isfinite(seconds) &&
-             seconds >= 0)
+    else if (!arrival.getAsDouble(seconds) && seconds >= 0 &&
+             seconds <= limits::kMaxArrivalS)
       when = seconds;
     if (!when)
       return located(lineNo, colOf(columnOf[0]),
                      llvm::Twine(spec->columns[0]) +
-                         (own ? " must be a number of seconds >= 0"
-                              : " must be a date and time "
-                                "(2023-11-16 18:15:46.68) or seconds") +
+                         (own ? " must be seconds from 0 to " +
+                                    shortest(limits::kMaxArrivalS)
+                              : std::string(" must be a date and time "
+                                            "(2023-11-16 18:15:46.68) or "
+                                            "seconds")) +
                          ", got '" + arrival + "'");
     r.arrivalS = *when;
     if (modelColumn >= 0) {
@@ -233,10 +253,12 @@ snapflow::sim::serving::readRequests(StringRef path, TraceFormat format,
     for (int c = 1; c < 3; ++c) {
       StringRef f = fields[columnOf[c]].trim();
       int64_t n;
-      if (f.getAsInteger(10, n) || n < (own ? 1 : 0))
+      if (f.getAsInteger(10, n) || n < (own ? 1 : 0) || n > limits::kMaxTokens)
         return located(lineNo, colOf(columnOf[c]),
-                       llvm::Twine(spec->columns[c]) + " must be a whole number >= " +
-                           (own ? "1" : "0") + ", got '" + f + "'");
+                       llvm::formatv("{0} must be a whole number from {1} to "
+                                     "{2}, got '{3}'",
+                                     spec->columns[c], own ? 1 : 0,
+                                     limits::kMaxTokens, f));
       (c == 1 ? r.promptTokens : r.outputTokens) = n;
       empty |= n == 0;
     }
@@ -244,6 +266,11 @@ snapflow::sim::serving::readRequests(StringRef path, TraceFormat format,
       ++skipped;
       continue;
     }
+    if (static_cast<int64_t>(requests.size()) == limits::kMaxRequests)
+      return located(lineNo, 1,
+                     llvm::formatv("more than {0} requests; snapflow serves "
+                                   "at most that many in one run",
+                                   limits::kMaxRequests));
     requests.push_back(r);
   }
   if (!spec)
@@ -261,8 +288,16 @@ snapflow::sim::serving::readRequests(StringRef path, TraceFormat format,
     double first = requests.front().arrivalS;
     for (const Request &r : requests)
       first = std::min(first, r.arrivalS);
-    for (Request &r : requests)
+    for (Request &r : requests) {
       r.arrivalS -= first;
+      if (r.arrivalS > limits::kMaxArrivalS)
+        return located(
+            r.line, 1,
+            llvm::formatv("{0} is {1} s after the first request; snapflow "
+                          "serves arrivals up to {2} s",
+                          spec->columns[0], shortest(r.arrivalS),
+                          shortest(limits::kMaxArrivalS)));
+    }
   }
   if (info) {
     info->format = spec->format;

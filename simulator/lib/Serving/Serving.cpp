@@ -44,7 +44,10 @@ Error snapflow::sim::serving::validate(llvm::ArrayRef<Request> requests,
                                        const ServeConfig &config,
                                        StringRef source) {
   for (const Request &r : requests)
-    if (r.promptTokens + r.outputTokens > config.maxContext) {
+    // Compared without adding: the two counts may each be near 2^63 when a
+    // caller built the request (a file's are at most limits::kMaxTokens).
+    if (r.promptTokens < 1 || r.outputTokens < 1 ||
+        r.promptTokens > config.maxContext - r.outputTokens) {
       std::string where =
           r.line > 0 ? llvm::formatv("{0}:{1}: error: ", source, r.line).str()
                      : llvm::formatv("{0}: error: request {1}: ", source, r.id)

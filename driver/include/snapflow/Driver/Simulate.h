@@ -23,9 +23,14 @@
 namespace snapflow {
 namespace driver {
 
+/// The most decode steps a run simulates (--steps): a 128K-token output.
+/// Fast-forwarded they cost one step's simulation; with --no-fast-forward
+/// each is simulated, so the bound also bounds the work.
+constexpr int64_t kMaxSteps = 131072;
+
 /// Options of simulating.
 struct SimulateOptions {
-  int64_t steps = 1;
+  int64_t steps = 1; ///< 1 to kMaxSteps
   bool fastForward = true;
   bool allSockets = false;
   bool withPrefill = true; ///< run: also simulate one prefill (TTFT)

@@ -11,6 +11,7 @@
 
 #include "snapflow/Sim/Components/TileStream.h"
 #include "snapflow/Sim/Core/Program.h"
+#include "snapflow/Sim/Core/Simulator.h"
 
 #include <systemc>
 
@@ -30,16 +31,28 @@ class Stats;
 
 /// Simulated time in picoseconds (the time resolution), exact.
 inline double nowPs() { return double(sc_core::sc_time_stamp().value()); }
+
+/// Whether a wait asked for time past kHorizonPs in this run.
+inline bool &horizonPassed() {
+  static bool passed = false;
+  return passed;
+}
 /// Waits `ps` picoseconds; a span of 0 still yields for one delta cycle,
-/// so processes that compute nothing still take turns.
+/// so processes that compute nothing still take turns. A wait past
+/// kHorizonPs stops the run instead.
 inline void waitFor(double ps) {
+  if (!(nowPs() + ps <= kHorizonPs)) {
+    horizonPassed() = true;
+    sc_core::sc_stop();
+    ps = 0;
+  }
   sc_core::wait(sc_core::sc_time(ps > 0 ? ps : 0, sc_core::SC_PS));
 }
 /// Waits until simulated time `ps`, if it is still ahead.
 inline void waitUntil(double ps) {
   double now = nowPs();
   if (ps > now)
-    sc_core::wait(sc_core::sc_time(ps - now, sc_core::SC_PS));
+    waitFor(ps - now);
 }
 
 /// What one node of a section did in the current run.

@@ -128,13 +128,22 @@ struct CollectiveResult {
   double modelPs = 0;   ///< the cost model for the whole message, unqueued
 };
 
+/// The latest simulated time a run may reach: 2^62 ps, about 53 days, half
+/// of what SystemC's 64-bit time holds, so no sum of spans saturates it.
+/// A wait past it stops the run, which reports it (SimResult::failure)
+/// instead of times clamped to the end of SystemC time.
+constexpr double kHorizonPs = 0x1p62;
+
 struct SimResult {
   std::vector<JobResult> jobs;
   std::vector<CollectiveResult> collectives;
   double elapsedPs = 0;
   double cycles = 0;
+  /// Why the run did not finish, empty when it did: a deadlock (the stalled
+  /// processes and streams) or simulated time past kHorizonPs.
+  std::string failure;
   bool deadlocked = false;
-  std::string deadlock; ///< stalled processes and streams, when deadlocked
+  bool pastHorizon = false;
   /// Busy fractions over the whole run.
   double pcuUtilization = 0, hbmUtilization = 0, ddrUtilization = 0,
          linkUtilization = 0;

@@ -25,8 +25,9 @@
 //
 // The forecast of a model's requests in the window [t, t + W) uses only the
 // arrivals before t: with a known period P, the mean of its arrivals in the
-// same window of every earlier period ([t - kP, t - kP + W), k >= 1, each
-// wholly in the past); before a whole period has passed, or without one, an
+// same window of the earlier periods ([t - kP, t - kP + W), 1 <= k <= 64,
+// each wholly in the past: the latest 64, so a forecast costs the same late
+// in a long run as early); before a whole period has passed, or without one, an
 // exponentially weighted mean of its past windows (weight 1/2 on the last).
 //
 //===----------------------------------------------------------------------===//
@@ -65,6 +66,8 @@ struct CacheOptions {
 /// Requests per model in the next window, from the arrivals seen so far.
 class Forecast {
 public:
+  /// The earlier periods a seasonal forecast averages at most.
+  static constexpr int kSeasonalPeriods = 64;
   Forecast(int models, double windowS, double periodS, double startS);
   /// Records an arrival of `model` at `timeS` (in time order).
   void arrive(int model, double timeS);

@@ -53,6 +53,22 @@ namespace snapflow {
 namespace sim {
 namespace serving {
 
+/// What snapflow accepts of a load (docs/Serving.md, "Limits"), checked
+/// where a request is read or a generator flag given:
+/// - arrivals in [0, kMaxArrivalS]: 1e8 s (about 3 years), where a double
+///   still resolves an event time to 15 ns, far below any step;
+/// - prompt and output tokens in [1, kMaxTokens], the longest context a
+///   model config may declare (max_position_embeddings up to 2^27);
+/// - at most kMaxRequests requests: the loop holds about 100 bytes of state
+///   per request, so 10 million take about 1 GB;
+/// - a generated rate in [kMinRate, kMaxRate] requests/s.
+namespace limits {
+constexpr double kMaxArrivalS = 1e8;
+constexpr int64_t kMaxTokens = int64_t(1) << 27;
+constexpr int64_t kMaxRequests = 10'000'000;
+constexpr double kMinRate = 1e-6, kMaxRate = 1e6;
+} // namespace limits
+
 struct Request {
   int64_t id = 0;
   double arrivalS = 0;
