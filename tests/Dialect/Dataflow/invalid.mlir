@@ -147,7 +147,7 @@ df.program @p attributes {tp = 1 : i64} {
 // Tests that a section runs at least once.
 module attributes {df.target = #df.target<"sn40l-16">} {
 df.program @p attributes {tp = 1 : i64} {
-  // expected-error @+1 {{'df.section' op repeat must be >= 1, got 0}}
+  // expected-error @+1 {{'df.section' op repeat must be from 1 to 1048576, got 0}}
   df.section @s repeat 0 {
   }
 }
@@ -160,7 +160,7 @@ module attributes {df.target = #df.target<"sn40l-16">} {
 df.program @p attributes {tp = 1 : i64} {
   df.tensor @x : tensor<64x64xbf16> in hbm
   df.section @s {
-    // expected-error @+1 {{'df.load' op tiles must be >= 1, got 0}}
+    // expected-error @+1 {{'df.load' op tiles must be from 1 to 16777216, got 0}}
     %a = df.load @x tiles 0 : !df.stream<tensor<32x32xbf16>, 2>
     df.store %a to @x : !df.stream<tensor<32x32xbf16>, 2>
   }
@@ -256,7 +256,7 @@ df.program @p attributes {tp = 1 : i64} {
 module attributes {df.target = #df.target<"sn40l-16">} {
 df.program @p attributes {tp = 1 : i64} {
   df.section @s {
-    // expected-error @+1 {{'df.stage' op has 0 PCUs; every stage needs at least one}}
+    // expected-error @+1 {{'df.stage' op has 0 PCUs; it needs at least one}}
     %a = df.stage gemm () {pcus = 0, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x8xf32>, 2>
     df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
   }
@@ -269,7 +269,7 @@ df.program @p attributes {tp = 1 : i64} {
 module attributes {df.target = #df.target<"sn40l-16">} {
 df.program @p attributes {tp = 1 : i64} {
   df.section @s {
-    // expected-error @+1 {{'df.stage' op tiles must be >= 1, got 0}}
+    // expected-error @+1 {{'df.stage' op tiles must be from 1 to 16777216, got 0}}
     %a = df.stage softmax () {pcus = 1, flops_per_tile = 64, tiles = 0} : () -> !df.stream<tensor<8x8xf32>, 2>
     df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
   }
@@ -485,7 +485,7 @@ df.program @p attributes {tp = 1 : i64} {
 module attributes {df.target = #df.target<"sn40l-16">} {
 df.program @p attributes {tp = 1 : i64} {
   df.section @s {
-    // expected-error @+1 {{'df.stage' op output_tiles must be >= 1, got 0}}
+    // expected-error @+1 {{'df.stage' op output_tiles must be from 1 to 16777216, got 0}}
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8, output_tiles = array<i64: 0>} : () -> !df.stream<tensor<8x8xf32>, 2>
     df.stage elementwise (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
   }
@@ -562,4 +562,109 @@ func.func @f() attributes {df.kv_upkeep = #df.kv_upkeep<flops = 1, bytes = 2>} {
 // Tests that df.kv_upkeep's counts are not negative.
 // expected-error @+1 {{df.kv_upkeep flops and bytes must be >= 0}}
 df.program @p attributes {tp = 1 : i64, df.kv_upkeep = #df.kv_upkeep<flops = -1, bytes = 2>} {
+}
+
+// -----
+
+// Tests that a load moves at most 2^24 tiles: a billion would be a billion
+// simulator events per step (reliability defect 8, df IR `tiles 1000000000`).
+module attributes {df.target = #df.target<"tiny">} {
+df.program @p attributes {tp = 1 : i64} {
+  df.tensor @w : tensor<4096xbf16> in hbm
+  df.section @s {
+    // expected-error @+1 {{'df.load' op tiles must be from 1 to 16777216, got 1000000000}}
+    %a = df.load @w tiles 1000000000 : !df.stream<tensor<64xbf16>, 2>
+    df.store %a to @w : !df.stream<tensor<64xbf16>, 2>
+  }
+}
+}
+
+// -----
+
+// Tests that a stage moves at most 2^24 tiles (defect 23: INT64_MAX tiles
+// overflowed into a false deadlock report).
+module attributes {df.target = #df.target<"tiny">} {
+df.program @p attributes {tp = 1 : i64} {
+  df.section @s {
+    // expected-error @+1 {{'df.stage' op tiles must be from 1 to 16777216, got 9223372036854775807}}
+    %a = df.stage gemm () {pcus = 1, flops_per_tile = 64, tiles = 9223372036854775807} : () -> !df.stream<tensor<8x8xf32>, 2>
+    df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
+  }
+}
+}
+
+// -----
+
+// Tests that a stage uses at most the PCUs a socket of its target has
+// (defect 22: pcus = INT64_MAX reported 3,700,000 % utilisation).
+module attributes {df.target = #df.target<"tiny">} {
+df.program @p attributes {tp = 1 : i64} {
+  df.section @s {
+    // expected-error @+1 {{'df.stage' op uses 9223372036854775807 PCUs but a socket of its target 'tiny' has 4 (socket.pcu_count)}}
+    %a = df.stage gemm () {pcus = 9223372036854775807, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x8xf32>, 2>
+    df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
+  }
+}
+}
+
+// -----
+
+// Tests that a load uses at most the AGCUs a socket of its target has.
+module attributes {df.target = #df.target<"tiny">} {
+df.program @p attributes {tp = 1 : i64} {
+  df.tensor @w : tensor<4096xbf16> in hbm
+  df.section @s {
+    // expected-error @+1 {{'df.load' op uses 1000 AGCUs but a socket of its target 'tiny' has}}
+    %a = df.load @w tiles 64 {agcus = 1000 : i64} : !df.stream<tensor<64xbf16>, 2>
+    df.store %a to @w : !df.stream<tensor<64xbf16>, 2>
+  }
+}
+}
+
+// -----
+
+// Tests that a stage's FLOPs per step fit 64 bits (defect 22:
+// flops_per_tile = INT64_MAX reported an efficiency of 6.5e14).
+module attributes {df.target = #df.target<"tiny">} {
+df.program @p attributes {tp = 1 : i64} {
+  df.section @s repeat 2 {
+    // expected-error @+1 {{'df.stage' op does more FLOPs per step than a 64-bit count holds (flops_per_tile x tiles x repeat)}}
+    %a = df.stage gemm () {pcus = 1, flops_per_tile = 9223372036854775807, tiles = 8} : () -> !df.stream<tensor<8x8xf32>, 2>
+    df.stage reduce (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
+  }
+}
+}
+
+// -----
+
+// Tests that a section repeats at most 2^20 times (defect 22: repeat =
+// INT64_MAX gave negative fast-forward counts).
+module attributes {df.target = #df.target<"tiny">} {
+df.program @p attributes {tp = 1 : i64} {
+  // expected-error @+1 {{'df.section' op repeat must be from 1 to 1048576, got 9223372036854775807}}
+  df.section @s repeat 9223372036854775807 {
+  }
+}
+}
+
+// -----
+
+// Tests that a tensor holds at least one byte (defect 21: tensor<0xbf16>
+// was loaded as 64 tiles).
+module attributes {df.target = #df.target<"tiny">} {
+df.program @p attributes {tp = 1 : i64} {
+  // expected-error @+1 {{'df.tensor' op holds no bytes ('tensor<0xbf16>'); a program's tensor has at least one element}}
+  df.tensor @w : tensor<0xbf16> in hbm
+}
+}
+
+// -----
+
+// Tests that a tensor's byte size fits 64 bits (defect 21: an 8 EiB tensor
+// wrapped and passed the fit check).
+module attributes {df.target = #df.target<"tiny">} {
+df.program @p attributes {tp = 1 : i64} {
+  // expected-error @+1 {{'df.tensor' op byte size exceeds a 64-bit count}}
+  df.tensor @w : tensor<4611686018427387904xbf16> in hbm
+}
 }

@@ -10,6 +10,7 @@
 
 #include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
 
+#include "snapflow/Interfaces/CostInterface.h"
 #include "snapflow/Support/CheckedInt.h"
 
 #include "mlir/IR/Builders.h"
@@ -163,6 +164,12 @@ arch::ArchModel TargetAttr::getArchModel() const {
 int64_t TargetAttr::getSockets() const {
   auto sockets = getSystem().getAs<IntegerAttr>("sockets");
   return sockets ? sockets.getInt() : 1;
+}
+
+int64_t TargetAttr::getSocketInteger(StringRef key) const {
+  auto value = getSocket().getAs<IntegerAttr>(key);
+  assert(value && "df.target was verified: every integer key is present");
+  return value.getInt();
 }
 
 Attribute TargetAttr::parse(AsmParser &parser, Type) {
@@ -508,8 +515,43 @@ LogicalResult ProgramOp::verify() {
 RegionKind SectionOp::getRegionKind(unsigned) { return RegionKind::Graph; }
 
 LogicalResult SectionOp::verify() {
-  if (getRepeat() < 1)
-    return emitOpError() << "repeat must be >= 1, got " << getRepeat();
+  if (getRepeat() < 1 || getRepeat() > kMaxRepeat)
+    return emitOpError() << "repeat must be from 1 to " << kMaxRepeat
+                         << ", got " << getRepeat();
+  return success();
+}
+
+LogicalResult TensorOp::verify() {
+  CheckedInt bytes = getTensorBytes(getType());
+  if (bytes.overflowed())
+    return emitOpError("byte size exceeds a 64-bit count");
+  if (*bytes.get() < 1)
+    return emitOpError() << "holds no bytes (" << getType()
+                         << "); a program's tensor has at least one element";
+  return success();
+}
+
+/// `tiles` in [1, kMaxTiles].
+static LogicalResult verifyTiles(Operation *op, StringRef name, int64_t tiles) {
+  if (tiles < 1 || tiles > kMaxTiles)
+    return op->emitOpError()
+           << name << " must be from 1 to " << kMaxTiles << ", got " << tiles;
+  return success();
+}
+
+/// `count` units of the chip's `key` (pcus of pcu_count, agcus of
+/// agcu_count): at least 1 and at most what a socket of the target has.
+static LogicalResult verifyUnits(Operation *op, StringRef name, int64_t count,
+                                 StringRef key) {
+  if (count < 1)
+    return op->emitOpError()
+           << "has " << count << " " << name << "; it needs at least one";
+  TargetAttr target = getTarget(op);
+  if (target && count > target.getSocketInteger(key))
+    return op->emitOpError()
+           << "uses " << count << " " << name << " but a socket of its target '"
+           << target.getName().strref() << "' has "
+           << target.getSocketInteger(key) << " (socket." << key << ")";
   return success();
 }
 
@@ -527,8 +569,9 @@ static LogicalResult verifyPrefixTiles(Operation *op, int64_t prefix,
 }
 
 LogicalResult LoadOp::verify() {
-  if (getTiles() < 1)
-    return emitOpError() << "tiles must be >= 1, got " << getTiles();
+  if (failed(verifyTiles(*this, "tiles", getTiles())) ||
+      failed(verifyUnits(*this, "AGCUs", getAgcus(), "agcu_count")))
+    return failure();
   if (failed(verifyPrefixTiles(*this, getPrefixTiles(), getTiles())))
     return failure();
   if (failed(verifyTensorRef(*this, getSrcAttr(), getResult().getType())))
@@ -545,15 +588,21 @@ LogicalResult StoreOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult StageOp::verify() {
-  if (getPcus() < 1)
-    return emitOpError() << "has " << getPcus()
-                         << " PCUs; every stage needs at least one";
-  if (getTiles() < 1)
-    return emitOpError() << "tiles must be >= 1, got " << getTiles();
+  if (failed(verifyUnits(*this, "PCUs", getPcus(), "pcu_count")) ||
+      failed(verifyTiles(*this, "tiles", getTiles())))
+    return failure();
   if (failed(verifyPrefixTiles(*this, getPrefixTiles(), getTiles())))
     return failure();
   if (getFlopsPerTile() < 0)
     return emitOpError("flops_per_tile must be >= 0");
+  // The FLOPs of a step (per tile x tiles x the section's repeat) are
+  // summed in 64 bits by the simulator and the roofline.
+  auto section = (*this)->getParentOfType<SectionOp>();
+  if ((CheckedInt(getFlopsPerTile()) * getTiles() *
+       (section ? section.getRepeat() : 1))
+          .overflowed())
+    return emitOpError("does more FLOPs per step than a 64-bit count holds "
+                       "(flops_per_tile x tiles x repeat)");
   if (getInputs().empty() && getOutputs().empty())
     return emitOpError("needs at least one input or output stream");
   if (auto counts = getOutputTiles()) {
@@ -562,8 +611,8 @@ LogicalResult StageOp::verify() {
                            << " outputs but output_tiles lists "
                            << counts->size();
     for (int64_t n : *counts)
-      if (n < 1)
-        return emitOpError() << "output_tiles must be >= 1, got " << n;
+      if (failed(verifyTiles(*this, "output_tiles", n)))
+        return failure();
   }
   return verifyConsumed(*this);
 }

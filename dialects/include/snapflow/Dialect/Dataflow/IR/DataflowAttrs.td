@@ -57,6 +57,9 @@ def DF_TargetAttr : DF_Attr<"Target", "target"> {
     ::snapflow::arch::ArchModel getArchModel() const;
     /// `system.sockets`, without building the chip model.
     int64_t getSockets() const;
+    /// An integer `socket.KEY` (pcu_count, agcu_count, ...), without
+    /// building the chip model.
+    int64_t getSocketInteger(::llvm::StringRef key) const;
   }];
 }
 

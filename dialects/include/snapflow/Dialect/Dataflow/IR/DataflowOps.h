@@ -46,6 +46,15 @@ mlir::FailureOr<arch::MemoryTier> parseTierKeyword(mlir::AsmParser &parser);
 
 namespace snapflow {
 namespace df {
+/// What the verifier accepts of a program (docs/Dialects/Dataflow.md,
+/// "Limits"): a load's or stage's `tiles` and `output_tiles` up to 2^24, a
+/// section's `repeat` up to 2^20. A compiled 128K-token DeepSeek-R1 prefill
+/// on sn40l-16 moves at most 32768 tiles per op and repeats a section 96
+/// times; the simulator spends an event per tile, so the bounds bound its
+/// work per step.
+constexpr int64_t kMaxTiles = int64_t(1) << 24;
+constexpr int64_t kMaxRepeat = int64_t(1) << 20;
+
 /// Tiles a stream carries in one run of its section: a load's `tiles`, a
 /// stage output's `output_tiles` entry (or `tiles`), a buffer's input times
 /// `reads`, a collective's input count.

@@ -60,6 +60,7 @@ def DF_TensorOp : DF_Op<"tensor", [Symbol, HasParent<"ProgramOp">]> {
                        DF_TierAttr:$tier, UnitAttr:$kv_cache);
   let assemblyFormat =
       "$sym_name `:` $type `in` custom<Tier>($tier) (`kv_cache` $kv_cache^)? attr-dict";
+  let hasVerifier = 1;
 }
 
 def DF_SectionOp : DF_Op<"section", [Symbol, HasParent<"ProgramOp">, NoTerminator,
