@@ -8,7 +8,21 @@ BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all run test install configure build clean format
+# `make test SANITIZE=1`: the same suite built with ASan + UBSan (no
+# recovery) in build-sanitize/, with the libFuzzer targets and their corpus
+# runs. MLIR's libraries are not instrumented (their poisoned allocator slabs
+# would be false reports) and SystemC switches coroutine stacks unannounced:
+# docs/Testing.md.
+ifeq ($(SANITIZE),1)
+BUILD_DIR := build-sanitize
+CMAKE_FLAGS += -DSNAPFLOW_SANITIZE=ON
+export ASAN_OPTIONS ?= allow_user_poisoning=0:detect_stack_use_after_return=0:detect_leaks=1
+export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+endif
+# `make fuzz`: each fuzz target for FUZZ_SECONDS on its corpus.
+FUZZ_SECONDS ?= 60
+
+.PHONY: all run test install configure build clean format fuzz
 
 all: build
 
@@ -36,8 +50,12 @@ run: build
 test: build
 	cd $(BUILD_DIR) && SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 ctest --output-on-failure -j $(JOBS)
 
+fuzz:
+	@$(MAKE) --no-print-directory build SANITIZE=1
+	./scripts/fuzz.sh build-sanitize $(FUZZ_SECONDS)
+
 format:
 	git ls-files '*.cpp' '*.h' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) build-sanitize

@@ -14,7 +14,8 @@ config.test_exec_root = os.path.join(config.snapflow_obj_root, "tests")
 
 # FileCheck, not, count and split-file live with LLVM 19's tools; our tools
 # first so they win over anything else on PATH.
-llvm_config.with_system_environment(["HOME", "TMPDIR"])
+# The sanitizers' options reach the tools under test (make test SANITIZE=1).
+llvm_config.with_system_environment(["HOME", "TMPDIR", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"])
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.snapflow_tools_dir, append_path=True)
 llvm_config.with_environment("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1")

@@ -33,7 +33,12 @@ llvm::Expected<MemoryTrace> snapflow::driver::readMemoryTrace(StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)
     return makeError(path + ": " + buffer.getError().message());
-  auto parsed = llvm::json::parse((*buffer)->getBuffer());
+  return parseMemoryTrace((*buffer)->getBuffer(), path);
+}
+
+llvm::Expected<MemoryTrace>
+snapflow::driver::parseMemoryTrace(StringRef text, StringRef path) {
+  auto parsed = llvm::json::parse(text);
   if (!parsed) {
     // llvm::json says "[line:col, byte=N]: what"; say it the LLVM way.
     std::string msg = llvm::toString(parsed.takeError());

@@ -121,7 +121,12 @@ snapflow::sim::serving::readRequests(StringRef path, TraceFormat format,
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)
     return makeError(path + ": " + buffer.getError().message());
-  StringRef text = (*buffer)->getBuffer();
+  return parseRequests((*buffer)->getBuffer(), path, format, info);
+}
+
+llvm::Expected<std::vector<Request>>
+snapflow::sim::serving::parseRequests(StringRef text, StringRef path,
+                                      TraceFormat format, TraceInfo *info) {
   auto located = [&](int64_t line, size_t col, const llvm::Twine &msg) {
     return makeError(llvm::formatv("{0}:{1}:{2}: error: ", path, line, col) +
                      msg);

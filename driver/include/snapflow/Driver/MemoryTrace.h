@@ -59,6 +59,9 @@ struct MemoryTrace {
 /// Reads a trace; errors are located (`file:line:col` for bad JSON, the
 /// event's index for a malformed counter).
 llvm::Expected<MemoryTrace> readMemoryTrace(llvm::StringRef path);
+/// readMemoryTrace of a file's `text`; errors name `path`.
+llvm::Expected<MemoryTrace> parseMemoryTrace(llvm::StringRef text,
+                                             llvm::StringRef path);
 
 /// Draws occupancy over time (and the capacity of the tiers in use) into
 /// `svg` with gnuplot, titled with `name`.

@@ -109,6 +109,10 @@ struct TraceInfo {
 llvm::Expected<std::vector<Request>>
 readRequests(llvm::StringRef path, TraceFormat format = TraceFormat::Auto,
              TraceInfo *info = nullptr);
+/// readRequests of a file's `text`; errors name `path`.
+llvm::Expected<std::vector<Request>>
+parseRequests(llvm::StringRef text, llvm::StringRef path,
+              TraceFormat format = TraceFormat::Auto, TraceInfo *info = nullptr);
 
 /// A seeded synthetic workload: Poisson arrivals at `rate` per second;
 /// prompt and output lengths uniform in mean*(1 -+ spread), at least 1.
