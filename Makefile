@@ -19,6 +19,9 @@ CMAKE_FLAGS += -DSNAPFLOW_SANITIZE=ON
 export ASAN_OPTIONS ?= allow_user_poisoning=0:detect_stack_use_after_return=0:detect_leaks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 endif
+# ccache keys on paths relative to the checkout, so every clone on a machine
+# shares one cache.
+export CCACHE_BASEDIR ?= $(CURDIR)
 # `make fuzz`: each fuzz target for FUZZ_SECONDS on its corpus.
 FUZZ_SECONDS ?= 60
 

@@ -12,6 +12,10 @@
 #include <cstddef>
 #include <cstdint>
 
+// The driver library links SystemC, whose own main() needs sc_main;
+// libFuzzer's main() runs instead.
+extern "C" int sc_main(int, char **) { return 0; }
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   llvm::StringRef text(reinterpret_cast<const char *>(data), size);
   auto trace = snapflow::driver::parseMemoryTrace(text, "fuzz.json");

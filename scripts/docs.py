@@ -642,6 +642,7 @@ def serving(b):
     out = b.command(*SERVE, "--trace-requests", "reqs.csv", cwd=b.tmp)
     g["replay"] = "\n```\n" + out + "```\n"
     g["schedules"], g["chunk-cost"] = serving_schedules(b)
+    g["serving-limits"] = serving_limits(b)
     g.update(serving_models(b))
     r = b.report(*SERVE, "--rate", "0.5", "--requests", "300",
                  "--prompt-tokens", "4096", "--output-tokens", "512")
@@ -655,6 +656,23 @@ def serving(b):
         f"{r['kv_live_bytes_per_socket']['peak'] / 2**30:.2f} GiB against "
         f"{r['kv_allocated_bytes_per_socket'] / 2**30:.2f} GiB allocated")
     return g
+
+
+def serving_limits(b):
+    """The build's errors for a load outside its ranges (docs/Serving.md,
+    "What a load may be")."""
+    with open(os.path.join(b.tmp, "far.csv"), "w") as f:
+        f.write("arrival_s,prompt_tokens,output_tokens\n0,100,3\n"
+                "1e15,9223372036854775807,3\n")
+    base = ("run", "--serve", "--model", "llama-3.2-1b", "--chip", "tiny",
+            "--context", "2048", "--batch", "1")
+    return b.transcript([
+        (*base, "--trace-requests", "far.csv"),
+        (*base, "--rate", "1e-300"),
+        (*base, "--requests", "1000000000"),
+        (*base, "--rate", "0.001", "--requests", "1000000"),
+        (*base, "--length-spread", "nan"),
+    ], cwd=b.tmp, keep=1)
 
 
 #
@@ -1226,6 +1244,45 @@ def check_report_keys(b):
     return problems
 
 
+def check_regressions():
+    """Every regression case docs/Testing.md names for a reliability defect
+    exists: a gtest `Suite.Name`, a file or corpus entry, a check prefix of
+    limits.test."""
+    page = "docs/Testing.md"
+    with open(os.path.join(ROOT, page)) as f:
+        text = f.read()
+    start = text.index("## The 29 reliability defects")
+    rows = [l for l in text[start:].splitlines() if re.match(r"\| \d+ \|", l)]
+    problems = [] if len(rows) == 29 else [f"{page}: {len(rows)} defect rows, "
+                                           "not 29"]
+    units = ""
+    for name in os.listdir(os.path.join(ROOT, "tests", "Unit")):
+        with open(os.path.join(ROOT, "tests", "Unit", name)) as f:
+            units += f.read()
+    with open(os.path.join(ROOT, "tests", "Tools", "limits.test")) as f:
+        limits = f.read()
+    for row in rows:
+        case = row.split("|")[3]
+        for suite, test in re.findall(r"`([A-Z]\w+)\.([A-Z]\w+)`", case):
+            if f"TEST({suite}, {test})" not in units:
+                problems.append(f"{page}: no test {suite}.{test}")
+        for path in re.findall(r"`((?:tests|fuzz)/[^`]+)`", case):
+            matches = [p for p in [os.path.join(ROOT, path.rstrip("*"))]
+                       if os.path.exists(p)] or [
+                p for p in os.listdir(os.path.dirname(os.path.join(ROOT, path)))
+                if path.endswith("*") and
+                p.startswith(os.path.basename(path).rstrip("*"))]
+            if not matches:
+                problems.append(f"{page}: no {path}")
+        if "limits.test" in case:
+            for prefix in re.findall(r"limits\.test` \(([A-Z0-9, ]+)\)", case):
+                for name in prefix.split(", "):
+                    if f"\n{name}: " not in limits:
+                        problems.append(f"{page}: limits.test has no "
+                                        f"{name} check")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     mode = ap.add_mutually_exclusive_group(required=True)
@@ -1252,6 +1309,7 @@ def main():
         problems += check_fingerprints(b)
         problems += check_report_keys(b)
         problems += check_chip_tables()
+        problems += check_regressions()
     for p in problems:
         print(p)
     if problems and args.check:

@@ -5,10 +5,11 @@ set -euo pipefail
 
 PACKAGES=(
   cmake ninja-build ccache pkg-config make
-  clang-19 lld-19
+  clang-19 lld-19 libclang-rt-19-dev
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
   libsystemc-dev libfmt-dev libgtest-dev
   python3 gnuplot-nox time
+  slurmctld slurmd slurm-client munge librsvg2-bin
 )
 
 missing=()

@@ -24,3 +24,10 @@ config.substitutions.append(("%obj_root", config.snapflow_obj_root))
 config.substitutions.append(("%chips", os.path.join(config.snapflow_src_root, "arch", "chips")))
 config.substitutions.append(("%models", os.path.join(config.snapflow_src_root, "models", "configs")))
 config.substitutions.append(("%python", sys.executable))
+
+# tests/Tools/slurm.test starts a single-node Slurm: it needs the daemons
+# (installed by `make install`) and root, which slurmd needs to run jobs.
+import shutil
+if os.geteuid() == 0 and all(shutil.which(t) for t in
+                             ("slurmctld", "slurmd", "sbatch", "munged", "mungekey")):
+    config.available_features.add("slurm")

@@ -235,6 +235,12 @@ TEST(KVPolicy, NoOverflowPastTheBudget) {
                 .find("KV budget of 1 token(s) is too small for snapkv"),
             std::string::npos)
       << p.errorOf("snapkv:ratio=" + big, 100);
+  // Streaming's sinks + window (defect 15: it wrapped into an internal
+  // "-9223372036854775808 slots" verifier error).
+  err = p.errorOf("streaming:sinks=" + big + ",window=1", 4096);
+  EXPECT_NE(err.find("streaming sinks + window exceeds a 64-bit count"),
+            std::string::npos)
+      << err;
 }
 
 // Every policy is listed with its usage.

@@ -98,6 +98,13 @@ TEST(ModelConfig, LimitsAreLocated) {
                                "> 0, got -1"),
             std::string::npos)
       << errorOf(json);
+  // An optional count has its range too (reliability defect 27).
+  json = kLlama;
+  json.insert(json.rfind('}'), ", \"num_key_value_heads\": -1");
+  EXPECT_NE(errorOf(json).find("field 'num_key_value_heads' is -1; snapflow "
+                               "accepts 1 to 16384"),
+            std::string::npos)
+      << errorOf(json);
 }
 
 // An unknown model name lists the built-ins; a missing path is named.

@@ -60,6 +60,29 @@ public:
   /// Fills the run-wide results once sc_start has returned.
   void finish();
 
+  /// After a run that did not finish (a deadlock, the horizon): kills every
+  /// process still blocked, from a process of the simulation (a kill from
+  /// outside it crashes SystemC), so their stacks unwind and free what they
+  /// hold instead of leaking it (reliability defect 29).
+  void reap() {
+    if (controller->isFinished() && !horizonPassed())
+      return;
+    sc_core::sc_spawn_options method;
+    method.spawn_method();
+    std::vector<sc_core::sc_object *> children = get_child_objects();
+    sc_core::sc_spawn(
+        [children] {
+          for (sc_core::sc_object *child : children) {
+            sc_core::sc_process_handle process(child);
+            if (process.valid() && !process.terminated() &&
+                process.proc_kind() == sc_core::SC_THREAD_PROC_)
+              process.kill();
+          }
+        },
+        "reaper", &method);
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  }
+
   SimResult result;
 
 private:
@@ -290,5 +313,6 @@ SimResult snapflow::sim::simulate(const std::vector<Job> &jobs,
   Engine engine("snapflow", jobs, chip, options);
   sc_core::sc_start();
   engine.finish();
+  engine.reap();
   return std::move(engine.result);
 }

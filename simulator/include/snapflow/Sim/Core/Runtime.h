@@ -42,8 +42,9 @@ inline bool &horizonPassed() {
 /// kHorizonPs stops the run instead.
 inline void waitFor(double ps) {
   if (!(nowPs() + ps <= kHorizonPs)) {
+    // Paused, not stopped: the engine then unwinds the blocked processes.
     horizonPassed() = true;
-    sc_core::sc_stop();
+    sc_core::sc_pause();
     ps = 0;
   }
   sc_core::wait(sc_core::sc_time(ps > 0 ? ps : 0, sc_core::SC_PS));
