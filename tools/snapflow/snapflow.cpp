@@ -17,6 +17,7 @@
 #include "snapflow/Driver/Sweep.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -652,6 +653,12 @@ int main(int argc, char **argv) {
   // Before any SystemC object exists: no banner on stderr.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", /*overwrite=*/0);
   InitLLVM init(argc, argv);
+  // `snapflow --version`: snapflow's version and source revision (the
+  // string every report, CSV and trace records), then the LLVM it uses.
+  cl::SetVersionPrinter([](raw_ostream &os) {
+    os << "snapflow " << versionString() << "\n  built with MLIR/LLVM "
+       << LLVM_VERSION_STRING << "\n";
+  });
   for (cl::SubCommand *sub :
        {&cl::SubCommand::getTopLevel(), &listCmd, &infoCmd, &importCmd,
         &compileCmd, &simulateCmd, &runCmd, &sweepCmd, &traceCmd})
