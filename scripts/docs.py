@@ -666,13 +666,28 @@ def serving_limits(b):
                 "1e15,9223372036854775807,3\n")
     base = ("run", "--serve", "--model", "llama-3.2-1b", "--chip", "tiny",
             "--context", "2048", "--batch", "1")
-    return b.transcript([
+    text = b.transcript([
         (*base, "--trace-requests", "far.csv"),
         (*base, "--rate", "1e-300"),
         (*base, "--requests", "1000000000"),
         (*base, "--rate", "0.001", "--requests", "1000000"),
         (*base, "--length-spread", "nan"),
     ], cwd=b.tmp, keep=1)
+    # The page's table of ranges says what these errors say.
+    with open(os.path.join(ROOT, "docs", "Serving.md")) as f:
+        page = f.read()
+    page = page[page.index("## What a load may be"):]
+    numbers = lambda t: {float(x.replace(",", "")) for x in
+                         re.findall(r"\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?", t)}
+    for row, error in [("| `arrival_s`", "arrival_s must be seconds from"),
+                       ("| `--rate`", "--rate must be from"),
+                       ("| requests in a file", "--requests must be from")]:
+        cell = page[page.index(row):].split("\n")[0].split("|")[2]
+        said = text[text.index(error):].split("\n")[0].split(", got")[0]
+        if not numbers(said) <= numbers(cell) | {0.0, 1.0}:
+            sys.exit(f"docs.py: docs/Serving.md's range {cell.strip()!r} "
+                     f"disagrees with the build: {said!r}")
+    return text
 
 
 #

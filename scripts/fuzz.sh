@@ -33,7 +33,7 @@ seeds() {
   FuzzKVPolicy)
     for p in full snapstream:ratio=4 snapstream:budget=8192,recent=1024 \
       streaming:sinks=4,window=4096 snapkv:ratio=4 h2o:ratio=8 \
-      scissorhands:budget=2048 arkvale:budget=4096,page=32 quest:budget=2048; do
+      scissorhands:budget=2048 arkvale:budget=4096,page=32; do
       printf '\x00\x11\x00%s' "$p" > "$d/p$((i++))"
     done
     for f in bf16 fp8 kivi2 kivi4 quarot4 zipcache kivi:bits=2,group=64; do

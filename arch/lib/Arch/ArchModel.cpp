@@ -10,6 +10,7 @@
 
 #include "snapflow/Arch/ArchModel.h"
 
+#include "snapflow/Support/Number.h"
 #include "snapflow/Support/YamlFile.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
@@ -438,10 +439,7 @@ public:
       return std::to_string(model.systemParams.*decl.systemInt);
     double v = decl.socketReal ? model.socketParams.*decl.socketReal
                                : model.systemParams.*decl.systemReal;
-    // The shortest text that reads back to the same double.
-    char buf[64];
-    char *end = std::to_chars(buf, buf + sizeof(buf), v).ptr;
-    return std::string(buf, end);
+    return shortestText(v);
   }
 
 private:

@@ -995,30 +995,28 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
                   j.attribute("evicted", llvm::join(ev, ","));
                 });
               });
-            for (const Sample *smp : kept) {
-              sim::writeMemoryCounter(j, smp->timeS * 1e6, occupancy(*smp));
+            // A serving counter at a sample's time; `args` writes its values.
+            auto counter = [&](const Sample &smp, llvm::StringRef name,
+                               llvm::function_ref<void()> args) {
               j.object([&] {
-                j.attribute("name", "slots");
+                j.attribute("name", name);
                 j.attribute("cat", "serving");
                 j.attribute("ph", "C");
                 j.attribute("pid", 0);
-                j.attribute("ts", smp->timeS * 1e6);
-                j.attributeObject("args", [&] {
-                  j.attribute("active", smp->activeSlots);
-                  j.attribute("waiting", smp->waiting);
-                });
+                j.attribute("ts", smp.timeS * 1e6);
+                j.attributeObject("args", args);
+              });
+            };
+            for (const Sample *smp : kept) {
+              sim::writeMemoryCounter(j, smp->timeS * 1e6, occupancy(*smp));
+              counter(*smp, "slots", [&] {
+                j.attribute("active", smp->activeSlots);
+                j.attribute("waiting", smp->waiting);
               });
               if (several)
-                j.object([&] {
-                  j.attribute("name", "hbm by model");
-                  j.attribute("cat", "serving");
-                  j.attribute("ph", "C");
-                  j.attribute("pid", 0);
-                  j.attribute("ts", smp->timeS * 1e6);
-                  j.attributeObject("args", [&] {
-                    for (size_t k = 0; k < smp->hbmByModel.size(); ++k)
-                      j.attribute(out.models[k].name, smp->hbmByModel[k]);
-                  });
+                counter(*smp, "hbm by model", [&] {
+                  for (size_t k = 0; k < smp->hbmByModel.size(); ++k)
+                    j.attribute(out.models[k].name, smp->hbmByModel[k]);
                 });
             }
             auto threadName = [&](int64_t tid, const std::string &name) {

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snapflow/Sim/Serving/Serving.h"
+#include "snapflow/Support/Number.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -14,7 +15,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <random>
 
@@ -26,12 +26,6 @@ using llvm::StringRef;
 namespace {
 Error makeError(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
-
-/// A number in the shortest text that reads back (1e+08).
-std::string shortest(double v) {
-  char buf[64];
-  return std::string(buf, std::to_chars(buf, buf + sizeof(buf), v).ptr);
 }
 
 /// A trace format: its name and the header names of its three columns.
@@ -241,7 +235,7 @@ snapflow::sim::serving::parseRequests(StringRef text, StringRef path,
       return located(lineNo, colOf(columnOf[0]),
                      llvm::Twine(spec->columns[0]) +
                          (own ? " must be seconds from 0 to " +
-                                    shortest(limits::kMaxArrivalS)
+                                    shortestText(limits::kMaxArrivalS)
                               : std::string(" must be a date and time "
                                             "(2023-11-16 18:15:46.68) or "
                                             "seconds")) +
@@ -300,8 +294,8 @@ snapflow::sim::serving::parseRequests(StringRef text, StringRef path,
             r.line, 1,
             llvm::formatv("{0} is {1} s after the first request; snapflow "
                           "serves arrivals up to {2} s",
-                          spec->columns[0], shortest(r.arrivalS),
-                          shortest(limits::kMaxArrivalS)));
+                          spec->columns[0], shortestText(r.arrivalS),
+                          shortestText(limits::kMaxArrivalS)));
     }
   }
   if (info) {

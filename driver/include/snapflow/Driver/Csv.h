@@ -8,9 +8,10 @@
 #ifndef SNAPFLOW_DRIVER_CSV_H
 #define SNAPFLOW_DRIVER_CSV_H
 
+#include "snapflow/Support/Number.h"
+
 #include "llvm/ADT/StringRef.h"
 
-#include <charconv>
 #include <string>
 #include <vector>
 
@@ -33,10 +34,7 @@ inline std::string field(llvm::StringRef s) {
 
 /// One line split into fields.
 /// A number in the shortest text that reads back to the same double.
-inline std::string number(double v) {
-  char buf[64];
-  return std::string(buf, std::to_chars(buf, buf + sizeof(buf), v).ptr);
-}
+inline std::string number(double v) { return shortestText(v); }
 
 inline std::vector<std::string> split(llvm::StringRef line) {
   std::vector<std::string> out(1);

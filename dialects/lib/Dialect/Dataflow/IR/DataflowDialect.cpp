@@ -12,6 +12,7 @@
 
 #include "snapflow/Interfaces/CostInterface.h"
 #include "snapflow/Support/CheckedInt.h"
+#include "snapflow/Support/Number.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -88,9 +89,7 @@ targetValues(DictionaryAttr socket, DictionaryAttr system) {
       if (auto i = dyn_cast<IntegerAttr>(entry.getValue())) {
         text = std::to_string(i.getValue().getSExtValue());
       } else if (auto f = dyn_cast<FloatAttr>(entry.getValue())) {
-        char buf[64];
-        text = std::string(
-            buf, std::to_chars(buf, buf + sizeof(buf), f.getValueAsDouble()).ptr);
+        text = shortestText(f.getValueAsDouble());
       } else if (auto str = dyn_cast<StringAttr>(entry.getValue())) {
         text = str.str();
       } else {
@@ -547,11 +546,14 @@ static LogicalResult verifyUnits(Operation *op, StringRef name, int64_t count,
     return op->emitOpError()
            << "has " << count << " " << name << "; it needs at least one";
   TargetAttr target = getTarget(op);
-  if (target && count > target.getSocketInteger(key))
+  if (!target)
+    return success(); // the program's verifier names the missing target
+  int64_t perSocket = target.getSocketInteger(key);
+  if (count > perSocket)
     return op->emitOpError()
            << "uses " << count << " " << name << " but a socket of its target '"
-           << target.getName().strref() << "' has "
-           << target.getSocketInteger(key) << " (socket." << key << ")";
+           << target.getName().strref() << "' has " << perSocket << " (socket."
+           << key << ")";
   return success();
 }
 
