@@ -30,6 +30,7 @@ import difflib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -542,7 +543,41 @@ def sweeps(b):
                     f"against {f['batch']} with `full`, "
                     f"{s['throughput_tokens_per_s']:.0f} against "
                     f"{f['throughput_tokens_per_s']:.0f} tokens/s")
+    if b.write:
+        draw_sweeps(b)
     return g
+
+
+# The page's context x KV-policy sweep, and bench/sweep.sh's 48-point grid.
+R1_SWEEP_ARGS = ("--model", "deepseek-r1", "--chip", "sn40l-16",
+                 "--context", "8k,16k,32k,64k,128k", "--batch", "max",
+                 "--kv", "full,snapkv:ratio=4,snapstream:ratio=4,"
+                 "snapstream:ratio=8", "-j", "2")
+BENCH_SWEEP_ARGS = ("--model", "llama-3.1-8b,deepseek-r1", "--chip",
+                    "sn40l-16", "--context", "8k,32k,128k", "--batch",
+                    "1,4,16,max", "--kv", "full,snapstream:ratio=4", "-j", "2")
+
+
+def copy_plots(out, names):
+    """Copies the sweep plots `names` (plots/NAME -> docs/images/IMAGE)
+    of the sweep in `out`: the docs show what `snapflow sweep` draws."""
+    for name, image in names.items():
+        shutil.copyfile(os.path.join(out, "plots", name),
+                        os.path.join(ROOT, "docs", "images", image))
+
+
+def draw_sweeps(b):
+    """docs/images/r1-{throughput-vs-context,batch-scaling,memory-vs-batch}
+    .svg: the plots of the page's sweeps, as the sweep draws them."""
+    out = os.path.join(b.tmp, "r1-sweep")
+    b.command("sweep", *R1_SWEEP_ARGS, "-o", out)
+    copy_plots(out, {"throughput_vs_context.svg":
+                     "r1-throughput-vs-context.svg"})
+    out = os.path.join(b.tmp, "bench-sweep")
+    b.command("sweep", *BENCH_SWEEP_ARGS, "-o", out)
+    r1 = "-deepseek-r1_on_sn40l-16.svg"
+    copy_plots(out, {"batch_scaling" + r1: "r1-batch-scaling.svg",
+                     "memory_vs_batch" + r1: "r1-memory-vs-batch.svg"})
 
 
 #
@@ -611,14 +646,11 @@ def kv_methods(b):
     g["accuracy"] = ("\n```\n" + listing[listing.index(
         "Published accuracy"):] + "```\n")
     if b.write:
-        for name in os.listdir(os.path.join(out, "plots")):
-            if name.startswith("kv_methods") and name.endswith(".svg"):
-                dst = "kv-methods-" + name[len("kv_methods-"):].replace(
-                    "_on_sn40l-16", "")
-                with open(os.path.join(out, "plots", name)) as f:
-                    svg = f.read()
-                with open(os.path.join(ROOT, "docs", "images", dst), "w") as f:
-                    f.write(svg)
+        copy_plots(out, {
+            name: "kv-methods-" + name[len("kv_methods-"):].replace(
+                "_on_sn40l-16", "")
+            for name in os.listdir(os.path.join(out, "plots"))
+            if name.startswith("kv_methods") and name.endswith(".svg")})
     return g
 
 
@@ -706,6 +738,20 @@ MODELS_POLICIES = [("static", ("--batch", "16")),
                    ("on-demand", ("--batch", "32")),
                    ("prewarm", ("--batch", "32", "--forecast-period", "600"))]
 MODELS_PLOT = os.path.join("docs", "images", "serving-models-hbm")
+# The line styles of the sweep plots (driver/lib/Driver/Gnuplot.cpp,
+# lineStyle): colour-blind-safe colours, each with a dash pattern, a point
+# type and a width, so lines differ also in grey and where they coincide.
+LINE_STYLES = [("#0072B2", "1", 7, 3.0), ("#D55E00", "(10,5)", 5, 2.7),
+               ("#009E73", "(3,4)", 9, 2.5), ("#CC79A7", "(12,4,3,4)", 13, 2.3),
+               ("#E69F00", "(18,6)", 11, 2.1), ("#56B4E9", "(6,3)", 6, 1.9),
+               ("#000000", "(12,3,3,3,3,3)", 4, 1.7),
+               ("#882255", "(2,3)", 8, 1.5)]
+
+
+def line_style(i):
+    c, dt, pt, lw = LINE_STYLES[i % len(LINE_STYLES)]
+    return f"lc rgb '{c}' pt {pt} lw {lw} dt {dt}"
+
 MODELS_PLOT_S = 600  # the plot's window: the load's first period
 
 
@@ -823,7 +869,7 @@ def draw_models(runs):
                     + "\n")
             f.write("\n\n")
     hbm = chip_value("sn40l-16", "hbm_bytes") / 2**30
-    colours = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a"]
+    colours = [c for c, _, _, _ in LINE_STYLES]
     panels = []
     for i, (p, _) in enumerate(MODELS_POLICIES):
         layers = []
@@ -833,19 +879,19 @@ def draw_models(runs):
                           f"with filledcurves fc rgb '{colours[j]}' "
                           f"title '{n}'")
         layers.append(f"{hbm} with lines lc rgb '#000000' dt 2 lw 2 "
-                      f"title 'HBM per socket'")
+                      f"title 'HBM capacity per socket'")
         panels.append(f"set title '{p}'\n"
-                      + ("set key outside right top\n" if i == 0
+                      + ("set key outside right top Left reverse\n" if i == 0
                          else "unset key\n")
                       + "plot " + ", \\\n     ".join(layers))
-    script = f"""set terminal svg size 1000,760 dynamic noenhanced font 'sans,12' background '#ffffff'
+    script = f"""set terminal svg size 1080,760 dynamic noenhanced font 'sans,12' background '#ffffff'
 set output '{base}.svg'
 set multiplot layout 3,1 title 'HBM per socket by model, four models on sn40l-16 (128K context), first {MODELS_PLOT_S} s of the load'
 set grid
 set xrange [0:{MODELS_PLOT_S}]
 set yrange [0:{hbm * 1.1:.0f}]
-set ylabel 'GiB'
-set rmargin 24
+set ylabel 'GiB per socket'
+set rmargin 34
 set style fill solid 0.8 noborder
 """ + "\n".join(panels[:2]) + "\nset xlabel 'time (s)'\n" + panels[2] + \
         "\nunset multiplot\n"
@@ -924,22 +970,31 @@ def draw_schedules(data):
                 f.write(f"{rate} {ttft:.6g} {gap:.6g}\n")
             f.write("\n\n")
     labels = list(data)
-    plots = lambda col: ", ".join(
-        f"'{base}.dat' index {i} using 1:{col} with linespoints lw 2 "
-        f"title '{label}'" for i, label in enumerate(labels))
-    script = f"""set terminal svg size 1000,420 dynamic noenhanced font 'sans,12' background '#ffffff'
+    # Two panels of equal width, the legend right of both, outside the data.
+    plots = lambda col, keyed: ", ".join(
+        f"'{base}.dat' index {i} using 1:{col} with linespoints ps 1 "
+        f"{line_style(i)} " + (f"title '{label}'" if keyed else "notitle")
+        for i, label in enumerate(labels))
+    script = f"""set terminal svg size 1200,440 dynamic noenhanced font 'sans,12' background '#ffffff'
 set output '{base}.svg'
-set multiplot layout 1,2 title 'DeepSeek-R1 on sn40l-16, 16K context, 4K prompts, 512 outputs: prefill-first against chunked'
+set multiplot title 'DeepSeek-R1 on sn40l-16, 16K context, 4K prompts, 512 outputs: prefill-first against chunked' font 'sans,13'
 set grid
-set key top left
-set xlabel 'requests/s'
+set tmargin at screen 0.86
+set bmargin at screen 0.14
+set xlabel 'request rate (requests/s)'
+set lmargin at screen 0.07
+set rmargin at screen 0.38
+unset key
 set logscale y
 set ylabel 'TTFT p99 (s)'
-plot {plots(2)}
+plot {plots(2, False)}
 unset logscale y
+set lmargin at screen 0.46
+set rmargin at screen 0.77
 set yrange [0:*]
 set ylabel 'largest gap between tokens (ms)'
-plot {plots(3)}
+set key at screen 0.79,0.86 left top Left reverse samplen 5 spacing 1.25
+plot {plots(3, True)}
 unset multiplot
 """
     with open(base + ".gp", "w") as f:

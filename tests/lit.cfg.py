@@ -31,3 +31,9 @@ import shutil
 if os.geteuid() == 0 and all(shutil.which(t) for t in
                              ("slurmctld", "slurmd", "sbatch", "munged", "mungekey")):
     config.available_features.add("slurm")
+
+# The plot tests draw with gnuplot and render the SVGs with rsvg-convert
+# (librsvg2-bin; `make install` brings both).
+for tool in ("gnuplot", "rsvg-convert"):
+    if shutil.which(tool):
+        config.available_features.add(tool)

@@ -31,6 +31,6 @@
 
 // Bad chunks are errors naming the flag.
 // RUN: not snapflow import --model llama-3.2-1b --phase prefill --prompt 64 --prefill-chunk 0 2>&1 | FileCheck %s --check-prefix=ZERO
-// ZERO: error: --prefill-chunk must be a number of tokens >= 1 or auto, got '0'
+// ZERO: error: --prefill-chunk must be a number of tokens >= 1 (8192, 8k) or auto, got '0'
 // RUN: not snapflow compile --model llama-3.2-1b --phase prefill --prefill-chunk lots 2>&1 | FileCheck %s --check-prefix=WORD
-// WORD: error: --prefill-chunk must be a number of tokens >= 1 or auto, got 'lots'
+// WORD: error: --prefill-chunk must be a number of tokens >= 1 (8192, 8k) or auto, got 'lots'

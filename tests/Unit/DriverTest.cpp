@@ -24,6 +24,7 @@
 #include "gtest/gtest.h"
 
 #include <limits>
+#include <map>
 #include <set>
 
 using namespace snapflow;
@@ -450,6 +451,15 @@ TEST(ProgramIO, RoundTripsACompiledProgram) {
   EXPECT_GT(back->tokensPerStep, 1.0);
   EXPECT_EQ(back->kvUpkeepFlops, p->kvUpkeepFlops);
   EXPECT_EQ(back->kvUpkeepBytes, p->kvUpkeepBytes);
+  // What made it travels too: a sweep's row names the model and policy.
+  EXPECT_EQ(back->provenance, p->provenance);
+  std::map<std::string, std::string> record(p->provenance.begin(),
+                                            p->provenance.end());
+  EXPECT_EQ(record["model"], "deepseek-r1");
+  EXPECT_EQ(record["kv"].rfind("snapstream:budget=2048,", 0), 0u)
+      << record["kv"];
+  EXPECT_NE(record["compile_options"].find("mla-cache=replicate"),
+            std::string::npos);
   ASSERT_EQ(back->sections.size(), p->sections.size());
   std::set<sim::NodeKind> kinds;
   for (size_t i = 0; i < p->sections.size(); ++i) {
@@ -474,7 +484,7 @@ TEST(ProgramIO, CorruptBytesNameTheField) {
   // Cut short: the last field is missing.
   std::string e = message(
       sim::deserializeProgram(llvm::StringRef(bytes).drop_back(2)).takeError());
-  EXPECT_NE(e.find("program bytes: malformed kv upkeep bytes at byte"),
+  EXPECT_NE(e.find("program bytes: malformed provenance value at byte"),
             std::string::npos)
       << e;
   e = message(sim::deserializeProgram("snapflow-program 9\n").takeError());

@@ -128,12 +128,13 @@ SimResult run(const Program &p, bool allSockets = false) {
 /// Cycles from the end of the reconfiguration to the end of the run.
 double sectionCycles(const SimResult &r) { return r.cycles - 1000; }
 
-/// End of a node's activity (its last push or pop), in cycles. Stage slices
-/// are named "section: node".
+/// End of a node's activity (its last push or pop), in cycles: the end of
+/// the first trace slice of the node labelled `label`.
 double nodeEnd(const SimResult &r, const std::string &label) {
   for (const TraceEvent &e : r.trace)
-    if (e.kind == TraceEvent::Slice && e.name == "s: " + label)
-      return (e.startPs + e.durationPs) / 1000.0;
+    if (e.kind == TraceEvent::Node &&
+        e.program->sections[e.section].nodes[e.node].label == label)
+      return double(e.endPs) / 1000.0;
   return -1;
 }
 

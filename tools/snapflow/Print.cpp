@@ -9,6 +9,7 @@
 #include "snapflow/Sim/Components/Component.h"
 #include "snapflow/Sim/Stats/Report.h"
 #include "snapflow/Sim/Stats/ReportSchema.h"
+#include "snapflow/Support/Version.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -116,7 +117,16 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
     llvm::json::Object fitsJson;
     for (arch::MemoryTier tier : arch::kAllTiers)
       fitsJson[arch::tierName(tier)] = info.fits[static_cast<size_t>(tier)];
+    // What the figures are of: snapflow, the model, the chip and the KV
+    // policy as resolved.
     llvm::json::Object root{
+        {"snapflow", versionString()},
+        {"model", w.config.name},
+        {"model_fingerprint", w.config.fingerprint()},
+        {"chip", w.chip.getName()},
+        {"chip_fingerprint", w.chip.fingerprint()},
+        {"tp", w.tp},
+        {"kv", w.kvLabel},
         {"layers", stats.layers},
         {"params_total", stats.paramsTotal},
         {"params_active", stats.paramsActive},

@@ -15,6 +15,7 @@
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/MemoryTrace.h"
 #include "snapflow/Driver/Sweep.h"
+#include "snapflow/Support/Version.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
@@ -26,6 +27,7 @@
 
 #include <cstdlib>
 #include <deque>
+#include <optional>
 
 using namespace llvm;
 using namespace snapflow;
@@ -98,25 +100,36 @@ cl::list<std::string> setOpt(
              "KEY=V1,V2,... is an axis of the grid"),
     cl::value_desc("KEY=VALUE"), cl::cat(workloadCat), cl::sub(infoCmd),
     cl::sub(compileCmd), cl::sub(runCmd), cl::sub(sweepCmd));
-cl::opt<int64_t> contextOpt("context",
-                            cl::desc(withDefault("Tokens in context per "
-                                                 "sequence, for decode",
-                                                 llvm::Twine(kWorkload.context))),
-                            cl::value_desc("N"), cl::init(kWorkload.context),
-                            cl::cat(workloadCat), cl::sub(infoCmd),
-                            cl::sub(importCmd), cl::sub(compileCmd), cl::sub(runCmd));
-cl::opt<int64_t> promptOpt("prompt",
-                           cl::desc("Prompt tokens per sequence, for prefill (default: 4096)"),
-                           cl::value_desc("L"), cl::init(4096),
-                           cl::cat(workloadCat), cl::sub(importCmd));
-cl::opt<std::string> batchOpt("batch",
-                          cl::desc(withDefault("Sequences per batch, or max "
-                                               "(run: the largest that fits)",
-                                               llvm::Twine(kWorkload.batch))),
-                          cl::value_desc("B|max"),
-                          cl::init(std::to_string(kWorkload.batch)),
-                          cl::cat(workloadCat), cl::sub(infoCmd),
-                          cl::sub(importCmd), cl::sub(compileCmd), cl::sub(runCmd));
+// Token counts read as everywhere: 8192, 8k, 128K, 1M (parseTokens).
+cl::opt<std::string>
+    contextOpt("context",
+               cl::desc(withDefault("Tokens in context per "
+                                    "sequence, for decode; 8k = "
+                                    "8192",
+                                    llvm::Twine(kWorkload.context))),
+               cl::value_desc("N"), cl::init(std::to_string(kWorkload.context)),
+               cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(importCmd),
+               cl::sub(compileCmd), cl::sub(runCmd));
+cl::opt<std::string> promptOpt(
+    "prompt",
+    cl::desc("Prompt tokens per sequence, for prefill (default: 4096)"),
+    cl::value_desc("L"), cl::init("4096"), cl::cat(workloadCat),
+    cl::sub(importCmd));
+// `max` only where a command can search for it (run): --help lists what
+// each command accepts.
+cl::opt<std::string> batchOpt(
+    "batch",
+    cl::desc(withDefault("Sequences per batch", llvm::Twine(kWorkload.batch))),
+    cl::value_desc("B"), cl::init(std::to_string(kWorkload.batch)),
+    cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(importCmd),
+    cl::sub(compileCmd));
+cl::opt<std::string> runBatchOpt(
+    "batch",
+    cl::desc(withDefault("Sequences per batch, or max: the largest that "
+                         "fits",
+                         llvm::Twine(kWorkload.batch))),
+    cl::value_desc("B|max"), cl::init(std::to_string(kWorkload.batch)),
+    cl::cat(workloadCat), cl::sub(runCmd));
 cl::opt<std::string> kvOpt("kv", cl::desc(pipelineHelp("kv")),
                            cl::value_desc("policy"),
                            cl::init(PipelineOptions().kv),
@@ -441,12 +454,12 @@ cl::opt<int64_t> requestsOpt("requests",
 cl::opt<uint64_t> seedOpt("seed", cl::desc("Generator seed (default 1)"),
                           cl::value_desc("S"), cl::init(1), cl::cat(serveCat),
                           cl::sub(runCmd));
-cl::opt<int64_t> promptTokensOpt(
+cl::opt<std::string> promptTokensOpt(
     "prompt-tokens", cl::desc("Mean generated prompt length (default 4096)"),
-    cl::value_desc("N"), cl::init(4096), cl::cat(serveCat), cl::sub(runCmd));
-cl::opt<int64_t> outputTokensOpt(
+    cl::value_desc("N"), cl::init("4096"), cl::cat(serveCat), cl::sub(runCmd));
+cl::opt<std::string> outputTokensOpt(
     "output-tokens", cl::desc("Mean generated output length (default 512)"),
-    cl::value_desc("N"), cl::init(512), cl::cat(serveCat), cl::sub(runCmd));
+    cl::value_desc("N"), cl::init("512"), cl::cat(serveCat), cl::sub(runCmd));
 cl::opt<double> spreadOpt("length-spread",
                           cl::desc("Generated lengths are uniform in "
                                    "mean*(1 -+ F) (default 0.5)"),
@@ -511,6 +524,90 @@ cl::opt<std::string> outputOpt("o", cl::desc("Output file ('-' for stdout)"),
                                cl::value_desc("file"), cl::init("-"),
                                cl::cat(outputCat), cl::sub(importCmd));
 
+const std::initializer_list<cl::SubCommand *> kCommands = {
+    &listCmd,     &infoCmd, &importCmd, &compileCmd,
+    &simulateCmd, &runCmd,  &sweepCmd,  &traceCmd};
+
+/// `snapflow COMMAND ... --flag`: a flag COMMAND does not take, as one
+/// error naming the flag it is nearest to (or the commands that take it),
+/// before llvm::cl's own "Unknown command line argument".
+std::optional<std::string> unknownFlag(int argc, char **argv) {
+  if (argc < 2)
+    return std::nullopt;
+  cl::SubCommand *sub = nullptr;
+  std::vector<std::string> names;
+  for (cl::SubCommand *c : kCommands) {
+    names.push_back(c->getName().str());
+    if (c->getName() == StringRef(argv[1]))
+      sub = c;
+  }
+  if (!sub) {
+    StringRef word = argv[1];
+    if (word.starts_with("-")) // --help, --version: llvm::cl's
+      return std::nullopt;
+    std::string message = formatv("unknown command '{0}'", word).str();
+    for (const std::string &n : names)
+      if (word.edit_distance(n) <= 2)
+        return message + formatv("; did you mean '{0}'?", n).str();
+    return message + "; the commands are " + llvm::join(names, ", ") +
+           " (see `snapflow --help`)";
+  }
+  auto &options = cl::getRegisteredOptions(*sub);
+  for (int i = 2; i < argc; ++i) {
+    StringRef arg = argv[i];
+    if (arg == "--")
+      break;
+    if (!arg.starts_with("-") || arg == "-")
+      continue;
+    auto [name, value] = arg.ltrim('-').split('=');
+    auto known = options.find(name);
+    if (known != options.end()) {
+      // `--flag VALUE`: the value is not a flag, whatever it starts with.
+      if (!arg.contains('=') &&
+          known->second->getValueExpectedFlag() == cl::ValueRequired)
+        ++i;
+      continue;
+    }
+    bool prefixed = false; // -j4
+    for (const auto &o : options)
+      if (!o.first().empty() && o.second->getFormattingFlag() == cl::Prefix &&
+          name.starts_with(o.first()))
+        prefixed = true;
+    if (prefixed)
+      continue;
+    std::string message =
+        formatv("{0} takes no flag '{1}'", sub->getName(), arg).str();
+    // The nearest flag this command lists in its --help.
+    StringRef best;
+    unsigned bestDistance = ~0u;
+    for (const auto &o : options) {
+      if (o.first().empty() || o.second->getOptionHiddenFlag() != cl::NotHidden)
+        continue;
+      unsigned d = name.edit_distance(o.first(), /*AllowReplacements=*/true,
+                                      /*MaxEditDistance=*/bestDistance);
+      if (d < bestDistance) {
+        bestDistance = d;
+        best = o.first();
+      }
+    }
+    if (!best.empty() && bestDistance <= std::max<size_t>(2, name.size() / 3))
+      message += formatv("; did you mean '--{0}'?", best).str();
+    else {
+      std::vector<std::string> others;
+      for (cl::SubCommand *c : kCommands)
+        if (c != sub && cl::getRegisteredOptions(*c).count(name) &&
+            cl::getRegisteredOptions(*c).lookup(name)->getOptionHiddenFlag() ==
+                cl::NotHidden)
+          others.push_back(c->getName().str());
+      if (!others.empty())
+        message += "; it is a flag of " + llvm::join(others, ", ");
+    }
+    return message +
+           formatv(" (see `snapflow {0} --help`)", sub->getName()).str();
+  }
+  return std::nullopt;
+}
+
 int fail(Error err) {
   int code = 1;
   handleAllErrors(std::move(err), [&](const ErrorInfoBase &e) {
@@ -530,14 +627,15 @@ int fail(Error err) {
 llvm::Expected<WorkloadOptions> workload(bool allowMax = false,
                                          bool *maxBatch = nullptr) {
   int64_t batch = 0;
-  if (batchOpt == "max" && allowMax) {
+  const std::string &batchText = allowMax ? runBatchOpt : batchOpt;
+  if (batchText == "max" && allowMax) {
     batch = 1;
     *maxBatch = true;
-  } else if (StringRef(batchOpt).getAsInteger(10, batch)) {
+  } else if (StringRef(batchText).getAsInteger(10, batch)) {
     return createStringError(inconvertibleErrorCode(),
                              "--batch must be a number" +
                                  std::string(allowMax ? " or max" : "") +
-                                 ", got '" + batchOpt + "'");
+                                 ", got '" + batchText + "'");
   }
   // --tp defaults to every socket of the chip (0 inside); a given value
   // must name a real group size.
@@ -545,8 +643,11 @@ llvm::Expected<WorkloadOptions> workload(bool allowMax = false,
     return createStringError(inconvertibleErrorCode(),
                              "--tp must be >= 1, got " +
                                  std::to_string(tpOpt));
-  WorkloadOptions o{modelOpt, chipOpt, {}, contextOpt, batch, kvOpt, tpOpt,
-                    weightsDtypeOpt};
+  auto context = parseTokens(contextOpt, "--context");
+  if (!context)
+    return context.takeError();
+  WorkloadOptions o{modelOpt, chipOpt, {},    *context,
+                    batch,    kvOpt,   tpOpt, weightsDtypeOpt};
   o.kvFormat = kvFormatOpt;
   if (claOpt.getNumOccurrences() && claOpt < 1)
     return createStringError(inconvertibleErrorCode(),
@@ -574,12 +675,15 @@ llvm::Expected<CompileOptions> compileOptions() {
   c.phase = phaseOpt;
   if (prefillChunkOpt == "auto")
     c.prefillChunk = kPrefillChunkAuto;
-  else if (StringRef(prefillChunkOpt).getAsInteger(10, c.prefillChunk) ||
-           c.prefillChunk < 1)
+  else if (auto n = parseTokens(prefillChunkOpt, "--prefill-chunk"))
+    c.prefillChunk = *n;
+  else {
+    consumeError(n.takeError());
     return createStringError(inconvertibleErrorCode(),
                              "--prefill-chunk must be a number of tokens >= "
-                             "1 or auto, got '" +
+                             "1 (8192, 8k) or auto, got '" +
                                  prefillChunkOpt + "'");
+  }
   c.pipeline.mlaCache = mlaCacheOpt;
   c.pipeline.moe = moeOpt;
   c.pipeline.allowDdr = allowDdrOpt;
@@ -659,13 +763,17 @@ int main(int argc, char **argv) {
     os << "snapflow " << versionString() << "\n  built with MLIR/LLVM "
        << LLVM_VERSION_STRING << "\n";
   });
-  for (cl::SubCommand *sub :
-       {&cl::SubCommand::getTopLevel(), &listCmd, &infoCmd, &importCmd,
-        &compileCmd, &simulateCmd, &runCmd, &sweepCmd, &traceCmd})
+  cl::HideUnrelatedOptions(
+      {&workloadCat, &outputCat, &compileCat, &simCat, &sweepCat, &serveCat},
+      cl::SubCommand::getTopLevel());
+  for (cl::SubCommand *sub : kCommands)
     cl::HideUnrelatedOptions(
-        {&workloadCat, &outputCat, &compileCat, &simCat, &sweepCat,
-         &serveCat},
-                             *sub);
+        {&workloadCat, &outputCat, &compileCat, &simCat, &sweepCat, &serveCat},
+        *sub);
+  if (std::optional<std::string> bad = unknownFlag(argc, argv)) {
+    WithColor::error(errs(), "snapflow") << *bad << "\n";
+    return 1;
+  }
   cl::ParseCommandLineOptions(
       argc, argv,
       "snapflow: compile LLM inference graphs with KV-cache compression to "
@@ -706,7 +814,10 @@ int main(int argc, char **argv) {
     if (importCmd) {
       ImportOptions io;
       io.phase = importPhaseOpt;
-      io.promptTokens = promptOpt;
+      auto prompt = parseTokens(promptOpt, "--prompt");
+      if (!prompt)
+        return fail(prompt.takeError());
+      io.promptTokens = *prompt;
       io.mtpDepth = mtpOpt;
       io.mtpAcceptance = mtpAcceptanceOpt;
       auto co = compileOptions();
@@ -794,8 +905,14 @@ int main(int argc, char **argv) {
     so.gen.rate = rateOpt;
     so.gen.count = requestsOpt;
     so.gen.seed = seedOpt;
-    so.gen.promptMean = promptTokensOpt;
-    so.gen.outputMean = outputTokensOpt;
+    auto promptMean = parseTokens(promptTokensOpt, "--prompt-tokens");
+    if (!promptMean)
+      return fail(promptMean.takeError());
+    auto outputMean = parseTokens(outputTokensOpt, "--output-tokens");
+    if (!outputMean)
+      return fail(outputMean.takeError());
+    so.gen.promptMean = *promptMean;
+    so.gen.outputMean = *outputMean;
     so.gen.spread = spreadOpt;
     if (auto p = sim::serving::parseCachePolicy(modelCacheOpt))
       so.cache.policy = *p;

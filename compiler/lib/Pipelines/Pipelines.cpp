@@ -13,6 +13,8 @@
 #include "snapflow/Conversion/Passes.h"
 #include "snapflow/Mapping/Passes.h"
 
+#include "snapflow/Support/Number.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringRef.h"
@@ -32,12 +34,44 @@ const PipelineOptions::Info &PipelineOptions::info(llvm::StringRef flag) {
   llvm_unreachable("not a pipeline option");
 }
 
+namespace {
+void printValue(llvm::raw_ostream &os, const std::string &v) {
+  // A value with a space is braced, as the pass-option parser reads it.
+  if (llvm::StringRef(v).contains(' '))
+    os << '{' << v << '}';
+  else
+    os << v;
+}
+void printValue(llvm::raw_ostream &os, int64_t v) { os << v; }
+void printValue(llvm::raw_ostream &os, bool v) { os << (v ? "true" : "false"); }
+void printValue(llvm::raw_ostream &os, double v) { os << shortestText(v); }
+} // namespace
+
+std::string PipelineOptions::text() const {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  const char *separator = "";
+  // require-fit and plan-only say whether to stop, not what is computed:
+  // a program that exists is the same either way.
+#define SNAPFLOW_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)             \
+  if (llvm::StringRef(FLAG) != "require-fit" &&                                \
+      llvm::StringRef(FLAG) != "plan-only") {                                  \
+    os << separator << FLAG << "=";                                            \
+    printValue(os, FIELD);                                                     \
+    separator = " ";                                                           \
+  }
+#include "snapflow/Pipelines/PipelineOptions.def"
+  return out;
+}
+
 void snapflow::buildSnapflowPipeline(OpPassManager &pm,
                                      const PipelineOptions &o) {
   // The target first: every later pass that needs the chip (shard-tp for
   // its socket count, tile-and-map, plan-memory) reads the module's
   // df.target, never an option of its own.
   pm.addPass(createAssignTarget({o.chip, o.set}));
+  // And what compiles it: snapflow's version and these options.
+  pm.addPass(createRecordProvenance({o.text()}));
 
   // Model level: the KV policy first, while caches still have their full
   // context (its budget is a share of it); then split over the sockets, so

@@ -16,6 +16,7 @@
 #include "snapflow/Models/ModelBuilder.h"
 #include "snapflow/Pipelines/Pipelines.h"
 #include "snapflow/Sim/Loader/Loader.h"
+#include "snapflow/Support/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -51,6 +52,25 @@ llvm::json::Array describeSections(df::ProgramOp program) {
 }
 } // namespace
 
+DiagnosticCollector::DiagnosticCollector(mlir::MLIRContext &context)
+    : handler(&context, [this](mlir::Diagnostic &d) {
+        llvm::raw_string_ostream ds(collected);
+        // Model-built IR has no source locations.
+        bool isError = d.getSeverity() == mlir::DiagnosticSeverity::Error;
+        if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
+          ds << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+             << loc.getColumn() << (isError ? ": error: " : ": note: ");
+        else if (!isError)
+          ds << "note: ";
+        ds << d << "\n";
+        return mlir::success();
+      }) {}
+
+std::string DiagnosticCollector::text(llvm::StringRef otherwise) const {
+  llvm::StringRef s = llvm::StringRef(collected).rtrim();
+  return s.empty() ? otherwise.str() : s.str();
+}
+
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
                               const WorkloadOptions &o, const CompileOptions &c,
@@ -65,21 +85,7 @@ snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
                                    "{0}",
                                    c.mtpAcceptance));
   context.printOpOnDiagnostic(false);
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-    llvm::raw_string_ostream ds(diagnostics);
-    // Model-built IR has no source locations; a located diagnostic reads
-    // file:line:col: error: ..., an unlocated one is the message alone (the
-    // tool says `snapflow: error:` once).
-    bool isError = d.getSeverity() == mlir::DiagnosticSeverity::Error;
-    if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
-      ds << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
-         << loc.getColumn() << (isError ? ": error: " : ": note: ");
-    else if (!isError)
-      ds << "note: ";
-    ds << d << "\n";
-    return mlir::success();
-  });
+  DiagnosticCollector diagnostics(context);
 
   models::BuildOptions build;
   build.batch = batch;
@@ -110,7 +116,9 @@ snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
   // A policy's budget counts cache positions (a Block Transformer's are
   // blocks).
   p.context = w.config.cachePositions(o.context);
-  p.tp = w.tp;
+  // As given (0: every socket, which shard-tp resolves as resolveWorkload
+  // did), so the module records the options a user would pass.
+  p.tp = o.tp;
   p.requireFit = false; // callers read the plan and say why
   p.planOnly = false;
   mlir::PassManager pm(&context);
@@ -118,9 +126,7 @@ snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
   buildSnapflowPipeline(pm, p);
   if (mlir::failed(pm.run(**module)) ||
       (!c.verifyEachPass && mlir::failed(mlir::verify(**module))))
-    return makeError(diagnostics.empty()
-                         ? "compilation failed"
-                         : llvm::StringRef(diagnostics).rtrim());
+    return makeError(diagnostics.text("compilation failed"));
   return std::move(*module);
 }
 
@@ -274,7 +280,7 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
   out.model = w->config.name;
   out.chip = w->chip.getName();
   out.phase = c.phase;
-  out.kv = o.kv;
+  out.kv = w->kvLabel;
   out.batch = o.batch;
   out.context = o.context;
   out.tp = w->tp;
@@ -290,6 +296,7 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
   out.seconds = seconds;
   out.report = llvm::json::Object{
       {"model", w->config.name},
+      {"model_fingerprint", w->config.fingerprint()},
       {"chip", w->chip.getName()},
       {"chip_fingerprint", w->chip.fingerprint()},
       {"snapflow", versionString()},
@@ -297,8 +304,8 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
       {"batch", o.batch},
       {"context", o.context},
       {"tp", w->tp},
-      {"kv", o.kv},
-      {"kv_resolved", w->kvLabel},
+      {"kv", w->kvLabel},
+      {"kv_requested", o.kv},
       {"kv_format", w->kvFormatLabel},
       {"cla_share_factor", w->config.claShareFactor},
       {"kv_cache_bytes_per_socket", plan.getKvBytes()},
@@ -327,6 +334,10 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
        llm::getWorkload(program).getTokensPerStep()},
       {"compile_time_s", seconds},
   };
+  // The options the pipeline recorded (record-provenance).
+  if (mlir::DictionaryAttr record = df::getProvenance(**module))
+    if (auto text = record.getAs<mlir::StringAttr>("pipeline"))
+      out.report["compile_options"] = text.str();
   if (!plan.fits())
     out.report["diagnostic"] = plan.getDiagnostic().str();
   if (!c.reportPath.empty())

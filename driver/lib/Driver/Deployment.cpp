@@ -22,17 +22,20 @@ using llvm::StringRef;
 
 llvm::Expected<int64_t> snapflow::driver::parseTokens(StringRef s,
                                                       StringRef what) {
-  StringRef digits = s;
+  StringRef digits = s.trim();
   int64_t scale = 1;
   if (digits.ends_with_insensitive("k")) {
     scale = 1024;
+    digits = digits.drop_back();
+  } else if (digits.ends_with_insensitive("m")) {
+    scale = 1024 * 1024;
     digits = digits.drop_back();
   }
   int64_t n;
   if (digits.getAsInteger(10, n) || n <= 0)
     return makeError(what +
-                     ": expected a positive number like 8192 or 8k, "
-                     "got '" +
+                     ": expected a positive number of tokens like 8192, 8k "
+                     "or 1M, got '" +
                      s + "'");
   std::optional<int64_t> tokens = (CheckedInt(n) * scale).get();
   if (!tokens)

@@ -4,7 +4,9 @@
 
 #include "snapflow/Driver/Errors.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Program.h"
 
 #include <optional>
@@ -22,6 +24,65 @@ std::string snapflow::driver::gnuplotQuote(StringRef s) {
     out += c;
   }
   return out + "'";
+}
+
+std::string snapflow::driver::gnuplotText(StringRef s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string snapflow::driver::wrapText(StringRef s, size_t width) {
+  std::string out, line;
+  auto flush = [&] {
+    out += (out.empty() ? "" : "\n") + line;
+    line.clear();
+  };
+  llvm::SmallVector<StringRef> paragraphs;
+  s.split(paragraphs, '\n');
+  for (StringRef paragraph : paragraphs) {
+    llvm::SmallVector<StringRef> words;
+    paragraph.split(words, ' ', -1, /*KeepEmpty=*/false);
+    for (StringRef w : words) {
+      if (!line.empty() && line.size() + 1 + w.size() > width)
+        flush();
+      line += (line.empty() ? "" : " ") + w.str();
+    }
+    flush();
+  }
+  return out;
+}
+
+LineStyle snapflow::driver::lineStyle(int i) {
+  // Okabe and Ito's colour-blind-safe palette, with Tol's wine in place of
+  // its yellow (too light on white); a dash pattern and a point shape each
+  // (filled, then open), so that lines differ also in grey.
+  static const LineStyle styles[kLinesPerChart] = {
+      {"#0072B2", "1", 7, 3.0},
+      {"#D55E00", "(10,5)", 5, 2.7},
+      {"#009E73", "(3,4)", 9, 2.5},
+      {"#CC79A7", "(12,4,3,4)", 13, 2.3},
+      {"#E69F00", "(18,6)", 11, 2.1},
+      {"#56B4E9", "(6,3)", 6, 1.9},
+      {"#000000", "(12,3,3,3,3,3)", 4, 1.7},
+      {"#882255", "(2,3)", 8, 1.5}};
+  return styles[((i % kLinesPerChart) + kLinesPerChart) % kLinesPerChart];
+}
+
+std::string snapflow::driver::gnuplotLineStyle(int i, StringRef dash) {
+  LineStyle s = lineStyle(i);
+  return llvm::formatv("lc rgb '{0}' pt {1} lw {2:f1} dt {3}", s.colour,
+                       s.pointType, s.width,
+                       dash.empty() ? StringRef(s.dash) : dash)
+      .str();
 }
 
 std::string snapflow::driver::gnuplotOutput(StringRef svg) {

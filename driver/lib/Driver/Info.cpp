@@ -5,6 +5,7 @@
 #include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Dialect/KV/Transforms/Passes.h"
+#include "snapflow/Driver/Compile.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Models/ModelBuilder.h"
 #include "snapflow/Pipelines/Pipelines.h"
@@ -15,6 +16,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -30,6 +32,7 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o) {
     return w.takeError();
 
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  context.printOpOnDiagnostic(false);
   models::BuildOptions build;
   build.batch = o.batch;
   build.contextTokens = o.context;
@@ -42,9 +45,12 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o) {
   mlir::PassManager pm(&context);
   pm.addPass(kv::createKVCompress(
       {o.kv, o.kvFormat, w->config.cachePositions(o.context)}));
-  if (mlir::failed(pm.run(**module)))
-    return makeError("internal error: --kv-compress failed on " +
-                     w->config.name);
+  {
+    DiagnosticCollector diagnostics(context);
+    if (mlir::failed(pm.run(**module)))
+      return makeError(
+          diagnostics.text("--kv-compress failed on " + w->config.name));
+  }
   auto decode = (*module)->lookupSymbol<mlir::func::FuncOp>("decode");
   std::string diagnostics;
   mlir::FailureOr<ModelStats> stats = [&] {
@@ -93,15 +99,21 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o) {
   // plan-memory) on the compressed IR; "full" leaves its caches as they are.
   PipelineOptions p;
   p.chip = o.chip;
+  p.set = llvm::join(o.set, ",");
   p.kv = "full";
   p.planOnly = true;
   p.tp = w->tp;
   p.requireFit = false;
   mlir::PassManager planPm(&context);
   buildSnapflowPipeline(planPm, p);
-  if (mlir::failed(planPm.run(**module)))
-    return makeError("internal error: the pipeline failed on " +
-                     w->config.name);
+  {
+    // What the user can fix (a TP that does not divide the heads) is the
+    // pass's own message, said once.
+    DiagnosticCollector diagnostics(context);
+    if (mlir::failed(planPm.run(**module)))
+      return makeError(
+          diagnostics.text("the pipeline failed on " + w->config.name));
+  }
   df::MemoryPlanAttr plan = df::getMemoryPlan(decode);
   if (!plan)
     return makeError("internal error: no memory plan");

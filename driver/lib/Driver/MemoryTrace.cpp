@@ -224,29 +224,37 @@ Error snapflow::driver::drawOccupancy(const MemoryTrace &d, StringRef trace,
     os << llvm::formatv("{0} {1} {2} {3} {4}\nEOD\n", d.endUs * scale,
                         gib(last.bytes[0]), gib(last.bytes[1]),
                         gib(last.bytes[2]), gib(last.bytes[3]));
-    os << "set terminal svg size 900,500 dynamic noenhanced font 'sans,12' "
+    os << "set terminal svg size 1000,520 dynamic noenhanced font 'sans,12' "
           "background rgb 'white'\n";
     os << gnuplotOutput(svg);
-    os << "set title " << gnuplotQuote("Memory occupancy per socket: " + trace.str() +
-                            (d.chip.empty() ? "" : " on " + d.chip))
+    // The title may name a long path: wrapped to the canvas, never cut.
+    os << "set title "
+       << gnuplotText(wrapText("Memory occupancy per socket: " + trace.str() +
+                                   (d.chip.empty() ? "" : " on " + d.chip),
+                               100))
        << "\n";
     os << "set xlabel 'simulated time (" << (seconds ? "s" : "ms")
-       << ")'\nset ylabel 'GiB per socket'\n";
-    os << "set grid\nset key outside right top\nset yrange [0:*]\n";
+       << ")'\nset ylabel 'occupancy (GiB per socket)'\n";
+    os << "set grid\nset key outside right top Left reverse\n"
+          "set yrange [0:*]\n";
+    // Each tier in the sweep plots' colours (Gnuplot.h), solid; its
+    // capacity dashed in the same colour.
     std::vector<std::string> plots;
     for (int k = 0; k < kTraceSeries; ++k)
       if (peak[k] > 0)
         plots.push_back(llvm::formatv("$occupancy using 1:{0} with steps lw 2 "
-                                      "lc {1} title '{2}'",
-                                      k + 2, k + 1, kTraceSeriesLabels[k])
+                                      "lc rgb '{1}' title '{2}'",
+                                      k + 2, lineStyle(k).colour,
+                                      kTraceSeriesLabels[k])
                             .str());
     // Capacity of the tiers in use (SRAM's is too small to show beside
-    // HBM's), dashed in the tier's colour.
+    // HBM's).
     for (int t = 1; t < 3; ++t)
       if (peak[t] > 0 && d.capacity[t] > 0)
-        plots.push_back(llvm::formatv("{0} with lines dt 2 lw 1 lc {1} "
-                                      "title '{2} capacity'",
-                                      gib(d.capacity[t]), t + 1, kTraceSeriesLabels[t])
+        plots.push_back(llvm::formatv("{0} with lines dt 2 lw 1.5 lc rgb "
+                                      "'{1}' title '{2} capacity'",
+                                      gib(d.capacity[t]), lineStyle(t).colour,
+                                      kTraceSeriesLabels[t])
                             .str());
     os << "plot " << llvm::join(plots, ", \\\n     ") << "\n";
   }

@@ -14,6 +14,7 @@
 #include "snapflow/Sim/Core/Simulator.h"
 #include "snapflow/Sim/Loader/Loader.h"
 #include "snapflow/Sim/Trace/Trace.h"
+#include "snapflow/Support/Version.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -618,9 +619,10 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
     results = std::make_unique<llvm::raw_fd_ostream>(fd, /*shouldClose=*/true);
     *results << "id,slot,arrival_s,prompt_tokens,output_tokens,"
                 "prefill_start_s,first_token_s,finish_s,ttft_s,tpot_s";
+    // Every row ends naming its model, chip, policy and snapflow.
     if (several)
-      *results << ",model,switch_wait_s";
-    *results << "\n";
+      *results << ",switch_wait_s";
+    *results << csv::kProvenanceHeader << "\n";
   }
   auto writeResult = [&](const RequestResult &q) {
     // Seconds in the shortest text that reads back to the same double.
@@ -631,9 +633,11 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
              << ',' << csv::number(q.ttftS()) << ','
              << csv::number(q.tpotS());
     if (several)
-      *results << ',' << models[q.model]->deployed.name << ','
-               << csv::number(q.switchWaitS);
-    *results << '\n';
+      *results << ',' << csv::number(q.switchWaitS);
+    const Prepared &m = *models[q.model];
+    *results << csv::provenanceCells(m.deployed.name, chip.getName(),
+                                     m.w.kvLabel, versionString())
+             << '\n';
   };
   std::vector<sim::serving::DeployedModel> deployed;
   for (const auto &m : models)
@@ -690,15 +694,17 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
                                       : 0;
 
   ServeOutcome out;
-  std::vector<std::string> names, kvs;
+  // The KV policies and formats as resolved for each model's context.
+  std::vector<std::string> names, kvs, formats;
   for (const auto &m : models) {
     names.push_back(m->deployed.name);
-    kvs.push_back(m->o.kv);
+    kvs.push_back(m->w.kvLabel);
+    formats.push_back(m->w.kvFormatLabel);
   }
   const Prepared &first = *models[0];
   out.model = llvm::join(names, ",");
   out.chip = chip.getName();
-  out.kv = several ? llvm::join(kvs, ";") : first.o.kv;
+  out.kv = llvm::join(kvs, ";");
   out.source = source;
   out.schedule = so.schedule;
   out.prefillChunk = first.prefillChunk;
@@ -730,7 +736,7 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
     const Prepared &m = *models[k];
     ModelOutcome mo;
     mo.name = m.deployed.name;
-    mo.kv = m.o.kv;
+    mo.kv = m.w.kvLabel;
     mo.slots = m.cfg().slots;
     mo.context = m.o.context;
     mo.requests = static_cast<int64_t>(m.requests.size());
@@ -747,6 +753,26 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
     out.models.push_back(std::move(mo));
   }
   std::string kvSpec = out.kv;
+  // Every option of the load and the schedule that changes a result.
+  std::string serveOptions =
+      llvm::formatv("schedule={0} prefill-chunk={1}", scheduleName(so.schedule),
+                    out.prefillChunk == kPrefillChunkAuto
+                        ? std::string("auto")
+                        : std::to_string(out.prefillChunk))
+          .str();
+  if (so.requestsPath.empty())
+    serveOptions += llvm::formatv(
+        " rate={0} requests={1} seed={2} prompt-mean={3} output-mean={4} "
+        "length-spread={5} load-period={6} load-amplitude={7} duration={8}",
+        csv::number(so.gen.rate), so.gen.count, so.gen.seed, so.gen.promptMean,
+        so.gen.outputMean, csv::number(so.gen.spread),
+        csv::number(so.loadPeriodS), csv::number(so.loadAmplitude),
+        csv::number(so.durationS));
+  if (several)
+    serveOptions += llvm::formatv(
+        " model-cache={0} forecast-window={1} forecast-period={2}",
+        cachePolicyName(cache.policy), csv::number(cache.windowS),
+        csv::number(cache.periodS));
 
   // Report.
   if (!s.reportPath.empty()) {
@@ -758,6 +784,8 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
         {"chip_fingerprint", chip.fingerprint()},
         {"tp", first.w.tp},
         {"kv", kvSpec},
+        {"kv_format", llvm::join(formats, ";")},
+        {"serve_options", serveOptions},
         {"slots", out.slots},
         {"context_tokens", first.o.context},
         {"requests_source", source},
@@ -802,6 +830,7 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
             {"model", mo.name},
             {"model_fingerprint", m.w.config.fingerprint()},
             {"kv", mo.kv},
+            {"kv_format", m.w.kvFormatLabel},
             {"slots", mo.slots},
             {"context_tokens", mo.context},
             {"requests_count", mo.requests},
@@ -920,7 +949,10 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
           if (several)
             for (const ModelOutcome &mo : out.models)
               f << ",hbm_" << mo.name << "_bytes";
-          f << "\n";
+          f << csv::kProvenanceHeader << "\n";
+          // Several models: their names and policies joined by ';'.
+          std::string provenance = csv::provenanceCells(
+              out.model, chip.getName(), out.kv, versionString());
           for (const Sample *smp : kept) {
             auto v = occupancy(*smp);
             f << llvm::formatv("{0:e},{1},{2},{3},{4},{5},{6}", smp->timeS,
@@ -928,7 +960,7 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
                                int64_t(v[3]), smp->activeSlots, smp->waiting);
             for (double b : smp->hbmByModel)
               f << ',' << int64_t(b);
-            f << "\n";
+            f << provenance << "\n";
           }
           return Error::success();
         }))
@@ -973,8 +1005,14 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
               j.attribute("ph", "X");
               j.attribute("pid", 0);
               j.attribute("tid", firstSlot[sp.model] + sp.slot + 1);
-              j.attribute("ts", sp.startS * 1e6);
-              j.attribute("dur", (sp.endS - sp.startS) * 1e6);
+              sim::writeSliceTime(j, sim::traceNsOfSeconds(sp.startS),
+                                  sim::traceNsOfSeconds(sp.endS));
+              j.attributeObject("args", [&] {
+                j.attribute("request", sp.request);
+                j.attribute("model", out.models[sp.model].name);
+                j.attribute("slot", sp.slot);
+                j.attribute("phase", sp.prefill ? "prefill" : "decode");
+              });
               j.objectEnd();
             }
             for (const sim::serving::Switch &x : r.switches)
@@ -986,9 +1024,10 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
                 j.attribute("ph", "X");
                 j.attribute("pid", 0);
                 j.attribute("tid", threads + 1);
-                j.attribute("ts", x.startS * 1e6);
-                j.attribute("dur", (x.endS - x.startS) * 1e6);
+                sim::writeSliceTime(j, sim::traceNsOfSeconds(x.startS),
+                                    sim::traceNsOfSeconds(x.endS));
                 j.attributeObject("args", [&] {
+                  j.attribute("model", out.models[x.model].name);
                   std::vector<std::string> ev;
                   for (int e : x.evicted)
                     ev.push_back(out.models[e].name);
@@ -1003,12 +1042,14 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
                 j.attribute("cat", "serving");
                 j.attribute("ph", "C");
                 j.attribute("pid", 0);
-                j.attribute("ts", smp.timeS * 1e6);
+                j.attribute("tid", 0);
+                sim::writeTraceTs(j, sim::traceNsOfSeconds(smp.timeS));
                 j.attributeObject("args", args);
               });
             };
             for (const Sample *smp : kept) {
-              sim::writeMemoryCounter(j, smp->timeS * 1e6, occupancy(*smp));
+              sim::writeMemoryCounter(j, sim::traceNsOfSeconds(smp->timeS),
+                                      occupancy(*smp));
               counter(*smp, "slots", [&] {
                 j.attribute("active", smp->activeSlots);
                 j.attribute("waiting", smp->waiting);
@@ -1019,14 +1060,9 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
                     j.attribute(out.models[k].name, smp->hbmByModel[k]);
                 });
             }
+            sim::writeProcessName(j, 0, "snapflow serve · " + chip.getName());
             auto threadName = [&](int64_t tid, const std::string &name) {
-              j.object([&] {
-                j.attribute("name", "thread_name");
-                j.attribute("ph", "M");
-                j.attribute("pid", 0);
-                j.attribute("tid", tid);
-                j.attributeObject("args", [&] { j.attribute("name", name); });
-              });
+              sim::writeTrackName(j, 0, tid, name);
             };
             for (size_t k = 0; k < n; ++k)
               for (int64_t slot = 0; slot < models[k]->cfg().slots; ++slot)
@@ -1041,6 +1077,7 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
           std::vector<const sim::Program *> fulls;
           for (const auto &m : models)
             fulls.push_back(&m->full());
+          sim::writeTraceProvenance(j, fulls, chip);
           sim::writeTraceMetadata(j, fulls, chip);
           j.objectEnd();
           f << "\n";

@@ -12,11 +12,13 @@
 #include "snapflow/Driver/Simulate.h"
 
 #include "snapflow/Driver/Compile.h"
+#include "snapflow/Driver/Csv.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Sim/Core/Simulator.h"
 #include "snapflow/Sim/Loader/Loader.h"
 #include "snapflow/Sim/Stats/Report.h"
 #include "snapflow/Sim/Trace/Trace.h"
+#include "snapflow/Support/Version.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -86,7 +88,11 @@ snapflow::driver::simulatePrograms(const sim::Program &decode,
     return llvm::make_error<ProgramFailure>(decode.name + ": " +
                                             result.failure);
   llvm::json::Object report =
-      sim::makeReport(result, decode, prefill, chip, wall, versionString());
+      sim::makeReport(result, decode, prefill, chip, wall, versionString(),
+                      llvm::formatv("steps={0} fast-forward={1} "
+                                    "all-sockets={2}",
+                                    o.steps, o.fastForward, o.allSockets)
+                          .str());
   if (!o.reportPath.empty())
     if (Error e = llvm::writeToOutput(o.reportPath, [&](llvm::raw_ostream &f) {
           f << llvm::formatv("{0:2}",
@@ -99,7 +105,11 @@ snapflow::driver::simulatePrograms(const sim::Program &decode,
     if (Error e = sim::writeChromeTrace(o.tracePath, result, programs, chip))
       return std::move(e);
   if (!o.csvPath.empty())
-    if (Error e = sim::writeMemoryCsv(o.csvPath, result))
+    if (Error e = sim::writeMemoryCsv(
+            o.csvPath, result, csv::kProvenanceHeader,
+            csv::provenanceCells(
+                report.getString("model").value_or(""), chip.getName(),
+                report.getString("kv").value_or(""), versionString())))
       return std::move(e);
   return std::move(report);
 }

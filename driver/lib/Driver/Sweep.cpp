@@ -19,6 +19,7 @@
 #include "snapflow/Sim/Core/ProgramIO.h"
 #include "snapflow/Sim/Stats/ReportSchema.h"
 #include "snapflow/Support/CheckedInt.h"
+#include "snapflow/Support/Version.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/STLExtras.h"

@@ -1,17 +1,22 @@
-//===- SweepPlots.cpp - Plots and summary of a sweep -----------------------===//
+//===- SweepPlots.cpp - Plots and summary of a sweep
+//-----------------------===//
 //
 // Reads DIR/results.csv and writes, next to it:
 //   plots/throughput_vs_context.svg  aggregate tokens/s against context, one
 //                                    line per KV policy (and batch);
-//   plots/batch_scaling.svg          aggregate and per-user tokens/s against
-//                                    batch, one line per KV policy and context;
-//   plots/memory_vs_batch.svg        peak HBM and DDR per socket against
+//   plots/batch_scaling.svg          aggregate and per-sequence tokens/s
+//                                    against batch, side by side, one line
+//                                    per KV policy and context;
+//   plots/memory_vs_batch.svg        peak HBM (and DDR) per socket against
 //                                    batch, one line per KV policy;
 //   summary.md                       the best point per model, chip and
 //                                    context, and every point that failed.
-// The plot data (plots/*.dat) and gnuplot scripts (plots/*.gp) stay beside
-// the SVGs so a plot can be restyled without rerunning the sweep. Without
-// gnuplot the scripts are written and a warning says how to draw them.
+// A plot with more lines than a chart holds (kLinesPerChart) is split into
+// rows of panels, by context or batch and then by line (writePlot), each
+// row with its legend beside it. The plot data (plots/*.dat) and gnuplot
+// scripts (plots/*.gp) stay beside the SVGs so a plot can be restyled
+// without rerunning the sweep. Without gnuplot the scripts are written and
+// a warning says how to draw them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +28,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -30,6 +36,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
@@ -86,33 +93,56 @@ llvm::Expected<Table> readTable(StringRef path) {
   return t;
 }
 
-/// One line of a plot. Lines with the same `group` share a colour.
+/// Where a line belongs when a plot is split into facets: the facet's sort
+/// key, its title, and what the line's label gains when the plot is not
+/// split (all lines then share one chart).
+struct Facet {
+  std::string key, title, suffix;
+};
+
+/// One line of a plot.
 struct Series {
-  std::string label;
+  std::string label; ///< in the legend of its facet
+  /// Lines of one group (in one facet) share colour, dash and point type.
+  std::string group;
+  Facet facet;
+  int panel = 0;   ///< the column of its row it is drawn in
+  int variant = 0; ///< 0 solid, 1 dashed: DDR against HBM, CLA against none
   std::vector<std::pair<double, double>> points;
-  int group = 0;
-  bool dashed = false;
-  bool y2 = false; ///< against the right-hand axis
   /// Text beside each point, by x (none when empty).
   std::map<double, std::string> labels;
 };
 
-/// One plot: series of (x, y) points, drawn with lines and points, in the
-/// order of their sort keys.
+/// One plot: series of (x, y) points in the order of their sort keys, in
+/// one or more columns of panels sharing the x axis (one y label each).
 struct Plot {
-  std::string name, title, xlabel, ylabel, y2label;
+  std::string name, title, xlabel;
+  std::vector<std::string> ylabels;
   bool logx = false;
   std::map<std::string, Series> series;
-  std::map<std::string, int> groups; ///< group name -> colour index
-  std::vector<std::pair<double, std::string>> hlines; ///< level, title
+  /// A level drawn across a column of panels, such as a capacity.
+  struct Level {
+    double y;
+    std::string title;
+    int panel = 0;
+  };
+  std::vector<Level> hlines;
 
   Series &line(const std::string &sortKey, const std::string &label,
-               const std::string &group) {
+               const std::string &group, Facet facet = {}) {
     Series &s = series[sortKey];
     s.label = label;
-    s.group = groups.emplace(group, static_cast<int>(groups.size()) + 1)
-                  .first->second;
+    s.group = group;
+    s.facet = std::move(facet);
     return s;
+  }
+  /// The distinct x values of its points.
+  std::set<double> xs() const {
+    std::set<double> xs;
+    for (const auto &s : series)
+      for (auto [x, y] : s.second.points)
+        xs.insert(x);
+    return xs;
   }
 };
 
@@ -122,30 +152,82 @@ std::string numKey(double v) {
 }
 
 Plot makePlot(std::string name, std::string title, std::string xlabel,
-              std::string ylabel, bool logx) {
+              std::vector<std::string> ylabels, bool logx) {
   Plot p;
   p.name = std::move(name);
   p.title = std::move(title);
   p.xlabel = std::move(xlabel);
-  p.ylabel = std::move(ylabel);
+  p.ylabels = std::move(ylabels);
   p.logx = logx;
   return p;
 }
 
+/// A number for a gnuplot script: the fewest digits that say it.
+std::string gnum(double x) {
+  return llvm::formatv("{0}", llvm::format("%.6g", x)).str();
+}
+
+/// A tic label: 8K for 8192 (contexts), the number otherwise.
+std::string ticLabel(double x) {
+  int64_t n = static_cast<int64_t>(x);
+  if (double(n) != x)
+    return gnum(x);
+  return n >= 4096 && n % 1024 == 0 ? std::to_string(n / 1024) + "K"
+                                    : std::to_string(n);
+}
+
+/// Tics at the values swept, as many as fit `width` pixels without their
+/// labels touching: powers of two first (the values people sweep), then
+/// the others (a resolved `--batch max`) where there is room.
+std::vector<std::pair<std::string, double>> pickTics(const std::set<double> &xs,
+                                                     double lo, double hi,
+                                                     bool logx, double width) {
+  auto at = [&](double x) {
+    return logx ? width * std::log(x / lo) / std::log(hi / lo)
+                : width * (x - lo) / (hi - lo);
+  };
+  auto round = [](double x) {
+    int64_t n = static_cast<int64_t>(x);
+    return double(n) == x && n > 0 && (n & (n - 1)) == 0;
+  };
+  std::vector<double> order;
+  llvm::copy_if(xs, std::back_inserter(order), round);
+  llvm::copy_if(xs, std::back_inserter(order),
+                [&](double x) { return !round(x); });
+  std::vector<std::pair<std::string, double>> tics;
+  for (double x : order) {
+    std::string label = ticLabel(x);
+    bool fits = llvm::all_of(tics, [&](const auto &t) {
+      double gap = (label.size() + t.first.size()) / 2.0 * kCharPixels + 10;
+      return std::abs(at(x) - at(t.second)) >= gap;
+    });
+    if (fits)
+      tics.push_back({label, x});
+  }
+  llvm::sort(tics,
+             [](const auto &a, const auto &b) { return a.second < b.second; });
+  return tics;
+}
 
 /// Writes NAME.dat and NAME.gp under `plotsDir` and adds the script to
-/// `scripts` (with the SVG it draws) when the plot has a line.
+/// `scripts` (with the SVG it draws).
+///
+/// The chart: a title over the whole canvas, then rows of panels, each row
+/// with its legend to its right, outside the data. A plot whose lines
+/// would need more than kLinesPerChart styles is split into rows: one per
+/// facet (a context, a batch), and a facet with more groups still into
+/// rows of at most kLinesPerChart groups, each group keeping its style in
+/// every row. The panels share the x range; the canvas grows with the rows
+/// and the legend's width, so nothing is squeezed.
 Error writePlot(const Plot &p, StringRef plotsDir,
                 std::vector<GnuplotScript> &scripts) {
-  if (p.series.empty())
-    return Error::success();
   llvm::SmallString<256> dat(plotsDir), gp(plotsDir), svg(plotsDir);
   llvm::sys::path::append(dat, p.name + ".dat");
   llvm::sys::path::append(gp, p.name + ".gp");
   llvm::sys::path::append(svg, p.name + ".svg");
   if (Error e = llvm::writeToOutput(dat, [&](llvm::raw_ostream &os) {
         for (const auto &s : p.series) {
-          os << "# " << s.second.label << "\n";
+          os << "# " << s.second.label << s.second.facet.suffix << "\n";
           auto points = s.second.points;
           llvm::sort(points);
           for (auto [x, y] : points) {
@@ -159,73 +241,214 @@ Error writePlot(const Plot &p, StringRef plotsDir,
         return Error::success();
       }))
     return e;
-  // Long labels (a sweep's variants: "full mtp=1 set=...") go below the
-  // chart, one per line, so the chart keeps its width.
-  size_t longest = 0;
+
+  // Styles: one per group, or per group and facet when the plot is one
+  // chart; split when there are more than a chart holds.
+  std::map<std::string, std::string> facets; // key -> title
   for (const auto &s : p.series)
-    longest = std::max(longest, s.second.label.size());
-  bool below = longest > 32;
-  int height = below ? 540 + 18 * static_cast<int>(p.series.size()) : 540;
+    facets.emplace(s.second.facet.key, s.second.facet.title);
+  auto identities = [&](bool byFacet) {
+    std::vector<std::string> ids;
+    for (const auto &s : p.series) {
+      std::string id =
+          (byFacet ? "" : s.second.facet.key + "\x02") + s.second.group;
+      if (!llvm::is_contained(ids, id))
+        ids.push_back(id);
+    }
+    return ids;
+  };
+  bool faceted =
+      facets.size() > 1 && identities(false).size() > size_t(kLinesPerChart);
+  std::vector<std::string> ids = identities(faceted);
+  auto idOf = [&](const Series &s) {
+    std::string id = (faceted ? "" : s.facet.key + "\x02") + s.group;
+    return static_cast<int>(llvm::find(ids, id) - ids.begin());
+  };
+  int chunks =
+      (static_cast<int>(ids.size()) + kLinesPerChart - 1) / kLinesPerChart;
+  int chunkSize = (static_cast<int>(ids.size()) + chunks - 1) / chunks;
+  bool variants = llvm::any_of(
+      p.series, [](const auto &s) { return s.second.variant > 0; });
+
+  /// A row of panels and its legend.
+  struct Entry {
+    std::string label;
+    int style, variant;
+    bool single = true; ///< every line behind it has one point
+  };
+  struct Row {
+    std::string title;
+    std::vector<std::pair<int, const Series *>> series; // .dat index
+    std::vector<Entry> legend;
+  };
+  std::vector<Row> rows;
+  for (const auto &[facetKey, facetTitle] :
+       faceted ? facets : decltype(facets){{"", ""}})
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      Row row;
+      row.title = facetTitle;
+      if (chunks > 1)
+        row.title += llvm::formatv(
+            "{0}lines {1} to {2} of {3}", row.title.empty() ? "" : ", ",
+            chunk * chunkSize + 1,
+            std::min<int>((chunk + 1) * chunkSize, ids.size()), ids.size());
+      int index = 0;
+      for (const auto &[key, s] : p.series) {
+        int id = idOf(s);
+        if ((faceted && s.facet.key != facetKey) || id / chunkSize != chunk) {
+          ++index;
+          continue;
+        }
+        row.series.push_back({index++, &s});
+        std::string label = faceted ? s.label : s.label + s.facet.suffix;
+        auto it = llvm::find_if(
+            row.legend, [&](const Entry &e) { return e.label == label; });
+        if (it == row.legend.end())
+          it = row.legend.insert(row.legend.end(),
+                                 Entry{label, id % chunkSize, s.variant});
+        it->single &= s.points.size() < 2;
+      }
+      if (!row.series.empty())
+        rows.push_back(std::move(row));
+    }
+
+  // Sizes in pixels.
+  int columns = std::max<int>(1, p.ylabels.size());
+  const double plotWidth = columns == 1 ? 620 : 400, left = 95, gap = 25,
+               ticsBelow = 44, xlabelBelow = 24;
+  size_t longest = 0, entries = p.hlines.size();
+  for (const Row &row : rows) {
+    for (const Entry &e : row.legend)
+      longest = std::max(longest, e.label.size());
+    entries = std::max(entries, row.legend.size() + p.hlines.size());
+  }
+  for (const auto &h : p.hlines)
+    longest = std::max(longest, h.title.size());
+  double legendWidth = std::max(140.0, 80 + kCharPixels * longest);
+  double width = columns * (left + plotWidth + gap) + legendWidth;
+  std::string title = wrapText(p.title, size_t((width - 40) / 8));
+  double titleHeight =
+      24 + 20 * (1 + std::count(title.begin(), title.end(), '\n'));
+  double plotHeight =
+      std::max(rows.size() == 1 ? 360.0 : 260.0, 20.0 * entries + 20);
+  auto rowTitleHeight = [&](const Row &row) {
+    return row.title.empty() ? 10.0 : 34.0;
+  };
+  double height = titleHeight + xlabelBelow + 10;
+  for (const Row &row : rows)
+    height += rowTitleHeight(row) + plotHeight + ticsBelow;
+  auto sx = [&](double px) { return px / width; };
+  auto sy = [&](double px) { return 1 - px / height; }; // px from the top
+
+  // The x axis all panels share, with room either side.
+  std::set<double> xs = p.xs();
+  double lo = *xs.begin(), hi = *xs.rbegin();
+  if (p.logx) {
+    lo /= 1.3;
+    hi *= 1.3;
+  } else {
+    double pad = std::max(hi - lo, std::abs(hi)) * 0.05;
+    lo -= pad;
+    hi += pad;
+  }
+  std::vector<std::string> tics;
+  for (const auto &[label, x] : pickTics(xs, lo, hi, p.logx, plotWidth))
+    tics.push_back(llvm::formatv("\"{0}\" {1}", label, gnum(x)));
+
+  auto dashOf = [&](int variant) -> std::string {
+    return variants ? (variant ? "2" : "1") : "";
+  };
   if (Error e = llvm::writeToOutput(gp, [&](llvm::raw_ostream &os) {
-        os << "set terminal svg size 900," << height
-           << " dynamic noenhanced font 'sans,12' background rgb 'white'\n";
+        os << llvm::formatv("set terminal svg size {0},{1} dynamic "
+                            "noenhanced font 'sans,12' background rgb "
+                            "'white'\n",
+                            int(width), int(height));
         os << gnuplotOutput(svg);
-        os << "set title " << gnuplotQuote(p.title) << "\n";
-        os << "set xlabel " << gnuplotQuote(p.xlabel) << "\n";
-        os << "set ylabel " << gnuplotQuote(p.ylabel) << "\n";
-        os << "set grid\nset key "
-           << (below ? "outside below left Left reverse maxcols 1"
-                     : "outside right top")
-           << "\nset yrange [0:*]\n";
-        if (!p.y2label.empty())
-          os << "set y2label " << gnuplotQuote(p.y2label)
-             << "\nset y2tics\nset ytics nomirror\nset y2range [0:*]\n";
+        os << "set multiplot title " << gnuplotText(title)
+           << " font 'sans,13'\n";
+        os << "unset key\nset grid\nset yrange [0:*]\n";
+        os << "set xrange [" << gnum(lo) << ":" << gnum(hi) << "]\n";
         if (p.logx)
           os << "set logscale x 2\n";
-        // Tics at the swept values (8K for 8192), when they are few.
-        std::set<double> xs;
-        for (const auto &s : p.series)
-          for (auto [x, y] : s.second.points)
-            xs.insert(x);
-        if (xs.size() <= 12) {
-          std::vector<std::string> tics;
-          for (double x : xs) {
-            int64_t n = static_cast<int64_t>(x);
-            std::string label = n >= 4096 && n % 1024 == 0
-                                    ? std::to_string(n / 1024) + "K"
-                                    : std::to_string(n);
-            tics.push_back(llvm::formatv("\"{0}\" {1}", label, x));
+        os << "set xtics (" << llvm::join(tics, ", ") << ")\n";
+        double top = titleHeight;
+        for (size_t r = 0; r < rows.size(); ++r) {
+          const Row &row = rows[r];
+          top += rowTitleHeight(row);
+          os << "\n# " << (row.title.empty() ? p.name : row.title) << "\n";
+          os << llvm::formatv("set tmargin at screen {0}\nset bmargin at "
+                              "screen {1}\n",
+                              sy(top), sy(top + plotHeight));
+          os << "set title " << gnuplotQuote(row.title) << "\n";
+          if (r + 1 == rows.size())
+            os << "set xlabel " << gnuplotQuote(p.xlabel) << "\n";
+          for (int c = 0; c < columns; ++c) {
+            std::vector<std::string> lines;
+            for (auto [index, s] : row.series) {
+              if (s->panel != c)
+                continue;
+              std::string data = gnuplotQuote(dat) + " index " +
+                                 std::to_string(index) + " using 1:2";
+              lines.push_back(
+                  data +
+                  (s->points.size() < 2 ? " with points ps 1.3 "
+                                        : " with linespoints ps 0.8 ") +
+                  gnuplotLineStyle(idOf(*s) % chunkSize, dashOf(s->variant)) +
+                  " notitle");
+              if (!s->labels.empty())
+                lines.push_back(data + ":3 with labels left offset 0.6,-0.6 "
+                                       "font ',9' notitle");
+            }
+            if (lines.empty())
+              continue;
+            for (const auto &h : p.hlines)
+              if (h.panel == c)
+                lines.push_back(gnum(h.y) +
+                                " with lines lc rgb '#555555' lw 1.5 dt "
+                                "(20,5,4,5) notitle");
+            double x0 = c * (left + plotWidth + gap) + left;
+            os << llvm::formatv("set lmargin at screen {0}\nset rmargin at "
+                                "screen {1}\n",
+                                sx(x0), sx(x0 + plotWidth));
+            os << "set ylabel "
+               << gnuplotQuote(c < int(p.ylabels.size()) ? p.ylabels[c] : "")
+               << "\n";
+            os << "plot " << llvm::join(lines, ", \\\n     ") << "\n";
           }
-          os << "set xtics (" << llvm::join(tics, ", ") << ")\n";
-          // Room either side of the first and last value.
-          if (p.logx && xs.size() > 1)
-            os << llvm::formatv("set xrange [{0}:{1}]\n", *xs.begin() / 1.3,
-                                *xs.rbegin() * 1.3);
+          top += plotHeight + ticsBelow;
         }
-        os << "plot ";
-        int index = 0;
-        for (const auto &s : p.series) {
-          os << (index ? ", \\\n     " : "") << gnuplotQuote(dat) << " index "
-             << index << " using 1:2";
-          if (s.second.y2)
-            os << " axes x1y2";
-          // Colour and point shape both follow the group, so lines stay
-          // apart after gnuplot's eight colours come round again.
-          os << " with linespoints pt " << (4 + 2 * ((s.second.group - 1) % 4))
-             << " ps 0.7 lw 2 lc " << s.second.group;
-          if (s.second.dashed)
-            os << " dt 2";
-          os << " title " << gnuplotQuote(s.second.label);
-          if (!s.second.labels.empty())
-            os << ", \\\n     " << gnuplotQuote(dat) << " index " << index
-               << " using 1:2:3 with labels left offset 0.6,-0.6 font ',9' "
-                  "notitle";
-          ++index;
+
+        // The legends: a panel beside each row with no axes, whose lines
+        // have no points, so that only their keys show.
+        os << "\n# legends\nunset title\nunset xlabel\nunset ylabel\nunset "
+              "border\nunset tics\nunset grid\nunset logscale x\n"
+              "set xrange [0:1]\nset yrange [0:1]\n"
+              "set key inside left top Left reverse samplen 5 spacing 1.25\n";
+        os << llvm::formatv("set lmargin at screen {0}\nset rmargin at screen "
+                            "{1}\n",
+                            sx(columns * (left + plotWidth + gap)),
+                            sx(width - 5));
+        top = titleHeight;
+        for (const Row &row : rows) {
+          top += rowTitleHeight(row);
+          std::vector<std::string> keys;
+          for (const Entry &e : row.legend)
+            keys.push_back(
+                std::string("NaN with ") +
+                (e.single ? "points ps 1.3 " : "linespoints ps 0.8 ") +
+                gnuplotLineStyle(e.style, dashOf(e.variant)) + " title " +
+                gnuplotQuote(e.label));
+          for (const auto &h : p.hlines)
+            keys.push_back("NaN with lines lc rgb '#555555' lw 1.5 dt "
+                           "(20,5,4,5) title " +
+                           gnuplotQuote(h.title));
+          os << llvm::formatv("set tmargin at screen {0}\nset bmargin at "
+                              "screen {1}\n",
+                              sy(top), sy(top + plotHeight));
+          os << "plot " << llvm::join(keys, ", \\\n     ") << "\n";
+          top += plotHeight + ticsBelow;
         }
-        for (const auto &[level, title] : p.hlines)
-          os << ", \\\n     " << level
-             << " with lines dt 3 lw 1 lc rgb 'black' title " << gnuplotQuote(title);
-        os << "\n";
+        os << "unset multiplot\n";
         return Error::success();
       }))
     return e;
@@ -285,12 +508,13 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   // The variants of one question (compiler options and chip parameters
   // swept) share a chart: each is its own line, named after what it sets.
   auto variantOf = [&](const std::vector<std::string> &r,
-                       bool withFormat = true) {
+                       bool withFormat = true, bool withCla = true) {
     std::string v;
     for (const char *axis : {"kv_format", "cla", "mla_cache", "moe", "mtp",
                              "mtp_acceptance", "allow_ddr", "set"}) {
       if (t.column(axis) < 0 || !varies(axis) ||
-          (!withFormat && StringRef(axis) == "kv_format"))
+          (!withFormat && StringRef(axis) == "kv_format") ||
+          (!withCla && StringRef(axis) == "cla"))
         continue;
       std::string value = t.get(r, axis);
       v += " " + std::string(axis) + "=" + (value.empty() ? "default" : value);
@@ -326,22 +550,23 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
                    ? ", largest batch that fits"
                    : ", batch " + *batchesHere.begin())
             : "";
-    Plot throughput = makePlot("throughput_vs_context" + suffix,
-                               "Decode throughput against context: " + scope +
-                                   batchNote,
-                               "context (tokens)", "tokens/s (all sequences)",
-                               /*logx=*/true);
-    Plot scaling = makePlot("batch_scaling" + suffix,
-                            "Aggregate (solid) and per-user (dashed) "
-                            "throughput: " +
-                                scope,
-                            "batch (sequences)", "tokens/s (all sequences)",
-                            /*logx=*/true);
-    scaling.y2label = "tokens/s per sequence (dashed)";
-    Plot memory = makePlot("memory_vs_batch" + suffix,
-                           "Peak memory per socket: " + scope,
-                           "batch (sequences)", "GiB per socket",
-                           /*logx=*/true);
+    Plot throughput =
+        makePlot("throughput_vs_context" + suffix,
+                 "Decode throughput against context: " + scope + batchNote,
+                 "context (tokens)", {"tokens/s, all sequences"},
+                 /*logx=*/true);
+    Plot scaling =
+        makePlot("batch_scaling" + suffix,
+                 "Decode throughput against batch: " + scope +
+                     "\naggregate (left) and per sequence (right)",
+                 "batch (sequences)",
+                 {"tokens/s, all sequences", "tokens/s per sequence"},
+                 /*logx=*/true);
+    Plot memory =
+        makePlot("memory_vs_batch" + suffix,
+                 "Peak memory per socket against batch: " + scope,
+                 "batch (sequences)", {"peak memory (GiB per socket)"},
+                 /*logx=*/true);
     double maxContext = 0;
     for (const auto *r : rows)
       maxContext = std::max(maxContext, t.num(*r, "context"));
@@ -350,46 +575,57 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
       double context = t.num(row, "context");
       double batch = t.num(row, "report.batch");
       std::string kv = t.get(row, "kv") + variantOf(row);
-      std::string batchLabel =
-          manyBatches ? " batch " + t.get(row, "batch") : "";
       std::string batchKey = t.get(row, "batch") == "max"
                                  ? "max"
                                  : numKey(t.num(row, "batch"));
-      throughput.line(kv + "\x01" + batchKey, kv + batchLabel, kv + batchLabel)
+      Facet byBatch{batchKey,
+                    t.get(row, "batch") == "max"
+                        ? "largest batch that fits"
+                        : "batch " + t.get(row, "batch"),
+                    manyBatches ? " batch " + t.get(row, "batch") : ""};
+      throughput.line(kv + "\x01" + batchKey, kv, kv, byBatch)
           .points.push_back(
               {context, t.num(row, "report.throughput_tokens_per_s")});
-      std::string ctx = manyContexts ? " @" + contextLabel(row) : "";
+      Facet byContext{numKey(context), "context " + contextLabel(row),
+                      manyContexts ? " @" + contextLabel(row) : ""};
       std::string key = kv + "\x01" + numKey(context);
-      scaling.line(key + "a", kv + ctx + " aggregate", key)
+      scaling.line(key + "a", kv, kv, byContext)
           .points.push_back(
               {batch, t.num(row, "report.throughput_tokens_per_s")});
-      Series &perUser = scaling.line(key + "u", kv + ctx + " per user", key);
+      Series &perUser = scaling.line(key + "u", kv, kv, byContext);
       perUser.points.push_back(
           {batch, t.num(row, "report.per_user_tokens_per_s")});
-      perUser.dashed = perUser.y2 = true;
+      perUser.panel = 1;
       // Memory at the longest context swept, where the policies differ most.
       if (context == maxContext) {
-        memory.line(kv + "\x01h", kv + " HBM", kv)
+        memory.line(kv + "\x01h", kv, kv)
             .points.push_back(
                 {batch, gib(t.num(row, "report.memory.peak_bytes.hbm"))});
         if (t.num(row, "report.memory.peak_bytes.ddr") > 0) {
-          Series &ddr = memory.line(kv + "\x01d", kv + " DDR", kv);
+          Series &ddr = memory.line(kv + "\x01d", kv, kv);
           ddr.points.push_back(
               {batch, gib(t.num(row, "report.memory.peak_bytes.ddr"))});
-          ddr.dashed = true;
+          ddr.panel = 1;
         }
       }
     }
-    // The HBM a socket has, when the chip is one snapflow can load.
+    // DDR, when a point used it, in a column of its own.
+    bool ddr = llvm::any_of(memory.series,
+                            [](const auto &s) { return s.second.panel > 0; });
+    if (ddr)
+      memory.ylabels = {"peak HBM (GiB per socket)",
+                        "peak DDR (GiB per socket)"};
+    // The HBM a socket has, when the chip is one snapflow can load (DDR's
+    // is so much larger that it would flatten what the points used).
     if (auto chip = arch::ArchModel::load(t.get(*rows.front(), "chip")))
       memory.hlines.push_back(
           {gib(double(chip->tierBytesPerSocket(arch::MemoryTier::HBM))),
-           "HBM capacity"});
+           "HBM capacity per socket", 0});
     else
       llvm::consumeError(chip.takeError());
     if (maxContext > 0)
-      memory.title += " at context " + std::to_string(int64_t(maxContext)) +
-                      " (HBM solid, DDR dashed)";
+      memory.title += " at context " + ticLabel(maxContext) + " (" +
+                      std::to_string(int64_t(maxContext)) + " tokens)";
     // The KV methods side by side: a grid of KV formats (or CLA factors)
     // at the largest batch gives, per context, tokens/s against the batch
     // that fits, one line per policy and variant (dashed when layers share
@@ -404,46 +640,41 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
       auto [it, added] = methods.try_emplace(context);
       Plot &p = it->second;
       if (added)
-        p = makePlot("kv_methods" + suffix + "-" + contextLabel(row),
-                     "KV methods at context " + contextLabel(row) + ": " +
-                         scope +
-                         ", largest batch that fits; one line per "
-                         "policy, its points the KV formats",
-                     "largest batch that fits (sequences)",
-                     "tokens/s (all sequences)", /*logx=*/true);
+        p = makePlot(
+            "kv_methods" + suffix + "-" + contextLabel(row),
+            "KV methods at context " + contextLabel(row) + ": " + scope +
+                "\none line per policy (dashed: layers share K/V), "
+                "its points the KV formats",
+            "largest batch that fits (sequences)", {"tokens/s, all sequences"},
+            /*logx=*/true);
       std::string cla = t.get(row, "cla");
       std::string kv = t.get(row, "kv");
-      Series &s =
-          p.line(kv + variantOf(row, false), kv + variantOf(row, false), kv);
-      s.dashed = !cla.empty() && cla != "1";
+      Series &s = p.line(kv + variantOf(row, false), kv + variantOf(row, false),
+                         kv + variantOf(row, false, false));
+      s.variant = !cla.empty() && cla != "1";
       double batch = t.num(row, "report.batch");
       s.points.push_back({batch, t.num(row, "report.throughput_tokens_per_s")});
-      if (kv == firstKv && !s.dashed) {
+      if (kv == firstKv && !s.variant) {
         std::string format = t.get(row, "kv_format");
         std::string &label = s.labels[batch];
         label += (label.empty() ? "" : "/") +
                  (format.empty() ? std::string("bf16") : format);
       }
     }
-    for (auto &[context, p] : methods) {
-      for (auto it = p.series.begin(); it != p.series.end();)
-        it = it->second.points.size() < 2 ? p.series.erase(it) : std::next(it);
-      if (Error e = writePlot(p, plotsDir, scripts))
-        return e;
-      if (!p.series.empty() && gp)
-        drawnNames.push_back(p.name + ".svg");
-    }
-    // A line needs two points; one context or one batch gives none.
-    for (Plot *p : {&throughput, &scaling, &memory})
-      for (auto it = p->series.begin(); it != p->series.end();)
-        it = it->second.points.size() < 2 ? p->series.erase(it)
-                                          : std::next(it);
-    for (const Plot *p : {&throughput, &scaling, &memory}) {
+    std::vector<const Plot *> plots;
+    for (auto &[context, p] : methods)
+      plots.push_back(&p);
+    plots.insert(plots.end(), {&throughput, &scaling, &memory});
+    // A plot needs two values along its x axis (one context or one batch
+    // gives none); a line with one point is drawn as a point.
+    for (const Plot *p : plots) {
+      if (p->xs().size() < 2) {
+        skipped.push_back(p->name);
+        continue;
+      }
       if (Error e = writePlot(*p, plotsDir, scripts))
         return e;
-      if (p->series.empty())
-        skipped.push_back(p->name);
-      else if (gp)
+      if (gp)
         drawnNames.push_back(p->name + ".svg");
     }
   }

@@ -9,17 +9,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include "SnapflowVersion.inc"
-
 using namespace snapflow;
 using namespace snapflow::driver;
 using llvm::formatv;
 
 char ProgramFailure::ID;
-
-std::string snapflow::driver::versionString() {
-  return std::string(SNAPFLOW_VERSION) + " (" + SNAPFLOW_REVISION + ")";
-}
 
 llvm::Expected<Workload>
 snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {

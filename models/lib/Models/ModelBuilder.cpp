@@ -316,7 +316,7 @@ snapflow::models::buildModel(MLIRContext &context, const ModelConfig &config,
   OpBuilder b(&context);
   OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
   module->setSymName("model");
-  llm::setModel(*module, config.name, config.modelType);
+  llm::setModel(*module, config.name, config.modelType, config.fingerprint());
   b.setInsertionPointToEnd(module->getBody());
   for (auto [phase, name, wanted] :
        {std::tuple{llm::Phase::prefill, "prefill", options.buildPrefill},

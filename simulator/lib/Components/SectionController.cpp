@@ -43,9 +43,12 @@ SectionController::SectionController(const std::vector<Job> &jobs,
     : jobs(jobs), chip(chip), options(options), sockets(sockets),
       result(result), periodPs(1e12 / chip.socket().clockHz) {
   tracing = options.trace;
-  for (const Job &j : jobs)
+  for (const Job &j : jobs) {
     occupancyOf.push_back(j.program ? occupancy(*j.program)
                                     : std::vector<std::array<double, 4>>());
+    carriedOf.push_back(j.program ? occupancy(*j.program, /*carried=*/true)
+                                  : std::vector<std::array<double, 4>>());
+  }
 }
 
 SectionController::Totals
@@ -112,11 +115,13 @@ void SectionController::repeat(
 }
 
 std::vector<std::array<double, 4>>
-SectionController::occupancy(const Program &p) {
+SectionController::occupancy(const Program &p, bool carried) {
   // Off-chip tensors (weights, the KV cache, homes) stay allocated for the
   // whole run; an SRAM tensor only from the first section that loads or
   // stores it to the last, as plan-memory places on-chip activations by
-  // their live ranges. Stream buffers count while their section runs.
+  // their live ranges. Stream buffers count while their section runs; once
+  // it ends (during the next one's reconfiguration) only the SRAM tensors
+  // a later section uses remain.
   std::vector<std::pair<int, int>> live(p.tensors.size(), {INT_MAX, -1});
   for (size_t i = 0; i < p.sections.size(); ++i)
     for (const Node &n : p.sections[i].nodes)
@@ -132,29 +137,61 @@ SectionController::occupancy(const Program &p) {
     for (size_t k = 0; k < p.tensors.size(); ++k) {
       const Tensor &t = p.tensors[k];
       if (t.tier == arch::MemoryTier::SRAM &&
-          (here < live[k].first || here > live[k].second))
+          (here < live[k].first || here > live[k].second ||
+           (carried && here == live[k].second)))
         continue;
       v[static_cast<int>(t.tier)] += double(t.bytes);
       if (t.isKV)
         v[3] += double(t.bytes);
     }
-    for (const Stream &st : p.sections[i].streams)
-      v[0] += double(st.depth * st.tileBytes);
+    if (!carried)
+      for (const Stream &st : p.sections[i].streams)
+        v[0] += double(st.depth * st.tileBytes);
   }
   return out;
 }
 
-int SectionController::trackBase(int j, int i) const {
-  int base = 0;
-  for (int jj = 0; jj <= j; ++jj) {
-    if (!jobs[jj].program)
-      continue;
-    const Program &p = *jobs[jj].program;
-    int last = jj == j ? i : static_cast<int>(p.sections.size());
-    for (int ii = 0; ii < last; ++ii)
-      base += static_cast<int>(p.sections[ii].nodes.size());
+void SectionController::sample(const std::array<double, 4> &bytes) {
+  if (!tracing)
+    return;
+  auto now = static_cast<int64_t>(nowPs());
+  if (lastSample < result.trace.size()) {
+    TraceEvent &last = result.trace[lastSample];
+    if (last.values == bytes)
+      return;
+    if (last.startPs == now) {
+      last.values = bytes;
+      return;
+    }
   }
-  return base;
+  if (samples >= kMaxMemorySamples)
+    return;
+  TraceEvent e;
+  e.kind = TraceEvent::Counter;
+  e.startPs = e.endPs = now;
+  e.values = bytes;
+  lastSample = result.trace.size();
+  ++samples;
+  result.trace.push_back(e);
+}
+
+void SectionController::repeatSamples(size_t from, int64_t stepPs,
+                                      int64_t times) {
+  std::vector<TraceEvent> step;
+  for (size_t k = from; k < result.trace.size(); ++k)
+    if (result.trace[k].kind == TraceEvent::Counter)
+      step.push_back(result.trace[k]);
+  int64_t done = 0;
+  for (; done < times && !step.empty() &&
+         samples + step.size() <= kMaxMemorySamples;
+       ++done)
+    for (TraceEvent e : step) {
+      e.startPs = e.endPs = e.startPs + stepPs * (done + 1);
+      lastSample = result.trace.size();
+      ++samples;
+      result.trace.push_back(e);
+    }
+  result.stepsUnsampled += times - done;
 }
 
 static void addBreakdown(Breakdown &into, const Breakdown &b, double times) {
@@ -166,7 +203,8 @@ static void addBreakdown(Breakdown &into, const Breakdown &b, double times) {
 }
 
 double SectionController::runIteration(int j, int i, Breakdown &bd,
-                                       int64_t iterations) {
+                                       int64_t iterations,
+                                       int64_t firstIteration) {
   double t0 = nowPs();
   for (Socket &s : sockets) {
     SectionRun &r = *s.runs[j][i];
@@ -217,14 +255,36 @@ double SectionController::runIteration(int j, int i, Breakdown &bd,
   bd.collectivePs += parts[static_cast<int>(PathPart::Collective)];
   if (tracing) {
     const Section &sec = *r.section;
-    result.trace.push_back(
-        {TraceEvent::Slice, sec.name, "section", 0, t0, elapsed, {}});
-    for (size_t k = 0; k < sec.nodes.size(); ++k)
-      if (r.nodes[k].firstPs >= 0)
-        result.trace.push_back(
-            {TraceEvent::Slice, sec.name + ": " + sec.nodes[k].label, "stage",
-             trackBase(j, i) + static_cast<int>(k) + 1, r.nodes[k].firstPs,
-             std::max(0.0, r.nodes[k].lastPs - r.nodes[k].firstPs), {}});
+    TraceEvent s;
+    s.kind = TraceEvent::Section;
+    s.program = jobs[j].program;
+    s.job = j;
+    s.section = i;
+    s.index = firstIteration;
+    s.count = iterations;
+    s.chunk = chunk;
+    s.startPs = static_cast<int64_t>(t0);
+    s.endPs = static_cast<int64_t>(nowPs());
+    result.trace.push_back(s);
+    const std::vector<CollectiveRecord> &collectives =
+        sockets[0].collectives->records();
+    for (size_t k = 0; k < sec.nodes.size(); ++k) {
+      const NodeRun &nr = r.nodes[k];
+      if (nr.firstPs < 0)
+        continue;
+      TraceEvent n = s;
+      n.kind = TraceEvent::Node;
+      n.node = static_cast<int>(k);
+      n.startPs = static_cast<int64_t>(nr.firstPs);
+      n.endPs = std::max(n.startPs, static_cast<int64_t>(nr.lastPs));
+      if (sec.nodes[k].kind == NodeKind::Collective)
+        for (const CollectiveRecord &c : collectives)
+          if (c.job == j && c.section == i && c.node == n.node) {
+            n.algorithm = c.algorithm;
+            n.values[0] = c.bytes;
+          }
+      result.trace.push_back(n);
+    }
   }
   return elapsed;
 }
@@ -248,6 +308,7 @@ double SectionController::runStep(int j, JobResult &jr, Breakdown &bd) {
         for (auto &run : s.runs[j])
           run->setChunk(chunk, selection);
     double c0 = nowPs();
+    this->chunk = chunk;
     runChunk(j, jr, bd);
     jr.chunkPs.push_back(nowPs() - c0);
   }
@@ -269,22 +330,22 @@ void SectionController::runChunk(int j, JobResult &jr, Breakdown &bd) {
     const std::array<double, 4> &occ = occupancyOf[j][i];
     for (int t = 0; t < 3; ++t)
       result.peakBytes[t] = std::max(result.peakBytes[t], occ[t]);
-    if (tracing)
-      result.trace.push_back(
-          {TraceEvent::Counter, "memory", "memory", 0, nowPs(), 0, occ});
+    sample(occ);
     Breakdown iterBd;
     if (sec.pipelined && sec.repeat > 1) {
       // A pipelined loop: every iteration runs, overlapping the next.
       runIteration(j, static_cast<int>(i), bd, sec.repeat);
       jr.iterationsSimulated += sec.repeat;
+      sample(carriedOf[j][i]);
       continue;
     }
+    int64_t iteration = 0;
     repeat(
         sec.repeat,
         [&] {
           iterBd = Breakdown();
           double t =
-              runIteration(j, static_cast<int>(i), iterBd, 1);
+              runIteration(j, static_cast<int>(i), iterBd, 1, iteration++);
           addBreakdown(bd, iterBd, 1.0);
           ++jr.iterationsSimulated;
           return t;
@@ -293,13 +354,21 @@ void SectionController::runChunk(int j, JobResult &jr, Breakdown &bd) {
           addBreakdown(bd, iterBd, rest);
           jr.iterationsFastForwarded += static_cast<int64_t>(rest);
           stats[IterationsAccounted] += rest;
-          if (tracing)
-            result.trace.push_back(
-                {TraceEvent::Slice,
-                 sec.name + " x" + std::to_string(static_cast<int64_t>(rest)) +
-                     " (fast-forwarded)",
-                 "section", 0, nowPs() - t * rest, t * rest, {}});
+          if (tracing) {
+            TraceEvent e;
+            e.kind = TraceEvent::IterationsAccounted;
+            e.program = jobs[j].program;
+            e.job = j;
+            e.section = static_cast<int>(i);
+            e.index = iteration;
+            e.count = static_cast<int64_t>(rest);
+            e.chunk = chunk;
+            e.endPs = static_cast<int64_t>(nowPs());
+            e.startPs = e.endPs - static_cast<int64_t>(t) * e.count;
+            result.trace.push_back(e);
+          }
         });
+    sample(carriedOf[j][i]);
   }
 }
 
@@ -324,6 +393,7 @@ void SectionController::run() {
     }
     JobResult jr;
     jr.phase = jobs[j].program->phase;
+    size_t stepEvents = result.trace.size(); // the last simulated step's
     jr.withoutSelection = jobs[j].withoutSelection;
     jr.steps = jobs[j].steps;
     Totals jobStart = totals();
@@ -334,7 +404,20 @@ void SectionController::run() {
           Totals before = totals();
           double copied = sockets[0].copy->moved;
           Breakdown bd;
+          stepEvents = result.trace.size();
+          double s0 = nowPs();
           double t = runStep(static_cast<int>(j), jr, bd);
+          if (tracing) {
+            TraceEvent e;
+            e.kind = TraceEvent::Step;
+            e.program = job.program;
+            e.job = static_cast<int>(j);
+            e.index = jr.stepsSimulated;
+            e.count = 1;
+            e.startPs = static_cast<int64_t>(s0);
+            e.endPs = static_cast<int64_t>(nowPs());
+            result.trace.push_back(e);
+          }
           jr.copyBytes = sockets[0].copy->moved - copied;
           Totals delta = totals() - before;
           ++jr.stepsSimulated;
@@ -347,7 +430,25 @@ void SectionController::run() {
           jr.linkBytes = delta.linkBytes / n;
           return t;
         },
-        [&](double t, double rest) { jr.totalPs += t * rest; });
+        [&](double t, double rest) {
+          jr.totalPs += t * rest;
+          if (!tracing)
+            return;
+          // Accounted steps repeat the last one exactly: so do their
+          // memory samples, as many as fit.
+          auto stepPs = static_cast<int64_t>(t);
+          auto times = static_cast<int64_t>(rest);
+          repeatSamples(stepEvents, stepPs, times);
+          TraceEvent e;
+          e.kind = TraceEvent::StepsAccounted;
+          e.program = job.program;
+          e.job = static_cast<int>(j);
+          e.index = jr.stepsSimulated;
+          e.count = times;
+          e.endPs = static_cast<int64_t>(nowPs());
+          e.startPs = e.endPs - stepPs * times;
+          result.trace.push_back(e);
+        });
     // Utilization of this job alone: a run's prefill does not blur its
     // decode figures.
     setUtilization(jr, totals() - jobStart, nowPs() - jobT0);
@@ -396,6 +497,15 @@ JobResult SectionController::runCopyAlone() {
   double span = nowPs() - t0;
   jr.stepPs = jr.totalPs = span;
   jr.copyBytes = sockets[0].copy->moved;
+  if (tracing) {
+    TraceEvent e;
+    e.kind = TraceEvent::Copy;
+    e.job = static_cast<int>(result.jobs.size());
+    e.startPs = static_cast<int64_t>(t0);
+    e.endPs = static_cast<int64_t>(nowPs());
+    e.values[0] = jr.copyBytes;
+    result.trace.push_back(e);
+  }
   jr.breakdown.memoryPs = span;
   Totals d = totals() - start;
   for (int k = 0; k < 3; ++k)

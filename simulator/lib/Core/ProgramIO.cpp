@@ -199,6 +199,11 @@ std::string snapflow::sim::serializeProgram(const Program &p) {
   w.integer(p.maxBatch);
   w.integer(p.kvUpkeepFlops);
   w.integer(p.kvUpkeepBytes);
+  w.integer(static_cast<int64_t>(p.provenance.size()));
+  for (const auto &[key, value] : p.provenance) {
+    w.string(key);
+    w.string(value);
+  }
   return std::move(w.out);
 }
 
@@ -293,7 +298,17 @@ llvm::Expected<Program> snapflow::sim::deserializeProgram(llvm::StringRef bytes)
         r.integer(p.prefetchBytes, "prefetch bytes") &&
         r.integer(p.maxBatch, "max batch") &&
         r.integer(p.kvUpkeepFlops, "kv upkeep flops") &&
-        r.integer(p.kvUpkeepBytes, "kv upkeep bytes") && r.atEnd()))
+        r.integer(p.kvUpkeepBytes, "kv upkeep bytes")))
+    return error();
+  size_t records = 0;
+  if (!r.count(records, "provenance count"))
+    return error();
+  p.provenance.resize(records);
+  for (auto &[key, value] : p.provenance)
+    if (!(r.string(key, "provenance key") &&
+          r.string(value, "provenance value")))
+      return error();
+  if (!r.atEnd())
     return error();
   return p;
 }

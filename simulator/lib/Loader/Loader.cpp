@@ -17,6 +17,9 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <map>
+#include <tuple>
+
 using namespace mlir;
 using namespace snapflow;
 using namespace snapflow::sim;
@@ -90,6 +93,25 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
   if (df::KVUpkeepAttr upkeep = df::getKVUpkeep(prog)) {
     p.kvUpkeepFlops = upkeep.getFlops();
     p.kvUpkeepBytes = upkeep.getBytes();
+  }
+  // What made it, from the module's records (each absent in a hand-written
+  // program): the pipeline's df.provenance, the model, the KV policy and
+  // format kv-compress applied.
+  {
+    ModuleOp module = prog->getParentOfType<ModuleOp>();
+    std::map<std::string, std::string> record;
+    if (DictionaryAttr d = df::getProvenance(module)) {
+      if (auto v = d.getAs<StringAttr>("snapflow"))
+        record["compiled_by"] = v.str();
+      if (auto v = d.getAs<StringAttr>("pipeline"))
+        record["compile_options"] = v.str();
+    }
+    record["model"] = llm::getModelName(module);
+    record["model_fingerprint"] = llm::getModelFingerprint(module);
+    std::tie(record["kv"], record["kv_format"]) = kv::getApplied(module);
+    for (auto &[key, value] : record)
+      if (!value.empty())
+        p.provenance.emplace_back(key, value);
   }
 
   llvm::StringMap<int> tensorIndex;

@@ -76,7 +76,8 @@ const Program *snapflow::sim::reportedPrefill(const Program &decode,
 Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
                                  const Program *prefill,
                                  const arch::ArchModel &chip,
-                                 double wallSeconds, llvm::StringRef producer) {
+                                 double wallSeconds, llvm::StringRef producer,
+                                 llvm::StringRef simulateOptions) {
   const JobResult *d = jobFor(r, decode.phase);
   double step = d ? seconds(d->stepPs) : 0;
   double perUser = step > 0 ? decode.tokensPerStep / step : 0;
@@ -233,6 +234,14 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
     report["compiled_for_fingerprint"] = decode.target.fingerprint();
   }
   report["snapflow"] = producer.str();
+  report["simulate_options"] = simulateOptions.str();
+  // What made the program (empty for a hand-written one): the model, the
+  // KV policy and format as resolved, the compiling snapflow and options.
+  for (const char *key : {"compile_options", "compiled_by", "kv", "kv_format",
+                          "model", "model_fingerprint"})
+    report[key] = "";
+  for (const auto &[key, value] : decode.provenance)
+    report[key] = value;
   return report;
 }
 
@@ -243,10 +252,17 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
   const Object *roof = r.getObject("roofline");
   const Object *util = r.getObject("utilization");
   const Object *bd = r.getObject("breakdown");
-  os << llvm::formatv("{0} on {1} (TP {2}), batch {3}, context {4}\n",
+  // What ran: the model (none for a hand-written program), the program,
+  // the chip and the KV policy as resolved.
+  llvm::StringRef model = r.getString("model").value_or("");
+  os << llvm::formatv("{0}{1} on {2} (TP {3}), batch {4}, context {5}\n",
+                      model.empty() ? "" : model.str() + " ",
                       *r.getString("program"), *r.getString("chip"),
                       *r.getInteger("tp"), *r.getInteger("batch"),
                       *r.getInteger("context_tokens"));
+  if (llvm::StringRef kv = r.getString("kv").value_or(""); !kv.empty())
+    os << llvm::formatv("  KV policy      {0}, format {1}\n", kv,
+                        r.getString("kv_format").value_or("bf16"));
   if (const llvm::json::Array *changes = r.getArray("chip_changes"))
     if (!changes->empty()) {
       std::string text;

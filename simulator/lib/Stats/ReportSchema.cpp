@@ -41,6 +41,12 @@ llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
        P::Always, false, /*list=*/true},
       {"collectives.per_step", "collectives",
        "collectives one decode step runs"},
+      {"compile_options", "-",
+       "the compiler's options, as `snapflow-opt --snapflow-pipeline` reads "
+       "them (the module's df.provenance; empty for a hand-written program)"},
+      {"compiled_by", "-",
+       "version and source revision of the snapflow that compiled the "
+       "program (empty for a hand-written program)"},
       {"compiled_for", "-", "the chip the program was compiled for", P::WhatIf},
       {"compiled_for_fingerprint", "-", "hash of every parameter of that chip",
        P::WhatIf},
@@ -49,12 +55,17 @@ llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
       {"iterations_fast_forwarded", "iterations",
        "identical loop iterations accounted, not simulated"},
       {"iterations_simulated", "iterations", "loop iterations simulated"},
+      {"kv", "-",
+       "the KV policy as resolved for the context, every number fixed "
+       "(kv.policy; empty for a hand-written program)"},
       {"kv_backup_bytes_per_socket", "bytes",
        "a KV policy's page backup held in DDR per socket (ArkVale; 0 for "
        "none)"},
       {"kv_cache_bytes_per_socket", "bytes",
        "KV cache held per socket in HBM: K/V slots, a policy's per-slot "
        "state and page digests"},
+      {"kv_format", "-",
+       "the KV element format as resolved (kv.format; bf16: none)"},
       {"kv_upkeep.bytes_per_step", "bytes",
        "of the step's traffic per socket, what the KV policy and format "
        "add: their ops' (eviction, scoring, recall, backup, quantization) "
@@ -69,6 +80,11 @@ llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
       {"memory.peak_bytes.ddr", "bytes", "peak DDR occupancy per socket"},
       {"memory.peak_bytes.hbm", "bytes", "peak HBM occupancy per socket"},
       {"memory.peak_bytes.sram", "bytes", "peak SRAM occupancy per socket"},
+      {"model", "-",
+       "the model compiled (llm.model: its built-in name or config path; "
+       "empty for a hand-written program)"},
+      {"model_fingerprint", "-",
+       "hash of every number of the model's config that snapflow uses"},
       {"per_user_tokens_per_s", "tokens/s",
        "tokens per second one sequence sees"},
       {"program", "-", "the df.program simulated (decode or prefill)"},
@@ -91,6 +107,8 @@ llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
        "the largest of the bounds: no step can be faster"},
       {"roofline_efficiency", "-",
        "lower bound over simulated step (at most 1)"},
+      {"simulate_options", "-",
+       "the simulation's options: steps, fast-forward, all-sockets"},
       {"simulated_cycles", "cycles", "cycles of the whole run"},
       {"snapflow", "-", "snapflow's version and source revision"},
       {"step_latency_s", "s", "one decode (or prefill) step"},

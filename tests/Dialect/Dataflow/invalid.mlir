@@ -67,8 +67,23 @@ module attributes {df.target = #df.target<"mini", socket = {clock_hz = 0.0 : f64
 
 // -----
 
+// Tests that df.provenance holds strings only (what reports copy as text).
+// expected-error @+1 {{'df.provenance' must be a dictionary of strings, got {pipeline = 3 : i64}}}
+module attributes {df.provenance = {pipeline = 3}} {
+}
+
+// -----
+
+// Tests that df.provenance belongs on the module.
+func.func @provenance_on_a_function() attributes {df.provenance = {snapflow = "0.9.0"}} {
+  // expected-error @-1 {{'df.provenance' must be on a module}}
+  return
+}
+
+// -----
+
 // Tests that the df dialect refuses attributes it does not declare.
-// expected-error @+1 {{unknown attribute 'df.chip'; the df dialect declares df.target, df.section, df.stage, df.sections, df.placement, df.memory_plan and df.kv_upkeep}}
+// expected-error @+1 {{unknown attribute 'df.chip'; the df dialect declares df.target, df.section, df.stage, df.sections, df.placement, df.memory_plan, df.kv_upkeep and df.provenance}}
 module attributes {df.chip = "sn40l-16"} {
 }
 

@@ -1061,3 +1061,18 @@ func.func @requantize_no_format(%c: !kv.cache<layers = 2, batch = 2, slots = 64,
   %r = kv.requantize %q, %c[0] {every = 100, num_heads = 4} : tensor<2x1x64xbf16>, !kv.cache<layers = 2, batch = 2, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>
   return
 }
+
+// -----
+
+// Tests that kv.policy (what kv-compress applied) is a non-empty string on
+// the module.
+// expected-error @+1 {{'kv.policy' must be a non-empty string on the module, got ""}}
+module attributes {kv.policy = ""} {
+}
+
+// -----
+
+// Tests that the kv dialect refuses attributes it does not declare.
+// expected-error @+1 {{unknown attribute 'kv.budget'; the kv dialect declares kv.policy and kv.format}}
+module attributes {kv.budget = 8} {
+}

@@ -591,7 +591,7 @@ func.func @acceptance() attributes {llm.workload = #llm.workload<decode, batch =
 
 // Tests that the llm dialect refuses attributes it does not declare (the
 // loose llm.batch of earlier versions is now part of llm.workload).
-// expected-error @+1 {{unknown attribute 'llm.batch'; the llm dialect declares llm.workload, llm.model, llm.model_type, llm.tp and llm.layer}}
+// expected-error @+1 {{unknown attribute 'llm.batch'; the llm dialect declares llm.workload, llm.model, llm.model_type, llm.model_fingerprint, llm.tp and llm.layer}}
 func.func @loose() attributes {llm.batch = 8 : i64} {
   return
 }
@@ -797,4 +797,11 @@ func.func @sample_shape(%l: tensor<1x2x100xbf16>) {
 // expected-error @+1 {{llm.workload: block_tokens (4) applies to decode only}}
 func.func @workload_block() attributes {llm.workload = #llm.workload<prefill, batch = 1, tokens = 8, block_tokens = 4>} {
   return
+}
+
+// -----
+
+// Tests that the model's config fingerprint is a string on the module.
+// expected-error @+1 {{'llm.model_fingerprint' must be a string on the module, got 7 : i64}}
+module attributes {llm.model_fingerprint = 7} {
 }

@@ -35,6 +35,24 @@ def AssignTarget : Pass<"assign-target", "::mlir::ModuleOp"> {
   let dependentDialects = ["::snapflow::df::DFDialect"];
 }
 
+def RecordProvenance : Pass<"record-provenance", "::mlir::ModuleOp"> {
+  let summary = "Record what compiled the module (df.provenance)";
+  let description = [{
+    Sets the module's `df.provenance` to `{snapflow = VERSION, pipeline =
+    OPTIONS}`: the version and source revision of the snapflow that ran the
+    pipeline, and every option of the pipeline as
+    `snapflow-opt --snapflow-pipeline` takes them, so a program read back
+    from a file can say what made it. With the model's `llm.model` and
+    `llm.model_fingerprint`, the `df.target` and kv-compress's `kv.policy`
+    and `kv.format`, it is what reports, traces and CSV rows record.
+  }];
+  let options = [
+    Option<"pipeline", "pipeline", "std::string", "",
+           "The pipeline's options, recorded as given">,
+  ];
+  let dependentDialects = ["::snapflow::df::DFDialect"];
+}
+
 def TileAndMap : Pass<"tile-and-map", "::mlir::ModuleOp"> {
   let summary = "Choose tiles, PCUs, PMUs and AGCUs for every op of each section";
   let description = [{

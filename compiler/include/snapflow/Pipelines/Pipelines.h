@@ -29,11 +29,18 @@ struct PipelineOptions {
     const char *flag, *help, *defaultText;
   };
   static const Info &info(llvm::StringRef flag);
+
+  /// Every option that changes what is compiled, as `snapflow-opt
+  /// --snapflow-pipeline` reads them ("chip=sn40l-16 set= kv=full ...
+  /// max-tiles=64"; not require-fit or plan-only): what the module's
+  /// df.provenance records.
+  std::string text() const;
 };
 
 /// Appends the pipeline to `pm`:
-///   assign-target -> kv-compress -> shard-tp -> [moe-routing] -> fuse-layers
-///   -> tile-and-map -> plan-memory -> lower-to-df
+///   assign-target -> record-provenance -> kv-compress -> shard-tp
+///   -> [moe-routing] -> fuse-layers -> tile-and-map -> plan-memory
+///   -> lower-to-df -> plan-sram -> choose-collectives -> pipeline-loops
 /// (the pass manager verifies the IR after every pass).
 void buildSnapflowPipeline(mlir::OpPassManager &pm,
                            const PipelineOptions &options);

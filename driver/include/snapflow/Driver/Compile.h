@@ -15,12 +15,29 @@
 #include "snapflow/Sim/Core/Program.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/JSON.h"
 
 namespace snapflow {
 namespace driver {
+
+/// While alive, collects the context's diagnostics as snapflow's errors read
+/// them: a located one as `file:line:col: error: ...`, an unlocated error as
+/// its message alone (the tool prints `snapflow: error:` once), a note as
+/// `note: ...`; one per line.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(mlir::MLIRContext &context);
+  /// What was collected, without its last newline; `otherwise` when
+  /// nothing was.
+  std::string text(llvm::StringRef otherwise) const;
+
+private:
+  std::string collected;
+  mlir::ScopedDiagnosticHandler handler;
+};
 
 /// Builds `phase` ("decode" or "prefill") of the workload at `batch` and runs
 /// the snapflow pipeline on it (never failing for fit: the memory plan on the

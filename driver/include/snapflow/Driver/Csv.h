@@ -32,6 +32,18 @@ inline std::string field(llvm::StringRef s) {
   return out + "\"";
 }
 
+/// The columns every per-sample and per-request CSV ends its rows with,
+/// naming what made it (a sweep's rows have their own: the grid's inputs
+/// and report.*): the model, the chip, the KV policy as resolved and
+/// snapflow's version.
+constexpr const char *kProvenanceHeader = ",model,chip,kv,snapflow";
+inline std::string provenanceCells(llvm::StringRef model, llvm::StringRef chip,
+                                   llvm::StringRef kv,
+                                   llvm::StringRef version) {
+  return "," + field(model) + "," + field(chip) + "," + field(kv) + "," +
+         field(version);
+}
+
 /// One line split into fields.
 /// A number in the shortest text that reads back to the same double.
 inline std::string number(double v) { return shortestText(v); }

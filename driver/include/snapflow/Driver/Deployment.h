@@ -28,8 +28,9 @@ struct DeployedWorkload {
   bool maxBatch = false;
 };
 
-/// "8k" -> 8192, "128K" -> 131072, "4096" -> 4096; `what` names the value
-/// in the error ("--context").
+/// A token count as every command and file reads one: "8k" -> 8192, "128K"
+/// -> 131072, "1M" -> 1048576, "4096" -> 4096; `what` names the value in
+/// the error ("--context").
 llvm::Expected<int64_t> parseTokens(llvm::StringRef text,
                                     llvm::StringRef what = "--context");
 

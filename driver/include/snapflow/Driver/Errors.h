@@ -39,10 +39,6 @@ private:
   std::string message;
 };
 
-/// snapflow's version and the source revision it was built from
-/// ("0.9.0 (a1b2c3d4e5f6-dirty)").
-std::string versionString();
-
 } // namespace driver
 } // namespace snapflow
 

@@ -78,6 +78,7 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
     });
     if (!attr)
       return signalPassFailure();
+    setApplied(module, attr.getLabel(), fmt ? fmt.getLabel() : "bf16");
     if (!attr.isCompressing() && !fmt)
       return;
     slots = attr.isCompressing() ? attr.getSlotsFor(tokens) : 0;

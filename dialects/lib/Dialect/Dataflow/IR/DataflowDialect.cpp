@@ -285,6 +285,8 @@ LogicalResult KVUpkeepAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 // Discardable attributes
 //===----------------------------------------------------------------------===//
 
+static DFDialect *dialectOf(Operation *op);
+
 LogicalResult DFDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
   StringRef name = attr.getName().strref();
@@ -321,10 +323,28 @@ LogicalResult DFDialect::verifyOperationAttribute(Operation *op,
     return failure(
         failed(expect(isa<KVUpkeepAttr>(value), "a #df.kv_upkeep")) ||
         failed(expect(isa<ProgramOp>(op), "on a df.program")));
+  if (name == ProvenanceAttrHelper::getNameStr()) {
+    auto dict = dyn_cast<DictionaryAttr>(value);
+    return failure(failed(expect(dict && llvm::all_of(dict,
+                                                      [](NamedAttribute a) {
+                                                        return isa<StringAttr>(
+                                                            a.getValue());
+                                                      }),
+                                 "a dictionary of strings")) ||
+                   failed(expect(isa<ModuleOp>(op), "on a module")));
+  }
   return op->emitError() << "unknown attribute '" << name
                          << "'; the df dialect declares df.target, "
                             "df.section, df.stage, df.sections, "
-                            "df.placement, df.memory_plan and df.kv_upkeep";
+                            "df.placement, df.memory_plan, df.kv_upkeep and "
+                            "df.provenance";
+}
+
+DictionaryAttr snapflow::df::getProvenance(Operation *module) {
+  return dialectOf(module)->getProvenanceAttrHelper().getAttr(module);
+}
+void snapflow::df::setProvenance(Operation *module, DictionaryAttr value) {
+  dialectOf(module)->getProvenanceAttrHelper().setAttr(module, value);
 }
 
 static DFDialect *dialectOf(Operation *op) {

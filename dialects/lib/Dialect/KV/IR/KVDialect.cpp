@@ -10,6 +10,7 @@
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -30,6 +31,43 @@ using namespace snapflow::kv;
 #include "snapflow/Dialect/KV/IR/KVTypes.cpp.inc"
 #define GET_OP_CLASSES
 #include "snapflow/Dialect/KV/IR/KVOps.cpp.inc"
+
+LogicalResult KVDialect::verifyOperationAttribute(Operation *op,
+                                                  NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (name != PolicyAttrHelper::getNameStr() &&
+      name != FormatAttrHelper::getNameStr())
+    return op->emitError() << "unknown attribute '" << name
+                           << "'; the kv dialect declares kv.policy and "
+                              "kv.format";
+  auto text = dyn_cast<StringAttr>(attr.getValue());
+  if (!text || text.empty() || !isa<ModuleOp>(op))
+    return op->emitError() << "'" << name
+                           << "' must be a non-empty string on the module, "
+                              "got "
+                           << attr.getValue();
+  return success();
+}
+
+static KVDialect *dialectOf(Operation *op) {
+  return op->getContext()->getOrLoadDialect<KVDialect>();
+}
+
+void snapflow::kv::setApplied(Operation *module, StringRef policy,
+                              StringRef format) {
+  Builder b(module->getContext());
+  dialectOf(module)->getPolicyAttrHelper().setAttr(module,
+                                                   b.getStringAttr(policy));
+  dialectOf(module)->getFormatAttrHelper().setAttr(module,
+                                                   b.getStringAttr(format));
+}
+
+std::pair<std::string, std::string>
+snapflow::kv::getApplied(Operation *module) {
+  StringAttr policy = dialectOf(module)->getPolicyAttrHelper().getAttr(module);
+  StringAttr format = dialectOf(module)->getFormatAttrHelper().getAttr(module);
+  return {policy ? policy.str() : "", format ? format.str() : ""};
+}
 
 void KVDialect::initialize() {
   addAttributes<

@@ -103,7 +103,8 @@ LogicalResult LLMDialect::verifyOperationAttribute(Operation *op,
   if (name == WorkloadAttrHelper::getNameStr())
     return expect(isa<WorkloadAttr>(value), "a #llm.workload");
   if (name == ModelAttrHelper::getNameStr() ||
-      name == ModelTypeAttrHelper::getNameStr())
+      name == ModelTypeAttrHelper::getNameStr() ||
+      name == ModelFingerprintAttrHelper::getNameStr())
     return expect(isa<StringAttr>(value) && isa<ModuleOp>(op),
                   "a string on the module");
   if (name == TpAttrHelper::getNameStr())
@@ -111,9 +112,11 @@ LogicalResult LLMDialect::verifyOperationAttribute(Operation *op,
                   "a group size >= 1 (i64) on the module");
   if (name == LayerAttrHelper::getNameStr())
     return expect(i64(0), "a layer index >= 0 (i64)");
-  return op->emitError() << "unknown attribute '" << name
-                         << "'; the llm dialect declares llm.workload, "
-                            "llm.model, llm.model_type, llm.tp and llm.layer";
+  return op->emitError()
+         << "unknown attribute '" << name
+         << "'; the llm dialect declares llm.workload, "
+            "llm.model, llm.model_type, llm.model_fingerprint, llm.tp "
+            "and llm.layer";
 }
 
 static LLMDialect *dialectOf(Operation *op) {
@@ -197,12 +200,24 @@ void snapflow::llm::setTensorParallelism(Operation *module, int64_t tp) {
       module, Builder(module->getContext()).getI64IntegerAttr(tp));
 }
 void snapflow::llm::setModel(Operation *module, StringRef name,
-                             StringRef modelType) {
+                             StringRef modelType, StringRef fingerprint) {
   Builder b(module->getContext());
-  dialectOf(module)->getModelAttrHelper().setAttr(module,
-                                                  b.getStringAttr(name));
-  dialectOf(module)->getModelTypeAttrHelper().setAttr(
-      module, b.getStringAttr(modelType));
+  LLMDialect *d = dialectOf(module);
+  d->getModelAttrHelper().setAttr(module, b.getStringAttr(name));
+  d->getModelTypeAttrHelper().setAttr(module, b.getStringAttr(modelType));
+  d->getModelFingerprintAttrHelper().setAttr(module,
+                                             b.getStringAttr(fingerprint));
+}
+
+std::string snapflow::llm::getModelName(Operation *module) {
+  StringAttr a = dialectOf(module)->getModelAttrHelper().getAttr(module);
+  return a ? a.str() : std::string();
+}
+
+std::string snapflow::llm::getModelFingerprint(Operation *module) {
+  StringAttr a =
+      dialectOf(module)->getModelFingerprintAttrHelper().getAttr(module);
+  return a ? a.str() : std::string();
 }
 
 //===----------------------------------------------------------------------===//

@@ -63,8 +63,8 @@ private:
   void runChunk(int job, JobResult &jr, Breakdown &bd);
   /// Runs `iterations` iterations of a section (more than one: a
   /// pipelined loop, its iterations overlapping) on every socket.
-  double runIteration(int job, int section, Breakdown &bd,
-                      int64_t iterations);
+  double runIteration(int job, int section, Breakdown &bd, int64_t iterations,
+                      int64_t firstIteration = 0);
   /// Runs up to `count` repetitions of `once` (which simulates one and
   /// returns its picoseconds); once one takes as long as the previous, the
   /// rest are accounted: time advances by their span, every socket's
@@ -79,10 +79,18 @@ private:
   JobResult runCopyAlone();
   /// A job's busy fractions from the totals of its own `spanPs`.
   void setUtilization(JobResult &jr, const Totals &d, double spanPs) const;
-  /// Bytes per tier and KV while each section of `p` runs, per socket.
-  static std::vector<std::array<double, 4>> occupancy(const Program &p);
-  /// First trace track of section `i` of job `j` (track 0: sections).
-  int trackBase(int j, int i) const;
+  /// Bytes per tier and KV while each section of `p` runs, per socket
+  /// (`carried` false), or between it and the next (true: the section's
+  /// stream buffers and the SRAM tensors no later section uses are free).
+  static std::vector<std::array<double, 4>> occupancy(const Program &p,
+                                                      bool carried = false);
+  /// Records a memory sample now, unless it repeats the last one; a second
+  /// sample at the same time replaces the first.
+  void sample(const std::array<double, 4> &bytes);
+  /// Repeats the trace's memory samples since event `from` (one step of
+  /// `stepPs`) `times` times, each a step later, while they fit under
+  /// kMaxMemorySamples.
+  void repeatSamples(size_t from, int64_t stepPs, int64_t times);
 
   const std::vector<Job> &jobs;
   const arch::ArchModel &chip;
@@ -90,7 +98,11 @@ private:
   std::vector<Socket> &sockets;
   SimResult &result;
   double periodPs;
-  std::vector<std::vector<std::array<double, 4>>> occupancyOf;
+  std::vector<std::vector<std::array<double, 4>>> occupancyOf, carriedOf;
+  /// The trace's last memory sample (npos: none) and its number.
+  size_t lastSample = static_cast<size_t>(-1);
+  size_t samples = 0;
+  int64_t chunk = 0; ///< the chunk running (a chunked prefill)
   const Section *lastSection = nullptr;
   /// Whether to record trace events (off in what-if jobs).
   bool tracing;

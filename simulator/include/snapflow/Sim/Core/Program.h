@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace snapflow {
@@ -130,6 +131,12 @@ struct Program {
   /// What the KV policy and format add per step per socket (df.kv_upkeep;
   /// 0 when absent): FLOPs, and bytes read and written.
   int64_t kvUpkeepFlops = 0, kvUpkeepBytes = 0;
+  /// What made the program, from the module's `snapflow.provenance`
+  /// dictionary: snapflow's version, the model and a hash of its config,
+  /// the KV policy and format as resolved, and every compile option that
+  /// changes a result, as (key, value) text in key order. Reports, traces
+  /// and CSVs repeat it. Empty for a hand-written program.
+  std::vector<std::pair<std::string, std::string>> provenance;
 
   /// Bytes of declared tensors in `tier`.
   int64_t tensorBytes(arch::MemoryTier tier) const;

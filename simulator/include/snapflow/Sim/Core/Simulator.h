@@ -70,14 +70,46 @@ struct Job {
   std::optional<Copy> copy;
 };
 
-/// A slice or counter sample of the trace (times in picoseconds).
+/// A slice or memory sample of the trace, at integer picoseconds of
+/// simulated time. A slice names what ran by reference (its job's program,
+/// section and node) and the trace writer (Trace.h) turns that into the
+/// slice's name, its track and its details.
 struct TraceEvent {
-  enum Kind { Slice, Counter } kind = Slice;
-  std::string name, category;
-  int track = 0; ///< 0: sections, 1..: stages (node index + 1)
-  double startPs = 0, durationPs = 0;
-  std::array<double, 4> values{}; ///< counter: sram, hbm, ddr, kv bytes
+  enum Kind {
+    /// One simulated step of a job.
+    Step,
+    /// A job's fast-forwarded steps, `count` of them.
+    StepsAccounted,
+    /// A section run: one iteration, or all of a pipelined loop's.
+    Section,
+    /// A loop's fast-forwarded iterations.
+    IterationsAccounted,
+    /// A node's first to last activity in a section run.
+    Node,
+    /// A copy job (values[0]: its bytes per socket).
+    Copy,
+    /// Memory occupancy (values: SRAM, HBM, DDR, KV bytes per socket).
+    Counter
+  };
+  Kind kind = Node;
+  /// The job's program (null for a copy); the caller's, which outlives the
+  /// result as long as the jobs' programs do.
+  const Program *program = nullptr;
+  int job = 0, section = -1, node = -1;
+  /// The first step or iteration the slice covers (from 0), and how many.
+  int64_t index = 0, count = 1;
+  int64_t chunk = 0; ///< of a chunked prefill
+  /// A collective node: the algorithm it ran, as resolved on the chip.
+  arch::CollectiveAlgorithm algorithm = arch::CollectiveAlgorithm::Ring;
+  int64_t startPs = 0, endPs = 0;
+  /// Counter: bytes per socket; a collective node: values[0] is its message
+  /// bytes per run.
+  std::array<double, 4> values{};
 };
+
+/// The most memory samples a run records: a fast-forwarded span repeats
+/// the last simulated step's samples while they fit, and then holds.
+constexpr size_t kMaxMemorySamples = 1 << 16;
 
 /// Time attribution of a run (picoseconds; they sum to the elapsed time).
 struct Breakdown {
@@ -150,6 +182,9 @@ struct SimResult {
   std::array<double, 3> peakBytes{}; ///< per tier, per socket
   int64_t tilesMoved = 0;            ///< tiles pushed through streams
   std::vector<TraceEvent> trace;
+  /// Fast-forwarded steps whose memory samples the trace holds at the last
+  /// value instead (past kMaxMemorySamples).
+  int64_t stepsUnsampled = 0;
 };
 
 /// Runs `jobs` one after the other in one SystemC elaboration. SystemC allows

@@ -23,7 +23,9 @@ namespace sim {
 /// `decode` is the program whose steps set throughput; `prefill` (may be
 /// null) sets the time to first token; `chip` is the chip simulated (a
 /// what-if when it is not the program's target); `producer` names the
-/// snapflow build.
+/// snapflow build and `simulateOptions` the options of the simulation
+/// ("steps=64 fast-forward=true all-sockets=false"); the program's
+/// provenance names the model, KV policy and compile options.
 /// The prefill a report describes: run's `prefill`, or `decode` itself when
 /// the simulated program is a prefill (null otherwise). Its selection's
 /// what-if job (Job::withoutSelection) gives ttft_breakdown.selection_s.
@@ -32,7 +34,8 @@ const Program *reportedPrefill(const Program &decode, const Program *prefill);
 llvm::json::Object makeReport(const SimResult &result, const Program &decode,
                               const Program *prefill,
                               const arch::ArchModel &chip, double wallSeconds,
-                              llvm::StringRef producer);
+                              llvm::StringRef producer,
+                              llvm::StringRef simulateOptions);
 
 /// A few lines for a person.
 void printSummary(llvm::raw_ostream &os, const llvm::json::Object &report);

@@ -42,7 +42,9 @@ def DF_Dialect : Dialect {
     // On a planned phase function and its df.program.
     "MemoryPlanAttr":$memory_plan,
     // On a df.program: its KV policy's and format's upkeep per step.
-    "KVUpkeepAttr":$kv_upkeep
+    "KVUpkeepAttr":$kv_upkeep,
+    // On the module: what compiled it (record-provenance), string values.
+    "::mlir::DictionaryAttr":$provenance
   );
   let hasOperationAttrVerify = 1;
 }

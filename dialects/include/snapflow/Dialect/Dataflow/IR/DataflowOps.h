@@ -85,6 +85,9 @@ void setMemoryPlan(mlir::Operation *op, MemoryPlanAttr value);
 KVUpkeepAttr getKVUpkeep(mlir::Operation *op);
 void setKVUpkeep(mlir::Operation *op, KVUpkeepAttr value);
 void setTarget(mlir::Operation *module, TargetAttr value);
+/// What compiled the module (record-provenance): string values by key.
+mlir::DictionaryAttr getProvenance(mlir::Operation *module);
+void setProvenance(mlir::Operation *module, mlir::DictionaryAttr value);
 } // namespace df
 } // namespace snapflow
 

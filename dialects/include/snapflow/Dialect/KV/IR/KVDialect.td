@@ -27,6 +27,14 @@ def KV_Dialect : Dialect {
   let cppNamespace = "::snapflow::kv";
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  // On the module after kv-compress: the policy and element format it
+  // applied, each as its label with every number resolved for the context
+  // ("snapstream:budget=32768,sinks=4,...", "bf16"); what a report names.
+  let discardableAttrs = (ins
+    "::mlir::StringAttr":$policy,
+    "::mlir::StringAttr":$format
+  );
+  let hasOperationAttrVerify = 1;
 }
 
 #endif // SNAPFLOW_DIALECT_KV_KVDIALECT

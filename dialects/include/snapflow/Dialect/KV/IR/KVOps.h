@@ -138,6 +138,13 @@ CacheShape getCacheShape(mlir::Type cache);
 llvm::Expected<KVFormatAttrInterface> parseFormat(mlir::MLIRContext *context,
                                                   llvm::StringRef text);
 
+/// Records on the module the policy and format kv-compress applied (their
+/// resolved labels; kv.policy and kv.format).
+void setApplied(mlir::Operation *module, llvm::StringRef policy,
+                llvm::StringRef format);
+/// The module's kv.policy and kv.format ("" for one it has not).
+std::pair<std::string, std::string> getApplied(mlir::Operation *module);
+
 /// One paragraph per format, for `snapflow list`.
 std::string describeFormats();
 

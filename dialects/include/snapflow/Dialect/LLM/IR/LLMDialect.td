@@ -31,9 +31,11 @@ def LLM_Dialect : Dialect {
   let discardableAttrs = (ins
     // On each phase function and its df.program: what it computes.
     "WorkloadAttr":$workload,
-    // On the module: the model's name and config model_type.
+    // On the module: the model's name, config model_type and the hash of
+    // its config's numbers (ModelConfig::fingerprint), for provenance.
     "::mlir::StringAttr":$model,
     "::mlir::StringAttr":$model_type,
+    "::mlir::StringAttr":$model_fingerprint,
     // On the module after shard-tp: the sockets of the TP group.
     "::mlir::IntegerAttr":$tp,
     // On each op of a decoder layer: its index (for fuse-layers).

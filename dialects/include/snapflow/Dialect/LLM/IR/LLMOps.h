@@ -69,9 +69,14 @@ bool writesKV(mlir::Operation *op);
 /// end-of-prefill selection reads (0: none; the chunks write the cache).
 int64_t getStagedPromptSlots(mlir::Operation *fn);
 
-/// The model name and config model_type the builder recorded on the module.
+/// The model name, config model_type and config fingerprint
+/// (ModelConfig::fingerprint) the builder records on the module.
 void setModel(mlir::Operation *module, llvm::StringRef name,
-              llvm::StringRef modelType);
+              llvm::StringRef modelType, llvm::StringRef fingerprint);
+/// The module's llm.model and llm.model_fingerprint ("" when it has
+/// none).
+std::string getModelName(mlir::Operation *module);
+std::string getModelFingerprint(mlir::Operation *module);
 } // namespace llm
 } // namespace snapflow
 
