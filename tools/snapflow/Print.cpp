@@ -375,6 +375,16 @@ void snapflow::tools::printTrace(llvm::raw_ostream &os, llvm::StringRef path,
   os << formatv("{0}: {1}{2:f3} ms simulated, {3} memory samples\n", path,
                 d.chip.empty() ? "" : d.chip + ", ", d.spanUs() * 1e-3,
                 d.samples.size());
+  // What made it, when the trace says (otherData).
+  auto made = [&](const char *key) {
+    auto it = d.provenance.find(key);
+    return it == d.provenance.end() ? std::string() : it->second;
+  };
+  if (!made("model").empty() || !made("snapflow").empty())
+    os << formatv(
+        "made by snapflow {0}: {1} on {2}, --kv {3}\n", made("snapflow"),
+        made("model").empty() ? "a hand-written program" : made("model"),
+        made("chip"), made("kv").empty() ? "-" : made("kv"));
   os << "occupancy per socket    capacity GiB   peak GiB   peak/cap   "
         "mean GiB (time-weighted)\n";
   for (int k = 0; k < kTraceSeries; ++k) {

@@ -124,6 +124,10 @@ snapflow::driver::parseMemoryTrace(StringRef text, StringRef path) {
   for (size_t i : order)
     sorted.push_back(d.samples[i]);
   d.samples = std::move(sorted);
+  if (const llvm::json::Object *other = root->getObject("otherData"))
+    for (const auto &[key, value] : *other)
+      if (auto text = value.getAsString())
+        d.provenance[key.str()] = text->str();
   if (const llvm::json::Object *meta = root->getObject("snapflow")) {
     d.chip = meta->getString("chip").value_or("").str();
     if (const llvm::json::Object *cap =

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct TraceTensor {
 
 struct MemoryTrace {
   std::string chip;
+  /// What made the trace: its otherData (model, kv, snapflow, ...), by key;
+  /// empty for a trace without one.
+  std::map<std::string, std::string> provenance;
   std::array<double, 3> capacity{}; ///< SRAM, HBM, DDR bytes per socket
   std::vector<TraceSample> samples; ///< in time order
   double endUs = 0;                 ///< the last event's end
