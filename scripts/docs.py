@@ -1137,7 +1137,9 @@ def simulator(b):
               os.path.join(d, "l8.mlir"))
     b.command("simulate", "l8.mlir", "--csv", "mem.csv", cwd=d)
     with open(os.path.join(d, "mem.csv")) as f:
-        head = f.read().splitlines()[:4]
+        # The revision changes with every commit; the page shows its place.
+        head = [re.sub(r" \([0-9a-f]+(-dirty)?\)$| \(unknown\)$", " (...)", line)
+                for line in f.read().splitlines()[:4]]
     return {"what-if": what_if(b)["what-if"],
             "csv": "\n```\n" + "\n".join(head) + "\n```\n"}
 

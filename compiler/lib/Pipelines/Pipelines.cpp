@@ -134,7 +134,8 @@ struct CLIPipelineOptions : public PassPipelineOptions<CLIPipelineOptions> {
 void snapflow::registerSnapflowPipeline() {
   PassPipelineRegistration<CLIPipelineOptions>(
       "snapflow-pipeline",
-      "Assign the target chip, compress KV, shard over sockets, fuse layers, "
+      "Assign the target chip, record what compiles it, compress KV, shard "
+      "over sockets, fuse layers, "
       "tile and map, plan memory, lower to df, choose collectives, pipeline "
       "loops",
       [](OpPassManager &pm, const CLIPipelineOptions &cli) {

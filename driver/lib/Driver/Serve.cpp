@@ -695,9 +695,10 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
 
   ServeOutcome out;
   // The KV policies and formats as resolved for each model's context.
-  std::vector<std::string> names, kvs, formats;
+  std::vector<std::string> names, kvs, formats, fingerprints;
   for (const auto &m : models) {
     names.push_back(m->deployed.name);
+    fingerprints.push_back(m->w.config.fingerprint());
     kvs.push_back(m->w.kvLabel);
     formats.push_back(m->w.kvFormatLabel);
   }
@@ -779,7 +780,8 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
     llvm::json::Object report{
         {"snapflow", versionString()},
         {"model", out.model},
-        {"model_fingerprint", first.w.config.fingerprint()},
+        // Several models: each one's, joined by ';' as `model` and `kv`.
+        {"model_fingerprint", llvm::join(fingerprints, ";")},
         {"chip", chip.getName()},
         {"chip_fingerprint", chip.fingerprint()},
         {"tp", first.w.tp},

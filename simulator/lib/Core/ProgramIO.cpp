@@ -18,7 +18,8 @@ using namespace snapflow::sim;
 
 namespace {
 
-constexpr llvm::StringLiteral kMagic = "snapflow-program 2\n";
+// 3: the provenance records after the KV upkeep.
+constexpr llvm::StringLiteral kMagic = "snapflow-program 3\n";
 
 class Writer {
 public:

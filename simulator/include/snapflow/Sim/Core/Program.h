@@ -131,7 +131,7 @@ struct Program {
   /// What the KV policy and format add per step per socket (df.kv_upkeep;
   /// 0 when absent): FLOPs, and bytes read and written.
   int64_t kvUpkeepFlops = 0, kvUpkeepBytes = 0;
-  /// What made the program, from the module's `snapflow.provenance`
+  /// What made the program, from the module's `df.provenance`
   /// dictionary: snapflow's version, the model and a hash of its config,
   /// the KV policy and format as resolved, and every compile option that
   /// changes a result, as (key, value) text in key order. Reports, traces

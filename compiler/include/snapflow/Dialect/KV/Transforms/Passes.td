@@ -13,7 +13,9 @@ def KVCompress : Pass<"kv-compress", "::mlir::ModuleOp"> {
     `snapstream:ratio=4` or
     `snapstream:budget=32768,sinks=4,recent=4096,obs_window=32,kernel=7,pool=max`),
     resolved for a context of `context` tokens (default: the largest cache in
-    the module, i.e. the decode context).
+    the module, i.e. the decode context). The policy and format applied are
+    recorded on the module as their resolved labels (`kv.policy`,
+    `kv.format`), which reports name.
 
     Prefill: after each attention whose prompt is longer than the budget, the
     SnapKV selection is inserted per layer: `kv.score` (observation-window
