@@ -595,9 +595,8 @@ std::optional<std::string> unknownFlag(int argc, char **argv) {
     else {
       std::vector<std::string> others;
       for (cl::SubCommand *c : kCommands)
-        if (c != sub && cl::getRegisteredOptions(*c).count(name) &&
-            cl::getRegisteredOptions(*c).lookup(name)->getOptionHiddenFlag() ==
-                cl::NotHidden)
+        if (cl::Option *o = cl::getRegisteredOptions(*c).lookup(name);
+            c != sub && o && o->getOptionHiddenFlag() == cl::NotHidden)
           others.push_back(c->getName().str());
       if (!others.empty())
         message += "; it is a flag of " + llvm::join(others, ", ");

@@ -7,6 +7,7 @@
 #include "snapflow/Dialect/LLM/IR/LLMOps.h"
 
 #include "snapflow/Support/CheckedInt.h"
+#include "snapflow/Support/Error.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -25,10 +26,6 @@ using namespace snapflow;
 using namespace snapflow::sim;
 
 namespace {
-
-llvm::Error makeError(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
 
 StageKind convert(df::StageKind k) {
   switch (k) {

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snapflow/Sim/Serving/Serving.h"
+#include "snapflow/Support/Error.h"
 #include "snapflow/Support/Number.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -24,9 +25,6 @@ using llvm::Error;
 using llvm::StringRef;
 
 namespace {
-Error makeError(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
 
 /// A trace format: its name and the header names of its three columns.
 struct FormatSpec {

@@ -2,6 +2,8 @@
 
 #include "snapflow/Sim/Serving/Serving.h"
 
+#include "snapflow/Support/Error.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -16,12 +18,6 @@ using namespace snapflow;
 using namespace snapflow::sim::serving;
 using llvm::Error;
 using llvm::StringRef;
-
-namespace {
-Error makeError(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
-} // namespace
 
 StringRef snapflow::sim::serving::scheduleName(Schedule schedule) {
   return schedule == Schedule::Chunked ? "chunked" : "prefill-first";

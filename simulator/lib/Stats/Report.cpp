@@ -237,8 +237,7 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
   report["simulate_options"] = simulateOptions.str();
   // What made the program (empty for a hand-written one): the model, the
   // KV policy and format as resolved, the compiling snapflow and options.
-  for (const char *key : {"compile_options", "compiled_by", "kv", "kv_format",
-                          "model", "model_fingerprint"})
+  for (const char *key : kProvenanceKeys)
     report[key] = "";
   for (const auto &[key, value] : decode.provenance)
     report[key] = value;

@@ -9,6 +9,8 @@
 #ifndef SNAPFLOW_DRIVER_ERRORS_H
 #define SNAPFLOW_DRIVER_ERRORS_H
 
+#include "snapflow/Support/Error.h"
+
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -17,10 +19,7 @@
 namespace snapflow {
 namespace driver {
 
-/// An error whose message is `msg`.
-inline llvm::Error makeError(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
+using snapflow::makeError; // snapflow/Support/Error.h
 
 /// Bytes in GiB.
 inline double gib(double bytes) { return bytes / double(1LL << 30); }

@@ -109,6 +109,12 @@ struct Section {
 int64_t tilesInChunk(int64_t tiles, int64_t prefixTiles, int64_t chunk,
                      int64_t chunks);
 
+/// The keys of Program::provenance, each a report key (empty there when the
+/// program has none).
+constexpr const char *kProvenanceKeys[] = {
+    "compile_options", "compiled_by", "kv",
+    "kv_format",       "model",       "model_fingerprint"};
+
 /// A whole program for one socket of a TP group of `tp` sockets.
 struct Program {
   std::string name;  ///< "decode" or "prefill"
