@@ -27,6 +27,7 @@ import argparse
 import concurrent.futures
 import csv
 import difflib
+import fnmatch
 import json
 import os
 import re
@@ -1355,6 +1356,56 @@ def check_regressions():
     return problems
 
 
+# What docs/Architecture.md must name: every committed source, header,
+# TableGen file, test, fuzz target, script, bench script and doc page.
+LAYOUT_GLOBS = ["*/lib/*.cpp", "*/lib/*.h", "*/include/*.h", "*/include/*.td",
+                "*/include/*.def", "tests/*.test", "tests/*.mlir",
+                "tests/Unit/*.cpp", "fuzz/*.cpp", "scripts/*", "tools/*",
+                "bench/*.sh", "docs/*.md", "cmake/*", "arch/chips/*",
+                "models/configs/*"]
+
+
+def expand_braces(text):
+    """`a{,-b,c}.x` -> `a.x a-b.x ac.x`, innermost first."""
+    brace = re.compile(r"(\S*?)\{([^{}]*)\}(\S*)")
+    while True:
+        m = brace.search(text)
+        if not m:
+            return text
+        words = " ".join(m.group(1) + alt + m.group(3)
+                         for alt in m.group(2).split(","))
+        text = text[:m.start()] + words + text[m.end():]
+
+
+def check_layout():
+    """docs/Architecture.md names every file LAYOUT_GLOBS matches (by its
+    name without extension; `{a,b}` lists count), so a new file cannot be
+    left off the map of the tree."""
+    page = "docs/Architecture.md"
+    with open(os.path.join(ROOT, page)) as f:
+        text = expand_braces(f.read())
+    names = set(re.findall(r"[\w+-]+", text))
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True,
+                           text=True).stdout.split()
+    problems = []
+    for path in files:
+        if "/Inputs/" in path or not any(fnmatch.fnmatch(path, g)
+                                         for g in LAYOUT_GLOBS):
+            continue
+        stem = os.path.basename(path).split(".")[0]
+        if stem not in names:
+            problems.append(f"{page}: {path} is named nowhere on the page "
+                            "(its folder map or tables)")
+    with open(os.path.join(ROOT, "tests", "Unit", "CMakeLists.txt")) as f:
+        units = len(re.findall(r"^snapflow_unittest\(\w", f.read(), re.M))
+    said = re.search(r"`Unit/` \((\d+) binaries\)", text)
+    if not said or int(said.group(1)) != units:
+        problems.append(f"{page}: tests/Unit/CMakeLists.txt builds {units} "
+                        "GoogleTest binaries; the page's tests row says "
+                        f"{said.group(1) if said else 'nothing'}")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     mode = ap.add_mutually_exclusive_group(required=True)
@@ -1382,6 +1433,7 @@ def main():
         problems += check_report_keys(b)
         problems += check_chip_tables()
         problems += check_regressions()
+        problems += check_layout()
     for p in problems:
         print(p)
     if problems and args.check:
