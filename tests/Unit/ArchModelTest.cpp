@@ -98,8 +98,39 @@ TEST(ArchModel, RejectsUnknownKey) {
   EXPECT_NE(msg.find("unknown key 'pcu_cnt' in 'socket'"), std::string::npos)
       << msg;
   EXPECT_NE(msg.find("chip.yaml:"), std::string::npos) << msg;
+  // The nearest key is suggested.
+  EXPECT_NE(msg.find("in 'socket'; did you mean 'pcu_count'?"),
+            std::string::npos)
+      << msg;
   // The renamed key is now also missing.
   EXPECT_NE(msg.find("missing key 'pcu_count'"), std::string::npos) << msg;
+  // A key near nothing gets no guess.
+  msg = errorOf(edit(readChip("tiny"), "  pcu_count:", "  pcus:"));
+  EXPECT_NE(msg.find("unknown key 'pcus' in 'socket'\n"), std::string::npos)
+      << msg;
+}
+
+// A section written from scratch with most keys left out gets one error
+// listing them, not one per key burying the others.
+TEST(ArchModel, ManyMissingKeysAreOneError) {
+  std::string text = readChip("tiny");
+  size_t socket = text.find("\nsocket:");
+  size_t system = text.find("\nsystem:");
+  ASSERT_NE(socket, std::string::npos);
+  ASSERT_NE(system, std::string::npos);
+  // Keep `socket:` and its first key, clock_hz, with its value and source
+  // (tiny.yaml lists pcu_count next).
+  size_t clock = text.find("  clock_hz:", socket);
+  size_t next = text.find("  pcu_count:", clock);
+  ASSERT_NE(next, std::string::npos);
+  std::string only = text.substr(0, socket) + "\nsocket:\n" +
+                     text.substr(clock, next - clock) + text.substr(system);
+  std::string msg = errorOf(only);
+  EXPECT_NE(msg.find("keys missing in 'socket': pcu_count, "),
+            std::string::npos)
+      << msg;
+  EXPECT_EQ(msg.find("missing key 'pcu_count'"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("clock_hz,"), std::string::npos) << msg;
 }
 
 // A zero size and a negative size are refused with the rule.

@@ -12,6 +12,10 @@
 
 #include "gtest/gtest.h"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 using namespace snapflow::kv;
 
 namespace {
@@ -188,6 +192,18 @@ TEST(KVPolicy, Errors) {
   EXPECT_NE(p.errorOf("snapstream:budget=x").find("KV policy "
                                                   "'snapstream:budget=x'"),
             std::string::npos);
+  // A value the key cannot take is named with its key, never in the
+  // attribute parser's terms ("expected '>'").
+  for (auto [text, msg] : std::vector<std::pair<std::string, std::string>>{
+           {"snapstream:budget=abc", "bad value 'abc' for key 'budget'"},
+           {"snapstream:budget=1e3", "bad value '1e3' for key 'budget'"},
+           {"snapstream:ratio=4:x", "bad value '4:x' for key 'ratio'"},
+           {"snapstream:budget=64,sinks=x", "bad value 'x' for key 'sinks'"}}) {
+    std::string err = p.errorOf(text);
+    EXPECT_NE(err.find(msg), std::string::npos) << err;
+    EXPECT_NE(err.find("(keys: budget"), std::string::npos) << err;
+    EXPECT_EQ(err.find("expected '>'"), std::string::npos) << err;
+  }
   EXPECT_NE(p.errorOf("quest").find("unknown KV policy 'quest'; expected "
                                     "full, streaming, snapkv, snapstream, "
                                     "h2o, scissorhands"),

@@ -24,6 +24,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -320,7 +321,23 @@ private:
         if (section == d.info.section && key == d.info.key)
           decl = &d;
       if (!decl) {
-        error(kv.getKey(), "unknown key '" + key + "' in '" + section + "'");
+        // Name the nearest key of the section when it is a likely typo
+        // (at most a third of its letters wrong, like `pcu_cnt`).
+        StringRef nearest;
+        unsigned best = std::max<size_t>(1, key.size() / 3) + 1;
+        for (const ParamDecl &d : params())
+          if (section == d.info.section) {
+            unsigned distance = StringRef(key).edit_distance(
+                d.info.key, /*AllowReplacements=*/true, best);
+            if (distance < best) {
+              best = distance;
+              nearest = d.info.key;
+            }
+          }
+        error(kv.getKey(), "unknown key '" + key + "' in '" + section + "'" +
+                               (nearest.empty() ? std::string()
+                                                : "; did you mean '" +
+                                                      nearest.str() + "'?"));
         continue;
       }
       if (!seen.insert(key).second) {
@@ -329,11 +346,28 @@ private:
       }
       parseParam(*decl, kv.getValue());
     }
+    std::vector<const ParamDecl *> missing;
     for (const ParamDecl &d : params())
       if (section == d.info.section && !seen.contains(d.info.key))
-        error(map, "missing key '" + llvm::Twine(d.info.key) + "' in '" +
-                       section + "' (" + d.info.description + ", " +
-                       d.info.unit + ")");
+        missing.push_back(&d);
+    // A few missing keys are named one by one with what they mean; more
+    // (a chip written from scratch) are one error listing them, so the
+    // other errors are not lost among them.
+    if (missing.size() <= 3) {
+      for (const ParamDecl *d : missing)
+        error(map, "missing key '" + llvm::Twine(d->info.key) + "' in '" +
+                       section + "' (" + d->info.description + ", " +
+                       d->info.unit + ")");
+    } else {
+      std::string keys;
+      for (const ParamDecl *d : missing)
+        keys += (keys.empty() ? "" : ", ") + std::string(d->info.key);
+      error(map, llvm::Twine(missing.size()) + " keys missing in '" + section +
+                     "': " + keys +
+                     " (every key is required; docs/ArchConfig.md describes "
+                     "each, and `snapflow list` names the shipped chips to "
+                     "start from)");
+    }
   }
 
   void parseParam(const ParamDecl &decl, llvm::yaml::Node *node) {

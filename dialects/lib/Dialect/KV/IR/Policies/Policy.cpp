@@ -1,5 +1,4 @@
-//===- Policy.cpp - What every KV policy shares
-//----------------------------===//
+//===- Policy.cpp - What every KV policy shares ---------------------------===//
 //
 // Command-line policy strings are a spelling of the policy attributes:
 // `snapstream:budget=8,sinks=2` is `#kv.snapstream<budget = 8, sinks = 2>`.
@@ -76,7 +75,13 @@ llvm::Expected<Attribute> snapflow::kv::detail::parseSpelling(
   // name:k=v,k=v  ->  #kv.name<k = v, k = v>; a bare name is the
   // attribute with every parameter left open (`<>`) when it has any.
   std::string attrText = "#kv." + name.str();
-  std::vector<std::string> keys;
+  // Each key=value with where ` = value` lies in attrText, to name the key
+  // whose value the attribute parser stops at.
+  struct Field {
+    std::string key, value;
+    size_t begin, end;
+  };
+  std::vector<Field> fields;
   if (!trimmed.contains(':')) {
     // An attribute with parameters cannot be written bare; probe quietly.
     ScopedDiagnosticHandler quiet(context,
@@ -86,7 +91,7 @@ llvm::Expected<Attribute> snapflow::kv::detail::parseSpelling(
   } else {
     SmallVector<StringRef> items;
     rest.split(items, ',');
-    std::vector<std::string> fields;
+    attrText += "<";
     for (StringRef item : items) {
       auto [key, value] = item.trim().split('=');
       key = key.trim();
@@ -95,17 +100,27 @@ llvm::Expected<Attribute> snapflow::kv::detail::parseSpelling(
           !llvm::all_of(key,
                         [](char c) { return llvm::isAlnum(c) || c == '_'; }))
         return spellingError("expected key=value, got '" + item.trim() + "'");
-      fields.push_back((key + " = " + value).str());
-      keys.push_back(key.str());
+      if (!fields.empty())
+        attrText += ", ";
+      attrText += key.str();
+      // The parser places an error in a value at the end of the token
+      // before it, so the range starts after the key: ` = value`.
+      fields.push_back({key.str(), value.str(), attrText.size(), 0});
+      attrText += (" = " + value).str();
+      fields.back().end = attrText.size();
     }
-    attrText += "<" + llvm::join(fields, ", ") + ">";
+    attrText += ">";
   }
   std::string diagnostics;
+  std::optional<size_t> column; // 1-based, of the first diagnostic
   Attribute attr;
   {
     ScopedDiagnosticHandler handler(context, [&](Diagnostic &d) {
-      if (diagnostics.empty())
+      if (diagnostics.empty()) {
         diagnostics = d.str();
+        if (auto loc = dyn_cast<FileLineColLoc>(d.getLocation()))
+          column = loc.getColumn();
+      }
       return success();
     });
     size_t consumed = 0;
@@ -129,6 +144,13 @@ llvm::Expected<Attribute> snapflow::kv::detail::parseSpelling(
                                  : "unknown key '" + key + "' for " + name +
                                        " (" + *usage + ")");
     }
+    // A syntax error inside a value: say which key's value, in the user's
+    // terms (the parser would say "expected '>'" for `budget=abc`).
+    if (column)
+      for (const Field &field : fields)
+        if (*column - 1 >= field.begin && *column - 1 < field.end)
+          return spellingError("bad value '" + field.value + "' for key '" +
+                               field.key + "' (" + *usage + ")");
     // A bare name whose attribute has a required key.
     if (!trimmed.contains(':') &&
         (StringRef(diagnostics).contains("expected valid keyword") ||
@@ -139,11 +161,11 @@ llvm::Expected<Attribute> snapflow::kv::detail::parseSpelling(
   // Every key given must have set a parameter: an attribute without
   // parameters (#kv.full) ignores a trailing `<...>`, so check its label.
   std::string label = policyLabel(attr);
-  for (const std::string &key : keys)
-    if (StringRef(label).find(":" + key + "=") == StringRef::npos &&
-        StringRef(label).find("," + key + "=") == StringRef::npos)
-      return spellingError("unknown key '" + key + "' for " + name + " (" +
-                           *usage + ")");
+  for (const Field &field : fields)
+    if (StringRef(label).find(":" + field.key + "=") == StringRef::npos &&
+        StringRef(label).find("," + field.key + "=") == StringRef::npos)
+      return spellingError("unknown key '" + field.key + "' for " + name +
+                           " (" + *usage + ")");
   return attr;
 }
 
