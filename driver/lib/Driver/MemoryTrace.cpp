@@ -38,20 +38,9 @@ llvm::Expected<MemoryTrace> snapflow::driver::readMemoryTrace(StringRef path) {
 
 llvm::Expected<MemoryTrace>
 snapflow::driver::parseMemoryTrace(StringRef text, StringRef path) {
-  auto parsed = llvm::json::parse(text);
-  if (!parsed) {
-    // llvm::json says "[line:col, byte=N]: what"; say it the LLVM way.
-    std::string msg = llvm::toString(parsed.takeError());
-    unsigned line = 0, col = 0;
-    StringRef rest = msg;
-    if (rest.consume_front("[") && !rest.consumeInteger(10, line) &&
-        rest.consume_front(":") && !rest.consumeInteger(10, col)) {
-      rest = rest.substr(rest.find("]: ") + 3);
-      return makeError(llvm::formatv("{0}:{1}:{2}: error: not JSON: {3}",
-                                     path, line, col, rest));
-    }
-    return makeError(path + ": not JSON: " + msg);
-  }
+  auto parsed = parseJson(text, path);
+  if (!parsed)
+    return parsed.takeError();
   const llvm::json::Object *root = parsed->getAsObject();
   const llvm::json::Array *events =
       root ? root->getArray("traceEvents") : nullptr;

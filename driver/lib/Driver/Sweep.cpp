@@ -19,6 +19,7 @@
 #include "snapflow/Sim/Core/ProgramIO.h"
 #include "snapflow/Sim/Stats/ReportSchema.h"
 #include "snapflow/Support/CheckedInt.h"
+#include "snapflow/Support/Json.h"
 #include "snapflow/Support/Version.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -437,9 +438,9 @@ llvm::Expected<SweepManifest> SweepManifest::read(StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)
     return makeError(path + ": " + buffer.getError().message());
-  auto value = llvm::json::parse((*buffer)->getBuffer());
+  auto value = parseJson((*buffer)->getBuffer(), path);
   if (!value)
-    return makeError(path + ": " + llvm::toString(value.takeError()));
+    return value.takeError();
   SweepManifest m;
   llvm::json::Path::Root root;
   llvm::json::ObjectMapper map(*value, root);

@@ -279,10 +279,9 @@ llvm::Expected<ModelConfig> ModelConfig::parse(StringRef json,
   auto makeError = [&](const llvm::Twine &msg) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
   };
-  llvm::Expected<llvm::json::Value> value = llvm::json::parse(json);
+  llvm::Expected<llvm::json::Value> value = parseJson(json, origin);
   if (!value)
-    return makeError(origin + ": error: malformed JSON: " +
-                     llvm::toString(value.takeError()));
+    return value.takeError();
   const llvm::json::Object *obj = value->getAsObject();
   if (!obj)
     return makeError(origin + ": error: a config.json must be a JSON object");
