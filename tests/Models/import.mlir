@@ -2,7 +2,7 @@
 // layer, with dense and MoE layers as each config says.
 
 // RUN: snapflow import --model llama-3.2-1b --batch 2 --prompt 128 --context 256 | snapflow-opt | FileCheck %s --check-prefix=L1B
-// L1B: module @model attributes {llm.model = "llama-3.2-1b", llm.model_fingerprint = "{{[0-9a-f]+}}", llm.model_type = "llama"}
+// L1B: module @model attributes {llm.model = "llama-3.2-1b", llm.model_fingerprint = "{{[0-9a-f]+}}", llm.model_type = "llama", llm.weights_dtype = "bf16"}
 // L1B: func.func @prefill(%{{.*}}: tensor<2x128xi32>, %{{.*}}: !kv.cache<layers = 16, batch = 2, slots = 128, kv_heads = 8, head_dim = 64, dtype = bf16, policy = #kv.full>)
 // L1B-COUNT-16: llm.attention
 // L1B: llm.lm_head {{.*}}last_token_only

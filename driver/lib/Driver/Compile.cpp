@@ -297,6 +297,7 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
   out.report = llvm::json::Object{
       {"model", w->config.name},
       {"model_fingerprint", w->config.fingerprint()},
+      {"weights_dtype", weightsDtypeLabel(*w)},
       {"chip", w->chip.getName()},
       {"chip_fingerprint", w->chip.fingerprint()},
       {"snapflow", versionString()},

@@ -695,10 +695,11 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
 
   ServeOutcome out;
   // The KV policies and formats as resolved for each model's context.
-  std::vector<std::string> names, kvs, formats, fingerprints;
+  std::vector<std::string> names, kvs, formats, fingerprints, dtypes;
   for (const auto &m : models) {
     names.push_back(m->deployed.name);
     fingerprints.push_back(m->w.config.fingerprint());
+    dtypes.push_back(weightsDtypeLabel(m->w));
     kvs.push_back(m->w.kvLabel);
     formats.push_back(m->w.kvFormatLabel);
   }
@@ -787,6 +788,7 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
         {"tp", first.w.tp},
         {"kv", kvSpec},
         {"kv_format", llvm::join(formats, ";")},
+        {"weights_dtype", llvm::join(dtypes, ";")},
         {"serve_options", serveOptions},
         {"slots", out.slots},
         {"context_tokens", first.o.context},
@@ -831,6 +833,7 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
         ms.push_back(llvm::json::Object{
             {"model", mo.name},
             {"model_fingerprint", m.w.config.fingerprint()},
+            {"weights_dtype", weightsDtypeLabel(m.w)},
             {"kv", mo.kv},
             {"kv_format", m.w.kvFormatLabel},
             {"slots", mo.slots},

@@ -15,6 +15,11 @@ using llvm::formatv;
 
 char ProgramFailure::ID;
 
+std::string snapflow::driver::weightsDtypeLabel(const Workload &w) {
+  return models::weightDtypeName(w.weightsDtype.value_or(w.config.weightDtype))
+      .str();
+}
+
 llvm::Expected<Workload>
 snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
   Workload w;

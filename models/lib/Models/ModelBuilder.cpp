@@ -316,7 +316,9 @@ snapflow::models::buildModel(MLIRContext &context, const ModelConfig &config,
   OpBuilder b(&context);
   OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
   module->setSymName("model");
-  llm::setModel(*module, config.name, config.modelType, config.fingerprint());
+  llm::setModel(
+      *module, config.name, config.modelType, config.fingerprint(),
+      weightDtypeName(options.weightsDtype.value_or(config.weightDtype)));
   b.setInsertionPointToEnd(module->getBody());
   for (auto [phase, name, wanted] :
        {std::tuple{llm::Phase::prefill, "prefill", options.buildPrefill},

@@ -92,8 +92,8 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
     p.kvUpkeepBytes = upkeep.getBytes();
   }
   // What made it, from the module's records (each absent in a hand-written
-  // program): the pipeline's df.provenance, the model, the KV policy and
-  // format kv-compress applied.
+  // program): the pipeline's df.provenance, the model and its weights'
+  // dtype, the KV policy and format kv-compress applied.
   {
     ModuleOp module = prog->getParentOfType<ModuleOp>();
     std::map<std::string, std::string> record;
@@ -105,6 +105,7 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
     }
     record["model"] = llm::getModelName(module);
     record["model_fingerprint"] = llm::getModelFingerprint(module);
+    record["weights_dtype"] = llm::getWeightsDtype(module);
     std::tie(record["kv"], record["kv_format"]) = kv::getApplied(module);
     for (auto &[key, value] : record)
       if (!value.empty())

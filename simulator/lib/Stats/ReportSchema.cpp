@@ -156,6 +156,9 @@ llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
        "busy fraction of the PCUs over the decode (or prefill) steps alone"},
       {"wall_time_s", "s", "wall-clock time of the simulation", P::Always,
        /*wallClock=*/true},
+      {"weights_dtype", "-",
+       "the dtype of the model's weights (llm.weights_dtype: bf16 or fp8, the "
+       "config's or --weights-dtype; empty for a hand-written program)"},
       {"what_if", "-", "true: simulated on another chip than compiled for",
        P::WhatIf},
   };

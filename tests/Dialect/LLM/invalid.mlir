@@ -591,7 +591,7 @@ func.func @acceptance() attributes {llm.workload = #llm.workload<decode, batch =
 
 // Tests that the llm dialect refuses attributes it does not declare (the
 // loose llm.batch of earlier versions is now part of llm.workload).
-// expected-error @+1 {{unknown attribute 'llm.batch'; the llm dialect declares llm.workload, llm.model, llm.model_type, llm.model_fingerprint, llm.tp and llm.layer}}
+// expected-error @+1 {{unknown attribute 'llm.batch'; the llm dialect declares llm.workload, llm.model, llm.model_type, llm.model_fingerprint, llm.weights_dtype, llm.tp and llm.layer}}
 func.func @loose() attributes {llm.batch = 8 : i64} {
   return
 }
@@ -804,4 +804,11 @@ func.func @workload_block() attributes {llm.workload = #llm.workload<prefill, ba
 // Tests that the model's config fingerprint is a string on the module.
 // expected-error @+1 {{'llm.model_fingerprint' must be a string on the module, got 7 : i64}}
 module attributes {llm.model_fingerprint = 7} {
+}
+
+// -----
+
+// Tests that the weights' dtype is one the builder gives them.
+// expected-error @+1 {{'llm.weights_dtype' must be "bf16" or "fp8" on the module, got "int4"}}
+module attributes {llm.weights_dtype = "int4"} {
 }

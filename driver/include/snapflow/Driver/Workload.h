@@ -58,6 +58,10 @@ struct Workload {
   std::optional<models::WeightDtype> weightsDtype;
 };
 
+/// The weights' dtype the workload builds with: --weights-dtype, else the
+/// config's ("bf16", "fp8").
+std::string weightsDtypeLabel(const Workload &w);
+
 /// Loads the model and (with `needChip`) the chip and policy; every bad
 /// option is an error naming it.
 llvm::Expected<Workload> resolveWorkload(const WorkloadOptions &options,

@@ -107,16 +107,21 @@ LogicalResult LLMDialect::verifyOperationAttribute(Operation *op,
       name == ModelFingerprintAttrHelper::getNameStr())
     return expect(isa<StringAttr>(value) && isa<ModuleOp>(op),
                   "a string on the module");
+  if (name == WeightsDtypeAttrHelper::getNameStr()) {
+    auto s = dyn_cast<StringAttr>(value);
+    return expect(s && (s.getValue() == "bf16" || s.getValue() == "fp8") &&
+                      isa<ModuleOp>(op),
+                  "\"bf16\" or \"fp8\" on the module");
+  }
   if (name == TpAttrHelper::getNameStr())
     return expect(i64(1) && isa<ModuleOp>(op),
                   "a group size >= 1 (i64) on the module");
   if (name == LayerAttrHelper::getNameStr())
     return expect(i64(0), "a layer index >= 0 (i64)");
-  return op->emitError()
-         << "unknown attribute '" << name
-         << "'; the llm dialect declares llm.workload, "
-            "llm.model, llm.model_type, llm.model_fingerprint, llm.tp "
-            "and llm.layer";
+  return op->emitError() << "unknown attribute '" << name
+                         << "'; the llm dialect declares llm.workload, "
+                            "llm.model, llm.model_type, llm.model_fingerprint, "
+                            "llm.weights_dtype, llm.tp and llm.layer";
 }
 
 static LLMDialect *dialectOf(Operation *op) {
@@ -200,13 +205,15 @@ void snapflow::llm::setTensorParallelism(Operation *module, int64_t tp) {
       module, Builder(module->getContext()).getI64IntegerAttr(tp));
 }
 void snapflow::llm::setModel(Operation *module, StringRef name,
-                             StringRef modelType, StringRef fingerprint) {
+                             StringRef modelType, StringRef fingerprint,
+                             StringRef weightsDtype) {
   Builder b(module->getContext());
   LLMDialect *d = dialectOf(module);
   d->getModelAttrHelper().setAttr(module, b.getStringAttr(name));
   d->getModelTypeAttrHelper().setAttr(module, b.getStringAttr(modelType));
   d->getModelFingerprintAttrHelper().setAttr(module,
                                              b.getStringAttr(fingerprint));
+  d->getWeightsDtypeAttrHelper().setAttr(module, b.getStringAttr(weightsDtype));
 }
 
 std::string snapflow::llm::getModelName(Operation *module) {
@@ -217,6 +224,11 @@ std::string snapflow::llm::getModelName(Operation *module) {
 std::string snapflow::llm::getModelFingerprint(Operation *module) {
   StringAttr a =
       dialectOf(module)->getModelFingerprintAttrHelper().getAttr(module);
+  return a ? a.str() : std::string();
+}
+
+std::string snapflow::llm::getWeightsDtype(Operation *module) {
+  StringAttr a = dialectOf(module)->getWeightsDtypeAttrHelper().getAttr(module);
   return a ? a.str() : std::string();
 }
 

@@ -112,8 +112,8 @@ int64_t tilesInChunk(int64_t tiles, int64_t prefixTiles, int64_t chunk,
 /// The keys of Program::provenance, each a report key (empty there when the
 /// program has none).
 constexpr const char *kProvenanceKeys[] = {
-    "compile_options", "compiled_by", "kv",
-    "kv_format",       "model",       "model_fingerprint"};
+    "compile_options", "compiled_by",       "kv",           "kv_format",
+    "model",           "model_fingerprint", "weights_dtype"};
 
 /// A whole program for one socket of a TP group of `tp` sockets.
 struct Program {

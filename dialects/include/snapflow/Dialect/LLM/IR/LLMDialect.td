@@ -36,6 +36,9 @@ def LLM_Dialect : Dialect {
     "::mlir::StringAttr":$model,
     "::mlir::StringAttr":$model_type,
     "::mlir::StringAttr":$model_fingerprint,
+    // On the module: the dtype the builder gave the weights ("bf16" or
+    // "fp8": the config's, or --weights-dtype), for provenance.
+    "::mlir::StringAttr":$weights_dtype,
     // On the module after shard-tp: the sockets of the TP group.
     "::mlir::IntegerAttr":$tp,
     // On each op of a decoder layer: its index (for fuse-layers).

@@ -69,14 +69,17 @@ bool writesKV(mlir::Operation *op);
 /// end-of-prefill selection reads (0: none; the chunks write the cache).
 int64_t getStagedPromptSlots(mlir::Operation *fn);
 
-/// The model name, config model_type and config fingerprint
-/// (ModelConfig::fingerprint) the builder records on the module.
+/// The model name, config model_type, config fingerprint
+/// (ModelConfig::fingerprint) and the weights' dtype ("bf16", "fp8") the
+/// builder records on the module.
 void setModel(mlir::Operation *module, llvm::StringRef name,
-              llvm::StringRef modelType, llvm::StringRef fingerprint);
-/// The module's llm.model and llm.model_fingerprint ("" when it has
-/// none).
+              llvm::StringRef modelType, llvm::StringRef fingerprint,
+              llvm::StringRef weightsDtype);
+/// The module's llm.model, llm.model_fingerprint and llm.weights_dtype ("" when
+/// it has none).
 std::string getModelName(mlir::Operation *module);
 std::string getModelFingerprint(mlir::Operation *module);
+std::string getWeightsDtype(mlir::Operation *module);
 } // namespace llm
 } // namespace snapflow
 
