@@ -14,7 +14,7 @@ seconds=${2:-60}
 shift $(( $# < 2 ? $# : 2 ))
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(FuzzModelConfig FuzzChip FuzzKVPolicy
-  FuzzDataflowIR FuzzRequests FuzzMemoryTrace)
+  FuzzDataflowIR FuzzRequests FuzzMemoryTrace FuzzDeployment)
 # MLIR and SystemC are not instrumented (docs/Testing.md).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allow_user_poisoning=0:detect_stack_use_after_return=0:detect_leaks=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -48,6 +48,11 @@ seeds() {
       printf '\x00' | cat - "$f" > "$d/$(basename "$f")"
     done ;;
   FuzzMemoryTrace) cp "$root"/tests/Tools/Inputs/*.trace.json "$d"/ ;;
+  FuzzDeployment)
+    # The example of docs/Serving.md, and a short one with every key.
+    awk '/^### Deployment files/ {on=1} on && /^```yaml/ {y=1; next}
+         y && /^```/ {exit} y' "$root/docs/Serving.md" > "$d/doc.yaml"
+    printf 'models:\n  - model: llama-3.2-1b\n    batch: max\n    context: 2k\n    kv: snapstream:ratio=4\n    kv_format: kivi2\n    weights_dtype: fp8\n' > "$d/keys.yaml" ;;
   esac
 }
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snapflow/Driver/Compile.h"
+#include "snapflow/Driver/Deployment.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/MemoryTrace.h"
 #include "snapflow/Driver/Serve.h"
@@ -23,6 +24,7 @@
 
 #include "gtest/gtest.h"
 
+#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
@@ -307,6 +309,40 @@ TEST(SweepRows, ACutLastRowIsDroppedAndAMalformedOneRefused) {
 //===----------------------------------------------------------------------===//
 // Serving buckets
 //===----------------------------------------------------------------------===//
+
+// The deployment file docs/Serving.md shows is one the build reads, with
+// each model's keys as the page says (its example once named a KV format
+// the build refuses). Its config, `configs/my-model.json`, is a shipped
+// config found beside the file.
+TEST(Deployment, TheDocsExampleReads) {
+  std::ifstream in(std::string(SNAPFLOW_SOURCE_DIR) + "/docs/Serving.md");
+  std::string page((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  size_t section = page.find("### Deployment files");
+  ASSERT_NE(section, std::string::npos);
+  size_t begin = page.find("```yaml\n", section);
+  ASSERT_NE(begin, std::string::npos);
+  begin += 8;
+  std::string text = page.substr(begin, page.find("```", begin) - begin);
+  size_t config = text.find("configs/my-model.json");
+  ASSERT_NE(config, std::string::npos) << text;
+  text.replace(config, 21, "configs/llama-3.2-1b.json");
+  WorkloadOptions shared;
+  shared.chip = "sn40l-16";
+  shared.context = 131072;
+  auto models = parseDeployment(
+      text, std::string(SNAPFLOW_SOURCE_DIR) + "/models/four.yaml", shared,
+      /*maxBatch=*/false);
+  ASSERT_TRUE(static_cast<bool>(models)) << message(models.takeError());
+  ASSERT_EQ(models->size(), 4u);
+  EXPECT_EQ((*models)[0].options.model, "llama-3.1-70b");
+  EXPECT_EQ((*models)[0].options.batch, 8);
+  EXPECT_EQ((*models)[1].options.context, 32768);
+  EXPECT_EQ((*models)[1].options.kv, "full");
+  EXPECT_EQ((*models)[2].options.kvFormat, "fp8");
+  EXPECT_EQ((*models)[2].options.context, 131072); // the command's
+  EXPECT_TRUE((*models)[3].maxBatch);
+}
 
 TEST(Serve, BucketsArePowersOfTwoFrom128UpToTheCap) {
   EXPECT_EQ(bucketFor(1, 4096), 128);

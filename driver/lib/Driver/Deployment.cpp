@@ -246,6 +246,13 @@ snapflow::driver::readDeployment(StringRef path, const WorkloadOptions &shared,
   if (!buffer)
     return makeError("--deployment: cannot read '" + path +
                      "': " + buffer.getError().message());
-  DeploymentParser parser(path, (*buffer)->getBuffer(), shared, maxBatch);
+  return parseDeployment((*buffer)->getBuffer(), path, shared, maxBatch);
+}
+
+llvm::Expected<std::vector<DeployedWorkload>>
+snapflow::driver::parseDeployment(StringRef text, StringRef path,
+                                  const WorkloadOptions &shared,
+                                  bool maxBatch) {
+  DeploymentParser parser(path, text, shared, maxBatch);
   return parser.run();
 }

@@ -56,6 +56,12 @@ llvm::Expected<std::vector<DeployedWorkload>>
 readDeployment(llvm::StringRef path, const WorkloadOptions &shared,
                bool maxBatch);
 
+/// readDeployment of a file's text: `path` names it in errors, and a
+/// relative config path in it is found beside `path`.
+llvm::Expected<std::vector<DeployedWorkload>>
+parseDeployment(llvm::StringRef text, llvm::StringRef path,
+                const WorkloadOptions &shared, bool maxBatch);
+
 } // namespace driver
 } // namespace snapflow
 
