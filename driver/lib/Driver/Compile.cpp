@@ -294,6 +294,8 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
   out.ddrBytes = plan.getDdrBytes();
   out.ddrCapacity = w->chip.tierBytesPerSocket(arch::MemoryTier::DDR);
   out.seconds = seconds;
+  if (c.phase == "prefill")
+    out.chunks = llm::getWorkload(program).getChunks();
   out.report = llvm::json::Object{
       {"model", w->config.name},
       {"model_fingerprint", w->config.fingerprint()},
@@ -339,6 +341,8 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
   if (mlir::DictionaryAttr record = df::getProvenance(**module))
     if (auto text = record.getAs<mlir::StringAttr>("pipeline"))
       out.report["compile_options"] = text.str();
+  if (out.chunks > 0)
+    out.report["prefill_chunks"] = out.chunks;
   if (!plan.fits())
     out.report["diagnostic"] = plan.getDiagnostic().str();
   if (!c.reportPath.empty())

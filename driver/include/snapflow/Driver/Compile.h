@@ -85,6 +85,9 @@ struct CompileOutcome {
           hbmCapacity = 0;
   int64_t ddrBytes = 0, ddrCapacity = 0; ///< weights placed there, a backup
   int64_t prefetchBytes = 0; ///< SRAM of pipelined loops' prefetch
+  /// A prefill: the chunks its static graph runs over the prompt (1: the
+  /// whole prompt at once); 0 for a decode.
+  int64_t chunks = 0;
   double seconds = 0;
 };
 
