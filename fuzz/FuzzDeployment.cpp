@@ -12,6 +12,10 @@
 
 using namespace snapflow::driver;
 
+// The driver library links SystemC, whose own main() needs sc_main;
+// libFuzzer's main() runs instead.
+extern "C" int sc_main(int, char **) { return 0; }
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const WorkloadOptions shared = [] {
     WorkloadOptions o;
