@@ -695,11 +695,27 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
                   t.num(*b, "report.throughput_tokens_per_s"))
       b = r;
   }
+  // What made the points: the builds that simulated them and each model's
+  // and chip's fingerprint, as their reports name them.
+  std::set<std::string> builds, models, chips;
+  for (const auto *r : ok) {
+    builds.insert(t.get(*r, "report.snapflow"));
+    models.insert(t.get(*r, "model") + " (" +
+                  t.get(*r, "report.model_fingerprint") + ")");
+    chips.insert(t.get(*r, "chip") + " (" +
+                 t.get(*r, "report.chip_fingerprint") + ")");
+  }
+  auto joined = [](const std::set<std::string> &s) {
+    return llvm::join(s.begin(), s.end(), ", ");
+  };
   if (Error e = llvm::writeToOutput(summary, [&](llvm::raw_ostream &md) {
         md << "# Sweep summary\n\n"
            << llvm::formatv("{0} points: {1} ran, {2} did not (see below). "
                             "Rows: `results.csv`; plots: `plots/`.\n\n",
                             t.rows.size(), ok.size(), failed.size());
+        if (!ok.empty())
+          md << "Made by snapflow " << joined(builds) << "; models "
+             << joined(models) << "; chips " << joined(chips) << ".\n\n";
         md << "## Highest aggregate throughput per model, chip and context\n\n"
               "| model | chip | context | kv | batch | tp | tokens/s | "
               "per user tokens/s | step latency ms | peak HBM GiB | "
