@@ -338,7 +338,11 @@ void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
     os << formatv("mixed steps         {0} of {1} decode steps carried a "
                   "prefill chunk ({2} chunks in all)\n",
                   r.mixedSteps, r.decodeSteps, r.prefillChunks);
-  if (s.tokensPerStep != 1)
+  if (s.blockTokens > 1)
+    os << formatv("block decode        {0} tokens per sequence and step (a "
+                  "Block Transformer decodes a block of {0} at once)\n",
+                  s.blockTokens);
+  else if (s.tokensPerStep != 1)
     os << formatv("MTP                 {0:f2} tokens accepted per sequence "
                   "and step\n",
                   s.tokensPerStep);

@@ -42,7 +42,8 @@ constexpr int64_t kMinBucket = 128;
 /// the budget, else the policy with its numbers fixed for the deployment
 /// (its resolved label).
 std::string policyFor(const Workload &w, int64_t tokens) {
-  if (!w.kvCompressing || w.kvSlots >= tokens)
+  // kvSlots counts cache positions (a Block Transformer's are blocks).
+  if (!w.kvCompressing || w.kvSlots >= w.config.cachePositions(tokens))
     return "full";
   return w.kvLabel;
 }
@@ -214,13 +215,6 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
     p->deployed.name = configName.contains('/') || configName.ends_with(".json")
                            ? llvm::sys::path::stem(configName).str()
                            : configName.str();
-    // The serving loop admits, pages and finishes sequences token by token;
-    // a Block Transformer decodes whole blocks (docs/Models.md).
-    if (p->w.config.isBlockTransformer())
-      return makeError("--serve does not model the Block Transformer (" +
-                       p->w.config.name +
-                       ") yet: it decodes a block of tokens per step; use "
-                       "snapflow run without --serve");
     for (const auto &q : models)
       if (q->o.model == o.model)
         return makeError("--model names " + o.model +
@@ -405,7 +399,9 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
     models[requests[i].model]->requests.push_back(i);
   for (auto &m : models) {
     m->cfg().maxContext = m->o.context;
-    m->cfg().kvTokensPerSlot = std::min(m->w.kvSlots, m->o.context);
+    // kvSlots counts cache positions; a Block Transformer's holds a block.
+    m->cfg().kvTokensPerSlot = std::min(
+        m->w.kvSlots * m->w.config.tokensPerCachePosition(), m->o.context);
     std::vector<Request> mine;
     for (size_t i : m->requests)
       mine.push_back(requests[i]);
@@ -721,6 +717,7 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   out.costs = first.deployed.costs;
   out.ttft = pTtft;
   out.tokensPerStep = first.cfg().tokensPerStep;
+  out.blockTokens = first.w.config.tokensPerCachePosition();
   out.tpot = pTpot;
   out.tbt = summarize(r.tokenGaps);
   out.e2e = pE2e;

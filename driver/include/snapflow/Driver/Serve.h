@@ -100,6 +100,9 @@ struct ServeOutcome {
   Percentiles tbt; ///< time between tokens (ServeResult::tokenGaps)
   double throughputTokensPerS = 0, requestsPerS = 0;
   double tokensPerStep = 1; ///< accepted per sequence and decode step (MTP)
+  /// Tokens a decode step emits per sequence by construction: a Block
+  /// Transformer's block (4 for the 1.2B), else 1.
+  int64_t blockTokens = 1;
   double kvPeakBytes = 0, kvMeanBytes = 0, kvAllocatedBytes = 0;
   double compileS = 0, simulateS = 0, loopS = 0; ///< wall-clock
   /// Every model of the deployment (one for a single model), and how HBM
