@@ -1371,6 +1371,61 @@ def check_regressions():
     return problems
 
 
+# An IR excerpt a page quotes: `<!--excerpt: CMD-->` on the line before its
+# ```mlir block; CMD runs (bash, the build's snapflow and snapflow-opt first
+# on PATH) in a folder where the running example of docs/Lowering.md has
+# been run, so `cat l1.tm.mlir` quotes one of its stages.
+EXCERPT = re.compile(r"<!--excerpt: (.+?)-->\n```mlir\n(.*?)```", re.S)
+IR_VALUE = re.compile(r'([\w.]+) = ("[^"]*"|-?[0-9][0-9.e+-]*(?: : \w+)?)')
+
+
+def check_excerpts(b):
+    """Every `key = value` of a marked IR excerpt (values trimmed to
+    `...` aside) is one the command it quotes prints, so a figure in an
+    excerpt cannot go stale; the running example's commands must run."""
+    page = "docs/Lowering.md"
+    with open(os.path.join(ROOT, page)) as f:
+        lowering = f.read()
+    m = re.search(r"```\n(snapflow import [^\n]*> l1\.mlir\n.*?)```",
+                  lowering, re.S)
+    if not m:
+        return [f"{page}: no running example (snapflow import ... > l1.mlir)"]
+    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1",
+               PATH=os.path.dirname(b.snapflow) + os.pathsep +
+               os.environ.get("PATH", ""))
+    problems = []
+    with tempfile.TemporaryDirectory() as work:
+        def run(cmd):
+            return subprocess.run(["bash", "-o", "pipefail", "-c", cmd],
+                                  cwd=work, env=env, capture_output=True,
+                                  text=True)
+        p = run("set -e\n" + m.group(1))
+        if p.returncode != 0:
+            return [f"{page}: the running example's commands fail:\n"
+                    f"{p.stderr}"]
+        for page in PAGES_WITH_EXCERPTS:
+            with open(os.path.join(ROOT, page)) as f:
+                text = f.read()
+            for e in EXCERPT.finditer(text):
+                line = text[:e.start()].count("\n") + 1
+                p = run(e.group(1))
+                if p.returncode != 0:
+                    problems.append(f"{page}:{line}: `{e.group(1)}` fails:\n"
+                                    f"{p.stderr}")
+                    continue
+                have = set(IR_VALUE.findall(p.stdout))
+                for key, value in IR_VALUE.findall(e.group(2)):
+                    if "..." not in value and (key, value) not in have:
+                        problems.append(f"{page}:{line}: the excerpt's "
+                                        f"{key} = {value} is not in the "
+                                        f"output of `{e.group(1)}`")
+    return problems
+
+
+PAGES_WITH_EXCERPTS = ["docs/Lowering.md", "docs/Dialects/Dataflow.md",
+                       "docs/Dialects/LLM.md"]
+
+
 # What docs/Architecture.md must name: every committed source, header,
 # TableGen file, test, fuzz target, script, bench script and doc page.
 LAYOUT_GLOBS = ["*/lib/*.cpp", "*/lib/*.h", "*/include/*.h", "*/include/*.td",
@@ -1449,6 +1504,7 @@ def main():
         problems += check_chip_tables()
         problems += check_regressions()
         problems += check_layout()
+        problems += check_excerpts(b)
     for p in problems:
         print(p)
     if problems and args.check:

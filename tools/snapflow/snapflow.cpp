@@ -15,6 +15,7 @@
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/MemoryTrace.h"
 #include "snapflow/Driver/Sweep.h"
+#include "snapflow/Support/Nearest.h"
 #include "snapflow/Support/Version.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -546,9 +547,9 @@ std::optional<std::string> unknownFlag(int argc, char **argv) {
     if (word.starts_with("-")) // --help, --version: llvm::cl's
       return std::nullopt;
     std::string message = formatv("unknown command '{0}'", word).str();
-    for (const std::string &n : names)
-      if (word.edit_distance(n) <= 2)
-        return message + formatv("; did you mean '{0}'?", n).str();
+    llvm::SmallVector<StringRef> commands(names.begin(), names.end());
+    if (StringRef n = nearestName(word, commands, 2); !n.empty())
+      return message + formatv("; did you mean '{0}'?", n).str();
     return message + "; the commands are " + llvm::join(names, ", ") +
            " (see `snapflow --help`)";
   }
@@ -578,19 +579,14 @@ std::optional<std::string> unknownFlag(int argc, char **argv) {
     std::string message =
         formatv("{0} takes no flag '{1}'", sub->getName(), arg).str();
     // The nearest flag this command lists in its --help.
-    StringRef best;
-    unsigned bestDistance = ~0u;
-    for (const auto &o : options) {
-      if (o.first().empty() || o.second->getOptionHiddenFlag() != cl::NotHidden)
-        continue;
-      unsigned d = name.edit_distance(o.first(), /*AllowReplacements=*/true,
-                                      /*MaxEditDistance=*/bestDistance);
-      if (d < bestDistance) {
-        bestDistance = d;
-        best = o.first();
-      }
-    }
-    if (!best.empty() && bestDistance <= std::max<size_t>(2, name.size() / 3))
+    llvm::SmallVector<StringRef> listed;
+    for (const auto &o : options)
+      if (!o.first().empty() &&
+          o.second->getOptionHiddenFlag() == cl::NotHidden)
+        listed.push_back(o.first());
+    StringRef best =
+        nearestName(name, listed, std::max<size_t>(2, name.size() / 3));
+    if (!best.empty())
       message += formatv("; did you mean '--{0}'?", best).str();
     else {
       std::vector<std::string> others;

@@ -10,6 +10,7 @@
 
 #include "snapflow/Arch/ArchModel.h"
 
+#include "snapflow/Support/Nearest.h"
 #include "snapflow/Support/Number.h"
 #include "snapflow/Support/YamlFile.h"
 #include "llvm/ADT/SmallString.h"
@@ -323,17 +324,12 @@ private:
       if (!decl) {
         // Name the nearest key of the section when it is a likely typo
         // (at most a third of its letters wrong, like `pcu_cnt`).
-        StringRef nearest;
-        unsigned best = std::max<size_t>(1, key.size() / 3) + 1;
+        llvm::SmallVector<StringRef> keys;
         for (const ParamDecl &d : params())
-          if (section == d.info.section) {
-            unsigned distance = StringRef(key).edit_distance(
-                d.info.key, /*AllowReplacements=*/true, best);
-            if (distance < best) {
-              best = distance;
-              nearest = d.info.key;
-            }
-          }
+          if (section == d.info.section)
+            keys.push_back(d.info.key);
+        StringRef nearest =
+            nearestName(key, keys, std::max<size_t>(1, key.size() / 3));
         error(kv.getKey(), "unknown key '" + key + "' in '" + section + "'" +
                                (nearest.empty() ? std::string()
                                                 : "; did you mean '" +
@@ -696,16 +692,13 @@ ArchModel::withOverrides(llvm::ArrayRef<std::string> assignments,
     });
     if (it == values.end()) {
       // The closest declared key, by edit distance on the dotted name.
-      std::string best;
-      unsigned bestDistance = ~0u;
-      for (const auto &v : values) {
-        unsigned d = StringRef(v.first).edit_distance(key);
-        if (d < bestDistance)
-          bestDistance = d, best = v.first;
-      }
+      llvm::SmallVector<StringRef> keys;
+      for (const auto &v : values)
+        keys.push_back(v.first);
+      StringRef best = nearestName(key, keys, key.size() / 2);
       error("'" + key + "' is not a chip parameter" +
-            (bestDistance <= key.size() / 2 ? "; did you mean '" + best + "'?"
-                                            : std::string()) +
+            (best.empty() ? std::string()
+                          : "; did you mean '" + best.str() + "'?") +
             " (`snapflow list --components` names every parameter)");
       continue;
     }
