@@ -1154,8 +1154,16 @@ def simulator(b):
         # The revision changes with every commit; the page shows its place.
         head = [re.sub(r" \([0-9a-f]+(-dirty)?\)$| \(unknown\)$", " (...)", line)
                 for line in f.read().splitlines()[:4]]
+    out = b.command("run", "--model", "llama-3.2-1b", "--chip", "tiny",
+                    "--context", "2048", "--batch", "1", "--kv", "full",
+                    "--steps", "4", "--profile")
+    table = out[out.index("profile of one"):]
     return {"what-if": what_if(b)["what-if"],
-            "csv": "\n```\n" + "\n".join(head) + "\n```\n"}
+            "csv": "\n```\n" + "\n".join(head) + "\n```\n",
+            "profile-table": "\n```\n$ snapflow run --model llama-3.2-1b "
+                             "--chip tiny --context 2048 --batch 1 --kv full "
+                             "--steps 4 --profile\n  ...\n" + table +
+                             "```\n"}
 
 
 def archconfig_what_if(b):

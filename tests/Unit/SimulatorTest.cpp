@@ -163,6 +163,53 @@ TEST(Simulator, OneDMA) {
   EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(arch::MemoryTier::HBM)], 16384);
 }
 
+// The profile charges each span of the critical path to the operator its
+// node works for and the resource it waited on. OneDMA's load (tagged
+// qkv_projection) lands its tiles at 230, 294, 460 and 524; its consumer
+// (tagged attention) computes 1600 FLOPs a step on one SIMD PCU, 100
+// cycles (+10 fill on step 0). Step 0 takes tile 0 at 230 and ends at 340;
+// step 1 ends at 440 (tile 1 was there at 294); step 2 waits for tile 2 to
+// land at 460, so the path becomes the load's again, and ends at 560; step
+// 3 ends at 660. The path is the load's 460 cycles of HBM, then the
+// stage's 200 of PCU, after the 1000-cycle launch (the reconfiguration).
+// Busy: the load waited 230 + 64 + 166 + 64 = 524 on its tiles, the stage
+// computed 10 + 4 x 100 = 410.
+TEST(Simulator, ProfileChargesTheCriticalPathToOperators) {
+  Builder b;
+  int w = b.tensor(arch::MemoryTier::HBM, 4 * 4096);
+  int s = b.stream(4096, 4);
+  int load = b.load(w, s, 4);
+  int stage = b.stage(StageKind::Elementwise, {s}, {}, 4, 1600);
+  b.sec().nodes[load].opKind = arch::OpKind::QKVProjection;
+  b.sec().nodes[stage].opKind = arch::OpKind::Attention;
+  SimResult r = run(b.p);
+  ASSERT_FALSE(r.deadlocked) << r.failure;
+  EXPECT_DOUBLE_EQ(sectionCycles(r), 660);
+  const Profile &pr = r.jobs[0].profile;
+  auto at = [&](arch::OpKind k, Resource res) {
+    return pr.ops[static_cast<int>(k)].criticalPs[static_cast<int>(res)] /
+           1000;
+  };
+  EXPECT_DOUBLE_EQ(at(arch::OpKind::QKVProjection, Resource::HBM), 460);
+  EXPECT_DOUBLE_EQ(at(arch::OpKind::Attention, Resource::PCU), 200);
+  EXPECT_DOUBLE_EQ(at(arch::OpKind::KernelLaunch, Resource::Launch), 1000);
+  EXPECT_DOUBLE_EQ(pr.criticalPs() / 1000, 1660);
+  const OperatorProfile &qkv =
+      pr.ops[static_cast<int>(arch::OpKind::QKVProjection)];
+  const OperatorProfile &attention =
+      pr.ops[static_cast<int>(arch::OpKind::Attention)];
+  EXPECT_DOUBLE_EQ(qkv.busyPs / 1000, 524);
+  EXPECT_DOUBLE_EQ(attention.busyPs / 1000, 410);
+  EXPECT_DOUBLE_EQ(attention.flops, 4 * 1600);
+  EXPECT_DOUBLE_EQ(qkv.bytes[static_cast<int>(arch::MemoryTier::HBM)], 16384);
+  // The breakdown is the profile by kind of wait.
+  EXPECT_DOUBLE_EQ(r.jobs[0].breakdown.memoryPs / 1000, 460);
+  EXPECT_DOUBLE_EQ(r.jobs[0].breakdown.computePs / 1000, 200);
+  ASSERT_EQ(pr.sections.size(), 1u);
+  EXPECT_DOUBLE_EQ(pr.sections[0].calls, 1);
+  EXPECT_DOUBLE_EQ(pr.sections[0].ps / 1000, 1660);
+}
+
 // One GEMM stage of 8 steps on 2 PCUs, 12800 FLOPs per step: 12800 / (2 x 64)
 // = 100 cycles, +10 fill on the first step. Each 256-B output tile crosses
 // the network over 2 lanes: 256 / 128 + 2 = 4 cycles. 8 x 104 + 10 = 842.
@@ -239,6 +286,34 @@ TEST(Simulator, TwoDMAsContendForOneChannel) {
   ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 662);
   EXPECT_NEAR(r.ddrUtilization * r.elapsedPs / 1000.0, 400, 1e-6);
+}
+
+// An activation home in SRAM streams from its PMUs over the mesh, not
+// through the AGCU portals, so it does not queue behind the weights that
+// fill the AGCU pool (a layer's carry load once waited there behind the
+// next layer's prefetch: 1.4 ms of a DeepSeek-R1 step that the profile
+// showed as "norm on sram"). An HBM load of 4 tiles of 4096 B (depth 4,
+// both AGCUs) issues at 0: reads end 64, 128, 192, 256, +100 latency:
+// 164 .. 356; its lanes and the pool (128 B/cycle) carry each in 32
+// cycles, to 196, 260, 324, 388 (the pool is then booked up to 388), +2
+// hops: its consumer (fill 10) ends at 390. The SRAM load of two 4096 B
+// tiles (depth 1) reads each in 4096 / (4 PMUs x 64) = 16 cycles and
+// crosses its one lane (64 B/cycle) in 64: tile 0 lands at 82, tile 1 is
+// read at 82 .. 98 and lands at 98 + 64 + 2 = 164, when its consumer ends.
+// Through the pool, tile 1 would have waited until 388: 388 + 32 + 2 = 422.
+TEST(Simulator, SramLoadsBypassTheAgcus) {
+  Builder b;
+  int w = b.tensor(arch::MemoryTier::HBM, 4 * 4096);
+  int h = b.tensor(arch::MemoryTier::SRAM, 2 * 4096);
+  int sw = b.stream(4096, 4, /*depth=*/4), sh = b.stream(4096, 2, /*depth=*/1);
+  b.load(w, sw, 4, /*agcus=*/2);
+  b.load(h, sh, 2);
+  b.stage(StageKind::Elementwise, {sw}, {}, 4, 0);
+  b.stage(StageKind::Elementwise, {sh}, {}, 2, 0);
+  SimResult r = run(b.p);
+  ASSERT_FALSE(r.deadlocked) << r.failure;
+  EXPECT_DOUBLE_EQ(sectionCycles(r), 390);
+  EXPECT_DOUBLE_EQ(nodeEnd(r, "node3"), 1000 + 164);
 }
 
 namespace {

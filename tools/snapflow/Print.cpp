@@ -254,10 +254,13 @@ void snapflow::tools::printCompile(llvm::raw_ostream &os,
 }
 
 void snapflow::tools::printSimulation(llvm::raw_ostream &os,
-                                      const SimulationOutcome &s) {
+                                      const SimulationOutcome &s,
+                                      bool profile) {
   for (const std::string &note : s.notes)
     os << note << "\n";
   sim::printSummary(os, s.report);
+  if (profile)
+    sim::printProfile(os, s.report);
 }
 
 void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {

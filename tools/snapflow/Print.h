@@ -27,8 +27,9 @@ llvm::Error printList(llvm::raw_ostream &os, bool components, bool reportKeys,
 void printInfo(llvm::raw_ostream &os, const driver::ModelInfo &info,
                bool json);
 void printCompile(llvm::raw_ostream &os, const driver::CompileOutcome &c);
+/// The summary; with `profile`, the profile tables after it.
 void printSimulation(llvm::raw_ostream &os,
-                     const driver::SimulationOutcome &s);
+                     const driver::SimulationOutcome &s, bool profile = false);
 void printServe(llvm::raw_ostream &os, const driver::ServeOutcome &s);
 void printTrace(llvm::raw_ostream &os, llvm::StringRef path,
                 const driver::MemoryTrace &trace);

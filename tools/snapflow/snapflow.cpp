@@ -280,6 +280,12 @@ cl::opt<bool> noFastForwardOpt(
     cl::desc("Simulate every loop iteration and step (default: account "
              "identical ones once a steady state is seen)"),
     cl::cat(simCat), cl::sub(simulateCmd), cl::sub(runCmd));
+cl::opt<bool> profileOpt(
+    "profile",
+    cl::desc("Print the step's profile: its critical path by model operator "
+             "and resource, each operator's busy time, FLOPs, bytes and SRAM "
+             "(and the prefill's, with its chunks)"),
+    cl::cat(simCat), cl::sub(simulateCmd), cl::sub(runCmd));
 cl::opt<bool> noPrefillOpt("no-prefill",
                            cl::desc("Skip the prefill simulation (no TTFT)"),
                            cl::cat(simCat), cl::sub(runCmd));
@@ -837,7 +843,7 @@ int main(int argc, char **argv) {
     auto s = simulateFile(programOpt, so);
     if (!s)
       return fail(s.takeError());
-    printSimulation(outs(), *s);
+    printSimulation(outs(), *s, profileOpt);
     return 0;
   }
   if (runCmd) {
@@ -876,7 +882,7 @@ int main(int argc, char **argv) {
           runWorkload(*w, maxBatch, *co, simulateOptions());
       if (!r)
         return fail(r.takeError());
-      printSimulation(outs(), *r);
+      printSimulation(outs(), *r, profileOpt);
       return 0;
     }
     ServeOptions so;

@@ -126,6 +126,7 @@ void CollectiveUnit::run(SectionRun &r, int index) {
     double sent = link.reserve(tileLink, std::max(now, start));
     stats[LinkBusyPs] += link.getBusyPs() - busyBefore;
     stats[LinkBytes] += tileSent;
+    r.nodes[index].linkBytes += tileSent;
     double done = sent + tileLatency;
     if (groups) // every socket has sent this tile: it lands with the last
       done = groups->meet(r.job, r.index, index, tile, done);

@@ -59,6 +59,8 @@ void DmaEngine::runLoad(SectionRun &r, int index) {
   const Node &n = r.section->nodes[index];
   const Stream &out = r.section->streams[n.outputs[0]];
   MemoryTierServer &tier = tierOf(r, n);
+  bool onChip = n.tensor >= 0 &&
+                r.program->tensors[n.tensor].tier == arch::MemoryTier::SRAM;
   // The load's own lanes: a server of its own for this run.
   BandwidthServer lanes(double(std::max<int64_t>(1, n.agcus)) *
                             laneBytesPerCycle / periodPs,
@@ -76,12 +78,18 @@ void DmaEngine::runLoad(SectionRun &r, int index) {
       land();
     double read = tier.transfer(double(out.tileBytes), nowPs());
     stats[BytesLoaded] += double(out.tileBytes);
+    r.nodes[index].bytes += double(out.tileBytes);
     // The load's own lanes and the socket's AGCUs, shared by every load
     // running at the time, both have to carry the tile.
     double own = lanes.reserve(double(out.tileBytes), read);
-    double poolBefore = pool.getBusyPs();
-    double shared = pool.reserve(double(out.tileBytes), read);
-    stats[AgcuBusyPs] += pool.getBusyPs() - poolBefore;
+    // An on-chip tensor (an activation home in the PMUs) streams from its
+    // PMUs over the mesh; only off-chip tiers pass the AGCU portals.
+    double shared = own;
+    if (!onChip) {
+      double poolBefore = pool.getBusyPs();
+      shared = pool.reserve(double(out.tileBytes), read);
+      stats[AgcuBusyPs] += pool.getBusyPs() - poolBefore;
+    }
     inFlight.push_back(std::max(own, shared) + hops);
   }
   while (!inFlight.empty())
@@ -98,6 +106,7 @@ void DmaEngine::runStore(SectionRun &r, int index) {
     r.pop(index, n.inputs[0]);
     last = std::max(last, tier.transfer(double(in.tileBytes), nowPs()));
     stats[BytesStored] += double(in.tileBytes);
+    r.nodes[index].bytes += double(in.tileBytes);
   }
   waitUntil(last); // the section ends when its writes have landed
   r.charge(index, PathPart::Memory);

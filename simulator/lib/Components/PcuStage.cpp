@@ -70,6 +70,7 @@ void PcuStage::run(SectionRun &r, int index) {
     stats[BusyPcuPs] += cycles * periodPs * double(n.pcus);
     stats[Flops] += double(n.flopsPerTile);
     stats[Steps] += 1;
+    r.nodes[index].flops += double(n.flopsPerTile);
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       int64_t total = n.outputTiles[k];
       int64_t target = step + 1 == steps ? total : (step + 1) * total / steps;

@@ -194,15 +194,55 @@ void SectionController::repeatSamples(size_t from, int64_t stepPs,
   result.stepsUnsampled += times - done;
 }
 
-static void addBreakdown(Breakdown &into, const Breakdown &b, double times) {
-  into.computePs += b.computePs * times;
-  into.memoryPs += b.memoryPs * times;
-  into.networkPs += b.networkPs * times;
-  into.collectivePs += b.collectivePs * times;
-  into.reconfigPs += b.reconfigPs * times;
+namespace {
+/// What a node's own wait of kind `part` held: its PCUs, its tensor's
+/// tier, the on-chip network or the peer link.
+Resource resourceOf(const Program &p, const Node &n, PathPart part) {
+  switch (part) {
+  case PathPart::Compute:
+    return Resource::PCU;
+  case PathPart::Memory: {
+    arch::MemoryTier t =
+        n.tensor >= 0 ? p.tensors[n.tensor].tier : arch::MemoryTier::HBM;
+    return t == arch::MemoryTier::SRAM  ? Resource::SRAM
+           : t == arch::MemoryTier::DDR ? Resource::DDR
+                                        : Resource::HBM;
+  }
+  case PathPart::Network:
+    return Resource::NoC;
+  case PathPart::Collective:
+    return Resource::Link;
+  }
+  return Resource::PCU;
+}
+} // namespace
+
+void SectionController::chargeLaunch(int j, int i, double ps,
+                                     Profile &profile) {
+  int k = static_cast<int>(arch::OpKind::KernelLaunch);
+  profile.ops[k].criticalPs[static_cast<int>(Resource::Launch)] += ps;
+  profile.ops[k].busyPs += ps;
+  if (profile.sections.size() < jobs[j].program->sections.size())
+    profile.sections.resize(jobs[j].program->sections.size());
+  profile.sections[i].criticalPs[k] += ps;
+  profile.sections[i].ps += ps;
+  if (!tracing || ps <= 0)
+    return;
+  TraceEvent e;
+  e.kind = TraceEvent::Critical;
+  e.program = jobs[j].program;
+  e.job = j;
+  e.section = i;
+  e.node = -1;
+  e.chunk = chunk;
+  e.resource = static_cast<int>(Resource::Launch);
+  e.criticalPs[static_cast<int>(Resource::Launch)] = ps;
+  e.endPs = static_cast<int64_t>(nowPs());
+  e.startPs = e.endPs - static_cast<int64_t>(ps);
+  result.trace.push_back(e);
 }
 
-double SectionController::runIteration(int j, int i, Breakdown &bd,
+double SectionController::runIteration(int j, int i, Profile &profile,
                                        int64_t iterations,
                                        int64_t firstIteration) {
   double t0 = nowPs();
@@ -214,6 +254,7 @@ double SectionController::runIteration(int j, int i, Breakdown &bd,
       nr = NodeRun();
       nr.path.at = t0; // every path starts with the section
     }
+    r.segments.clear();
     r.doneCount = 0;
     r.iterations = iterations;
     r.running = true;
@@ -229,32 +270,72 @@ double SectionController::runIteration(int j, int i, Breakdown &bd,
   }
   double elapsed = nowPs() - t0;
   stats[IterationsSimulated] += double(iterations);
-  // Attribute the iteration along its critical path: the chain of waits
-  // that ends at the node finishing last (each node's path follows the
-  // producer, consumer or carry that held it up; TileStream.h), so the
-  // parts add up to the elapsed time.
+  // Attribute the run along its critical path: the chain of waits that
+  // ends at the node finishing last (each node's path follows the
+  // producer, consumer or carry that held it up; TileStream.h), so its
+  // spans add up to the elapsed time. Each span is charged to the operator
+  // its node works for and the resource it waited on.
+  const Program &p = *jobs[j].program;
   SectionRun &r = *sockets[0].runs[j][i];
-  const PathStamp *last = nullptr;
-  for (const NodeRun &nr : r.nodes)
-    if (!last || nr.path.at > last->at)
-      last = &nr.path;
-  std::array<double, kNumPathParts> parts{};
-  if (last)
-    parts = last->parts;
+  const Section &sec = *r.section;
+  if (profile.sections.size() < p.sections.size())
+    profile.sections.resize(p.sections.size());
+  Profile::SectionShare &share = profile.sections[i];
+  share.ps += elapsed;
+  share.calls += 1;
+  int last = -1;
+  for (size_t k = 0; k < r.nodes.size(); ++k)
+    if (last < 0 || r.nodes[k].path.at > r.nodes[last].path.at)
+      last = static_cast<int>(k);
   double onPath = 0;
-  for (double p : parts)
-    onPath += p;
+  // The path's spans, last first, merged for the trace where one operator
+  // waits several times in a row (on any resources).
+  struct Span {
+    arch::OpKind kind;
+    int node;
+    double endPs, ps;
+    std::array<double, kNumResources> byResource{};
+  };
+  std::vector<Span> spans;
+  double cursor = last >= 0 ? r.nodes[last].path.at : t0;
+  for (int32_t seg = last >= 0 ? r.nodes[last].path.segment : -1; seg >= 0;
+       seg = r.segments[seg].parent) {
+    const PathSegment &g = r.segments[seg];
+    const Node &n = sec.nodes[g.node];
+    Resource res = resourceOf(p, n, g.part);
+    int kind = static_cast<int>(n.opKind);
+    profile.ops[kind].criticalPs[static_cast<int>(res)] += g.ps;
+    share.criticalPs[kind] += g.ps;
+    onPath += g.ps;
+    if (tracing) {
+      if (spans.empty() || spans.back().kind != n.opKind)
+        spans.push_back({n.opKind, g.node, cursor, 0, {}});
+      spans.back().ps += g.ps;
+      spans.back().byResource[static_cast<int>(res)] += g.ps;
+    }
+    cursor -= g.ps;
+  }
   // A socket other than 0 finishing later (with --all-sockets) or a node
   // ending on a zero-time step leaves a remainder; it is the collective
   // rendezvous or nothing.
-  parts[static_cast<int>(PathPart::Collective)] +=
-      std::max(0.0, elapsed - onPath);
-  bd.computePs += parts[static_cast<int>(PathPart::Compute)];
-  bd.memoryPs += parts[static_cast<int>(PathPart::Memory)];
-  bd.networkPs += parts[static_cast<int>(PathPart::Network)];
-  bd.collectivePs += parts[static_cast<int>(PathPart::Collective)];
+  if (double rest = elapsed - onPath; rest > 0) {
+    int kind = last >= 0 ? static_cast<int>(sec.nodes[last].opKind)
+                         : static_cast<int>(arch::OpKind::Other);
+    profile.ops[kind].criticalPs[static_cast<int>(Resource::Link)] += rest;
+    share.criticalPs[kind] += rest;
+  }
+  // Every node's own work, on the path or not.
+  for (size_t k = 0; k < sec.nodes.size(); ++k) {
+    const Node &n = sec.nodes[k];
+    const NodeRun &nr = r.nodes[k];
+    OperatorProfile &op = profile.ops[static_cast<int>(n.opKind)];
+    op.busyPs += nr.busyPs;
+    op.flops += nr.flops;
+    op.linkBytes += nr.linkBytes;
+    if (nr.bytes > 0 && n.tensor >= 0)
+      op.bytes[static_cast<int>(p.tensors[n.tensor].tier)] += nr.bytes;
+  }
   if (tracing) {
-    const Section &sec = *r.section;
     TraceEvent s;
     s.kind = TraceEvent::Section;
     s.program = jobs[j].program;
@@ -266,6 +347,18 @@ double SectionController::runIteration(int j, int i, Breakdown &bd,
     s.startPs = static_cast<int64_t>(t0);
     s.endPs = static_cast<int64_t>(nowPs());
     result.trace.push_back(s);
+    for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+      TraceEvent c = s;
+      c.kind = TraceEvent::Critical;
+      c.node = it->node;
+      c.criticalPs = it->byResource;
+      c.resource = static_cast<int>(
+          std::max_element(it->byResource.begin(), it->byResource.end()) -
+          it->byResource.begin());
+      c.endPs = static_cast<int64_t>(it->endPs);
+      c.startPs = static_cast<int64_t>(it->endPs - it->ps);
+      result.trace.push_back(c);
+    }
     const std::vector<CollectiveRecord> &collectives =
         sockets[0].collectives->records();
     for (size_t k = 0; k < sec.nodes.size(); ++k) {
@@ -289,7 +382,7 @@ double SectionController::runIteration(int j, int i, Breakdown &bd,
   return elapsed;
 }
 
-double SectionController::runStep(int j, JobResult &jr, Breakdown &bd) {
+double SectionController::runStep(int j, JobResult &jr) {
   const Program &p = *jobs[j].program;
   double t0 = nowPs();
   // A chunked prefill runs its sections once per chunk: one step is the
@@ -302,6 +395,9 @@ double SectionController::runStep(int j, JobResult &jr, Breakdown &bd) {
     lastSection = p.chunks > 1 ? &p.sections.back() : nullptr;
   }
   jr.chunkPs.clear();
+  jr.chunkProfiles.clear();
+  jr.profile = Profile();
+  jr.profile.sections.resize(p.sections.size());
   for (int64_t chunk = first; chunk < p.chunks; ++chunk) {
     if (p.chunks > 1 || !selection)
       for (Socket &s : sockets)
@@ -309,13 +405,18 @@ double SectionController::runStep(int j, JobResult &jr, Breakdown &bd) {
           run->setChunk(chunk, selection);
     double c0 = nowPs();
     this->chunk = chunk;
-    runChunk(j, jr, bd);
+    Profile chunkProfile;
+    chunkProfile.sections.resize(p.sections.size());
+    runChunk(j, jr, chunkProfile);
     jr.chunkPs.push_back(nowPs() - c0);
+    jr.profile.add(chunkProfile);
+    jr.chunkProfiles.push_back(std::move(chunkProfile));
   }
+  jr.breakdown = jr.profile.breakdown();
   return nowPs() - t0;
 }
 
-void SectionController::runChunk(int j, JobResult &jr, Breakdown &bd) {
+void SectionController::runChunk(int j, JobResult &jr, Profile &profile) {
   const Program &p = *jobs[j].program;
   for (size_t i = 0; i < p.sections.size(); ++i) {
     const Section &sec = p.sections[i];
@@ -323,7 +424,7 @@ void SectionController::runChunk(int j, JobResult &jr, Breakdown &bd) {
     if (lastSection != &sec) {
       double reconfig = chip.socket().reconfigCycles * periodPs;
       waitFor(reconfig);
-      bd.reconfigPs += reconfig;
+      chargeLaunch(j, static_cast<int>(i), reconfig, profile);
       stats[Reconfigurations] += 1;
       lastSection = &sec;
     }
@@ -331,27 +432,27 @@ void SectionController::runChunk(int j, JobResult &jr, Breakdown &bd) {
     for (int t = 0; t < 3; ++t)
       result.peakBytes[t] = std::max(result.peakBytes[t], occ[t]);
     sample(occ);
-    Breakdown iterBd;
+    Profile iteration;
     if (sec.pipelined && sec.repeat > 1) {
       // A pipelined loop: every iteration runs, overlapping the next.
-      runIteration(j, static_cast<int>(i), bd, sec.repeat);
+      runIteration(j, static_cast<int>(i), profile, sec.repeat);
       jr.iterationsSimulated += sec.repeat;
       sample(carriedOf[j][i]);
       continue;
     }
-    int64_t iteration = 0;
+    int64_t index = 0;
     repeat(
         sec.repeat,
         [&] {
-          iterBd = Breakdown();
-          double t =
-              runIteration(j, static_cast<int>(i), iterBd, 1, iteration++);
-          addBreakdown(bd, iterBd, 1.0);
+          iteration = Profile();
+          double t = runIteration(j, static_cast<int>(i), iteration, 1,
+                                  index++);
+          profile.add(iteration);
           ++jr.iterationsSimulated;
           return t;
         },
         [&](double t, double rest) {
-          addBreakdown(bd, iterBd, rest);
+          profile.add(iteration, rest);
           jr.iterationsFastForwarded += static_cast<int64_t>(rest);
           stats[IterationsAccounted] += rest;
           if (tracing) {
@@ -360,7 +461,7 @@ void SectionController::runChunk(int j, JobResult &jr, Breakdown &bd) {
             e.program = jobs[j].program;
             e.job = j;
             e.section = static_cast<int>(i);
-            e.index = iteration;
+            e.index = index;
             e.count = static_cast<int64_t>(rest);
             e.chunk = chunk;
             e.endPs = static_cast<int64_t>(nowPs());
@@ -403,10 +504,9 @@ void SectionController::run() {
         [&] {
           Totals before = totals();
           double copied = sockets[0].copy->moved;
-          Breakdown bd;
           stepEvents = result.trace.size();
           double s0 = nowPs();
-          double t = runStep(static_cast<int>(j), jr, bd);
+          double t = runStep(static_cast<int>(j), jr);
           if (tracing) {
             TraceEvent e;
             e.kind = TraceEvent::Step;
@@ -422,7 +522,6 @@ void SectionController::run() {
           Totals delta = totals() - before;
           ++jr.stepsSimulated;
           jr.stepPs = t;
-          jr.breakdown = bd;
           jr.totalPs += t;
           jr.flops = delta.flops / n;
           for (int k = 0; k < 3; ++k)

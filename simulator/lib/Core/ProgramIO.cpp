@@ -18,8 +18,9 @@ using namespace snapflow::sim;
 
 namespace {
 
-// 3: the provenance records after the KV upkeep.
-constexpr llvm::StringLiteral kMagic = "snapflow-program 3\n";
+// 3: the provenance records after the KV upkeep; 4: each node's operator
+// kind after its collective algorithm.
+constexpr llvm::StringLiteral kMagic = "snapflow-program 4\n";
 
 class Writer {
 public:
@@ -182,6 +183,7 @@ std::string snapflow::sim::serializeProgram(const Program &p) {
       w.integer(static_cast<int64_t>(n.collective));
       w.integer(n.group);
       w.integer(static_cast<int64_t>(n.algorithm));
+      w.integer(static_cast<int64_t>(n.opKind));
     }
     w.integer(static_cast<int64_t>(s.streams.size()));
     for (const Stream &st : s.streams) {
@@ -278,7 +280,8 @@ llvm::Expected<Program> snapflow::sim::deserializeProgram(llvm::StringRef bytes)
                           "collective kind") &&
             r.integer(n.group, "node group") &&
             r.enumeration(n.algorithm, kNumCollectiveAlgorithms,
-                          "collective algorithm")))
+                          "collective algorithm") &&
+            r.enumeration(n.opKind, arch::kNumOpKinds, "operator kind")))
         return error();
     s.pipelined = pipelined != 0;
     if (!r.count(streams, "stream count"))

@@ -34,11 +34,15 @@ void SectionRun::finishIteration(int node, int64_t k) {
 }
 
 void SectionRun::charge(int node, PathPart part) {
-  PathStamp &p = nodes[node].path;
+  NodeRun &nr = nodes[node];
+  PathStamp &p = nr.path;
   double now = nowPs();
   if (now > p.at) {
-    p.parts[static_cast<int>(part)] += now - p.at;
+    double span = now - p.at;
+    segments.push_back({p.segment, node, part, span});
+    p.segment = static_cast<int32_t>(segments.size() - 1);
     p.at = now;
+    nr.busyPs += span;
   }
 }
 

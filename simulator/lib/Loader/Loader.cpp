@@ -149,6 +149,8 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
     for (Operation &op : sec.getBody().front()) {
       Node n;
       n.label = label(&op);
+      if (std::optional<arch::OpKind> kind = df::getOpKind(&op))
+        n.opKind = *kind;
       int self = static_cast<int>(s.nodes.size());
       if (auto load = dyn_cast<df::LoadOp>(op)) {
         n.kind = NodeKind::Load;
@@ -186,6 +188,11 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
       } else if (auto c = dyn_cast<df::CollectiveOp>(op)) {
         n.kind = NodeKind::Collective;
         n.collective = df::getArchKind(c);
+        n.opKind = c.getKind() == df::CollectiveKind::all_reduce
+                       ? arch::OpKind::AllReduce
+                   : c.getKind() == df::CollectiveKind::all_gather
+                       ? arch::OpKind::AllGather
+                       : arch::OpKind::AllToAll;
         n.group = c.getGroupSize();
         n.algorithm = df::getArchAlgorithm(c);
         n.inputs.push_back(streamOf(c.getInput()));

@@ -64,6 +64,113 @@ SelectionCost selectionCost(const Program &p) {
   }
   return c;
 }
+/// SRAM each operator holds in the busiest section for it: the stream
+/// buffers its nodes produce into (at their depth) and the SRAM tensors its
+/// stores fill, per socket.
+std::array<double, arch::kNumOpKinds> sramHeld(const Program &p) {
+  std::array<double, arch::kNumOpKinds> most{};
+  for (const Section &sec : p.sections) {
+    std::array<double, arch::kNumOpKinds> here{};
+    std::vector<bool> counted(p.tensors.size(), false);
+    for (const Stream &st : sec.streams)
+      if (st.producer >= 0)
+        here[static_cast<int>(sec.nodes[st.producer].opKind)] +=
+            double(st.depth) * double(st.tileBytes);
+    for (const Node &n : sec.nodes)
+      if (n.kind == NodeKind::Store && n.tensor >= 0 &&
+          p.tensors[n.tensor].tier == arch::MemoryTier::SRAM &&
+          !counted[n.tensor]) {
+        counted[n.tensor] = true;
+        here[static_cast<int>(n.opKind)] += double(p.tensors[n.tensor].bytes);
+      }
+    for (int k = 0; k < arch::kNumOpKinds; ++k)
+      most[k] = std::max(most[k], here[k]);
+  }
+  return most;
+}
+
+/// The (operator, resource) cell with the most critical-path time.
+struct Binding {
+  int op = -1, resource = -1;
+  double ps = 0;
+};
+Binding binding(const Profile &pr) {
+  Binding b;
+  for (int k = 0; k < arch::kNumOpKinds; ++k)
+    for (int r = 0; r < kNumResources; ++r)
+      if (pr.ops[k].criticalPs[r] > b.ps)
+        b = {k, r, pr.ops[k].criticalPs[r]};
+  return b;
+}
+
+/// Critical-path seconds by operator, operators with any.
+Object byOperator(const std::array<double, arch::kNumOpKinds> &ps) {
+  Object o;
+  for (int k = 0; k < arch::kNumOpKinds; ++k)
+    if (ps[k] > 0)
+      o[arch::opKindName(static_cast<arch::OpKind>(k))] = seconds(ps[k]);
+  return o;
+}
+
+/// A step's profile (docs/Simulator.md, "Profile"): per operator, per
+/// resource, per section; `chunks` for a chunked prefill.
+Object profileObject(const Profile &pr, const Program &p,
+                     const std::vector<Profile> *chunks = nullptr) {
+  std::array<double, arch::kNumOpKinds> held = sramHeld(p);
+  llvm::json::Array operators;
+  std::array<double, kNumResources> byResource{};
+  for (int k = 0; k < arch::kNumOpKinds; ++k) {
+    const OperatorProfile &op = pr.ops[k];
+    if (op.empty() && held[k] == 0)
+      continue;
+    Object critical;
+    for (int r = 0; r < kNumResources; ++r) {
+      byResource[r] += op.criticalPs[r];
+      critical[resourceName(static_cast<Resource>(r))] =
+          seconds(op.criticalPs[r]);
+    }
+    operators.push_back(Object{
+        {"operator", arch::opKindName(static_cast<arch::OpKind>(k))},
+        {"critical_path_s", seconds(op.criticalTotalPs())},
+        {"critical_path", std::move(critical)},
+        {"busy_s", seconds(op.busyPs)},
+        {"flops", op.flops},
+        {"bytes", Object{{"sram", op.bytes[0]},
+                         {"hbm", op.bytes[1]},
+                         {"ddr", op.bytes[2]}}},
+        {"link_bytes", op.linkBytes},
+        {"sram_held_bytes", held[k]},
+    });
+  }
+  Object resources;
+  for (int r = 0; r < kNumResources; ++r)
+    resources[(resourceName(static_cast<Resource>(r)) + "_s").str()] =
+        seconds(byResource[r]);
+  llvm::json::Array sections;
+  for (size_t i = 0; i < pr.sections.size() && i < p.sections.size(); ++i) {
+    const Profile::SectionShare &s = pr.sections[i];
+    sections.push_back(Object{{"section", p.sections[i].name},
+                              {"calls", s.calls},
+                              {"time_s", seconds(s.ps)},
+                              {"critical_path", byOperator(s.criticalPs)}});
+  }
+  Object out{{"operators", std::move(operators)},
+             {"resources", std::move(resources)},
+             {"sections", std::move(sections)}};
+  if (chunks) {
+    llvm::json::Array list;
+    for (const Profile &c : *chunks) {
+      std::array<double, arch::kNumOpKinds> ps{};
+      for (int k = 0; k < arch::kNumOpKinds; ++k)
+        ps[k] = c.ops[k].criticalTotalPs();
+      list.push_back(Object{{"time_s", seconds(c.criticalPs())},
+                            {"critical_path", byOperator(ps)}});
+    }
+    out["chunks"] = std::move(list);
+  }
+  return out;
+}
+
 } // namespace
 
 const Program *snapflow::sim::reportedPrefill(const Program &decode,
@@ -130,7 +237,8 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
                          {"exposed_s_per_step", exposed},
                          {"ops", std::move(nodes)}};
   }
-  llvm::json::Value ttft = nullptr, ttftBreakdown = nullptr;
+  llvm::json::Value ttft = nullptr, ttftBreakdown = nullptr,
+                    ttftProfile = nullptr;
   // The prefill (run's, or the program itself when it is one): its chunks
   // and the end-of-prefill selection's share.
   const Program *pre = reportedPrefill(decode, prefill);
@@ -147,6 +255,7 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
                                                  w->lastChunkPs()))
                      : llvm::json::Value(nullptr);
     }
+    ttftProfile = profileObject(p->profile, *pre, &p->chunkProfiles);
     ttftBreakdown = Object{{"chunks", pre->chunks},
                            {"selection_s", std::move(selectionS)},
                            {"selection_flops", sel.flops},
@@ -163,8 +272,22 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
       llvm::consumeError(builtin.takeError());
     }
   }
+  // What binds: the largest share of the step's critical path, by
+  // operator and resource.
+  Object binds{{"operator", ""}, {"resource", ""}, {"s", 0.0}, {"share", 0.0}};
+  if (d) {
+    Binding b = binding(d->profile);
+    if (b.op >= 0)
+      binds = Object{
+          {"operator", arch::opKindName(static_cast<arch::OpKind>(b.op))},
+          {"resource", resourceName(static_cast<Resource>(b.resource))},
+          {"s", seconds(b.ps)},
+          {"share", d->stepPs > 0 ? b.ps / d->stepPs : 0.0}};
+  }
   Object report{
       {"program", decode.name},
+      {"binds", std::move(binds)},
+      {"profile", d ? profileObject(d->profile, decode) : Object()},
       {"chip", chip.getName()},
       {"chip_changes", std::move(changes)},
       {"chip_fingerprint", chip.fingerprint()},
@@ -221,6 +344,8 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
   };
   if (ttftBreakdown.getAsObject())
     report["ttft_breakdown"] = std::move(ttftBreakdown);
+  if (ttftProfile.getAsObject())
+    report["ttft_profile"] = std::move(ttftProfile);
   // A prefill program (simulate on `compile --phase prefill` output):
   // prompt tokens processed per second.
   if (decode.phase == "prefill")
@@ -351,6 +476,13 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
                         bd->getNumber("network_s").value_or(0) * 1e3,
                         bd->getNumber("collective_s").value_or(0) * 1e3,
                         bd->getNumber("reconfig_s").value_or(0) * 1e3);
+  if (const Object *b = r.getObject("binds"))
+    if (llvm::StringRef op = b->getString("operator").value_or(""); !op.empty())
+      os << llvm::formatv("  binds          {0} on {1}: {2:f3} ms of the "
+                          "step ({3:p})\n",
+                          op, b->getString("resource").value_or(""),
+                          b->getNumber("s").value_or(0) * 1e3,
+                          b->getNumber("share").value_or(0));
   if (const Object *coll = r.getObject("collectives")) {
     double count = coll->getNumber("per_step").value_or(0);
     if (count > 0) {
@@ -405,4 +537,101 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
                       *r.getInteger("iterations_simulated"),
                       *r.getInteger("iterations_fast_forwarded"),
                       num("wall_time_s"));
+}
+
+namespace {
+/// One profile (the report's `profile` or `ttft_profile`) as a table.
+void printProfileTable(llvm::raw_ostream &os, llvm::StringRef title,
+                       const Object &profile, double stepSeconds) {
+  const llvm::json::Array *ops = profile.getArray("operators");
+  if (!ops)
+    return;
+  // Only the resources some operator waited on get a column.
+  std::vector<std::string> resources;
+  for (int r = 0; r < kNumResources; ++r) {
+    std::string name = resourceName(static_cast<Resource>(r)).str();
+    for (const llvm::json::Value &v : *ops)
+      if (const Object *o = v.getAsObject())
+        if (const Object *c = o->getObject("critical_path"))
+          if (c->getNumber(name).value_or(0) > 0) {
+            resources.push_back(name);
+            break;
+          }
+  }
+  os << title << "\n";
+  os << llvm::formatv("  {0,-18} {1,10} {2,7}", "operator", "path ms",
+                      "share");
+  for (const std::string &r : resources)
+    os << llvm::formatv(" {0,9}", r + " ms");
+  os << llvm::formatv(" {0,9} {1,10} {2,9} {3,9} {4,9}\n", "busy ms",
+                      "GFLOP", "HBM MB", "DDR MB", "SRAM MB");
+  double total = 0;
+  for (const llvm::json::Value &v : *ops) {
+    const Object *o = v.getAsObject();
+    if (!o)
+      continue;
+    double path = o->getNumber("critical_path_s").value_or(0);
+    total += path;
+    os << llvm::formatv("  {0,-18} {1,10:f3} {2,7:p}",
+                        o->getString("operator").value_or("?"), path * 1e3,
+                        stepSeconds > 0 ? path / stepSeconds : 0.0);
+    const Object *c = o->getObject("critical_path");
+    for (const std::string &r : resources)
+      os << llvm::formatv(" {0,9:f3}",
+                          (c ? c->getNumber(r).value_or(0) : 0) * 1e3);
+    const Object *bytes = o->getObject("bytes");
+    auto tier = [&](const char *t) {
+      return (bytes ? bytes->getNumber(t).value_or(0) : 0) / 1e6;
+    };
+    os << llvm::formatv(" {0,9:f3} {1,10:f2} {2,9:f1} {3,9:f1} {4,9:f2}\n",
+                        o->getNumber("busy_s").value_or(0) * 1e3,
+                        o->getNumber("flops").value_or(0) / 1e9, tier("hbm"),
+                        tier("ddr"),
+                        o->getNumber("sram_held_bytes").value_or(0) / 1e6);
+  }
+  os << llvm::formatv("  {0,-18} {1,10:f3} {2,7:p}\n", "total", total * 1e3,
+                      stepSeconds > 0 ? total / stepSeconds : 0.0);
+  if (const llvm::json::Array *chunks = profile.getArray("chunks")) {
+    os << "  chunks:";
+    for (const llvm::json::Value &v : *chunks)
+      if (const Object *o = v.getAsObject())
+        os << llvm::formatv(" {0:f3} ms", o->getNumber("time_s").value_or(0) *
+                                              1e3);
+    os << "\n";
+  }
+}
+} // namespace
+
+void snapflow::sim::printProfile(llvm::raw_ostream &os, const Object &r) {
+  double step = r.getNumber("step_latency_s").value_or(0);
+  if (const Object *p = r.getObject("profile"))
+    printProfileTable(
+        os,
+        llvm::formatv("profile of one {0} step ({1:f3} ms): its critical "
+                      "path by operator and what it waited on",
+                      r.getString("program").value_or("decode"), step * 1e3)
+            .str(),
+        *p, step);
+  if (const Object *b = r.getObject("binds"))
+    if (llvm::StringRef op = b->getString("operator").value_or(""); !op.empty())
+      os << llvm::formatv("  binds: {0} on {1}, {2:f3} ms ({3:p} of the "
+                          "step); roofline bound {4:f3} ms ({5})\n",
+                          op, b->getString("resource").value_or(""),
+                          b->getNumber("s").value_or(0) * 1e3,
+                          b->getNumber("share").value_or(0),
+                          r.getObject("roofline")
+                                  ->getNumber("step_latency_lower_bound_s")
+                                  .value_or(0) *
+                              1e3,
+                          r.getObject("roofline")
+                              ->getString("binding")
+                              .value_or("-"));
+  if (const Object *p = r.getObject("ttft_profile")) {
+    double ttft = r.getNumber("ttft_s").value_or(step);
+    printProfileTable(os,
+                      llvm::formatv("profile of the prefill ({0:f3} ms)",
+                                    ttft * 1e3)
+                          .str(),
+                      *p, ttft);
+  }
 }

@@ -11,6 +11,15 @@ llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
   using P = ReportPresence;
   static const ReportKey keys[] = {
       {"batch", "sequences", "sequences per step (the decode program's batch)"},
+      {"binds.operator", "-",
+       "what binds: the model operator with the largest share of the step's "
+       "critical path on one resource (profile.operators); empty when the "
+       "step has no critical path"},
+      {"binds.resource", "-",
+       "the resource it waited on there: pcu, sram, hbm, ddr, noc, link or "
+       "launch"},
+      {"binds.s", "s", "that operator's critical-path time on that resource"},
+      {"binds.share", "fraction", "binds.s over the step latency"},
       {"breakdown.collective_s", "s",
        "of the step's critical path, time waiting for collectives to land"},
       {"breakdown.compute_s", "s",
@@ -87,6 +96,34 @@ llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
        "hash of every number of the model's config that snapflow uses"},
       {"per_user_tokens_per_s", "tokens/s",
        "tokens per second one sequence sees"},
+      {"profile.operators", "-",
+       "the step's profile, one object per model operator with any work: "
+       "operator, critical_path_s (its spans on the step's critical path; "
+       "they add up to the step), critical_path (the same by resource: pcu, "
+       "sram, hbm, ddr, noc, link, launch), busy_s (its nodes' own work, "
+       "summed over nodes), flops, bytes (sram, hbm, ddr: loaded and "
+       "stored), link_bytes (sent over the peer link), sram_held_bytes (its "
+       "stream buffers and SRAM homes in the busiest section for it)",
+       P::Always, false, /*list=*/true},
+      {"profile.resources.ddr_s", "s",
+       "of the step's critical path, the time waiting on DDR"},
+      {"profile.resources.hbm_s", "s",
+       "of the step's critical path, the time waiting on HBM"},
+      {"profile.resources.launch_s", "s",
+       "of the step's critical path, the time waiting on kernel launches (program loads)"},
+      {"profile.resources.link_s", "s",
+       "of the step's critical path, the time waiting on the peer link"},
+      {"profile.resources.noc_s", "s",
+       "of the step's critical path, the time waiting on the on-chip network"},
+      {"profile.resources.pcu_s", "s",
+       "of the step's critical path, the time waiting on PCUs computing"},
+      {"profile.resources.sram_s", "s",
+       "of the step's critical path, the time waiting on SRAM"},
+      {"profile.sections", "-",
+       "per section (kernel) of the program: section, calls (kernel calls "
+       "per step; a pipelined loop is one), time_s, critical_path (seconds "
+       "by operator)",
+       P::Always, false, /*list=*/true},
       {"program", "-", "the df.program simulated (decode or prefill)"},
       {"prompt_tokens_per_s", "tokens/s", "prompt tokens processed per second",
        P::Prefill},
@@ -145,6 +182,37 @@ llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
        P::WithPrefill},
       {"ttft_s", "s",
        "time to first token: the prefill of one prompt (null without one)"},
+      {"ttft_profile.chunks", "-",
+       "the prefill's profile per chunk: time_s and critical_path (seconds "
+       "by operator); one entry for an unchunked prefill",
+       P::WithPrefill, false, /*list=*/true},
+      {"ttft_profile.operators", "-",
+       "the prefill's profile (the whole prompt), as profile.operators",
+       P::WithPrefill, false, /*list=*/true},
+      {"ttft_profile.resources.ddr_s", "s",
+       "of the prefill's critical path, the time waiting on DDR",
+       P::WithPrefill},
+      {"ttft_profile.resources.hbm_s", "s",
+       "of the prefill's critical path, the time waiting on HBM",
+       P::WithPrefill},
+      {"ttft_profile.resources.launch_s", "s",
+       "of the prefill's critical path, the time waiting on kernel launches",
+       P::WithPrefill},
+      {"ttft_profile.resources.link_s", "s",
+       "of the prefill's critical path, the time waiting on the peer link",
+       P::WithPrefill},
+      {"ttft_profile.resources.noc_s", "s",
+       "of the prefill's critical path, the time waiting on the on-chip network",
+       P::WithPrefill},
+      {"ttft_profile.resources.pcu_s", "s",
+       "of the prefill's critical path, the time waiting on PCUs computing",
+       P::WithPrefill},
+      {"ttft_profile.resources.sram_s", "s",
+       "of the prefill's critical path, the time waiting on SRAM",
+       P::WithPrefill},
+      {"ttft_profile.sections", "-",
+       "the prefill's profile per section, as profile.sections",
+       P::WithPrefill, false, /*list=*/true},
       {"utilization.ddr", "-",
        "busy fraction of DDR over the decode (or prefill) steps alone"},
       {"utilization.hbm", "-",

@@ -283,6 +283,7 @@ void writeNodeArgs(llvm::json::OStream &j, const TraceEvent &e) {
   const Section &sec = p.sections[e.section];
   const Node &n = sec.nodes[e.node];
   j.attribute("op", dfOp(n));
+  j.attribute("operator", arch::opKindName(n.opKind));
   j.attribute("section", sec.name);
   j.attribute("iteration", e.index);
   j.attribute("iterations", e.count);
@@ -347,7 +348,8 @@ const char *nodeCategory(const Node &n) {
   return "node";
 }
 
-constexpr int64_t kStepsTrack = 0, kSectionsTrack = 1, kFirstNodeTrack = 2;
+constexpr int64_t kStepsTrack = 0, kSectionsTrack = 1, kCriticalTrack = 2,
+                  kFirstNodeTrack = 3;
 
 } // namespace
 
@@ -448,11 +450,38 @@ llvm::Error snapflow::sim::writeChromeTrace(
         });
         break;
       }
+      case TraceEvent::Critical: {
+        // A span of the critical path: the operator and what it waited on.
+        const Section &sec = p->sections[e.section];
+        llvm::StringRef kind =
+            e.node >= 0 ? arch::opKindName(sec.nodes[e.node].opKind)
+                        : arch::opKindName(arch::OpKind::KernelLaunch);
+        llvm::StringRef resource =
+            resourceName(static_cast<Resource>(e.resource));
+        slice(e, kCriticalTrack, (kind + " · " + resource).str(), "critical",
+              [&] {
+                j.attribute("operator", kind);
+                j.attribute("section", sec.name);
+                // Nanoseconds on each resource it waited on.
+                for (int k = 0; k < kNumResources; ++k)
+                  if (e.criticalPs[k] > 0)
+                    j.attribute(
+                        (resourceName(static_cast<Resource>(k)) + "_ns").str(),
+                        e.criticalPs[k] / 1000);
+                if (p->chunks > 1)
+                  j.attribute("chunk", e.chunk);
+              });
+        break;
+      }
       case TraceEvent::Node: {
         int64_t tid = tracks[{e.job, e.section, e.node}];
         std::string op = opName(e);
         if (!names.count(tid))
-          names[tid] = phase(e) + p->sections[e.section].name + " · " + op;
+          names[tid] =
+              phase(e) + p->sections[e.section].name + " · " +
+              arch::opKindName(p->sections[e.section].nodes[e.node].opKind)
+                  .str() +
+              " · " + op;
         slice(e, tid, op, nodeCategory(p->sections[e.section].nodes[e.node]),
               [&] { writeNodeArgs(j, e); });
         break;
@@ -482,6 +511,7 @@ llvm::Error snapflow::sim::writeChromeTrace(
     writeProcessName(j, 0, "snapflow · " + chip.getName());
     writeTrackName(j, 0, kStepsTrack, "steps");
     writeTrackName(j, 0, kSectionsTrack, "sections");
+    writeTrackName(j, 0, kCriticalTrack, "critical path");
     for (auto &[tid, name] : names)
       writeTrackName(j, 0, tid, name);
     j.arrayEnd();

@@ -683,3 +683,29 @@ df.program @p attributes {tp = 1 : i64} {
   df.tensor @w : tensor<4611686018427387904xbf16> in hbm
 }
 }
+
+// -----
+
+// Tests that a node names an operator of arch/OpKind.h.
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
+  df.tensor @w : tensor<64x64xbf16> in hbm
+  df.section @s {
+    // expected-error @+1 {{unknown operator kind 'attn'; expected one of embedding, norm, qkv_projection, attention, output_projection, residual, mlp, router, routed_experts, shared_experts, mtp_projection, lm_head, sampling, kv_upkeep, kv_selection, all_reduce, all_gather, all_to_all}}
+    %w = df.load @w tiles 4 for attn : !df.stream<tensor<32x32xbf16>, 2>
+  }
+}
+}
+
+// -----
+
+// Tests that kernel launches are the simulator's, not a tag a node takes.
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
+  df.tensor @w : tensor<64x64xbf16> in hbm
+  df.section @s {
+    // expected-error @+1 {{unknown operator kind 'kernel_launch'}}
+    %w = df.load @w tiles 4 for kernel_launch : !df.stream<tensor<32x32xbf16>, 2>
+  }
+}
+}

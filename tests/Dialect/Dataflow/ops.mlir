@@ -111,5 +111,28 @@ df.program @counts attributes {tp = 1 : i64} {
     df.stage elementwise (%c, %b) {pcus = 1, flops_per_tile = 64, tiles = 12} : (!df.stream<tensor<8x8xf32>, 2>, !df.stream<tensor<8x8xf32>, 2>) -> ()
   }
 }
+
+// Tests that loads, stores and stages name the model operator they work
+// for (the profile's rows), in the custom form and the generic one.
+// CHECK-LABEL: df.program @tagged attributes {tp = 1 : i64} {
+// CHECK:         df.section @layer {
+// CHECK-NEXT:      %[[X:.+]] = df.load @x tiles 4 for norm : !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      %[[W:.+]] = df.load @wq tiles 4 for qkv_projection {agcus = 2 : i64} : !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      %[[Q:.+]] = df.stage gemm for qkv_projection(%[[X]], %[[W]]) {flops_per_tile = 65536 : i64, pcus = 4 : i64, tiles = 4 : i64} : (!df.stream<tensor<32x32xbf16>, 2>, !df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      %[[E:.+]] = df.stage elementwise(%[[Q]]) {flops_per_tile = 1024 : i64, pcus = 1 : i64, tiles = 4 : i64} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      df.store %[[E]] to @y for routed_experts : !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:    }
+df.program @tagged attributes {tp = 1 : i64} {
+  df.tensor @x : tensor<64x64xbf16> in sram
+  df.tensor @wq : tensor<64x64xbf16> in hbm
+  df.tensor @y : tensor<64x64xbf16> in hbm
+  df.section @layer {
+    %x = df.load @x tiles 4 for norm : !df.stream<tensor<32x32xbf16>, 2>
+    %w = df.load @wq tiles 4 for qkv_projection {agcus = 2} : !df.stream<tensor<32x32xbf16>, 2>
+    %q = df.stage gemm for qkv_projection (%x, %w) {pcus = 4, flops_per_tile = 65536, tiles = 4} : (!df.stream<tensor<32x32xbf16>, 2>, !df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+    %e = df.stage elementwise (%q) {pcus = 1, flops_per_tile = 1024, tiles = 4} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
+    df.store %e to @y for routed_experts : !df.stream<tensor<32x32xbf16>, 2>
+  }
+}
 }
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snapflow/Analysis/ModelStats.h"
+#include "snapflow/Analysis/OpKinds.h"
 #include "snapflow/Conversion/Passes.h"
 
 #include "snapflow/Dialect/KV/IR/KVOps.h"
@@ -124,6 +125,8 @@ public:
                                  })));
     Block *body = b.createBlock(&program.getBody());
     decls = OpBuilder::atBlockBegin(body);
+    OpKindAnalysis kindsOfFn(fn);
+    opKinds = &kindsOfFn;
     declareKV();
     findHomes();
     findSpills();
@@ -445,7 +448,7 @@ private:
     // at a lane's ~100 GB/s).
     if (part)
       count = std::max<int64_t>(1, (count * rows + tokens - 1) / tokens);
-    auto load = b.create<df::LoadOp>(v.getLoc(), streamOf(tile),
+    auto load = b.create<df::LoadOp>(v.getLoc(), streamOf(tile), tag,
                                      home->second, count);
     if (int64_t lanes = std::min(sectionAgcus, count); lanes > 1)
       load.setAgcus(lanes);
@@ -476,7 +479,7 @@ private:
         1, static_cast<int64_t>(std::llround(pieces * fraction)));
     return b.create<df::LoadOp>(
         param.getLoc(),
-        streamOf(RankedTensorType::get(tile, type.getElementType())), name,
+        streamOf(RankedTensorType::get(tile, type.getElementType())), tag, name,
         tiles);
   }
 
@@ -498,7 +501,7 @@ private:
             ? pieces
             : std::max<int64_t>(1, (pieces * prefixSlots + slots - 1) / slots);
     auto load = b.create<df::LoadOp>(
-        loc, streamOf(RankedTensorType::get(tile, src.getElementType())),
+        loc, streamOf(RankedTensorType::get(tile, src.getElementType())), tag,
         staged ? "prompt_kv" : "kv_cache", tiles);
     if (prefixSlots > 0)
       load.setPrefixTiles(tiles);
@@ -695,7 +698,17 @@ private:
     return isa<kv::ReadOp>(op);
   }
 
+  /// Lowers `op`; every load, store and stage it makes is tagged with the
+  /// model operator `op` works for (a run's profile charges them to it).
   LogicalResult lower(Operation *op) {
+    arch::OpKind kind = opKinds->lookup(op);
+    tag = arch::isTaggedOpKind(kind)
+              ? df::OpKindAttr::get(op->getContext(), kind)
+              : df::OpKindAttr();
+    return lowerOne(op);
+  }
+
+  LogicalResult lowerOne(Operation *op) {
     if (isa<llm::ParamOp, llm::YieldOp, func::ReturnOp, llm::ShardSliceOp,
             llm::ReshapeOp>(op) ||
         isStagedRead(op))
@@ -749,7 +762,7 @@ private:
         1, static_cast<int64_t>(std::ceil(double(pieces) * share)));
     return b.create<df::LoadOp>(
         op->getLoc(),
-        streamOf(RankedTensorType::get(tile, stagedType.getElementType())),
+        streamOf(RankedTensorType::get(tile, stagedType.getElementType())), tag,
         "prompt_kv", tiles);
   }
 
@@ -824,7 +837,7 @@ private:
           inputs.push_back(b.create<df::LoadOp>(
               op->getLoc(),
               streamOf(RankedTensorType::get({1, 1, type.getDimSize(1)},
-                                             type.getElementType())),
+                                             type.getElementType())), tag,
               param.getName().str(), rows));
           continue;
         }
@@ -853,7 +866,7 @@ private:
     for (const AuxTraffic &a : aux)
       if (a.read > 0) {
         auto [tile, count] = auxTiles(a.type, a.read, tileBytes);
-        inputs.push_back(b.create<df::LoadOp>(op->getLoc(), streamOf(tile),
+        inputs.push_back(b.create<df::LoadOp>(op->getLoc(), streamOf(tile), tag,
                                               a.tensor, count));
       }
     // A chunk of a chunked prefill reads back what earlier chunks wrote.
@@ -948,7 +961,7 @@ private:
     int64_t flopsPerTile =
         ceilDiv(CheckedInt(flops), std::max<int64_t>(1, tiles)).value();
     auto st = b.create<df::StageOp>(
-        op->getLoc(), outTypes, df::StageKindAttr::get(op->getContext(), kind),
+        op->getLoc(), outTypes, tag, df::StageKindAttr::get(op->getContext(), kind),
         inputs, b.getI64IntegerAttr(pcus), b.getI64IntegerAttr(flopsPerTile),
         b.getI64IntegerAttr(tiles), b.getDenseI64ArrayAttr(outCounts),
         b.getI64IntegerAttr(prefixTiles));
@@ -960,12 +973,12 @@ private:
     if (kvTokens > 0 && isa<kv::RecallOp>(op))
       written[op->getResult(0)] = st.getOutputs()[next];
     for (const KVWrite &w : kvWrites)
-      b.create<df::StoreOp>(op->getLoc(), st.getOutputs()[next++], w.tensor);
+      b.create<df::StoreOp>(op->getLoc(), tag, st.getOutputs()[next++], w.tensor);
     for (const AuxTraffic &a : aux)
       if (a.written > 0) {
         if (isa<kv::BackupOp>(op) && a.tensor == "kv_digest")
           written[op->getResult(0)] = st.getOutputs()[next];
-        b.create<df::StoreOp>(op->getLoc(), st.getOutputs()[next++], a.tensor);
+        b.create<df::StoreOp>(op->getLoc(), tag, st.getOutputs()[next++], a.tensor);
       }
     return success();
   }
@@ -1011,12 +1024,16 @@ private:
     }
     Operation *def = v.getDefiningOp();
     declare(home->second, homeTy, def ? tierOf(def) : arch::MemoryTier::SRAM);
-    b.create<df::StoreOp>(v.getLoc(), stream, home->second);
+    b.create<df::StoreOp>(v.getLoc(), tag, stream, home->second);
   }
 
   func::FuncOp fn;
   OpBuilder &b;
   OpBuilder decls{fn.getContext()};
+  /// The model operator of every op of `fn`, for the nodes' tags.
+  const OpKindAnalysis *opKinds = nullptr;
+  /// The tag of the op being lowered (null for an untagged one).
+  df::OpKindAttr tag;
   int64_t tp;
   int64_t sectionAgcus = 1; ///< the AGCU lanes of the section being lowered
   /// A prefill phase: its selection ops run in the last chunk only.

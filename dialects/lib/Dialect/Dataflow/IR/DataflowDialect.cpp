@@ -40,6 +40,19 @@ static void printTier(OpAsmPrinter &printer, Operation *, TierAttr tier) {
   printer << arch::tierName(tier.getValue());
 }
 
+// The custom<OpKind> directive of df.load, df.store and df.stage: the
+// bare operator keyword after `for`.
+static ParseResult parseOpKind(OpAsmParser &parser, OpKindAttr &kind) {
+  FailureOr<arch::OpKind> k = parseOpKindKeyword(parser);
+  if (failed(k))
+    return failure();
+  kind = OpKindAttr::get(parser.getContext(), *k);
+  return success();
+}
+static void printOpKind(OpAsmPrinter &printer, Operation *, OpKindAttr kind) {
+  printer << arch::opKindName(kind.getValue());
+}
+
 #define GET_ATTRDEF_CLASSES
 #include "snapflow/Dialect/Dataflow/IR/DataflowAttrs.cpp.inc"
 #define GET_TYPEDEF_CLASSES
@@ -75,6 +88,36 @@ FailureOr<arch::MemoryTier> snapflow::df::parseTierKeyword(AsmParser &parser) {
     return *tier;
   return parser.emitError(loc) << "unknown memory tier '" << keyword
                                << "'; expected sram, hbm or ddr";
+}
+
+FailureOr<arch::OpKind> snapflow::df::parseOpKindKeyword(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  if (std::optional<arch::OpKind> kind = arch::parseOpKind(keyword))
+    if (arch::isTaggedOpKind(*kind))
+      return *kind;
+  std::string known;
+  for (int k = 0; k < arch::kNumOpKinds; ++k)
+    if (arch::isTaggedOpKind(static_cast<arch::OpKind>(k)))
+      known += (known.empty() ? "" : ", ") +
+               arch::opKindName(static_cast<arch::OpKind>(k)).str();
+  return parser.emitError(loc) << "unknown operator kind '" << keyword
+                               << "'; expected one of " << known;
+}
+
+std::optional<arch::OpKind> snapflow::df::getOpKind(Operation *op) {
+  OpKindAttr kind;
+  if (auto load = dyn_cast<LoadOp>(op))
+    kind = load.getOpKindAttr();
+  else if (auto store = dyn_cast<StoreOp>(op))
+    kind = store.getOpKindAttr();
+  else if (auto stage = dyn_cast<StageOp>(op))
+    kind = stage.getOpKindAttr();
+  if (!kind)
+    return std::nullopt;
+  return kind.getValue();
 }
 
 /// The parameter texts of a target, keyed "socket.clock_hz", as

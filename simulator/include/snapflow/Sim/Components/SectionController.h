@@ -3,8 +3,9 @@
 // Runs each job's steps: loads each section (a reconfiguration unless the
 // same configuration just ran), runs its kernel loop one iteration at a time
 // on every socket (a pipelined loop: all iterations in one run, overlapping),
-// attributes each run's time along its critical path to compute, memory,
-// network and collectives, and samples memory occupancy. Fast-forward is
+// attributes each run's time along its critical path to the model
+// operators and resources that made it (the profile), and samples memory
+// occupancy. Fast-forward is
 // here and only here: once a loop iteration, or a whole step, takes exactly
 // as long as the one before, the remaining identical ones are accounted
 // instead of simulated.
@@ -58,13 +59,20 @@ public:
   Totals realTotals() const;
 
 private:
-  double runStep(int job, JobResult &jr, Breakdown &bd);
-  /// Runs every section of job `job` once (one chunk of a chunked prefill).
-  void runChunk(int job, JobResult &jr, Breakdown &bd);
+  /// Runs one step of job `job`; its profile (and each chunk's) goes to
+  /// `jr`.
+  double runStep(int job, JobResult &jr);
+  /// Runs every section of job `job` once (one chunk of a chunked
+  /// prefill), adding to `profile`.
+  void runChunk(int job, JobResult &jr, Profile &profile);
   /// Runs `iterations` iterations of a section (more than one: a
-  /// pipelined loop, its iterations overlapping) on every socket.
-  double runIteration(int job, int section, Breakdown &bd, int64_t iterations,
-                      int64_t firstIteration = 0);
+  /// pipelined loop, its iterations overlapping) on every socket, and adds
+  /// its critical path and its nodes' work to `profile`.
+  double runIteration(int job, int section, Profile &profile,
+                      int64_t iterations, int64_t firstIteration = 0);
+  /// Charges `ps` of launching section `section` of job `job` to
+  /// `profile` (the kernel_launch operator, launch resource).
+  void chargeLaunch(int job, int section, double ps, Profile &profile);
   /// Runs up to `count` repetitions of `once` (which simulates one and
   /// returns its picoseconds); once one takes as long as the previous, the
   /// rest are accounted: time advances by their span, every socket's

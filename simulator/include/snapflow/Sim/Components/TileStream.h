@@ -27,11 +27,13 @@ namespace sim {
 enum class PathPart { Compute, Memory, Network, Collective };
 constexpr int kNumPathParts = static_cast<int>(PathPart::Collective) + 1;
 
-/// A node's critical path so far: picoseconds per part, and the time it
-/// reaches. The parts add up to `at` minus the section's start.
+/// A node's critical path so far: the time it reaches, and the last of the
+/// segments (SectionRun::segments) that lead there from the section's
+/// start, each a span one node waited on its own work. Following `segment`
+/// and each segment's parent back adds up to `at` minus the section's start.
 struct PathStamp {
-  std::array<double, kNumPathParts> parts{};
   double at = 0;
+  int32_t segment = -1; ///< -1: nothing charged yet
 };
 
 /// What a blocked process is waiting for, for deadlock reports.

@@ -11,6 +11,7 @@
 
 #include "snapflow/Arch/ArchModel.h"
 #include "snapflow/Arch/Collectives.h"
+#include "snapflow/Arch/OpKind.h"
 
 #include <cstdint>
 #include <string>
@@ -55,6 +56,9 @@ struct Stream {
 struct Node {
   NodeKind kind = NodeKind::Stage;
   std::string label; ///< "df.stage gemm #3" etc., with its source line
+  /// The model operator it works for (df `for KIND`; a collective's kind;
+  /// Other when untagged): the row of the run's profile it is charged to.
+  arch::OpKind opKind = arch::OpKind::Other;
   // Load / store.
   int tensor = -1;
   int64_t tiles = 0;

@@ -64,6 +64,11 @@ struct NodeRun {
   /// The node's critical path since its section started (PathStamp).
   PathStamp path;
   PathStamp iterationPath; ///< its path when it last finished an iteration
+  /// Its own work in this run, for the profile: time waiting on its own
+  /// compute, memory transfers, crossings and collective tiles (what it
+  /// charged, on the critical path or not), FLOPs, bytes it moved to or
+  /// from its tensor's tier, bytes it sent over the peer link.
+  double busyPs = 0, flops = 0, bytes = 0, linkBytes = 0;
   void touch() {
     double t = nowPs();
     if (firstPs < 0)
@@ -74,6 +79,15 @@ struct NodeRun {
 
 struct Socket;
 
+/// One span of a critical path: node `node` waited `ps` on its own work of
+/// kind `part`, after the path that `parent` ends (-1: the section's start).
+struct PathSegment {
+  int32_t parent = -1;
+  int32_t node = 0;
+  PathPart part = PathPart::Compute;
+  double ps = 0;
+};
+
 /// One section of one program on one socket: its streams and nodes, started
 /// by the section controller once per loop iteration.
 struct SectionRun {
@@ -83,6 +97,9 @@ struct SectionRun {
   int job = 0, index = 0, socketIndex = 0;
   std::vector<std::unique_ptr<TileStream>> streams;
   std::vector<NodeRun> nodes;
+  /// Every span charged in this run, a tree whose paths the nodes' stamps
+  /// end (cleared at each start: a run's paths begin with its section).
+  std::vector<PathSegment> segments;
   /// One start event per node, notified in node order, so the nodes of
   /// every run begin in the same order whatever order the last run ended in
   /// (one shared event would wake them in their last run's finishing order,

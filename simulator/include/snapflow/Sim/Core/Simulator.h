@@ -13,7 +13,10 @@
 #define SNAPFLOW_SIM_CORE_SIMULATOR_H
 
 #include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Arch/OpKind.h"
 #include "snapflow/Sim/Core/Program.h"
+
+#include "llvm/ADT/StringRef.h"
 
 #include <array>
 #include <cstdint>
@@ -70,6 +73,14 @@ struct Job {
   std::optional<Copy> copy;
 };
 
+/// What a span of a run waited on: PCUs computing, a memory tier, the
+/// on-chip network, the peer link, or a kernel launch (the section
+/// controller's program load).
+enum class Resource { PCU, SRAM, HBM, DDR, NoC, Link, Launch };
+constexpr int kNumResources = static_cast<int>(Resource::Launch) + 1;
+/// "pcu", "sram", "hbm", "ddr", "noc", "link", "launch".
+llvm::StringRef resourceName(Resource resource);
+
 /// A slice or memory sample of the trace, at integer picoseconds of
 /// simulated time. A slice names what ran by reference (its job's program,
 /// section and node) and the trace writer (Trace.h) turns that into the
@@ -89,7 +100,11 @@ struct TraceEvent {
     /// A copy job (values[0]: its bytes per socket).
     Copy,
     /// Memory occupancy (values: SRAM, HBM, DDR, KV bytes per socket).
-    Counter
+    Counter,
+    /// A span of a section run's critical path spent by one operator (the
+    /// kind of node `node`; -1: a kernel launch), `criticalPs` of it per
+    /// resource, most on `resource`.
+    Critical
   };
   Kind kind = Node;
   /// The job's program (null for a copy); the caller's, which outlives the
@@ -105,6 +120,10 @@ struct TraceEvent {
   /// Counter: bytes per socket; a collective node: values[0] is its message
   /// bytes per run.
   std::array<double, 4> values{};
+  /// Critical: what the span waited on most (a Resource), and how long
+  /// on each.
+  int resource = 0;
+  std::array<double, kNumResources> criticalPs{};
 };
 
 /// The most memory samples a run records: a fast-forwarded span repeats
@@ -115,6 +134,40 @@ constexpr size_t kMaxMemorySamples = 1 << 16;
 struct Breakdown {
   double computePs = 0, memoryPs = 0, networkPs = 0, collectivePs = 0,
          reconfigPs = 0;
+};
+
+/// One model operator's share of a step (a row of the profile).
+struct OperatorProfile {
+  /// Its spans on the step's critical path, by what they waited on.
+  std::array<double, kNumResources> criticalPs{};
+  /// Its nodes' own work, summed over nodes (on the critical path or not):
+  /// compute steps, memory transfers, crossings, collective tiles.
+  double busyPs = 0;
+  double flops = 0;
+  std::array<double, 3> bytes{}; ///< loaded and stored, per tier
+  double linkBytes = 0;          ///< sent over the peer link
+  double criticalTotalPs() const;
+  bool empty() const;
+};
+
+/// Where a step's time went, by model operator (docs/Simulator.md,
+/// "Profile"). Its critical-path spans add up to the step.
+struct Profile {
+  std::array<OperatorProfile, arch::kNumOpKinds> ops{};
+  /// Per section of the program, in program order.
+  struct SectionShare {
+    /// The section's part of the critical path, by operator.
+    std::array<double, arch::kNumOpKinds> criticalPs{};
+    double ps = 0;    ///< its runs' time, launches included
+    double calls = 0; ///< kernel calls (a pipelined loop is one)
+  };
+  std::vector<SectionShare> sections;
+
+  /// Adds `other` `times` times (fast-forwarded repeats).
+  void add(const Profile &other, double times = 1);
+  double criticalPs() const;
+  /// The critical path by kind of wait (the report's `breakdown`).
+  Breakdown breakdown() const;
 };
 
 /// What one job took.
@@ -131,6 +184,10 @@ struct JobResult {
   int64_t steps = 0, stepsSimulated = 0;
   int64_t iterationsSimulated = 0, iterationsFastForwarded = 0;
   Breakdown breakdown; ///< of one step
+  /// Of one step (the last simulated), by operator; and each chunk's (one
+  /// unchunked).
+  Profile profile;
+  std::vector<Profile> chunkProfiles;
   double flops = 0;    ///< per step
   /// Per step, per tier: loads, stores and a background copy's blocks.
   std::array<double, 3> bytes{};

@@ -40,6 +40,11 @@ llvm::json::Object makeReport(const SimResult &result, const Program &decode,
 /// A few lines for a person.
 void printSummary(llvm::raw_ostream &os, const llvm::json::Object &report);
 
+/// The report's profiles as tables (`--profile`): the step's critical path
+/// by operator and resource, with each operator's busy time, FLOPs, bytes
+/// and SRAM held; and the prefill's, with its chunks, when it has one.
+void printProfile(llvm::raw_ostream &os, const llvm::json::Object &report);
+
 } // namespace sim
 } // namespace snapflow
 

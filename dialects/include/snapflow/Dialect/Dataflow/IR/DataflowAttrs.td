@@ -29,6 +29,15 @@ def DF_TierParameter : AttrParameter<"::snapflow::arch::MemoryTier",
   let printer = "$_printer << ::snapflow::arch::tierName($_self)";
 }
 
+/// The model operator a node works for: `arch::OpKind`, the one operator
+/// enum of compiler, simulator and reports, spelled `qkv_projection`,
+/// `routed_experts`, ... (arch/OpKind.h).
+def DF_OpKindParameter : AttrParameter<"::snapflow::arch::OpKind",
+                                       "model operator kind"> {
+  let parser = "::snapflow::df::parseOpKindKeyword($_parser)";
+  let printer = "$_printer << ::snapflow::arch::opKindName($_self)";
+}
+
 def DF_TargetAttr : DF_Attr<"Target", "target"> {
   let summary = "the chip a module is compiled for, with every parameter";
   let description = [{
@@ -71,6 +80,20 @@ def DF_TierAttr : DF_Attr<"Tier", "tier"> {
   }];
   let parameters = (ins DF_TierParameter:$value);
   let assemblyFormat = "`<` $value `>`";
+}
+
+def DF_OpKindAttr : DF_Attr<"OpKind", "op_kind"> {
+  let summary = "the model operator a df node works for";
+  let description = [{
+    What lower-to-df tags a load, store or stage with, so that a run's
+    profile can charge the node's time, bytes and FLOPs to an operator of
+    the model. Written as the bare keyword after `for` on the node
+    (`df.load @w tiles 32 for qkv_projection`); the kinds are those of
+    `arch/OpKind.h` that the compiler tags (collectives are named by their
+    kind, kernel launches by the simulator).
+  }];
+  let parameters = (ins DF_OpKindParameter:$value);
+  let assemblyFormat = "$value";
 }
 
 def DF_StageMapAttr : DF_Attr<"StageMap", "stage"> {

@@ -11,6 +11,7 @@
 
 #include "snapflow/Arch/ArchModel.h"
 #include "snapflow/Arch/Collectives.h"
+#include "snapflow/Arch/OpKind.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -28,6 +29,8 @@ namespace snapflow {
 namespace df {
 /// Parses `sram`, `hbm` or `ddr`.
 mlir::FailureOr<arch::MemoryTier> parseTierKeyword(mlir::AsmParser &parser);
+/// Parses an operator kind a node may be tagged with (`qkv_projection`, ...).
+mlir::FailureOr<arch::OpKind> parseOpKindKeyword(mlir::AsmParser &parser);
 } // namespace df
 } // namespace snapflow
 
@@ -64,6 +67,10 @@ int64_t getStreamTileCount(mlir::Value stream);
 /// terms (arch/Collectives.h); without `via`, Auto.
 arch::CollectiveKind getArchKind(CollectiveOp op);
 arch::CollectiveAlgorithm getArchAlgorithm(CollectiveOp op);
+
+/// The operator a load, store or stage works for (its `for` tag), or
+/// nullopt for an untagged node or another op.
+std::optional<arch::OpKind> getOpKind(mlir::Operation *op);
 
 /// The target chip of the module holding `op` (its `df.target`), or null.
 TargetAttr getTarget(mlir::Operation *op);

@@ -108,32 +108,39 @@ def DF_LoadOp : DF_Op<"load", [HasParent<"SectionOp">]> {
     (0-based) reads `tiles - prefix_tiles + ceil(prefix_tiles * j / (n-1))`,
     all of them in the last chunk and none of the prefix in the first.
     A `last_chunk` load runs in the last chunk only (the selection at the
-    end of a chunked prefill reads the staged prompt then).
+    end of a chunked prefill reads the staged prompt then). `for KIND`
+    names the model operator the load works for (`#df.op_kind`, arch's
+    OpKind), which a run's profile charges its time and bytes to.
 
     Example:
     ```mlir
-    %s = df.load @wq tiles 16 : !df.stream<tensor<1024x1024xbf16>, 2>
+    %s = df.load @wq tiles 16 for qkv_projection : !df.stream<tensor<1024x1024xbf16>, 2>
     ```
   }];
-  let arguments = (ins FlatSymbolRefAttr:$src, SF_I64Attr:$tiles,
+  let arguments = (ins OptionalAttr<DF_OpKindAttr>:$op_kind,
+                       FlatSymbolRefAttr:$src, SF_I64Attr:$tiles,
                        DefaultValuedAttr<SF_I64Attr, "1">:$agcus,
                        DefaultValuedAttr<SF_I64Attr, "0">:$prefix_tiles,
                        UnitAttr:$last_chunk);
   let results = (outs DF_StreamType:$result);
-  let assemblyFormat = "$src `tiles` $tiles attr-dict `:` qualified(type($result))";
+  let assemblyFormat = "$src `tiles` $tiles (`for` custom<OpKind>($op_kind)^)? attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
 }
 
 def DF_StoreOp : DF_Op<"store", [HasParent<"SectionOp">]> {
   let summary = "drain a stream into a declared tensor in its tier";
   let description = [{
+    `for KIND` names the model operator the store works for, as on
+    `df.load`.
+
     Example:
     ```mlir
-    df.store %s to @kv : !df.stream<tensor<1x1024xbf16>, 2>
+    df.store %s to @kv for attention : !df.stream<tensor<1x1024xbf16>, 2>
     ```
   }];
-  let arguments = (ins DF_StreamType:$input, FlatSymbolRefAttr:$dst);
-  let assemblyFormat = "$input `to` $dst attr-dict `:` qualified(type($input))";
+  let arguments = (ins OptionalAttr<DF_OpKindAttr>:$op_kind,
+                       DF_StreamType:$input, FlatSymbolRefAttr:$dst);
+  let assemblyFormat = "$input `to` $dst (`for` custom<OpKind>($op_kind)^)? attr-dict `:` qualified(type($input))";
   let hasVerifier = 1;
 }
 
@@ -148,21 +155,23 @@ def DF_StageOp : DF_Op<"stage", [HasParent<"SectionOp">]> {
     proportion. In a chunked prefill, `prefix_tiles` of the steps are work
     on earlier chunks' tokens and scale as a load's do (see `df.load`); the
     outputs keep their counts. A `last_chunk` stage runs in the last chunk
-    only: in the others it takes its inputs and emits nothing.
+    only: in the others it takes its inputs and emits nothing. `for KIND`
+    names the model operator it computes for, as on `df.load`.
 
     Example:
     ```mlir
-    %o = df.stage gemm (%a, %b) {pcus = 8 : i64, flops_per_tile = 262144 : i64, tiles = 64 : i64} : (!df.stream<tensor<64x64xbf16>, 2>, !df.stream<tensor<64x64xbf16>, 2>) -> !df.stream<tensor<64x64xbf16>, 2>
+    %o = df.stage gemm for mlp (%a, %b) {pcus = 8 : i64, flops_per_tile = 262144 : i64, tiles = 64 : i64} : (!df.stream<tensor<64x64xbf16>, 2>, !df.stream<tensor<64x64xbf16>, 2>) -> !df.stream<tensor<64x64xbf16>, 2>
     ```
   }];
-  let arguments = (ins DF_StageKind:$kind, Variadic<DF_StreamType>:$inputs,
+  let arguments = (ins OptionalAttr<DF_OpKindAttr>:$op_kind,
+                       DF_StageKind:$kind, Variadic<DF_StreamType>:$inputs,
                        SF_I64Attr:$pcus, SF_I64Attr:$flops_per_tile, SF_I64Attr:$tiles,
                        OptionalAttr<DenseI64ArrayAttr>:$output_tiles,
                        DefaultValuedAttr<SF_I64Attr, "0">:$prefix_tiles,
                        UnitAttr:$last_chunk);
   let results = (outs Variadic<DF_StreamType>:$outputs);
   let assemblyFormat = [{
-    $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)
+    $kind (`for` custom<OpKind>($op_kind)^)? `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)
   }];
   let hasVerifier = 1;
 }
