@@ -18,7 +18,11 @@
 // V2L: llm.mla_attention {{.*}}layer = 0
 // V2L: llm.mlp
 // V2L: llm.mla_attention {{.*}}layer = 1
-// V2L: llm.moe {{.*}} shared {{.*}}num_experts = 64 : i64, top_k = 6 : i64
+// V2L: llm.route {{.*}}top_k = 6 : i64{{.*}} -> tensor<1x64x6xi32>
+// V2L: llm.moe {{.*}}num_experts = 64 : i64, top_k = 6 : i64
+// V2L: llm.param @model.layers.1.mlp.shared_experts.gate_proj.weight
+// V2L: llm.mlp
+// V2L: llm.add
 // V2L-COUNT-25: llm.moe
 // V2L: func.func @decode
 

@@ -189,19 +189,34 @@ TEST(CostModel, LinearOp) {
 
 // MoE with E = 4 experts, top 2, over N = 1 token: the uniform model touches
 // E (1 - (1 - 2/4)^1) = 2 experts, so half of the routed weights are read.
-// Routed weights: 3 x 4 x 8 x 16 x 2 B = 3072 B -> 1536 B; router 4 x 16 x 2
-// = 128 B; input 32 B. FLOPs: router 2 x 16 x 4 = 128, experts 2 x (6 x 16 x
-// 8 + 5 x 8) = 1616.
+// Routed weights: 3 x 4 x 8 x 16 x 2 B = 3072 B -> 1536 B; input 32 B; the
+// routing (1 token x 2 indices x 4 B) 8 B. FLOPs: 2 x (6 x 16 x 8 + 5 x 8)
+// = 1616.
 TEST(CostModel, MoEExpectedExperts) {
   OpCost c = costOf(R"(
-    func.func @f(%x: tensor<1x1x16xbf16>, %r: tensor<4x16xbf16>, %g: tensor<4x8x16xbf16>,
+    func.func @f(%x: tensor<1x1x16xbf16>, %r: tensor<1x1x2xi32>, %g: tensor<4x8x16xbf16>,
                  %u: tensor<4x8x16xbf16>, %d: tensor<4x16x8xbf16>) -> tensor<1x1x16xbf16> {
-      %y = llm.moe %x, %r, %g, %u, %d {num_experts = 4, top_k = 2} : tensor<1x1x16xbf16>, tensor<4x16xbf16>, tensor<4x8x16xbf16>, tensor<4x8x16xbf16>, tensor<4x16x8xbf16>
+      %y = llm.moe %x, %r, %g, %u, %d {num_experts = 4, top_k = 2} : tensor<1x1x16xbf16>, tensor<1x1x2xi32>, tensor<4x8x16xbf16>, tensor<4x8x16xbf16>, tensor<4x16x8xbf16>
       return %y : tensor<1x1x16xbf16>
     })",
                     "llm.moe");
-  EXPECT_EQ(c.flops, 128 + 1616);
-  EXPECT_EQ(c.read, 32 + 128 + 1536);
+  EXPECT_EQ(c.flops, 1616);
+  EXPECT_EQ(c.read, 32 + 8 + 1536);
+}
+
+// The router of the same MoE: the GEMM 2 x 16 x 4 = 128 FLOPs, then a score
+// and a top-k pass over the 4 experts of the token, 2 x 4 = 8. Reads the
+// input (32 B) and the router (4 x 16 x 2 B = 128 B), writes 2 indices.
+TEST(CostModel, RouteOp) {
+  OpCost c = costOf(R"(
+    func.func @f(%x: tensor<1x1x16xbf16>, %w: tensor<4x16xbf16>) -> tensor<1x1x2xi32> {
+      %r = llm.route %x, %w {top_k = 2} : tensor<1x1x16xbf16>, tensor<4x16xbf16> -> tensor<1x1x2xi32>
+      return %r : tensor<1x1x2xi32>
+    })",
+                    "llm.route");
+  EXPECT_EQ(c.flops, 128 + 8);
+  EXPECT_EQ(c.read, 32 + 128);
+  EXPECT_EQ(c.written, 8);
 }
 
 // A ring all-reduce over 4 sockets of a 1 KiB tensor sends 2 x 3/4 x 1024 =

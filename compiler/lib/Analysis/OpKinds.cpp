@@ -23,6 +23,7 @@ OpKind ownKind(Operation *op, bool prefill) {
           [](auto) { return OpKind::Attention; })
       .Case<llm::AddOp>([](auto) { return OpKind::Residual; })
       .Case<llm::MLPOp, llm::GeluMLPOp>([](auto) { return OpKind::MLP; })
+      .Case<llm::RouteOp>([](auto) { return OpKind::Router; })
       .Case<llm::MoEOp>([](auto) { return OpKind::RoutedExperts; })
       .Case<llm::MTPOp>([](auto) { return OpKind::MTPProjection; })
       .Case<llm::LMHeadOp>([](auto) { return OpKind::LMHead; })

@@ -47,7 +47,7 @@ std::optional<df::StageKind> stageKind(Operation *op) {
   if (auto read = dyn_cast<kv::ReadOp>(op); read && read.getStaged() > 0)
     return K();
   return llvm::TypeSwitch<Operation *, K>(op)
-      .Case<llm::LinearOp, llm::MLPOp, llm::GeluMLPOp, llm::MoEOp,
+      .Case<llm::LinearOp, llm::MLPOp, llm::GeluMLPOp, llm::MoEOp, llm::RouteOp,
             llm::LMHeadOp, llm::AttentionOp, llm::MLAAttentionOp,
             llm::LocalAttentionOp, llm::MTPOp, kv::ScoreOp>(
           [](auto) { return df::StageKind::gemm; })

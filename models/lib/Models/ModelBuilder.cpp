@@ -222,24 +222,31 @@ private:
                                 param(p + "down_proj.weight", {hs, is}, projType));
   }
 
+  /// An MoE block as the checkpoint's code runs it: the router picks each
+  /// token's experts, the routed experts run, and the shared experts (an
+  /// MLP every token runs) are added to their output.
   Value moe(const std::string &p, Value x) {
     int64_t hs = c.hiddenSize, e = c.numRoutedExperts,
-            im = c.moeIntermediateSize;
+            im = c.moeIntermediateSize, k = c.numExpertsPerToken;
     Value router = param(p + "gate.weight", {e, hs}, bf16);
+    Value routing = b.create<llm::RouteOp>(
+        loc, RankedTensorType::get({batch, tokens, k}, b.getI32Type()), x,
+        router, k);
     Value gate = param(p + "experts.gate_proj.weight", {e, im, hs}, projType);
     Value up = param(p + "experts.up_proj.weight", {e, im, hs}, projType);
     Value down = param(p + "experts.down_proj.weight", {e, hs, im}, projType);
-    SmallVector<Value, 3> shared;
-    if (c.numSharedExperts > 0) {
-      int64_t s = c.numSharedExperts * im;
-      shared = {param(p + "shared_experts.gate_proj.weight", {s, hs}, projType),
-                param(p + "shared_experts.up_proj.weight", {s, hs}, projType),
-                param(p + "shared_experts.down_proj.weight", {hs, s}, projType)};
-    }
-    return b.create<llm::MoEOp>(loc, x.getType(), x, router, gate, up, down,
-                                shared, e, c.numExpertsPerToken,
-                                /*expert_shards=*/1,
-                                /*expected_active_experts=*/FloatAttr());
+    Value routed = b.create<llm::MoEOp>(loc, x.getType(), x, routing, gate, up,
+                                        down, e, k, /*expert_shards=*/1,
+                                        /*expected_active_experts=*/FloatAttr());
+    if (c.numSharedExperts == 0)
+      return routed;
+    int64_t s = c.numSharedExperts * im;
+    Value shared = b.create<llm::MLPOp>(
+        loc, x.getType(), x,
+        param(p + "shared_experts.gate_proj.weight", {s, hs}, projType),
+        param(p + "shared_experts.up_proj.weight", {s, hs}, projType),
+        param(p + "shared_experts.down_proj.weight", {hs, s}, projType));
+    return b.create<llm::AddOp>(loc, routed, shared);
   }
 
   OpBuilder &b;

@@ -146,72 +146,72 @@ func.func @mlp_down(%x: tensor<1x1x64xbf16>, %g: tensor<128x64xbf16>, %u: tensor
 // -----
 
 // Tests that llm.moe needs at least one expert.
-func.func @moe_no_experts(%x: tensor<1x1x64xbf16>, %r: tensor<8x64xbf16>, %g: tensor<8x32x64xbf16>, %u: tensor<8x32x64xbf16>, %d: tensor<8x64x32xbf16>) {
+func.func @moe_no_experts(%x: tensor<1x1x64xbf16>, %r: tensor<1x1x2xi32>, %g: tensor<8x32x64xbf16>, %u: tensor<8x32x64xbf16>, %d: tensor<8x64x32xbf16>) {
   // expected-error @+1 {{'llm.moe' op num_experts must be > 0}}
-  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 0, top_k = 2} : tensor<1x1x64xbf16>, tensor<8x64xbf16>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>
+  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 0, top_k = 2} : tensor<1x1x64xbf16>, tensor<1x1x2xi32>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>
   return
 }
 
 // -----
 
 // Tests that llm.moe cannot route a token to more experts than exist.
-func.func @moe_top_k(%x: tensor<1x1x64xbf16>, %r: tensor<8x64xbf16>, %g: tensor<8x32x64xbf16>, %u: tensor<8x32x64xbf16>, %d: tensor<8x64x32xbf16>) {
+func.func @moe_top_k(%x: tensor<1x1x64xbf16>, %r: tensor<1x1x9xi32>, %g: tensor<8x32x64xbf16>, %u: tensor<8x32x64xbf16>, %d: tensor<8x64x32xbf16>) {
   // expected-error @+1 {{'llm.moe' op top_k (9) must be in [1, num_experts x expert_shards = 8]}}
-  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 8, top_k = 9} : tensor<1x1x64xbf16>, tensor<8x64xbf16>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>
+  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 8, top_k = 9} : tensor<1x1x64xbf16>, tensor<1x1x9xi32>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>
   return
 }
 
 // -----
 
-// Tests that llm.moe's router scores num_experts experts.
-func.func @moe_router(%x: tensor<1x1x64xbf16>, %r: tensor<4x64xbf16>, %g: tensor<8x32x64xbf16>, %u: tensor<8x32x64xbf16>, %d: tensor<8x64x32xbf16>) {
-  // expected-error @+1 {{'llm.moe' op router must be tensor<8x64xT>, got 'tensor<4x64xbf16>'}}
-  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 8, top_k = 2} : tensor<1x1x64xbf16>, tensor<4x64xbf16>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>
+// Tests that llm.moe takes the top_k experts its router chose for each token.
+func.func @moe_routing(%x: tensor<1x4x64xbf16>, %r: tensor<1x4x3xi32>, %g: tensor<8x32x64xbf16>, %u: tensor<8x32x64xbf16>, %d: tensor<8x64x32xbf16>) {
+  // expected-error @+1 {{'llm.moe' op routing must be tensor<1 x 4 x 2 x i32> (the router's top_k per token), got 'tensor<1x4x3xi32>'}}
+  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 8, top_k = 2} : tensor<1x4x64xbf16>, tensor<1x4x3xi32>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>
   return
 }
 
 // -----
 
 // Tests that llm.moe's routed gate weights are stacked per expert.
-func.func @moe_gate(%x: tensor<1x1x64xbf16>, %r: tensor<8x64xbf16>, %g: tensor<32x64xbf16>, %u: tensor<8x32x64xbf16>, %d: tensor<8x64x32xbf16>) {
+func.func @moe_gate(%x: tensor<1x1x64xbf16>, %r: tensor<1x1x2xi32>, %g: tensor<32x64xbf16>, %u: tensor<8x32x64xbf16>, %d: tensor<8x64x32xbf16>) {
   // expected-error @+1 {{'llm.moe' op gate must be tensor<8 x I x 64>, got 'tensor<32x64xbf16>'}}
-  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 8, top_k = 2} : tensor<1x1x64xbf16>, tensor<8x64xbf16>, tensor<32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>
+  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 8, top_k = 2} : tensor<1x1x64xbf16>, tensor<1x1x2xi32>, tensor<32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>
   return
 }
 
 // -----
 
-// Tests that llm.moe's shared experts come as exactly three weights.
-func.func @moe_shared_count(%x: tensor<1x1x64xbf16>, %r: tensor<8x64xbf16>, %g: tensor<8x32x64xbf16>, %u: tensor<8x32x64xbf16>, %d: tensor<8x64x32xbf16>, %sg: tensor<64x64xbf16>, %su: tensor<64x64xbf16>) {
-  // expected-error @+1 {{'llm.moe' op shared experts take 3 weights (gate, up, down), got 2}}
-  %y = llm.moe %x, %r, %g, %u, %d shared %sg, %su {num_experts = 8, top_k = 2} : tensor<1x1x64xbf16>, tensor<8x64xbf16>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>
+// Tests that a router scores experts of the hidden width.
+func.func @route_width(%x: tensor<1x1x64xbf16>, %w: tensor<8x32xbf16>) {
+  // expected-error @+1 {{'llm.route' op router must be tensor<E x 64>, got 'tensor<8x32xbf16>'}}
+  %e = llm.route %x, %w {top_k = 2} : tensor<1x1x64xbf16>, tensor<8x32xbf16> -> tensor<1x1x2xi32>
   return
 }
 
 // -----
 
-// Tests that llm.moe's shared gate takes inputs of the hidden width.
-func.func @moe_shared_gate(%x: tensor<1x1x64xbf16>, %r: tensor<8x64xbf16>, %g: tensor<8x32x64xbf16>, %u: tensor<8x32x64xbf16>, %d: tensor<8x64x32xbf16>, %sg: tensor<64x32xbf16>, %su: tensor<64x64xbf16>, %sd: tensor<64x64xbf16>) {
-  // expected-error @+1 {{'llm.moe' op shared gate must be tensor<S x 64>, got 'tensor<64x32xbf16>'}}
-  %y = llm.moe %x, %r, %g, %u, %d shared %sg, %su, %sd {num_experts = 8, top_k = 2} : tensor<1x1x64xbf16>, tensor<8x64xbf16>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>, tensor<64x32xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>
+// Tests that a router picks at most the experts it scores.
+func.func @route_top_k(%x: tensor<1x1x64xbf16>, %w: tensor<8x64xbf16>) {
+  // expected-error @+1 {{'llm.route' op top_k (9) must be in [1, 8], the experts the router scores}}
+  %e = llm.route %x, %w {top_k = 9} : tensor<1x1x64xbf16>, tensor<8x64xbf16> -> tensor<1x1x9xi32>
   return
 }
 
 // -----
 
-// Tests that llm.moe's shared up projection matches the shared gate.
-func.func @moe_shared_up(%x: tensor<1x1x64xbf16>, %r: tensor<8x64xbf16>, %g: tensor<8x32x64xbf16>, %u: tensor<8x32x64xbf16>, %d: tensor<8x64x32xbf16>, %sg: tensor<128x64xbf16>, %su: tensor<64x64xbf16>, %sd: tensor<64x128xbf16>) {
-  // expected-error @+1 {{'llm.moe' op shared up must be tensor<128x64xT>, got 'tensor<64x64xbf16>'}}
-  %y = llm.moe %x, %r, %g, %u, %d shared %sg, %su, %sd {num_experts = 8, top_k = 2} : tensor<1x1x64xbf16>, tensor<8x64xbf16>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>, tensor<128x64xbf16>, tensor<64x64xbf16>, tensor<64x128xbf16>
+// Tests that a router gives top_k expert indices per token.
+func.func @route_result(%x: tensor<2x3x64xbf16>, %w: tensor<8x64xbf16>) {
+  // expected-error @+1 {{'llm.route' op experts must be tensor<2 x 3 x 2 x i32>, got 'tensor<2x2xi32>'}}
+  %e = llm.route %x, %w {top_k = 2} : tensor<2x3x64xbf16>, tensor<8x64xbf16> -> tensor<2x2xi32>
   return
 }
 
 // -----
 
 // Tests that llm.moe's routing statistics cannot touch more experts than exist.
-func.func @moe_active_experts(%x: tensor<1x1x64xbf16>, %r: tensor<8x64xbf16>, %g: tensor<8x32x64xbf16>, %u: tensor<8x32x64xbf16>, %d: tensor<8x64x32xbf16>) {
+func.func @moe_active_experts(%x: tensor<1x1x64xbf16>, %r: tensor<1x1x2xi32>, %g: tensor<8x32x64xbf16>, %u: tensor<8x32x64xbf16>, %d: tensor<8x64x32xbf16>) {
   // expected-error @+1 {{'llm.moe' op expected_active_experts must be in (0, 8]}}
-  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 8, top_k = 2, expected_active_experts = 9.0 : f64} : tensor<1x1x64xbf16>, tensor<8x64xbf16>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>
+  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 8, top_k = 2, expected_active_experts = 9.0 : f64} : tensor<1x1x64xbf16>, tensor<1x1x2xi32>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>
   return
 }
 
@@ -520,9 +520,9 @@ func.func @f(%t: tensor<1x4xi32>, %w: tensor<100x64xbf16>) {
 // -----
 
 // Tests that experts are spread over at least one socket.
-func.func @f(%x: tensor<1x1x16xbf16>, %r: tensor<4x16xbf16>, %g: tensor<4x8x16xbf16>, %u: tensor<4x8x16xbf16>, %d: tensor<4x16x8xbf16>) {
+func.func @f(%x: tensor<1x1x16xbf16>, %r: tensor<1x1x2xi32>, %g: tensor<4x8x16xbf16>, %u: tensor<4x8x16xbf16>, %d: tensor<4x16x8xbf16>) {
   // expected-error @+1 {{'llm.moe' op expert_shards must be >= 1, got 0}}
-  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 4, top_k = 2, expert_shards = 0} : tensor<1x1x16xbf16>, tensor<4x16xbf16>, tensor<4x8x16xbf16>, tensor<4x8x16xbf16>, tensor<4x16x8xbf16>
+  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 4, top_k = 2, expert_shards = 0} : tensor<1x1x16xbf16>, tensor<1x1x2xi32>, tensor<4x8x16xbf16>, tensor<4x8x16xbf16>, tensor<4x16x8xbf16>
   return
 }
 

@@ -57,17 +57,24 @@ func.func @dense(%x: tensor<1x4x64xbf16>, %wq: tensor<32x64xbf16>, %g: tensor<12
   return %q, %y : tensor<1x4x32xbf16>, tensor<1x4x64xbf16>
 }
 
-// Tests that llm.moe takes routed experts alone, or with shared experts and
-// routing statistics.
+// Tests that an MoE layer is its router (llm.route: each token's top_k
+// experts), the routed experts that read them (llm.moe, with or without
+// routing statistics), and shared experts as an MLP added to their output.
 // CHECK-LABEL: func.func @moe(
 // CHECK-SAME:    %[[X:.+]]: tensor<1x1x64xbf16>, %[[R:.+]]: tensor<8x64xbf16>, %[[G:.+]]: tensor<8x32x64xbf16>, %[[U:.+]]: tensor<8x32x64xbf16>, %[[D:.+]]: tensor<8x64x32xbf16>, %[[SG:.+]]: tensor<64x64xbf16>, %[[SU:.+]]: tensor<64x64xbf16>, %[[SD:.+]]: tensor<64x64xbf16>)
-// CHECK:         %[[ROUTED:.+]] = llm.moe %[[X]], %[[R]], %[[G]], %[[U]], %[[D]] {num_experts = 8 : i64, top_k = 2 : i64} : tensor<1x1x64xbf16>, tensor<8x64xbf16>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>{{$}}
-// CHECK:         %[[SHARED:.+]] = llm.moe %[[X]], %[[R]], %[[G]], %[[U]], %[[D]] shared %[[SG]], %[[SU]], %[[SD]] {expected_active_experts = 3.500000e+00 : f64, num_experts = 8 : i64, top_k = 2 : i64} : tensor<1x1x64xbf16>, tensor<8x64xbf16>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>
-// CHECK:         return %[[ROUTED]], %[[SHARED]]
+// CHECK:         %[[E:.+]] = llm.route %[[X]], %[[R]] {top_k = 2 : i64} : tensor<1x1x64xbf16>, tensor<8x64xbf16> -> tensor<1x1x2xi32>
+// CHECK:         %[[ROUTED:.+]] = llm.moe %[[X]], %[[E]], %[[G]], %[[U]], %[[D]] {num_experts = 8 : i64, top_k = 2 : i64} : tensor<1x1x64xbf16>, tensor<1x1x2xi32>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>{{$}}
+// CHECK:         %[[STATS:.+]] = llm.moe %[[X]], %[[E]], %[[G]], %[[U]], %[[D]] {expected_active_experts = 3.500000e+00 : f64, num_experts = 8 : i64, top_k = 2 : i64}
+// CHECK:         %[[SHARED:.+]] = llm.mlp %[[X]], %[[SG]], %[[SU]], %[[SD]]
+// CHECK:         %[[SUM:.+]] = llm.add %[[STATS]], %[[SHARED]]
+// CHECK:         return %[[ROUTED]], %[[SUM]]
 func.func @moe(%x: tensor<1x1x64xbf16>, %r: tensor<8x64xbf16>, %g: tensor<8x32x64xbf16>, %u: tensor<8x32x64xbf16>, %d: tensor<8x64x32xbf16>, %sg: tensor<64x64xbf16>, %su: tensor<64x64xbf16>, %sd: tensor<64x64xbf16>) -> (tensor<1x1x64xbf16>, tensor<1x1x64xbf16>) {
-  %routed = llm.moe %x, %r, %g, %u, %d {num_experts = 8, top_k = 2} : tensor<1x1x64xbf16>, tensor<8x64xbf16>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>
-  %shared = llm.moe %x, %r, %g, %u, %d shared %sg, %su, %sd {num_experts = 8, top_k = 2, expected_active_experts = 3.5 : f64} : tensor<1x1x64xbf16>, tensor<8x64xbf16>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>
-  return %routed, %shared : tensor<1x1x64xbf16>, tensor<1x1x64xbf16>
+  %e = llm.route %x, %r {top_k = 2} : tensor<1x1x64xbf16>, tensor<8x64xbf16> -> tensor<1x1x2xi32>
+  %routed = llm.moe %x, %e, %g, %u, %d {num_experts = 8, top_k = 2} : tensor<1x1x64xbf16>, tensor<1x1x2xi32>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>
+  %stats = llm.moe %x, %e, %g, %u, %d {num_experts = 8, top_k = 2, expected_active_experts = 3.5 : f64} : tensor<1x1x64xbf16>, tensor<1x1x2xi32>, tensor<8x32x64xbf16>, tensor<8x32x64xbf16>, tensor<8x64x32xbf16>
+  %shared = llm.mlp %x, %sg, %su, %sd : tensor<1x1x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>
+  %sum = llm.add %stats, %shared : tensor<1x1x64xbf16>
+  return %routed, %sum : tensor<1x1x64xbf16>, tensor<1x1x64xbf16>
 }
 
 // Tests that llm.attention decodes one token per sequence over a full cache
@@ -152,12 +159,15 @@ func.func @collectives(%x: tensor<4x1x64xbf16>, %shard: tensor<4x1x32xbf16>) -> 
 }
 
 // Tests that tensor-parallel forms round-trip: experts spread over 4 sockets
-// (the router still sees all 16) and a socket's slice of a replicated tensor.
+// (the router still scores all 16) and a socket's slice of a replicated
+// tensor.
 // CHECK-LABEL: func.func @tensor_parallel(
+// CHECK:         llm.route %{{.+}}, %{{.+}} {top_k = 2 : i64} : tensor<1x1x16xbf16>, tensor<16x16xbf16> -> tensor<1x1x2xi32>
 // CHECK:         llm.moe %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} {expert_shards = 4 : i64, num_experts = 4 : i64, top_k = 2 : i64}
 // CHECK:         llm.shard_slice %{{.+}} {dim = 2 : i64, shards = 4 : i64} : tensor<1x1x16xbf16> -> tensor<1x1x4xbf16>
 func.func @tensor_parallel(%x: tensor<1x1x16xbf16>, %r: tensor<16x16xbf16>, %g: tensor<4x8x16xbf16>, %u: tensor<4x8x16xbf16>, %d: tensor<4x16x8xbf16>) -> tensor<1x1x4xbf16> {
-  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 4, top_k = 2, expert_shards = 4} : tensor<1x1x16xbf16>, tensor<16x16xbf16>, tensor<4x8x16xbf16>, tensor<4x8x16xbf16>, tensor<4x16x8xbf16>
+  %e = llm.route %x, %r {top_k = 2} : tensor<1x1x16xbf16>, tensor<16x16xbf16> -> tensor<1x1x2xi32>
+  %y = llm.moe %x, %e, %g, %u, %d {num_experts = 4, top_k = 2, expert_shards = 4} : tensor<1x1x16xbf16>, tensor<1x1x2xi32>, tensor<4x8x16xbf16>, tensor<4x8x16xbf16>, tensor<4x16x8xbf16>
   %s = llm.shard_slice %y {dim = 2, shards = 4} : tensor<1x1x16xbf16> -> tensor<1x1x4xbf16>
   return %s : tensor<1x1x4xbf16>
 }

@@ -113,19 +113,22 @@ func.func @decode(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
   %g2 = llm.param @model.layers.2.gate {llm.layer = 2 : i64} : tensor<4x4x8xbf16>
   %u2 = llm.param @model.layers.2.up {llm.layer = 2 : i64} : tensor<4x4x8xbf16>
   %d2 = llm.param @model.layers.2.down {llm.layer = 2 : i64} : tensor<4x8x4xbf16>
-  %m2 = llm.moe %h1, %r2, %g2, %u2, %d2 {num_experts = 4, top_k = 2, llm.layer = 2 : i64} : tensor<1x1x8xbf16>, tensor<4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
+  %m2_experts = llm.route %h1, %r2 {top_k = 2, llm.layer = 2 : i64} : tensor<1x1x8xbf16>, tensor<4x8xbf16> -> tensor<1x1x2xi32>
+  %m2 = llm.moe %h1, %m2_experts, %g2, %u2, %d2 {num_experts = 4, top_k = 2, llm.layer = 2 : i64} : tensor<1x1x8xbf16>, tensor<1x1x2xi32>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
   %h2 = llm.add %h1, %m2 {llm.layer = 2 : i64} : tensor<1x1x8xbf16>
   %r3 = llm.param @model.layers.3.router {llm.layer = 3 : i64} : tensor<4x8xbf16>
   %g3 = llm.param @model.layers.3.gate {llm.layer = 3 : i64} : tensor<4x4x8xbf16>
   %u3 = llm.param @model.layers.3.up {llm.layer = 3 : i64} : tensor<4x4x8xbf16>
   %d3 = llm.param @model.layers.3.down {llm.layer = 3 : i64} : tensor<4x8x4xbf16>
-  %m3 = llm.moe %h2, %r3, %g3, %u3, %d3 {num_experts = 4, top_k = 2, llm.layer = 3 : i64} : tensor<1x1x8xbf16>, tensor<4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
+  %m3_experts = llm.route %h2, %r3 {top_k = 2, llm.layer = 3 : i64} : tensor<1x1x8xbf16>, tensor<4x8xbf16> -> tensor<1x1x2xi32>
+  %m3 = llm.moe %h2, %m3_experts, %g3, %u3, %d3 {num_experts = 4, top_k = 2, llm.layer = 3 : i64} : tensor<1x1x8xbf16>, tensor<1x1x2xi32>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
   %h3 = llm.add %h2, %m3 {llm.layer = 3 : i64} : tensor<1x1x8xbf16>
   %r4 = llm.param @model.layers.4.router {llm.layer = 4 : i64} : tensor<4x8xbf16>
   %g4 = llm.param @model.layers.4.gate {llm.layer = 4 : i64} : tensor<4x4x8xbf16>
   %u4 = llm.param @model.layers.4.up {llm.layer = 4 : i64} : tensor<4x4x8xbf16>
   %d4 = llm.param @model.layers.4.down {llm.layer = 4 : i64} : tensor<4x8x4xbf16>
-  %m4 = llm.moe %h3, %r4, %g4, %u4, %d4 {num_experts = 4, top_k = 2, llm.layer = 4 : i64} : tensor<1x1x8xbf16>, tensor<4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
+  %m4_experts = llm.route %h3, %r4 {top_k = 2, llm.layer = 4 : i64} : tensor<1x1x8xbf16>, tensor<4x8xbf16> -> tensor<1x1x2xi32>
+  %m4 = llm.moe %h3, %m4_experts, %g4, %u4, %d4 {num_experts = 4, top_k = 2, llm.layer = 4 : i64} : tensor<1x1x8xbf16>, tensor<1x1x2xi32>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
   %h4 = llm.add %h3, %m4 {llm.layer = 4 : i64} : tensor<1x1x8xbf16>
   return %h4 : tensor<1x1x8xbf16>
 }
@@ -157,13 +160,15 @@ func.func @decode(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
   %g1 = llm.param @model.layers.1.gate {llm.layer = 1 : i64} : tensor<4x4x8xbf16>
   %u1 = llm.param @model.layers.1.up {llm.layer = 1 : i64} : tensor<4x4x8xbf16>
   %d1 = llm.param @model.layers.1.down {llm.layer = 1 : i64} : tensor<4x8x4xbf16>
-  %m1 = llm.moe %h0, %r1, %g1, %u1, %d1 {num_experts = 4, top_k = 2, llm.layer = 1 : i64} : tensor<1x1x8xbf16>, tensor<4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
+  %m1_experts = llm.route %h0, %r1 {top_k = 2, llm.layer = 1 : i64} : tensor<1x1x8xbf16>, tensor<4x8xbf16> -> tensor<1x1x2xi32>
+  %m1 = llm.moe %h0, %m1_experts, %g1, %u1, %d1 {num_experts = 4, top_k = 2, llm.layer = 1 : i64} : tensor<1x1x8xbf16>, tensor<1x1x2xi32>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
   %h1 = llm.add %h0, %m1 {llm.layer = 1 : i64} : tensor<1x1x8xbf16>
   %r2 = llm.param @model.layers.2.router {llm.layer = 2 : i64} : tensor<4x8xbf16>
   %g2 = llm.param @model.layers.2.gate {llm.layer = 2 : i64} : tensor<4x4x8xbf16>
   %u2 = llm.param @model.layers.2.up {llm.layer = 2 : i64} : tensor<4x4x8xbf16>
   %d2 = llm.param @model.layers.2.down {llm.layer = 2 : i64} : tensor<4x8x4xbf16>
-  %m2 = llm.moe %h1, %r2, %g2, %u2, %d2 {num_experts = 4, top_k = 2, llm.layer = 2 : i64} : tensor<1x1x8xbf16>, tensor<4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
+  %m2_experts = llm.route %h1, %r2 {top_k = 2, llm.layer = 2 : i64} : tensor<1x1x8xbf16>, tensor<4x8xbf16> -> tensor<1x1x2xi32>
+  %m2 = llm.moe %h1, %m2_experts, %g2, %u2, %d2 {num_experts = 4, top_k = 2, llm.layer = 2 : i64} : tensor<1x1x8xbf16>, tensor<1x1x2xi32>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
   %h2 = llm.add %h1, %m2 {llm.layer = 2 : i64} : tensor<1x1x8xbf16>
   return %h2 : tensor<1x1x8xbf16>
 }

@@ -26,7 +26,8 @@ func.func @one_token(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
   %g = llm.param @gate : tensor<4x4x8xbf16>
   %u = llm.param @up : tensor<4x4x8xbf16>
   %d = llm.param @down : tensor<4x8x4xbf16>
-  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 4, top_k = 2} : tensor<1x1x8xbf16>, tensor<4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
+  %y_experts = llm.route %x, %r {top_k = 2} : tensor<1x1x8xbf16>, tensor<4x8xbf16> -> tensor<1x1x2xi32>
+  %y = llm.moe %x, %y_experts, %g, %u, %d {num_experts = 4, top_k = 2} : tensor<1x1x8xbf16>, tensor<1x1x2xi32>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
   return %y : tensor<1x1x8xbf16>
 }
 
@@ -48,7 +49,8 @@ func.func @two_tokens(%x: tensor<2x1x8xbf16>) -> tensor<2x1x8xbf16> {
   %g = llm.param @gate : tensor<4x4x8xbf16>
   %u = llm.param @up : tensor<4x4x8xbf16>
   %d = llm.param @down : tensor<4x8x4xbf16>
-  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 4, top_k = 2} : tensor<2x1x8xbf16>, tensor<4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
+  %y_experts = llm.route %x, %r {top_k = 2} : tensor<2x1x8xbf16>, tensor<4x8xbf16> -> tensor<2x1x2xi32>
+  %y = llm.moe %x, %y_experts, %g, %u, %d {num_experts = 4, top_k = 2} : tensor<2x1x8xbf16>, tensor<2x1x2xi32>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
   return %y : tensor<2x1x8xbf16>
 }
 
@@ -65,8 +67,10 @@ func.func @rows(%p: tensor<1x2x8xbf16>, %d2: tensor<2x1x8xbf16>) -> (tensor<1x2x
   %g = llm.param @gate : tensor<4x4x8xbf16>
   %u = llm.param @up : tensor<4x4x8xbf16>
   %d = llm.param @down : tensor<4x8x4xbf16>
-  %y = llm.moe %p, %r, %g, %u, %d {num_experts = 4, top_k = 2} : tensor<1x2x8xbf16>, tensor<4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
-  %z = llm.moe %d2, %r, %g, %u, %d {num_experts = 4, top_k = 2} : tensor<2x1x8xbf16>, tensor<4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
+  %y_experts = llm.route %p, %r {top_k = 2} : tensor<1x2x8xbf16>, tensor<4x8xbf16> -> tensor<1x2x2xi32>
+  %y = llm.moe %p, %y_experts, %g, %u, %d {num_experts = 4, top_k = 2} : tensor<1x2x8xbf16>, tensor<1x2x2xi32>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
+  %z_experts = llm.route %d2, %r {top_k = 2} : tensor<2x1x8xbf16>, tensor<4x8xbf16> -> tensor<2x1x2xi32>
+  %z = llm.moe %d2, %z_experts, %g, %u, %d {num_experts = 4, top_k = 2} : tensor<2x1x8xbf16>, tensor<2x1x2xi32>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
   return %y, %z : tensor<1x2x8xbf16>, tensor<2x1x8xbf16>
 }
 
@@ -87,8 +91,10 @@ func.func @sharded(%x: tensor<1x1x8xbf16>) -> (tensor<1x1x8xbf16>, tensor<1x1x8x
   %g = llm.param @gate : tensor<2x4x8xbf16>
   %u = llm.param @up : tensor<2x4x8xbf16>
   %d = llm.param @down : tensor<2x8x4xbf16>
-  %all = llm.moe %x, %r, %g, %u, %d {num_experts = 2, top_k = 8, expert_shards = 4} : tensor<1x1x8xbf16>, tensor<8x8xbf16>, tensor<2x4x8xbf16>, tensor<2x4x8xbf16>, tensor<2x8x4xbf16>
-  %two = llm.moe %x, %r, %g, %u, %d {num_experts = 2, top_k = 2, expert_shards = 4} : tensor<1x1x8xbf16>, tensor<8x8xbf16>, tensor<2x4x8xbf16>, tensor<2x4x8xbf16>, tensor<2x8x4xbf16>
+  %all_experts = llm.route %x, %r {top_k = 8} : tensor<1x1x8xbf16>, tensor<8x8xbf16> -> tensor<1x1x8xi32>
+  %all = llm.moe %x, %all_experts, %g, %u, %d {num_experts = 2, top_k = 8, expert_shards = 4} : tensor<1x1x8xbf16>, tensor<1x1x8xi32>, tensor<2x4x8xbf16>, tensor<2x4x8xbf16>, tensor<2x8x4xbf16>
+  %two_experts = llm.route %x, %r {top_k = 2} : tensor<1x1x8xbf16>, tensor<8x8xbf16> -> tensor<1x1x2xi32>
+  %two = llm.moe %x, %two_experts, %g, %u, %d {num_experts = 2, top_k = 2, expert_shards = 4} : tensor<1x1x8xbf16>, tensor<1x1x2xi32>, tensor<2x4x8xbf16>, tensor<2x4x8xbf16>, tensor<2x8x4xbf16>
   return %all, %two : tensor<1x1x8xbf16>, tensor<1x1x8xbf16>
 }
 
@@ -103,7 +109,8 @@ func.func @recount(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
   %g = llm.param @gate : tensor<4x4x8xbf16>
   %u = llm.param @up : tensor<4x4x8xbf16>
   %d = llm.param @down : tensor<4x8x4xbf16>
-  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 4, top_k = 2, expected_active_experts = 3.5 : f64} : tensor<1x1x8xbf16>, tensor<4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
+  %y_experts = llm.route %x, %r {top_k = 2} : tensor<1x1x8xbf16>, tensor<4x8xbf16> -> tensor<1x1x2xi32>
+  %y = llm.moe %x, %y_experts, %g, %u, %d {num_experts = 4, top_k = 2, expected_active_experts = 3.5 : f64} : tensor<1x1x8xbf16>, tensor<1x1x2xi32>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
   return %y : tensor<1x1x8xbf16>
 }
 

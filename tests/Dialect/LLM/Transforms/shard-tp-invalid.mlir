@@ -200,8 +200,9 @@ func.func @experts(%x: tensor<1x1x16xbf16>) -> tensor<1x1x16xbf16> {
   %g = llm.param @gate : tensor<6x4x16xbf16>
   %u = llm.param @up : tensor<6x4x16xbf16>
   %d = llm.param @down : tensor<6x16x4xbf16>
+  %y_experts = llm.route %x, %r {top_k = 2} : tensor<1x1x16xbf16>, tensor<6x16xbf16> -> tensor<1x1x2xi32>
   // expected-error @+1 {{'llm.moe' op cannot spread 6 experts over tp = 4}}
-  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 6, top_k = 2} : tensor<1x1x16xbf16>, tensor<6x16xbf16>, tensor<6x4x16xbf16>, tensor<6x4x16xbf16>, tensor<6x16x4xbf16>
+  %y = llm.moe %x, %y_experts, %g, %u, %d {num_experts = 6, top_k = 2} : tensor<1x1x16xbf16>, tensor<1x1x2xi32>, tensor<6x4x16xbf16>, tensor<6x4x16xbf16>, tensor<6x16x4xbf16>
   return %y : tensor<1x1x16xbf16>
 }
 }
@@ -214,8 +215,9 @@ func.func @experts_argument(%x: tensor<1x1x16xbf16>, %g: tensor<8x4x16xbf16>) ->
   %r = llm.param @router : tensor<8x16xbf16>
   %u = llm.param @up : tensor<8x4x16xbf16>
   %d = llm.param @down : tensor<8x16x4xbf16>
+  %y_experts = llm.route %x, %r {top_k = 2} : tensor<1x1x16xbf16>, tensor<8x16xbf16> -> tensor<1x1x2xi32>
   // expected-error @+1 {{'llm.moe' op shard-tp: routed experts is not an llm.param}}
-  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 8, top_k = 2} : tensor<1x1x16xbf16>, tensor<8x16xbf16>, tensor<8x4x16xbf16>, tensor<8x4x16xbf16>, tensor<8x16x4xbf16>
+  %y = llm.moe %x, %y_experts, %g, %u, %d {num_experts = 8, top_k = 2} : tensor<1x1x16xbf16>, tensor<1x1x2xi32>, tensor<8x4x16xbf16>, tensor<8x4x16xbf16>, tensor<8x16x4xbf16>
   return %y : tensor<1x1x16xbf16>
 }
 }
@@ -233,8 +235,11 @@ func.func @shared_width(%x: tensor<1x1x16xbf16>) -> tensor<1x1x16xbf16> {
   %sg = llm.param @shared_gate : tensor<6x16xbf16>
   %su = llm.param @shared_up : tensor<6x16xbf16>
   %sd = llm.param @shared_down : tensor<16x6xbf16>
-  // expected-error @+1 {{'llm.moe' op cannot split shared expert gate 'tensor<6x16xbf16>' over tp = 4: dimension of 6 does not divide}}
-  %y = llm.moe %x, %r, %g, %u, %d shared %sg, %su, %sd {num_experts = 8, top_k = 2} : tensor<1x1x16xbf16>, tensor<8x16xbf16>, tensor<8x4x16xbf16>, tensor<8x4x16xbf16>, tensor<8x16x4xbf16>, tensor<6x16xbf16>, tensor<6x16xbf16>, tensor<16x6xbf16>
+  %y_experts = llm.route %x, %r {top_k = 2} : tensor<1x1x16xbf16>, tensor<8x16xbf16> -> tensor<1x1x2xi32>
+  %y_routed = llm.moe %x, %y_experts, %g, %u, %d {num_experts = 8, top_k = 2} : tensor<1x1x16xbf16>, tensor<1x1x2xi32>, tensor<8x4x16xbf16>, tensor<8x4x16xbf16>, tensor<8x16x4xbf16>
+  // expected-error @+1 {{'llm.mlp' op cannot split shared expert gate 'tensor<6x16xbf16>' over tp = 4: dimension of 6 does not divide}}
+  %y_shared = llm.mlp %x, %sg, %su, %sd : tensor<1x1x16xbf16>, tensor<6x16xbf16>, tensor<6x16xbf16>, tensor<16x6xbf16>
+  %y = llm.add %y_routed, %y_shared : tensor<1x1x16xbf16>
   return %y : tensor<1x1x16xbf16>
 }
 }

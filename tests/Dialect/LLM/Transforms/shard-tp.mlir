@@ -186,8 +186,8 @@ func.func @mla(%x: tensor<1x1x32xbf16>, %c: !lat) -> (tensor<1x1x32xbf16>, !lat)
 
 // Tests that experts spread over the sockets: of 8 experts each socket holds
 // 8 / 4 = 2 (expert_shards = 4), while the router keeps all 8 rows; the
-// shared expert, 16 wide, splits like an MLP to 16 / 4 = 4; an all-reduce
-// sums the partial outputs.
+// shared expert (the MLP added to their output), 16 wide, splits like an
+// MLP to 16 / 4 = 4; one all-reduce after the sum adds the partial outputs.
 // CHECK-LABEL: func.func @moe(
 // CHECK-SAME:    %[[X:.+]]: tensor<1x1x16xbf16>)
 // CHECK-NEXT:    %[[R:.+]] = llm.param @router : tensor<8x16xbf16>
@@ -197,8 +197,11 @@ func.func @mla(%x: tensor<1x1x32xbf16>, %c: !lat) -> (tensor<1x1x32xbf16>, !lat)
 // CHECK-NEXT:    %[[SG:.+]] = llm.param @shared_gate : tensor<4x16xbf16>
 // CHECK-NEXT:    %[[SU:.+]] = llm.param @shared_up : tensor<4x16xbf16>
 // CHECK-NEXT:    %[[SD:.+]] = llm.param @shared_down : tensor<16x4xbf16>
-// CHECK-NEXT:    %[[Y:.+]] = llm.moe %[[X]], %[[R]], %[[G]], %[[U]], %[[D]] shared %[[SG]], %[[SU]], %[[SD]] {expert_shards = 4 : i64, num_experts = 2 : i64, top_k = 2 : i64}
-// CHECK-NEXT:    %[[S:.+]] = llm.all_reduce %[[Y]] {group_size = 4 : i64, kind = #llm<reduce sum>} : tensor<1x1x16xbf16>
+// CHECK-NEXT:    %[[E:.+]] = llm.route %[[X]], %[[R]] {top_k = 2 : i64} : tensor<1x1x16xbf16>, tensor<8x16xbf16> -> tensor<1x1x2xi32>
+// CHECK-NEXT:    %[[Y:.+]] = llm.moe %[[X]], %[[E]], %[[G]], %[[U]], %[[D]] {expert_shards = 4 : i64, num_experts = 2 : i64, top_k = 2 : i64}
+// CHECK-NEXT:    %[[M:.+]] = llm.mlp %[[X]], %[[SG]], %[[SU]], %[[SD]]
+// CHECK-NEXT:    %[[A:.+]] = llm.add %[[Y]], %[[M]]
+// CHECK-NEXT:    %[[S:.+]] = llm.all_reduce %[[A]] {group_size = 4 : i64, kind = #llm<reduce sum>} : tensor<1x1x16xbf16>
 // CHECK-NEXT:    return %[[S]]
 module attributes {df.target = #df.target<"tiny">} {
 func.func @moe(%x: tensor<1x1x16xbf16>) -> tensor<1x1x16xbf16> {
@@ -209,7 +212,10 @@ func.func @moe(%x: tensor<1x1x16xbf16>) -> tensor<1x1x16xbf16> {
   %sg = llm.param @shared_gate : tensor<16x16xbf16>
   %su = llm.param @shared_up : tensor<16x16xbf16>
   %sd = llm.param @shared_down : tensor<16x16xbf16>
-  %y = llm.moe %x, %r, %g, %u, %d shared %sg, %su, %sd {num_experts = 8, top_k = 2} : tensor<1x1x16xbf16>, tensor<8x16xbf16>, tensor<8x4x16xbf16>, tensor<8x4x16xbf16>, tensor<8x16x4xbf16>, tensor<16x16xbf16>, tensor<16x16xbf16>, tensor<16x16xbf16>
+  %y_experts = llm.route %x, %r {top_k = 2} : tensor<1x1x16xbf16>, tensor<8x16xbf16> -> tensor<1x1x2xi32>
+  %y_routed = llm.moe %x, %y_experts, %g, %u, %d {num_experts = 8, top_k = 2} : tensor<1x1x16xbf16>, tensor<1x1x2xi32>, tensor<8x4x16xbf16>, tensor<8x4x16xbf16>, tensor<8x16x4xbf16>
+  %y_shared = llm.mlp %x, %sg, %su, %sd : tensor<1x1x16xbf16>, tensor<16x16xbf16>, tensor<16x16xbf16>, tensor<16x16xbf16>
+  %y = llm.add %y_routed, %y_shared : tensor<1x1x16xbf16>
   return %y : tensor<1x1x16xbf16>
 }
 }
@@ -325,7 +331,8 @@ func.func @stale_count(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
   %g = llm.param @g : tensor<8x4x8xbf16>
   %u = llm.param @u : tensor<8x4x8xbf16>
   %d = llm.param @d : tensor<8x8x4xbf16>
-  %y = llm.moe %x, %r, %g, %u, %d {num_experts = 8, top_k = 2, expected_active_experts = 6.0 : f64} : tensor<1x1x8xbf16>, tensor<8x8xbf16>, tensor<8x4x8xbf16>, tensor<8x4x8xbf16>, tensor<8x8x4xbf16>
+  %y_experts = llm.route %x, %r {top_k = 2} : tensor<1x1x8xbf16>, tensor<8x8xbf16> -> tensor<1x1x2xi32>
+  %y = llm.moe %x, %y_experts, %g, %u, %d {num_experts = 8, top_k = 2, expected_active_experts = 6.0 : f64} : tensor<1x1x8xbf16>, tensor<1x1x2xi32>, tensor<8x4x8xbf16>, tensor<8x4x8xbf16>, tensor<8x8x4xbf16>
   return %y : tensor<1x1x8xbf16>
 }
 }

@@ -340,12 +340,26 @@ private:
           failed(shardParam(op, op.getDown(), 2, "expert down")))
         return failure();
     }
-    if (!op.getShared().empty() &&
-        (failed(shardParam(op, op.getShared()[0], 0, "shared expert gate")) ||
-         failed(shardParam(op, op.getShared()[1], 0, "shared expert up")) ||
-         failed(shardParam(op, op.getShared()[2], 1, "shared expert down"))))
-      return failure();
-    allReduceAfter(op.getResult());
+    // The shared experts: an MLP whose result the add after this op sums
+    // with the routed experts'. Split like an MLP; one all-reduce after the
+    // sum serves both.
+    Value out = op.getResult();
+    if (out.hasOneUse())
+      if (auto add = dyn_cast<AddOp>(*out.getUsers().begin())) {
+        Value other = add.getLhs() == out ? add.getRhs() : add.getLhs();
+        if (auto shared = other.getDefiningOp<MLPOp>()) {
+          if (failed(shardParam(shared, shared.getGate(), 0,
+                                "shared expert gate")) ||
+              failed(shardParam(shared, shared.getUp(), 0,
+                                "shared expert up")) ||
+              failed(shardParam(shared, shared.getDown(), 1,
+                                "shared expert down")))
+            return failure();
+          sharedExperts.insert(shared);
+          out = add.getResult();
+        }
+      }
+    allReduceAfter(out);
     return success();
   }
 
@@ -389,7 +403,9 @@ private:
       } else if (auto attn = dyn_cast<MLAAttentionOp>(op)) {
         result = shardMLA(attn);
       } else if (auto mlp = dyn_cast<MLPOp>(op)) {
-        result = shardMLP(mlp);
+        // An MoE's shared experts are split with it (shardMoE).
+        if (!sharedExperts.contains(op))
+          result = shardMLP(mlp);
       } else if (auto mlp = dyn_cast<GeluMLPOp>(op)) {
         result = shardGeluMLP(mlp);
       } else if (auto attn = dyn_cast<LocalAttentionOp>(op)) {
@@ -471,6 +487,8 @@ private:
   }
 
   llvm::DenseSet<Operation *> sharded;
+  /// MLPs that are an MoE's shared experts, already split with it.
+  llvm::DenseSet<Operation *> sharedExperts;
   int64_t kvHeadsLocal = 0;
   int64_t n = 1; ///< sockets in the group
 };

@@ -601,6 +601,42 @@ CheckedInt GeluMLPOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
 
+LogicalResult RouteOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  RankedTensorType x = tensorOf(getInput()), w = tensorOf(getRouter());
+  int64_t k = getTopK();
+  if (x.getRank() != 3)
+    return emitOpError() << "input must be tensor<B x T x H>, got " << x;
+  if (w.getRank() != 2 || w.getDimSize(1) != x.getDimSize(2))
+    return emitOpError() << "router must be tensor<E x " << x.getDimSize(2)
+                         << ">, got " << w;
+  int64_t e = w.getDimSize(0);
+  if (k <= 0 || k > e)
+    return emitOpError() << "top_k (" << k << ") must be in [1, " << e
+                         << "], the experts the router scores";
+  RankedTensorType r = tensorOf(getExperts());
+  if (r.getShape() != ArrayRef<int64_t>{x.getDimSize(0), x.getDimSize(1), k})
+    return emitOpError() << "experts must be tensor<" << x.getDimSize(0)
+                         << " x " << x.getDimSize(1) << " x " << k
+                         << " x i32>, got " << r;
+  return success();
+}
+CheckedInt RouteOp::getFlops() {
+  CheckedInt m = rows(getInput()), h = lastDim(getInput());
+  CheckedInt e = tensorOf(getRouter()).getDimSize(0);
+  // The router GEMM, then per token a score function and a top-k pass
+  // over the E scores (about two operations per expert).
+  return 2 * m * h * e + 2 * m * e;
+}
+CheckedInt RouteOp::getBytesRead() {
+  return getTensorBytes(getInput().getType()) +
+         getTensorBytes(getRouter().getType());
+}
+CheckedInt RouteOp::getBytesWritten() {
+  return getTensorBytes(getExperts().getType());
+}
+
 LogicalResult MoEOp::verify() {
   if (failed(verifyStatic(*this)))
     return failure();
@@ -614,8 +650,14 @@ LogicalResult MoEOp::verify() {
     return emitOpError() << "top_k (" << k
                          << ") must be in [1, num_experts x expert_shards = "
                          << e * shards << "]";
-  if (failed(expectShape(*this, "router", getRouter(), {e * shards, h})))
-    return failure();
+  RankedTensorType x = tensorOf(getInput()), r = tensorOf(getRouting());
+  if (x.getRank() != 3 ||
+      r.getShape() != ArrayRef<int64_t>{x.getDimSize(0), x.getDimSize(1), k})
+    return emitOpError() << "routing must be tensor<"
+                         << (x.getRank() == 3 ? x.getDimSize(0) : 0) << " x "
+                         << (x.getRank() == 3 ? x.getDimSize(1) : 0) << " x "
+                         << k << " x i32> (the router's top_k per token), got "
+                         << r;
   RankedTensorType g = tensorOf(getGate());
   if (g.getRank() != 3 || g.getDimSize(0) != e || g.getDimSize(2) != h)
     return emitOpError() << "gate must be tensor<" << e << " x I x " << h
@@ -624,25 +666,11 @@ LogicalResult MoEOp::verify() {
   if (failed(expectShape(*this, "up", getUp(), {e, i, h})) ||
       failed(expectShape(*this, "down", getDown(), {e, h, i})))
     return failure();
-  if (!getShared().empty()) {
-    if (getShared().size() != 3)
-      return emitOpError() << "shared experts take 3 weights (gate, up, "
-                              "down), got "
-                           << getShared().size();
-    RankedTensorType sg = tensorOf(getShared()[0]);
-    if (sg.getRank() != 2 || sg.getDimSize(1) != h)
-      return emitOpError() << "shared gate must be tensor<S x " << h
-                           << ">, got " << sg;
-    int64_t s = sg.getDimSize(0);
-    if (failed(expectShape(*this, "shared up", getShared()[1], {s, h})) ||
-        failed(expectShape(*this, "shared down", getShared()[2], {h, s})))
-      return failure();
-  }
   if (FloatAttr active = getExpectedActiveExpertsAttr())
     if (active.getValueAsDouble() <= 0 ||
         active.getValueAsDouble() > static_cast<double>(e))
       return emitOpError() << "expected_active_experts must be in (0, "
-                           << e << "]";
+                           << e << "], got " << active.getValueAsDouble();
   return success();
 }
 double MoEOp::getActiveExperts() {
@@ -657,15 +685,9 @@ double MoEOp::getActiveExperts() {
 CheckedInt MoEOp::getFlops() {
   CheckedInt m = rows(getInput()), h = lastDim(getInput());
   CheckedInt i = tensorOf(getGate()).getDimSize(1);
-  // Router over all experts; each token runs top_k / expert_shards of its
-  // experts on this socket on average.
-  CheckedInt flops = 2 * m * h * getNumExperts() * getExpertShards() +
-                     m * getTopK() * (6 * h * i + 5 * i) / getExpertShards();
-  if (!getShared().empty()) {
-    CheckedInt s = tensorOf(getShared()[0]).getDimSize(0);
-    flops += m * (6 * h * s + 5 * s);
-  }
-  return flops;
+  // Each token runs top_k / expert_shards of its experts on this socket on
+  // average.
+  return m * getTopK() * (6 * h * i + 5 * i) / getExpertShards();
 }
 CheckedInt MoEOp::getBytesRead() {
   std::optional<int64_t> experts =
@@ -675,8 +697,7 @@ CheckedInt MoEOp::getBytesRead() {
   CheckedInt touched = CheckedInt::fromDouble(
       double(*experts) * getActiveExperts() / getNumExperts());
   return getTensorBytes(getInput().getType()) +
-         getTensorBytes(getRouter().getType()) + touched +
-         getTotalBytes(getShared());
+         getTensorBytes(getRouting().getType()) + touched;
 }
 CheckedInt MoEOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());

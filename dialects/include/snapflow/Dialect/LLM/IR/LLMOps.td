@@ -246,18 +246,44 @@ def LLM_GeluMLPOp : LLM_Op<"gelu_mlp", [AllTypesMatch<["input", "result"]>]> {
   let hasVerifier = 1;
 }
 
-def LLM_MoEOp : LLM_Op<"moe", [AllTypesMatch<["input", "result"]>]> {
-  let summary = "mixture of experts: routed SwiGLU experts (top-k) plus shared experts";
+def LLM_RouteOp : LLM_Op<"route"> {
+  let summary = "an MoE router: scores the experts of every token, picks top_k";
   let description = [{
-    A router (`tensor<E x H>`) scores `num_experts` experts per token and each
-    token runs `top_k` of them; routed expert weights are stacked
-    (`gate`/`up`: `tensor<E x I x H>`, `down`: `tensor<E x H x I>`). Optional
-    shared experts (fused into one SwiGLU of width `S*I`) run for every token.
+    The router GEMM (`router`, `tensor<E x H>`: one row per expert) scores
+    every expert for each of the B x T tokens, and each token keeps its
+    `top_k` best: the result is their indices, `tensor<B x T x top_k x i32>`.
+    The routed experts (`llm.moe`) read the weights of the experts these
+    indices name, so they cannot stream them before the router has run: the
+    kernel boundary of an MoE layer (docs/Lowering.md, "Kernels").
+
+    Example:
+    ```mlir
+    %r = llm.route %x, %w {top_k = 8} : tensor<8x1x7168xbf16>, tensor<256x7168xbf16> -> tensor<8x1x8xi32>
+    ```
+  }];
+  let arguments = (ins LLM_Activation:$input, LLM_Weight:$router,
+                       SF_I64Attr:$top_k);
+  let results = (outs RankedTensorOf<[I32]>:$experts);
+  let assemblyFormat = [{
+    $input `,` $router attr-dict `:` type($input) `,` type($router) `->`
+    type($experts)
+  }];
+  let hasVerifier = 1;
+}
+
+def LLM_MoEOp : LLM_Op<"moe", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "the routed experts of a mixture of experts (SwiGLU, top-k per token)";
+  let description = [{
+    Each token runs the `top_k` experts its router (`llm.route`) chose,
+    `routing`: `tensor<B x T x top_k x i32>`; routed expert weights are
+    stacked (`gate`/`up`: `tensor<E x I x H>`, `down`: `tensor<E x H x I>`).
+    Shared experts, which every token runs, are an `llm.mlp` beside it whose
+    result an `llm.add` sums with this one's.
 
     Under expert parallelism (`expert_shards` = S > 1) this socket holds
-    `num_experts` of the `num_experts * S` experts the router (`tensor<E*S x
-    H>`) chooses from; each token then runs `top_k / S` of its experts here on
-    average, and the partial outputs are summed by the all-reduce that follows.
+    `num_experts` of the `num_experts * S` experts the router chooses from;
+    each token then runs `top_k / S` of its experts here on average, and the
+    partial outputs are summed by the all-reduce that follows.
 
     Routing statistics set the bytes read: a step touches
     `expected_active_experts` distinct local experts. When the attribute is
@@ -266,20 +292,19 @@ def LLM_MoEOp : LLM_Op<"moe", [AllTypesMatch<["input", "result"]>]> {
 
     Example:
     ```mlir
-    %y = llm.moe %x, %r, %g, %u, %d shared %sg, %su, %sd {num_experts = 64, top_k = 6} : tensor<1x1x2048xbf16>, tensor<64x2048xbf16>, tensor<64x1408x2048xbf16>, tensor<64x1408x2048xbf16>, tensor<64x2048x1408xbf16>, tensor<2816x2048xbf16>, tensor<2816x2048xbf16>, tensor<2048x2816xbf16>
+    %y = llm.moe %x, %r, %g, %u, %d {num_experts = 64, top_k = 6} : tensor<1x1x2048xbf16>, tensor<1x1x6xi32>, tensor<64x1408x2048xbf16>, tensor<64x1408x2048xbf16>, tensor<64x2048x1408xbf16>
     ```
   }];
-  let arguments = (ins LLM_Activation:$input, LLM_Weight:$router,
+  let arguments = (ins LLM_Activation:$input, RankedTensorOf<[I32]>:$routing,
                        LLM_Weight:$gate, LLM_Weight:$up, LLM_Weight:$down,
-                       Variadic<LLM_Weight>:$shared,
                        SF_I64Attr:$num_experts, SF_I64Attr:$top_k,
                        DefaultValuedAttr<SF_I64Attr, "1">:$expert_shards,
                        OptionalAttr<F64Attr>:$expected_active_experts);
   let results = (outs LLM_Activation:$result);
   let assemblyFormat = [{
-    $input `,` $router `,` $gate `,` $up `,` $down (`shared` $shared^)? attr-dict
-    `:` type($input) `,` type($router) `,` type($gate) `,` type($up) `,`
-    type($down) (`,` type($shared)^)?
+    $input `,` $routing `,` $gate `,` $up `,` $down attr-dict
+    `:` type($input) `,` type($routing) `,` type($gate) `,` type($up) `,`
+    type($down)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
