@@ -91,16 +91,19 @@ public:
     SmallVector<Value> outs{b.create<llm::LMHeadOp>(
         loc, logitsType, h, head, phase == llm::Phase::prefill)};
 
-    // DeepSeek multi-token prediction: depth k combines the previous depth's
-    // hidden state with the embedded tokens, runs the MTP module's decoder
-    // layer (HF index num_hidden_layers + module) and the shared head. With
-    // one module, depths beyond it reuse its weights (chained drafting).
+    // DeepSeek multi-token prediction: depth k takes the tokens the head
+    // before it predicts (sampled from its logits, so it waits for that
+    // head), combines their embedding with the previous depth's hidden
+    // state, runs the MTP module's decoder layer (HF index
+    // num_hidden_layers + module) and the shared head. With one module,
+    // depths beyond it reuse its weights (chained drafting).
     for (int64_t k = 1; k <= mtp; ++k) {
       int64_t module = c.numLayers + (k - 1) % c.numMtpLayers;
       std::string p = "model.layers." + std::to_string(module) + ".";
       Operation *before = &entry->back();
-      Value e = b.create<llm::EmbedOp>(loc, act(tokens, c.hiddenSize),
-                                       entry->getArgument(0), embedTable);
+      Value drafted = b.create<llm::SampleOp>(loc, tokensType, outs.back());
+      Value e = b.create<llm::EmbedOp>(loc, act(tokens, c.hiddenSize), drafted,
+                                       embedTable);
       Value eh = param(p + "eh_proj.weight", {c.hiddenSize, 2 * c.hiddenSize},
                        projType);
       Value m = b.create<llm::MTPOp>(loc, last.getType(), last, e, eh, k);
