@@ -138,6 +138,10 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
         {"tokens_per_kv_slot", w.config.tokensPerCachePosition()},
         {"kv_state_bytes", info.kvStateBytes},
         {"kv_backup_bytes", info.kvBackupBytes},
+        {"mla_cache", info.mlaCache},
+        {"weights_bytes_per_socket", info.planWeightsBytes},
+        {"kv_bytes_per_socket", info.planKvBytes},
+        {"max_batch", info.maxBatch},
         {"fits", std::move(fitsJson)},
     };
     os << formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
@@ -208,7 +212,15 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
   std::string kvPlacement =
       w.tp == 1 ? std::string("one socket")
       : c.isMLA()
-          ? std::string("MLA latent cache replicated on every socket")
+          ? std::string(info.mlaCache == "sequence"
+                            ? "MLA latent cache split by sequence: a 1/" +
+                                  std::to_string(w.tp) +
+                                  " of every sequence per socket"
+                        : info.mlaCache == "batch"
+                            ? "MLA latent cache split by batch: every socket "
+                              "holds its 1/" +
+                                  std::to_string(w.tp) + " of the sequences"
+                            : "MLA latent cache replicated on every socket")
           : formatv("{0} of {1} KV heads per socket",
                     static_cast<int64_t>(double(info.planKvBytes) *
                                          c.numKvHeads /

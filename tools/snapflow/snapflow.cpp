@@ -178,8 +178,10 @@ cl::opt<std::string> importPhaseOpt(
     cl::cat(workloadCat), cl::sub(importCmd));
 cl::opt<std::string> mlaCacheOpt(
     "mla-cache", cl::desc(pipelineHelp("mla-cache")),
-    cl::value_desc("replicate|sequence"), cl::init(PipelineOptions().mlaCache),
-    cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd));
+    cl::value_desc("replicate|sequence|batch"),
+    cl::init(PipelineOptions().mlaCache),
+    cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd),
+    cl::sub(infoCmd));
 cl::opt<std::string>
     moeOpt("moe", cl::desc(pipelineHelp("moe")),
            cl::value_desc("expert|split"), cl::init(PipelineOptions().moe),
@@ -341,8 +343,8 @@ cl::opt<std::string>
                   cl::value_desc("d,d"), cl::init(""), cl::cat(sweepCat),
                   cl::sub(sweepCmd));
 cl::opt<std::string> sweepMlaOpt(
-    "mla-cache", cl::desc("MLA cache layouts: replicate, sequence (default: "
-                          "replicate)"),
+    "mla-cache", cl::desc("MLA cache layouts: replicate, sequence, batch "
+                          "(default: replicate)"),
     cl::value_desc("a,b"), cl::init(""), cl::cat(sweepCat), cl::sub(sweepCmd));
 cl::opt<std::string> sweepMoeOpt(
     "moe", cl::desc("MoE modes: expert, split (default: expert)"),
@@ -806,7 +808,7 @@ int main(int argc, char **argv) {
     if (!w)
       return fail(w.takeError());
     if (infoCmd) {
-      auto info = describeWorkload(*w);
+      auto info = describeWorkload(*w, mlaCacheOpt);
       if (!info)
         return fail(info.takeError());
       printInfo(outs(), *info, jsonOpt);

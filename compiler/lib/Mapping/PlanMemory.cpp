@@ -245,8 +245,18 @@ private:
     // The largest batch whose KV and activations (which scale with the
     // batch) fit next to the weights, spilling activations beyond SRAM.
     int64_t maxBatch = 0;
+    // A cache split by batch (--mla-cache batch) holds ceil(batch / shards)
+    // sequences here: a sequence of the batch costs this socket 1 / shards
+    // of one it holds, and a batch is whole multiples of the shards.
+    int64_t shards = 1, held = batch;
+    for (Type t : fn.getArgumentTypes())
+      if (auto cache = dyn_cast<kv::KVCacheTypeInterface>(t))
+        if (cache.getBatchShards() > 1) {
+          shards = cache.getBatchShards();
+          held = cache.getBatch();
+        }
     if (batch > 0) {
-      double kvSeq = static_cast<double>(kvBytes) / batch;
+      double kvSeq = static_cast<double>(kvBytes) / (double(held) * shards);
       // With weights overflowing to DDR, HBM and DDR are one room that the
       // page backup shares too.
       if (allowDdr)
@@ -263,6 +273,7 @@ private:
           b = std::min(b, static_cast<double>(ddrCap) /
                               (static_cast<double>(backupBytes) / batch));
         maxBatch = static_cast<int64_t>(std::min(b, 1e15));
+        maxBatch -= maxBatch % shards;
       }
     }
 

@@ -26,7 +26,8 @@ using llvm::Error;
 using llvm::formatv;
 
 llvm::Expected<ModelInfo>
-snapflow::driver::describeWorkload(const WorkloadOptions &o) {
+snapflow::driver::describeWorkload(const WorkloadOptions &o,
+                                   llvm::StringRef mlaCache) {
   auto w = resolveWorkload(o, /*needChip=*/true);
   if (!w)
     return w.takeError();
@@ -101,6 +102,7 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o) {
   p.chip = o.chip;
   p.set = llvm::join(o.set, ",");
   p.kv = "full";
+  p.mlaCache = mlaCache.str();
   p.planOnly = true;
   p.tp = w->tp;
   p.requireFit = false;
@@ -131,6 +133,7 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o) {
         tier == arch::MemoryTier::HBM
             ? plan.fits()
             : info.needBytes <= w->chip.tierBytesPerSocket(tier);
+  info.mlaCache = mlaCache.str();
   info.workload = std::move(*w);
   return info;
 }

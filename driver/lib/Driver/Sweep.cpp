@@ -203,9 +203,10 @@ llvm::Expected<SweepGrid> SweepGrid::parse(const SweepOptions &o) {
   };
   if (Error e = check(g.mlaCaches, "mla-cache",
                       [](StringRef v) {
-                        return v == "replicate" || v == "sequence";
+                        return v == "replicate" || v == "sequence" ||
+                               v == "batch";
                       },
-                      "replicate or sequence"))
+                      "replicate, sequence or batch"))
     return std::move(e);
   if (Error e = check(g.moes, "moe",
                       [](StringRef v) { return v == "expert" || v == "split"; },

@@ -153,7 +153,8 @@ private:
       return kv::LatentCacheType::get(b.getContext(), layers, batch, slots,
                                       c.kvLoraRank, c.qkRopeHeadDim, bf16,
                                       policy, /*seq_shards=*/1,
-                                      kv::KVFormatAttrInterface());
+                                      kv::KVFormatAttrInterface(),
+                                      /*batch_shards=*/1);
     return kv::CacheType::get(b.getContext(), layers, batch, slots,
                               c.numKvHeads, c.headDim, bf16, policy,
                               kv::KVFormatAttrInterface());

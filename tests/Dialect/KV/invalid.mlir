@@ -509,6 +509,22 @@ func.func @f(%c: !kv.latent_cache<layers = 1, batch = 1, slots = 8, latent_dim =
 
 // -----
 
+// Tests that a batch-sharded latent cache splits over at least one socket.
+// expected-error @+1 {{batch_shards must be >= 1, got 0}}
+func.func @f(%c: !kv.latent_cache<layers = 1, batch = 1, slots = 8, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full, batch_shards = 0>) {
+  return
+}
+
+// -----
+
+// Tests that a latent cache is split by sequence or by batch, not both.
+// expected-error @+1 {{a latent cache is split by sequence or by batch, not both (seq_shards 2, batch_shards 4)}}
+func.func @f(%c: !kv.latent_cache<layers = 1, batch = 1, slots = 8, latent_dim = 32, rope_dim = 8, dtype = bf16, policy = #kv.full, seq_shards = 2, batch_shards = 4>) {
+  return
+}
+
+// -----
+
 // Tests that a sequence-sharded compressed cache holds the budget over all its
 // shards: 4 shards of 16 slots are 64 slots, not the budget of 32.
 // expected-error @+1 {{cache has 64 slots per sequence but its policy keeps 32 tokens}}

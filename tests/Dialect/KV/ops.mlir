@@ -100,6 +100,15 @@ func.func @seq_sharded(%a: !kv.latent_cache<layers = 1, batch = 1, slots = 16, l
   return
 }
 
+// Tests that a latent cache split by batch over 16 sockets (each holds 4
+// sequences of a batch of 64) round-trips, after the format.
+// CHECK-LABEL: func.func @batch_sharded(
+// CHECK-SAME:    !kv.latent_cache<layers = 61, batch = 4, slots = 32768, latent_dim = 512, rope_dim = 64, dtype = bf16, policy = #kv.full, batch_shards = 16>
+// CHECK-SAME:    policy = #kv.full, format = #kv.fp8, batch_shards = 16>)
+func.func @batch_sharded(%a: !kv.latent_cache<layers = 61, batch = 4, slots = 32768, latent_dim = 512, rope_dim = 64, dtype = bf16, policy = #kv.full, batch_shards = 16>, %b: !kv.latent_cache<layers = 61, batch = 4, slots = 32768, latent_dim = 512, rope_dim = 64, dtype = bf16, policy = #kv.full, format = #kv.fp8, batch_shards = 16>) {
+  return
+}
+
 // Tests that policies may be written unresolved (a ratio, defaults left
 // open), as command-line strings are parsed, and print as written.
 // CHECK-LABEL: func.func @unresolved()

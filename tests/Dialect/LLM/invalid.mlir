@@ -486,7 +486,7 @@ func.func @all_gather_result(%x: tensor<4x1x32xbf16>) {
 // Tests that llm.all_to_all splits the leading dimension evenly over the group.
 func.func @all_to_all_split(%x: tensor<6x1x64xbf16>) {
   // expected-error @+1 {{'llm.all_to_all' op leading dimension of 'tensor<6x1x64xbf16>' must split into group_size 4 equal parts}}
-  %y = llm.all_to_all %x {group_size = 4} : tensor<6x1x64xbf16>
+  %y = llm.all_to_all %x {group_size = 4} : tensor<6x1x64xbf16> -> tensor<6x1x64xbf16>
   return
 }
 
@@ -528,9 +528,10 @@ func.func @f(%x: tensor<1x1x16xbf16>, %r: tensor<1x1x2xi32>, %g: tensor<4x8x16xb
 
 // -----
 
-// Tests that a shard slice divides its axis evenly.
+// Tests that a shard slice of an axis that does not divide keeps the padded
+// share, ceil(30 / 4) = 8, not the floor.
 func.func @f(%x: tensor<1x1x30xbf16>) {
-  // expected-error @+1 {{'llm.shard_slice' op dim 2 of 'tensor<1x1x30xbf16>' does not split into 4 shards}}
+  // expected-error @+1 {{'llm.shard_slice' op result must be the input with dim 2 split into 4 shards of 8, got 'tensor<1x1x7xbf16>'}}
   %y = llm.shard_slice %x {dim = 2, shards = 4} : tensor<1x1x30xbf16> -> tensor<1x1x7xbf16>
   return
 }
@@ -539,7 +540,7 @@ func.func @f(%x: tensor<1x1x30xbf16>) {
 
 // Tests that a shard slice returns the input with one axis divided.
 func.func @f(%x: tensor<1x1x32xbf16>) {
-  // expected-error @+1 {{'llm.shard_slice' op result must be the input with dim 2 divided by 4, got 'tensor<1x1x16xbf16>'}}
+  // expected-error @+1 {{'llm.shard_slice' op result must be the input with dim 2 split into 4 shards of 8, got 'tensor<1x1x16xbf16>'}}
   %y = llm.shard_slice %x {dim = 2, shards = 4} : tensor<1x1x32xbf16> -> tensor<1x1x16xbf16>
   return
 }
@@ -811,4 +812,22 @@ module attributes {llm.model_fingerprint = 7} {
 // Tests that the weights' dtype is one the builder gives them.
 // expected-error @+1 {{'llm.weights_dtype' must be "bf16" or "fp8" on the module, got "int4"}}
 module attributes {llm.weights_dtype = "int4"} {
+}
+
+// -----
+
+// Tests that a layout change names both dimensions.
+func.func @all_to_all_half(%x: tensor<8x1x64xbf16>) {
+  // expected-error @+1 {{'llm.all_to_all' op takes split_dim and concat_dim together}}
+  %y = llm.all_to_all %x {group_size = 4, split_dim = 0} : tensor<8x1x64xbf16> -> tensor<2x1x256xbf16>
+  return
+}
+
+// -----
+
+// Tests that a layout change splits one dimension and stacks another.
+func.func @all_to_all_layout(%x: tensor<8x1x64xbf16>) {
+  // expected-error @+1 {{'llm.all_to_all' op result 'tensor<2x1x128xbf16>' is not 'tensor<8x1x64xbf16>' split along dim 0 and stacked along dim 2 over 4 sockets}}
+  %y = llm.all_to_all %x {group_size = 4, split_dim = 0, concat_dim = 2} : tensor<8x1x64xbf16> -> tensor<2x1x128xbf16>
+  return
 }

@@ -148,14 +148,29 @@ func.func @mtp(%h: tensor<1x1x64xbf16>, %e: tensor<1x1x64xbf16>, %w: tensor<64x1
 // CHECK:         %[[SUM:.+]] = llm.all_reduce %[[X]] {group_size = 4 : i64, kind = #llm<reduce sum>} : tensor<4x1x64xbf16>
 // CHECK:         %[[MAX:.+]] = llm.all_reduce %[[X]] {group_size = 4 : i64, kind = #llm<reduce max>} : tensor<4x1x64xbf16>
 // CHECK:         %[[GATHERED:.+]] = llm.all_gather %[[SHARD]] {dim = 2 : i64, group_size = 2 : i64} : tensor<4x1x32xbf16> -> tensor<4x1x64xbf16>
-// CHECK:         %[[EXCHANGED:.+]] = llm.all_to_all %[[X]] {group_size = 4 : i64} : tensor<4x1x64xbf16>
+// CHECK:         %[[EXCHANGED:.+]] = llm.all_to_all %[[X]] {group_size = 4 : i64} : tensor<4x1x64xbf16> -> tensor<4x1x64xbf16>
 // CHECK:         return %[[SUM]], %[[MAX]], %[[GATHERED]], %[[EXCHANGED]]
 func.func @collectives(%x: tensor<4x1x64xbf16>, %shard: tensor<4x1x32xbf16>) -> (tensor<4x1x64xbf16>, tensor<4x1x64xbf16>, tensor<4x1x64xbf16>, tensor<4x1x64xbf16>) {
   %sum = llm.all_reduce %x {group_size = 4, kind = #llm<reduce sum>} : tensor<4x1x64xbf16>
   %max = llm.all_reduce %x {group_size = 4, kind = #llm<reduce max>} : tensor<4x1x64xbf16>
   %gathered = llm.all_gather %shard {group_size = 2, dim = 2} : tensor<4x1x32xbf16> -> tensor<4x1x64xbf16>
-  %exchanged = llm.all_to_all %x {group_size = 4} : tensor<4x1x64xbf16>
+  %exchanged = llm.all_to_all %x {group_size = 4} : tensor<4x1x64xbf16> -> tensor<4x1x64xbf16>
   return %sum, %max, %gathered, %exchanged : tensor<4x1x64xbf16>, tensor<4x1x64xbf16>, tensor<4x1x64xbf16>, tensor<4x1x64xbf16>
+}
+
+// Tests that an all-to-all changes the layout: the query heads of a batch
+// of 6 sequences (8 of 32 heads of width 4 per socket) become every head of
+// ceil(6 / 4) = 2 sequences per socket (the last part padded), and back;
+// and that a shard slice of a batch of 6 over 4 sockets keeps 2 sequences.
+// CHECK-LABEL: func.func @layout(
+// CHECK:         llm.all_to_all %{{.+}} {concat_dim = 2 : i64, group_size = 4 : i64, split_dim = 0 : i64} : tensor<6x1x32xbf16> -> tensor<2x1x128xbf16>
+// CHECK:         llm.all_to_all %{{.+}} {concat_dim = 0 : i64, group_size = 4 : i64, split_dim = 2 : i64} : tensor<2x1x128xbf16> -> tensor<6x1x32xbf16>
+// CHECK:         llm.shard_slice %{{.+}} {dim = 0 : i64, shards = 4 : i64} : tensor<6x1x16xbf16> -> tensor<2x1x16xbf16>
+func.func @layout(%q: tensor<6x1x32xbf16>, %l: tensor<6x1x16xbf16>) -> (tensor<6x1x32xbf16>, tensor<2x1x16xbf16>) {
+  %dp = llm.all_to_all %q {group_size = 4, split_dim = 0, concat_dim = 2} : tensor<6x1x32xbf16> -> tensor<2x1x128xbf16>
+  %tp = llm.all_to_all %dp {group_size = 4, split_dim = 2, concat_dim = 0} : tensor<2x1x128xbf16> -> tensor<6x1x32xbf16>
+  %mine = llm.shard_slice %l {dim = 0, shards = 4} : tensor<6x1x16xbf16> -> tensor<2x1x16xbf16>
+  return %tp, %mine : tensor<6x1x32xbf16>, tensor<2x1x16xbf16>
 }
 
 // Tests that tensor-parallel forms round-trip: experts spread over 4 sockets

@@ -35,9 +35,14 @@ struct ModelInfo {
   /// activations included).
   std::array<bool, 3> fits{};
   int64_t needBytes = 0; ///< weights + KV per socket
+  /// How an MLA cache is laid out over the sockets (`--mla-cache`).
+  std::string mlaCache = "replicate";
 };
 
-llvm::Expected<ModelInfo> describeWorkload(const WorkloadOptions &options);
+/// `mlaCache` is `--mla-cache`: replicate, sequence or batch.
+llvm::Expected<ModelInfo> describeWorkload(const WorkloadOptions &options,
+                                           llvm::StringRef mlaCache =
+                                               "replicate");
 
 /// Options of `snapflow import` beyond the workload.
 struct ImportOptions {

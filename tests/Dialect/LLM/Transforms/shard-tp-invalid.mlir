@@ -299,6 +299,6 @@ func.func @looped(%h: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
 // RUN: echo 'module attributes {df.target = #df.target<"tiny">} {}' | not snapflow-opt --shard-tp="tp=-2" 2>&1 | FileCheck %s --check-prefix=NEG
 // NEG: error: shard-tp: tp must be >= 1, got -2
 // RUN: echo 'module attributes {df.target = #df.target<"tiny">} {}' | not snapflow-opt --shard-tp="tp=4 mla-cache=pages" 2>&1 | FileCheck %s --check-prefix=MLA
-// MLA: error: shard-tp: mla-cache must be replicate or sequence, got 'pages'
+// MLA: error: shard-tp: mla-cache must be replicate, sequence or batch, got 'pages'
 // RUN: echo 'module attributes {df.target = #df.target<"tiny">} {}' | not snapflow-opt --shard-tp="tp=4 moe=tokens" 2>&1 | FileCheck %s --check-prefix=MOE
 // MOE: error: shard-tp: moe must be expert or split, got 'tokens'

@@ -40,7 +40,8 @@ Type compressed(Type type, int64_t slots, KVPolicyAttrInterface policy,
     return LatentCacheType::get(type.getContext(), c.getLayers(), c.getBatch(),
                                 slots ? slots : c.getSlots(), c.getLatentDim(),
                                 c.getRopeDim(), c.getDtype(), policy,
-                                slots ? 1 : c.getSeqShards(), format);
+                                slots ? 1 : c.getSeqShards(), format,
+                                c.getBatchShards());
   return type;
 }
 

@@ -72,9 +72,10 @@ struct ShardTPPass : public llm::impl::ShardTPBase<ShardTPPass> {
                          << target.getSockets() << " socket(s)";
       return signalPassFailure();
     }
-    if (mlaCache != "replicate" && mlaCache != "sequence") {
-      module.emitError() << "shard-tp: mla-cache must be replicate or "
-                            "sequence, got '"
+    if (mlaCache != "replicate" && mlaCache != "sequence" &&
+        mlaCache != "batch") {
+      module.emitError() << "shard-tp: mla-cache must be replicate, "
+                            "sequence or batch, got '"
                          << mlaCache << "'";
       return signalPassFailure();
     }
@@ -260,6 +261,8 @@ private:
       copyLayerMarker(attn, slice);
       return shardRowAfter(attn, slice.getResult(), h / n * v);
     }
+    if (mlaCache == "batch" && attn.getPhase() == Phase::decode)
+      return shardMLAByBatch(attn);
     if (failed(shardColumn(attn, attn.getQuery(), h / n, nope + rope,
                            "query")) ||
         failed(shardParam(attn, attn.getKvUp(), 0, "KV up-projection")))
@@ -267,6 +270,52 @@ private:
     attn.setNumHeads(h / n);
     shardSelection(attn.getQuery(), h / n, 1);
     return shardRowAfter(attn, attn.getResult(), h / n * v);
+  }
+
+  /// `--mla-cache batch` (SnapStream's decode, section 4.2): the query
+  /// projection splits by heads, as every projection does; an all-to-all
+  /// turns this socket's heads of the whole batch into every head of its
+  /// own ceil(B / tp) sequences, whose latent cache it alone holds; the
+  /// attention runs all heads over them with the whole up-projection; a
+  /// second all-to-all turns its result back into this socket's heads of
+  /// the whole batch for the split output projection and its all-reduce.
+  /// The step's latent, computed by every socket for the whole batch (the
+  /// down-projection is replicated), is a view of this socket's sequences.
+  LogicalResult shardMLAByBatch(MLAAttentionOp attn) {
+    int64_t h = attn.getNumHeads(), nope = attn.getQkNopeHeadDim(),
+            rope = attn.getQkRopeHeadDim(), v = attn.getVHeadDim();
+    auto cache = cast<kv::KVCacheTypeInterface>(attn.getCache().getType());
+    if (cache.getPolicy().getBackupTokens() > 0)
+      return attn.emitOpError()
+             << "--mla-cache batch does not model the page backup of "
+             << cache.getPolicy().getLabel()
+             << "; use the replicated latent cache (--mla-cache replicate)";
+    if (failed(shardColumn(attn, attn.getQuery(), h / n, nope + rope,
+                           "query")))
+      return failure();
+    Value q = attn.getQuery(), latent = attn.getLatent();
+    int64_t batch = tensorOf(q).getDimSize(0);
+    int64_t local = (batch + n - 1) / n;
+    OpBuilder b(attn);
+    auto toBatch = b.create<AllToAllOp>(
+        attn.getLoc(), withDim(withDim(q.getType(), 0, local), 2, h * (nope + rope)),
+        q, n, b.getI64IntegerAttr(0), b.getI64IntegerAttr(2));
+    auto mine = b.create<ShardSliceOp>(
+        attn.getLoc(), withDim(latent.getType(), 0, local), latent,
+        /*dim=*/0, /*shards=*/n);
+    copyLayerMarker(attn, toBatch);
+    copyLayerMarker(attn, mine);
+    attn.getQueryMutable().assign(toBatch.getResult());
+    attn.getLatentMutable().assign(mine.getResult());
+    Value out = attn.getResult();
+    out.setType(withDim(out.getType(), 0, local));
+    b.setInsertionPointAfter(attn);
+    auto toHeads = b.create<AllToAllOp>(
+        attn.getLoc(), withDim(withDim(out.getType(), 0, batch), 2, h / n * v),
+        out, n, b.getI64IntegerAttr(2), b.getI64IntegerAttr(0));
+    out.replaceAllUsesExcept(toHeads.getResult(), toHeads);
+    copyLayerMarker(attn, toHeads);
+    return shardRowAfter(attn, toHeads.getResult(), h / n * v);
   }
 
   /// The SnapKV selection scoring `query` (inserted by --kv-compress) follows
@@ -370,18 +419,28 @@ private:
                                 c.getSlots(), kvHeadsLocal, c.getHeadDim(),
                                 c.getDtype(), c.getPolicy(), c.getFormat());
     if (auto c = dyn_cast<kv::LatentCacheType>(type)) {
+      if (mlaCache == "batch" && decode)
+        return kv::LatentCacheType::get(
+            type.getContext(), c.getLayers(), (c.getBatch() + n - 1) / n,
+            c.getSlots(), c.getLatentDim(), c.getRopeDim(), c.getDtype(),
+            c.getPolicy(), /*seq_shards=*/1, c.getFormat(),
+            /*batch_shards=*/n);
       if (mlaCache != "sequence")
         return type;
       return kv::LatentCacheType::get(
           type.getContext(), c.getLayers(), c.getBatch(), c.getSlots() / n,
           c.getLatentDim(), c.getRopeDim(), c.getDtype(), c.getPolicy(), n,
-          c.getFormat());
+          c.getFormat(), /*batch_shards=*/1);
     }
     return type;
   }
 
   LogicalResult shardFunction(func::FuncOp fn) {
     kvHeadsLocal = 0;
+    // --mla-cache batch splits a decode's batch; a prefill (one prompt at a
+    // time) attends by heads, as SnapStream's prefill does.
+    llm::WorkloadAttr workload = llm::getWorkload(fn);
+    decode = !workload || workload.getPhase() == Phase::decode;
     if (mlaCache == "sequence")
       for (BlockArgument arg : fn.getArguments())
         if (auto c = dyn_cast<kv::LatentCacheType>(arg.getType()))
@@ -487,6 +546,9 @@ private:
   }
 
   llvm::DenseSet<Operation *> sharded;
+  /// Whether the function being split is a decode (a prefill's MLA is never
+  /// split by batch).
+  bool decode = true;
   /// MLPs that are an MoE's shared experts, already split with it.
   llvm::DenseSet<Operation *> sharedExperts;
   int64_t kvHeadsLocal = 0;

@@ -177,7 +177,13 @@ LatentCacheType::verify(function_ref<InFlightDiagnostic()> emitError,
                         int64_t layers, int64_t batch, int64_t slots,
                         int64_t latentDim, int64_t ropeDim, Type dtype,
                         KVPolicyAttrInterface policy, int64_t seqShards,
-                        KVFormatAttrInterface format) {
+                        KVFormatAttrInterface format, int64_t batchShards) {
+  if (batchShards < 1)
+    return emitError() << "batch_shards must be >= 1, got " << batchShards;
+  if (batchShards > 1 && seqShards > 1)
+    return emitError() << "a latent cache is split by sequence or by batch, "
+                          "not both (seq_shards "
+                       << seqShards << ", batch_shards " << batchShards << ")";
   if (latentDim <= 0 || ropeDim < 0)
     return emitError() << "latent cache latent_dim must be > 0 and rope_dim "
                           ">= 0, got "

@@ -1134,15 +1134,15 @@ LogicalResult ShardSliceOp::verify() {
   int64_t dim = getDim(), shards = getShards();
   if (dim < 0 || dim >= in.getRank())
     return emitOpError() << "dim " << dim << " is out of range for " << in;
-  if (shards < 1 || in.getDimSize(dim) % shards != 0)
-    return emitOpError() << "dim " << dim << " of " << in
-                         << " does not split into " << shards << " shards";
+  if (shards < 1)
+    return emitOpError() << "shards must be >= 1, got " << shards;
   SmallVector<int64_t> expected(in.getShape());
-  expected[dim] /= shards;
+  expected[dim] = (expected[dim] + shards - 1) / shards;
   if (out.getShape() != ArrayRef<int64_t>(expected) ||
       out.getElementType() != in.getElementType())
     return emitOpError() << "result must be the input with dim " << dim
-                         << " divided by " << shards << ", got " << out;
+                         << " split into " << shards << " shards of "
+                         << expected[dim] << ", got " << out;
   return success();
 }
 CheckedInt ShardSliceOp::getFlops() { return 0; }
@@ -1215,11 +1215,40 @@ LogicalResult AllToAllOp::verify() {
   if (failed(verifyStatic(*this)) ||
       failed(verifyGroup(*this, getGroupSize())))
     return failure();
-  RankedTensorType in = tensorOf(getInput());
-  if (in.getRank() < 1 || in.getDimSize(0) % getGroupSize() != 0)
-    return emitOpError() << "leading dimension of " << in
-                         << " must split into group_size " << getGroupSize()
-                         << " equal parts";
+  RankedTensorType in = tensorOf(getInput()), out = tensorOf(getResult());
+  int64_t g = getGroupSize();
+  std::optional<int64_t> split = getSplitDim(), concat = getConcatDim();
+  if (split.has_value() != concat.has_value())
+    return emitOpError("takes split_dim and concat_dim together");
+  if (!split || *split == *concat) {
+    if (in != out)
+      return emitOpError() << "result must be the input's type " << in
+                           << " when no layout changes, got " << out;
+    if (in.getRank() < 1 || in.getDimSize(0) % g != 0)
+      return emitOpError() << "leading dimension of " << in
+                           << " must split into group_size " << g
+                           << " equal parts";
+    return success();
+  }
+  int64_t rank = in.getRank();
+  if (*split < 0 || *split >= rank || *concat < 0 || *concat >= rank)
+    return emitOpError() << "split_dim " << *split << " and concat_dim "
+                         << *concat << " must be dimensions of " << in;
+  if (out.getRank() != rank || out.getElementType() != in.getElementType())
+    return emitOpError() << "result must be a tensor of rank " << rank
+                         << " and element type " << in.getElementType()
+                         << ", got " << out;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t want = in.getDimSize(d), got = out.getDimSize(d);
+    bool ok = d == *split     ? got == (want + g - 1) / g
+              : d == *concat  ? got <= want * g && got > (want - 1) * g
+                              : got == want;
+    if (!ok)
+      return emitOpError()
+             << "result " << out << " is not " << in << " split along dim "
+             << *split << " and stacked along dim " << *concat << " over "
+             << g << " sockets";
+  }
   return success();
 }
 CheckedInt AllToAllOp::getFlops() { return 0; }

@@ -19,7 +19,13 @@ def ShardTP : Pass<"shard-tp", "::mlir::ModuleOp"> {
       cache is replicated on every socket (`mla-cache=replicate`) or split by
       sequence (`mla-cache=sequence`): each socket then attends all heads over
       its `1/tp` of the tokens, the partial softmax results are combined by an
-      all-reduce and each socket keeps its heads (`llm.shard_slice`);
+      all-reduce and each socket keeps its heads (`llm.shard_slice`); or split
+      by batch in a decode (`mla-cache=batch`, SnapStream's deployment): the
+      query projection splits by heads, an `llm.all_to_all` gives each socket
+      every head of its `ceil(B/tp)` sequences, whose cache it alone holds
+      (`batch_shards = tp`), the attention keeps the whole up-projection, and
+      a second all-to-all returns its result to the heads layout for the
+      output projection (a prefill attends by heads, as replicated);
     - MLP columns/rows split, then `llm.all_reduce`;
     - MoE: experts spread over the sockets (`moe=expert`, `expert_shards = tp`:
       activations are replicated under TP, so every socket already holds every
@@ -36,7 +42,7 @@ def ShardTP : Pass<"shard-tp", "::mlir::ModuleOp"> {
            "Sockets in the tensor-parallel group (0: every socket of the "
            "module's df.target)">,
     Option<"mlaCache", "mla-cache", "std::string", "\"replicate\"",
-           "MLA latent cache: replicate | sequence">,
+           "MLA latent cache: replicate | sequence | batch">,
     Option<"moe", "moe", "std::string", "\"expert\"",
            "MoE layers: expert (expert parallel) | split (split every expert)">,
   ];

@@ -211,6 +211,9 @@ def KVCacheTypeInterface : TypeInterface<"KVCacheTypeInterface"> {
       "getSlots">,
     InterfaceMethod<"Sockets the sequence is split over (1: not split).",
       "int64_t", "getSeqShards">,
+    InterfaceMethod<[{Sockets the batch is split over (1: every socket holds
+      every sequence); `getBatch()` sequences are this socket's.}],
+      "int64_t", "getBatchShards">,
     InterfaceMethod<"Elements per token per layer (K and V together).",
       "int64_t", "getValuesPerToken">,
     InterfaceMethod<"Element type.", "::mlir::Type", "getDtype">,

@@ -37,8 +37,9 @@ def KV_CacheType : TypeDef<KV_Dialect, "Cache",
   let extraClassDeclaration = [{
     /// Elements per token per layer.
     int64_t getValuesPerToken() const;
-    /// A GQA cache is split by heads, never by sequence.
+    /// A GQA cache is split by heads, never by sequence or batch.
     int64_t getSeqShards() const { return 1; }
+    int64_t getBatchShards() const { return 1; }
   }];
 }
 
@@ -49,18 +50,24 @@ def KV_LatentCacheType : TypeDef<KV_Dialect, "LatentCache",
   let description = [{
     One compressed latent of `latent_dim` elements plus a rotary key of
     `rope_dim` elements per token and layer, shared by every attention head
-    (so tensor parallelism cannot split it by heads). It is either replicated
-    on every socket or split by sequence over `seq_shards` sockets (default 1,
-    elided); `slots` are this socket's, `slots * seq_shards` the sequence's.
+    (so tensor parallelism cannot split it by heads). It is replicated on
+    every socket; or split by sequence over `seq_shards` sockets (default 1,
+    elided), `slots` then being this socket's and `slots * seq_shards` the
+    sequence's; or split by batch over `batch_shards` sockets (default 1,
+    elided, `--mla-cache batch`: the attention data-parallel over the
+    batch), `batch` then being the sequences this socket holds of a batch
+    of up to `batch * batch_shards`.
 
-    Example: `!kv.latent_cache<layers = 61, batch = 8, slots = 131072, latent_dim = 512, rope_dim = 64, dtype = bf16, policy = #kv.full>`
+    Example: `!kv.latent_cache<layers = 61, batch = 8, slots = 131072, latent_dim = 512, rope_dim = 64, dtype = bf16, policy = #kv.full>`,
+    `!kv.latent_cache<layers = 61, batch = 4, slots = 32768, latent_dim = 512, rope_dim = 64, dtype = bf16, policy = ..., batch_shards = 16>`
   }];
   let parameters = (ins "int64_t":$layers, "int64_t":$batch, "int64_t":$slots,
                         "int64_t":$latent_dim, "int64_t":$rope_dim,
                         "::mlir::Type":$dtype,
                         "::snapflow::kv::KVPolicyAttrInterface":$policy,
                         DefaultValuedParameter<"int64_t", "1">:$seq_shards,
-                        KV_OptionalFormat:$format);
+                        KV_OptionalFormat:$format,
+                        DefaultValuedParameter<"int64_t", "1">:$batch_shards);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -544,8 +544,10 @@ def LLM_ShardSliceOp : LLM_Op<"shard_slice"> {
   let summary = "this socket's 1/shards part of a replicated tensor along `dim`";
   let description = [{
     After a collective leaves a tensor replicated on every socket, a
-    tensor-parallel consumer takes its own part: the `dim` axis shrinks by
-    `shards`. A view: no FLOPs and no bytes.
+    tensor-parallel consumer takes its own part: the `dim` axis shrinks to
+    `ceil(d / shards)` (the last part padded when it does not divide: a
+    batch of 1 split over 16 sockets is one sequence on the busiest). A
+    view: no FLOPs and no bytes.
 
     Example:
     ```mlir
@@ -653,20 +655,33 @@ def LLM_AllGatherOp : LLM_CollectiveOp<"all_gather"> {
   let hasVerifier = 1;
 }
 
-def LLM_AllToAllOp : LLM_CollectiveOp<"all_to_all", [SameOperandsAndResultType]> {
-  let summary = "exchange equal parts of a tensor among `group_size` sockets";
+def LLM_AllToAllOp : LLM_CollectiveOp<"all_to_all"> {
+  let summary = "exchange parts of a tensor among `group_size` sockets";
   let description = [{
-    Each socket sends the i-th of `group_size` equal parts of its tensor to
-    socket i (expert-parallel token dispatch and combine).
+    Each socket cuts its tensor into `group_size` parts and sends part i to
+    socket i. Without `split_dim` and `concat_dim` the parts are equal cuts
+    of the leading dimension and the tensor keeps its type (expert-parallel
+    token dispatch and combine). With them it changes the layout: each
+    socket cuts `split_dim` (the last part padded when it does not divide)
+    and stacks what it receives along `concat_dim`, so the result's
+    `split_dim` is `ceil(d / group_size)` and its `concat_dim` is
+    `group_size` times the input's, less up to `group_size - 1` padded rows
+    the layout leaves out. `--mla-cache batch` turns the query heads of the
+    whole batch into every head of this socket's sequences
+    (`split_dim = 0, concat_dim = 2`) and back (`split_dim = 2,
+    concat_dim = 0`).
 
     Example:
     ```mlir
-    %y = llm.all_to_all %x {group_size = 16} : tensor<64x1x7168xbf16>
+    %y = llm.all_to_all %x {group_size = 16} : tensor<64x1x7168xbf16> -> tensor<64x1x7168xbf16>
+    %q = llm.all_to_all %p {group_size = 16, split_dim = 0, concat_dim = 2} : tensor<64x3x1536xbf16> -> tensor<4x3x24576xbf16>
     ```
   }];
-  let arguments = (ins LLM_Activation:$input, SF_I64Attr:$group_size);
+  let arguments = (ins LLM_Activation:$input, SF_I64Attr:$group_size,
+                       OptionalAttr<SF_I64Attr>:$split_dim,
+                       OptionalAttr<SF_I64Attr>:$concat_dim);
   let results = (outs LLM_Activation:$result);
-  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
 }
 
