@@ -171,6 +171,7 @@ SENSITIVITY = (
     ("socket.hbm_bytes_per_s", "HBM bandwidth"),
     ("socket.agcu_count", "AGCU count"),
     ("socket.reconfig_cycles", "reconfiguration"),
+    ("socket.kernel_launch_cycles", "kernel launch"),
 )
 
 

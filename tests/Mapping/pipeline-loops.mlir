@@ -57,3 +57,27 @@ module attributes {df.target = #df.target<"tiny">} {
     }
   }
 }
+
+// -----
+
+// Tests that a layer loop of two kernels (sections of one loop) is not
+// pipelined: its calls alternate between the kernels, so no call is
+// followed by one of the same kernel; its loads keep their depth.
+// CHECK-LABEL: df.program @two
+// CHECK:         df.section @a repeat 2 in "L" {
+// CHECK-NEXT:      df.load @w tiles 4 : !df.stream<tensor<1x2048xbf16>, 2>
+// CHECK:         df.section @b repeat 2 in "L" {
+// CHECK-NEXT:      df.load @w tiles 4 : !df.stream<tensor<1x2048xbf16>, 2>
+module attributes {df.target = #df.target<"tiny">} {
+  df.program @two attributes {df.memory_plan = #df.memory_plan<weights_bytes = 32768, kv_bytes = 0, activation_bytes = 0, sram_bytes = 0, hbm_bytes = 32768, ddr_bytes = 0, max_batch = 1>, df.sections = [#df.section<name = "a", repeat = 2, stages = 1, pcus = 1, pmus = 1, agcus = 1, loop = "L">, #df.section<name = "b", repeat = 2, stages = 1, pcus = 1, pmus = 1, agcus = 1, loop = "L">], tp = 1 : i64} {
+    df.tensor @w : tensor<8x2048xbf16> in hbm
+    df.section @a repeat 2 in "L" {
+      %w = df.load @w tiles 4 : !df.stream<tensor<1x2048xbf16>, 2>
+      df.stage elementwise (%w) {pcus = 1, flops_per_tile = 0, tiles = 4} : (!df.stream<tensor<1x2048xbf16>, 2>) -> ()
+    }
+    df.section @b repeat 2 in "L" {
+      %w = df.load @w tiles 4 : !df.stream<tensor<1x2048xbf16>, 2>
+      df.stage elementwise (%w) {pcus = 1, flops_per_tile = 0, tiles = 4} : (!df.stream<tensor<1x2048xbf16>, 2>) -> ()
+    }
+  }
+}

@@ -25,7 +25,7 @@
 // CHECK:         llm.rms_norm {{.+}}df.stage = #df.stage<norm, tiles = 1, tile_bytes = 512, pcus = 1, pmus = 5, agcus = 1>
 // CHECK:         llm.add {{.+}}df.stage = #df.stage<elementwise, tiles = 1, tile_bytes = 0, pcus = 1, pmus = 3, agcus = 0>
 // CHECK:         return {df.section = 0 : i64}
-module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {
+module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, kernel_launch_cycles = 0 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {
 func.func @decode(%x: tensor<1x2x64xbf16>) -> tensor<1x2x256xbf16> {
   %w = llm.param @w : tensor<256x64xbf16>
   %y = llm.linear %x, %w : tensor<1x2x64xbf16>, tensor<256x64xbf16> -> tensor<1x2x256xbf16>
@@ -47,7 +47,7 @@ func.func @decode(%x: tensor<1x2x64xbf16>) -> tensor<1x2x256xbf16> {
 // CHECK:           llm.rms_norm {{.+}}df.section = 1 : i64
 // CHECK:           llm.yield {{.+}}df.section = 1 : i64
 // CHECK:         llm.add {{.+}}df.section = 2 : i64
-module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {
+module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, kernel_launch_cycles = 0 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {
 func.func @loop(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
   %a = llm.add %x, %x : tensor<1x1x8xbf16>
   %r = llm.repeat 2 layers from 3 (%a) : (tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
@@ -63,6 +63,75 @@ func.func @loop(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
 
 // -----
 
+// Tests that an op reading memory at addresses computed in the same step
+// starts a kernel: the routed experts (the router's choice) cut the layer
+// loop's body in two, attention and router then experts, two sections of
+// one loop with its count; outside a loop the cut makes a new part.
+// CHECK-LABEL: func.func @moe_loop(
+// CHECK-SAME:    df.sections = [#df.section<name = "layers_1_2", repeat = 2, stages = 2, {{.+}}, loop = "layers_1_2">, #df.section<name = "layers_1_2_experts", repeat = 2, stages = 2, {{.+}}, loop = "layers_1_2">, #df.section<name = "part_2", repeat = 1, stages = 1, {{.+}}>, #df.section<name = "part_3", repeat = 1, stages = 1, {{.+}}>]
+// CHECK:           llm.rms_norm {{.+}}df.section = 0 : i64
+// CHECK:           llm.route {{.+}}df.section = 0 : i64
+// CHECK:           llm.moe {{.+}}df.section = 1 : i64
+// CHECK:           llm.add {{.+}}df.section = 1 : i64
+// CHECK:         llm.route {{.+}}df.section = 2 : i64
+// CHECK:         llm.moe {{.+}}df.section = 3 : i64
+module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, kernel_launch_cycles = 0 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {
+func.func @moe_loop(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  %r = llm.repeat 2 layers from 1 (%x) : (tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  ^bb0(%h: tensor<1x1x8xbf16>):
+    %g = llm.param @model.layers.1.norm : tensor<8xbf16>
+    %n = llm.rms_norm %h, %g {eps = 1.0e-05 : f64} : tensor<1x1x8xbf16>, tensor<8xbf16>
+    %w = llm.param @model.layers.1.router : tensor<4x8xbf16>
+    %e = llm.route %n, %w {top_k = 2} : tensor<1x1x8xbf16>, tensor<4x8xbf16> -> tensor<1x1x2xi32>
+    %gate = llm.param @model.layers.1.gate : tensor<4x4x8xbf16>
+    %up = llm.param @model.layers.1.up : tensor<4x4x8xbf16>
+    %down = llm.param @model.layers.1.down : tensor<4x8x4xbf16>
+    %y = llm.moe %n, %e, %gate, %up, %down {num_experts = 4, top_k = 2} : tensor<1x1x8xbf16>, tensor<1x1x2xi32>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
+    %s = llm.add %y, %h : tensor<1x1x8xbf16>
+    llm.yield %s : tensor<1x1x8xbf16>
+  }
+  %w2 = llm.param @router : tensor<4x8xbf16>
+  %e2 = llm.route %r, %w2 {top_k = 2} : tensor<1x1x8xbf16>, tensor<4x8xbf16> -> tensor<1x1x2xi32>
+  %g2 = llm.param @gate : tensor<4x4x8xbf16>
+  %u2 = llm.param @up : tensor<4x4x8xbf16>
+  %d2 = llm.param @down : tensor<4x8x4xbf16>
+  %y2 = llm.moe %r, %e2, %g2, %u2, %d2 {num_experts = 4, top_k = 2} : tensor<1x1x8xbf16>, tensor<1x1x2xi32>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
+  return %y2 : tensor<1x1x8xbf16>
+}
+}
+
+// -----
+
+// Tests that a body of two layers (2 layers per iteration) cuts twice for
+// the same reason, and the kernels keep distinct names: the second
+// layer's experts are `experts_2` (before: a redefinition of the symbol
+// layers_0_3_experts in lower-to-df).
+// CHECK-LABEL: func.func @moe_pairs(
+// CHECK-SAME:    df.sections = [#df.section<name = "layers_0_3", {{[^>]+}}, loop = "layers_0_3">, #df.section<name = "layers_0_3_experts", {{[^>]+}}, loop = "layers_0_3">, #df.section<name = "layers_0_3_experts_2", {{[^>]+}}, loop = "layers_0_3">, #df.section<name = "part_3"
+module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, kernel_launch_cycles = 0 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {
+func.func @moe_pairs(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  %r = llm.repeat 2 x 2 layers from 0 (%x) : (tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
+  ^bb0(%h: tensor<1x1x8xbf16>):
+    %w = llm.param @model.layers.0.router : tensor<4x8xbf16>
+    %gate = llm.param @model.layers.0.gate : tensor<4x4x8xbf16>
+    %up = llm.param @model.layers.0.up : tensor<4x4x8xbf16>
+    %down = llm.param @model.layers.0.down : tensor<4x8x4xbf16>
+    %e = llm.route %h, %w {top_k = 2} : tensor<1x1x8xbf16>, tensor<4x8xbf16> -> tensor<1x1x2xi32>
+    %y = llm.moe %h, %e, %gate, %up, %down {num_experts = 4, top_k = 2} : tensor<1x1x8xbf16>, tensor<1x1x2xi32>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
+    %w1 = llm.param @model.layers.1.router : tensor<4x8xbf16>
+    %gate1 = llm.param @model.layers.1.gate : tensor<4x4x8xbf16>
+    %up1 = llm.param @model.layers.1.up : tensor<4x4x8xbf16>
+    %down1 = llm.param @model.layers.1.down : tensor<4x8x4xbf16>
+    %e1 = llm.route %y, %w1 {top_k = 2} : tensor<1x1x8xbf16>, tensor<4x8xbf16> -> tensor<1x1x2xi32>
+    %y1 = llm.moe %y, %e1, %gate1, %up1, %down1 {num_experts = 4, top_k = 2} : tensor<1x1x8xbf16>, tensor<1x1x2xi32>, tensor<4x4x8xbf16>, tensor<4x4x8xbf16>, tensor<4x8x4xbf16>
+    llm.yield %y1 : tensor<1x1x8xbf16>
+  }
+  return %r : tensor<1x1x8xbf16>
+}
+}
+
+// -----
+
 // Tests that a weight larger than a tile streams in tiles of at least 64 KiB
 // and at most max-tiles of them: 512 x 256 bf16 = 262144 B is 4 tiles of
 // 65536 by default, and 2 of 131072 with max-tiles = 2. One stage takes all
@@ -71,7 +140,7 @@ func.func @loop(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
 // CHECK:         llm.linear {{.+}}df.stage = #df.stage<gemm, tiles = 4, tile_bytes = 65536, pcus = 4, pmus = 5, agcus = 2>
 // MAX2-LABEL:  func.func @big(
 // MAX2:          llm.linear {{.+}}df.stage = #df.stage<gemm, tiles = 2, tile_bytes = 131072, pcus = 4, pmus = 7, agcus = 2>
-module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {
+module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, kernel_launch_cycles = 0 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {
 func.func @big(%x: tensor<1x1x256xbf16>) -> tensor<1x1x512xbf16> {
   %w = llm.param @w : tensor<512x256xbf16>
   %y = llm.linear %x, %w : tensor<1x1x256xbf16>, tensor<512x256xbf16> -> tensor<1x1x512xbf16>
@@ -91,5 +160,5 @@ func.func @f(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
 }
 
 // A bad option is an error.
-// RUN: echo 'module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {}' | not snapflow-opt --tile-and-map="max-tiles=0" 2>&1 | FileCheck %s --check-prefix=TILES
+// RUN: echo 'module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, kernel_launch_cycles = 0 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {}' | not snapflow-opt --tile-and-map="max-tiles=0" 2>&1 | FileCheck %s --check-prefix=TILES
 // TILES: error: tile-and-map: max-tiles must be >= 1, got 0

@@ -498,7 +498,12 @@ TEST(ProgramIO, RoundTripsACompiledProgram) {
             std::string::npos);
   ASSERT_EQ(back->sections.size(), p->sections.size());
   std::set<sim::NodeKind> kinds;
+  std::set<std::string> loops;
   for (size_t i = 0; i < p->sections.size(); ++i) {
+    // An MoE layer loop is two kernels: the loop each belongs to travels.
+    EXPECT_EQ(back->sections[i].loop, p->sections[i].loop);
+    if (!p->sections[i].loop.empty())
+      loops.insert(p->sections[i].name);
     ASSERT_EQ(back->sections[i].nodes.size(), p->sections[i].nodes.size());
     for (size_t j = 0; j < p->sections[i].nodes.size(); ++j) {
       const sim::Node &a = p->sections[i].nodes[j], &b = back->sections[i].nodes[j];
@@ -511,6 +516,7 @@ TEST(ProgramIO, RoundTripsACompiledProgram) {
   for (sim::NodeKind k : {sim::NodeKind::Load, sim::NodeKind::Store,
                           sim::NodeKind::Stage, sim::NodeKind::Collective})
     EXPECT_TRUE(kinds.count(k)) << static_cast<int>(k);
+  EXPECT_TRUE(loops.count("layers_3_60_experts"));
 }
 
 TEST(ProgramIO, CorruptBytesNameTheField) {

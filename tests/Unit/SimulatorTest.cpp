@@ -459,6 +459,77 @@ TEST(Simulator, KernelLoopOverlapsTheNextLayersLoads) {
   EXPECT_DOUBLE_EQ(bd.reconfigPs / 1000, 1000);
 }
 
+/// A section that loads one 4096-B tile from HBM into a stage doing no
+/// work: 240 cycles a run (FastForwardMatchesFullRun).
+static void oneTileSection(Builder &b, const std::string &name) {
+  if (!b.sec().nodes.empty())
+    b.p.sections.emplace_back();
+  b.sec().name = name;
+  int w = b.tensor(arch::MemoryTier::HBM, 4096);
+  int s = b.stream(4096, 1);
+  b.load(w, s, 1);
+  b.stage(StageKind::Elementwise, {s}, {}, 1, 0);
+}
+
+static SimResult runWithLaunch(const Program &p, int64_t launchCycles) {
+  auto chip = tiny().withOverrides(
+      {"socket.kernel_launch_cycles=" + std::to_string(launchCycles)}, "test");
+  EXPECT_TRUE(static_cast<bool>(chip)) << llvm::toString(chip.takeError());
+  return simulate({{&p, 1}}, *chip, SimOptions());
+}
+
+// A loop without kernel looping is a call per iteration, and each call pays
+// its launch (argument load and execute, 50 cycles here); the program load
+// (1000) only before the first, as the same kernel runs again. Three calls
+// of 240 cycles: 1000 + 3 x (50 + 240) = 1870 cycles, of which 1000 + 3 x
+// 50 = 1150 are launches.
+TEST(Simulator, KernelCallsPayTheirLaunch) {
+  Builder b;
+  oneTileSection(b, "s");
+  b.sec().repeat = 3;
+  SimResult r = runWithLaunch(b.p, 50);
+  ASSERT_FALSE(r.deadlocked) << r.failure;
+  EXPECT_DOUBLE_EQ(r.cycles, 1870);
+  const Profile &pr = r.jobs[0].profile;
+  EXPECT_DOUBLE_EQ(pr.ops[static_cast<int>(arch::OpKind::KernelLaunch)]
+                           .criticalPs[static_cast<int>(Resource::Launch)] /
+                       1000,
+                   1150);
+  ASSERT_EQ(pr.sections.size(), 1u);
+  EXPECT_DOUBLE_EQ(pr.sections[0].calls, 3);
+  EXPECT_DOUBLE_EQ(pr.criticalPs() / 1000, 1870);
+}
+
+// A loop whose body is two kernels (sections a and b of loop "L", as an MoE
+// layer's attention and experts) calls them in turn, a, b, a, b; each call
+// loads its program (1000: the kernel before it was the other) and pays
+// its launch (50): 4 x (1000 + 50 + 240) = 5160 cycles.
+TEST(Simulator, KernelLoopCallsEachKernelInTurn) {
+  Builder b;
+  oneTileSection(b, "a");
+  oneTileSection(b, "b");
+  for (Section &sec : b.p.sections) {
+    sec.repeat = 2;
+    sec.loop = "L";
+  }
+  SimResult r = runWithLaunch(b.p, 50);
+  ASSERT_FALSE(r.deadlocked) << r.failure;
+  EXPECT_DOUBLE_EQ(r.cycles, 5160);
+  const Profile &pr = r.jobs[0].profile;
+  ASSERT_EQ(pr.sections.size(), 2u);
+  EXPECT_DOUBLE_EQ(pr.sections[0].calls, 2);
+  EXPECT_DOUBLE_EQ(pr.sections[1].calls, 2);
+  EXPECT_DOUBLE_EQ(pr.ops[static_cast<int>(arch::OpKind::KernelLaunch)]
+                           .criticalPs[static_cast<int>(Resource::Launch)] /
+                       1000,
+                   4 * 1050);
+  EXPECT_EQ(r.jobs[0].iterationsSimulated + r.jobs[0].iterationsFastForwarded,
+            4);
+  // Each call's program load is in its section's share: 2 x (1050 + 240).
+  EXPECT_DOUBLE_EQ(pr.sections[0].ps / 1000, 2580);
+  EXPECT_DOUBLE_EQ(pr.sections[1].ps / 1000, 2580);
+}
+
 // Two stages that each wait for the other's output: a cycle of streams. The
 // run ends with a deadlock that names both stages and the streams they wait
 // on, at the cycle it happened (right after the 1000-cycle

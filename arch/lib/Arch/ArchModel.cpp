@@ -156,8 +156,13 @@ const std::vector<ParamDecl> &params() {
         sockInt("mesh_cols", "switches", "switch mesh columns", &SP::meshCols,
                 {1, 1e4}),
         sockInt("reconfig_cycles", "cycles",
-                "cycles to load a new section (chip configuration)",
+                "program load: cycles to load a new section (chip "
+                "configuration) before its call",
                 &SP::reconfigCycles, {0, 1e9}),
+        sockInt("kernel_launch_cycles", "cycles",
+                "argument load and kernel execute of every kernel call (a "
+                "section run; a pipelined loop is one call)",
+                &SP::kernelLaunchCycles, {0, 1e9}),
         sockInt("hbm_bytes", "bytes", "HBM capacity per socket", &SP::hbmBytes,
                 {1, 1125899906842624}),
         sockReal("hbm_bytes_per_s", "bytes/s", "HBM bandwidth per socket",

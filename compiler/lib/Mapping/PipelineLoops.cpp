@@ -2,8 +2,9 @@
 //
 // Kernel looping (Koeplinger et al., arXiv 2410.23668) turns consecutive
 // calls of the decoder-layer kernel into one kernel with a pipelined outer
-// loop. What that overlaps is inferred (docs/Simulator.md): the next layer's
-// weights and KV stream in while this layer's tail drains. This pass marks
+// loop; a layer loop of several kernels (an MoE layer) has no consecutive
+// calls of one kernel and stays as it is. What that overlaps is inferred
+// (docs/Simulator.md): the next layer's weights and KV stream in while this layer's tail drains. This pass marks
 // the loops and gives their off-chip loads the SRAM to run ahead into; the
 // simulator does the overlapping.
 //
@@ -52,7 +53,9 @@ struct PipelineLoopsPass
     for (const SectionSram &held : sectionSram(program)) {
       df::SectionOp sec = held.section;
       peak = std::max(peak, held.total());
-      if (sec.getRepeat() <= 1)
+      // A loop of several kernels calls each in turn: no call is followed
+      // by one of the same kernel, so nothing can be looped.
+      if (sec.getRepeat() <= 1 || sec.getLoop())
         continue;
       sec.setPipelined(true);
       // The loads that may run a whole iteration ahead, and their bytes.

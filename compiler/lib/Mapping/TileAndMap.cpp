@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -133,13 +134,16 @@ private:
     // Sections: each loop body, and each run of ops between loops; a run
     // that spans decoder layers (layers not folded into a loop) gets a
     // section per layer, as each layer is then a kernel call of its own and
-    // one configuration could not hold them all.
-    SmallVector<std::pair<std::string, SmallVector<Operation *>>> sections;
-    SmallVector<int64_t> repeats;
-    auto openSection = [&](std::string name, int64_t repeat) {
-      sections.push_back({std::move(name), {}});
-      repeats.push_back(repeat);
+    // one configuration could not hold them all. A body or run is cut
+    // again before every op that starts a kernel (startsKernel): a loop
+    // whose body is cut so is a loop of several kernels.
+    struct Group {
+      std::string name;
+      int64_t repeat = 1;
+      bool loop = false;
+      SmallVector<Operation *> ops;
     };
+    SmallVector<Group> groups;
     bool inRun = false;
     std::optional<int64_t> runLayer;
     for (Operation &op : fn.getBody().front()) {
@@ -149,33 +153,79 @@ private:
       if (layer)
         runLayer = layer;
       if (auto loop = dyn_cast<llm::RepeatOp>(op)) {
-        openSection(llvm::formatv(
-                        "layers_{0}_{1}", loop.getFirstLayer(),
-                        loop.getFirstLayer() +
-                            loop.getCount() * loop.getLayersPerIteration() - 1),
-                    loop.getCount());
+        Group g;
+        g.name = llvm::formatv(
+            "layers_{0}_{1}", loop.getFirstLayer(),
+            loop.getFirstLayer() +
+                loop.getCount() * loop.getLayersPerIteration() - 1);
+        g.repeat = loop.getCount();
+        g.loop = true;
         for (Operation &inner : loop.getBody().front())
-          sections.back().second.push_back(&inner);
+          g.ops.push_back(&inner);
+        groups.push_back(std::move(g));
         inRun = false;
         continue;
       }
       if (!inRun) {
-        openSection(llvm::formatv("part_{0}", sections.size()), 1);
+        groups.push_back(Group());
         inRun = true;
       }
-      sections.back().second.push_back(&op);
+      groups.back().ops.push_back(&op);
     }
 
     SmallVector<df::SectionMapAttr> summaries;
-    for (auto [index, section] : llvm::enumerate(sections))
-      summaries.push_back(mapSection(section.first, repeats[index],
-                                     section.second, index, chip));
+    for (Group &g : groups) {
+      // The kernels of the group: cut before each op that starts one.
+      // A body of several layers (fuse-layers, cross-layer attention) may
+      // cut twice for one reason: the second kernel is `<why>_2`, and so on.
+      SmallVector<std::pair<std::string, SmallVector<Operation *>>> kernels;
+      llvm::StringMap<int> seen;
+      kernels.push_back({"", {}});
+      for (Operation *op : g.ops) {
+        if (std::optional<StringRef> why = startsKernel(op);
+            why && !kernels.back().second.empty()) {
+          int n = ++seen[*why];
+          kernels.push_back(
+              {n == 1 ? why->str() : llvm::formatv("{0}_{1}", *why, n).str(),
+               {}});
+        }
+        kernels.back().second.push_back(op);
+      }
+      bool several = kernels.size() > 1;
+      for (auto &[suffix, ops] : kernels) {
+        int64_t index = static_cast<int64_t>(summaries.size());
+        std::string name =
+            !g.loop ? llvm::formatv("part_{0}", index).str()
+            : suffix.empty() ? g.name
+                             : g.name + "_" + suffix;
+        summaries.push_back(mapSection(name, g.repeat, ops, index, chip,
+                                       g.loop && several ? g.name : ""));
+      }
+    }
     df::setSections(fn, summaries);
+  }
+
+  /// Whether `op` starts a kernel, and a word for why: it reads memory at
+  /// addresses computed in the same step, which the kernel that computes
+  /// them cannot stream (a kernel's loads are set up at its launch, from
+  /// its arguments): the routed experts the router chose ("experts"), the
+  /// prompt tokens a selection kept ("select"), the pages a paged policy
+  /// recalls ("recall"). SnapStream's DeepSeek decode is two kernels per
+  /// layer for this reason: attention with the router GEMM, then the
+  /// experts (docs/Lowering.md, "Kernels").
+  static std::optional<StringRef> startsKernel(Operation *op) {
+    if (isa<llm::MoEOp>(op))
+      return StringRef("experts");
+    if (isa<kv::RecallOp>(op))
+      return StringRef("recall");
+    if (auto gather = dyn_cast<kv::GatherStoreOp>(op); gather && gather.getIndices())
+      return StringRef("select");
+    return std::nullopt;
   }
 
   df::SectionMapAttr mapSection(StringRef name, int64_t repeat,
                                 ArrayRef<Operation *> ops, int64_t index,
-                                const arch::ArchModel &chip) {
+                                const arch::ArchModel &chip, StringRef loop) {
     const arch::SocketParams &s = chip.socket();
     SmallVector<Operation *> stages;
     SmallVector<df::StageKind> kinds;
@@ -256,7 +306,7 @@ private:
       ratio = std::max({1.0, double(pcuSum) / s.pcuCount,
                         double(pmuSum) / s.pmuCount});
     return df::SectionMapAttr::get(&getContext(), name, repeat, n, pcuSum,
-                                   pmuSum, agcuSum, llvm::APFloat(ratio));
+                                   pmuSum, agcuSum, llvm::APFloat(ratio), loop);
   }
 };
 

@@ -18,11 +18,14 @@ using namespace snapflow::sim;
 const ComponentInfo &SectionController::info() {
   static const ParamInfo params[] = {
       {"reconfiguration", "cycles", "socket.reconfig_cycles",
-       "loading a section other than the one that just ran"},
+       "program load: loading a section other than the one that just ran"},
+      {"launch", "cycles", "socket.kernel_launch_cycles",
+       "argument load and execute of every kernel call"},
       {"period", "ps", "socket.clock_hz", "one clock cycle"},
   };
   static const StatInfo stats[] = {
-      {"reconfigurations", "sections", "sections loaded"},
+      {"reconfigurations", "sections", "sections loaded (program loads)"},
+      {"calls", "calls", "kernel calls (section runs; a pipelined loop is one)"},
       {"iterations_simulated", "iterations", "loop iterations simulated"},
       {"iterations_accounted", "iterations",
        "identical loop iterations fast-forwarded"},
@@ -416,61 +419,133 @@ double SectionController::runStep(int j, JobResult &jr) {
   return nowPs() - t0;
 }
 
+double SectionController::launch(int j, int i, Profile &profile) {
+  const Section &sec = jobs[j].program->sections[i];
+  double ps = double(chip.socket().kernelLaunchCycles) * periodPs;
+  // Program load: a new configuration, unless the same one just ran.
+  if (lastSection != &sec) {
+    ps += double(chip.socket().reconfigCycles) * periodPs;
+    stats[Reconfigurations] += 1;
+    lastSection = &sec;
+  }
+  stats[Calls] += 1;
+  waitFor(ps);
+  chargeLaunch(j, i, ps, profile);
+  return ps;
+}
+
+void SectionController::accountIterations(int j, int i, int64_t index,
+                                          double t, double rest) {
+  stats[IterationsAccounted] += rest;
+  if (!tracing)
+    return;
+  TraceEvent e;
+  e.kind = TraceEvent::IterationsAccounted;
+  e.program = jobs[j].program;
+  e.job = j;
+  e.section = i;
+  e.index = index;
+  e.count = static_cast<int64_t>(rest);
+  e.chunk = chunk;
+  e.endPs = static_cast<int64_t>(nowPs());
+  e.startPs = e.endPs - static_cast<int64_t>(t) * e.count;
+  result.trace.push_back(e);
+}
+
+void SectionController::loadSample(int j, int i) {
+  const std::array<double, 4> &occ = occupancyOf[j][i];
+  for (int t = 0; t < 3; ++t)
+    result.peakBytes[t] = std::max(result.peakBytes[t], occ[t]);
+  sample(occ);
+}
+
 void SectionController::runChunk(int j, JobResult &jr, Profile &profile) {
   const Program &p = *jobs[j].program;
-  for (size_t i = 0; i < p.sections.size(); ++i) {
-    const Section &sec = p.sections[i];
-    // A new configuration is loaded unless the same one just ran.
-    if (lastSection != &sec) {
-      double reconfig = chip.socket().reconfigCycles * periodPs;
-      waitFor(reconfig);
-      chargeLaunch(j, static_cast<int>(i), reconfig, profile);
-      stats[Reconfigurations] += 1;
-      lastSection = &sec;
-    }
-    const std::array<double, 4> &occ = occupancyOf[j][i];
-    for (int t = 0; t < 3; ++t)
-      result.peakBytes[t] = std::max(result.peakBytes[t], occ[t]);
-    sample(occ);
-    Profile iteration;
-    if (sec.pipelined && sec.repeat > 1) {
-      // A pipelined loop: every iteration runs, overlapping the next.
-      runIteration(j, static_cast<int>(i), profile, sec.repeat);
-      jr.iterationsSimulated += sec.repeat;
-      sample(carriedOf[j][i]);
-      continue;
-    }
-    int64_t index = 0;
-    repeat(
-        sec.repeat,
-        [&] {
-          iteration = Profile();
-          double t = runIteration(j, static_cast<int>(i), iteration, 1,
-                                  index++);
-          profile.add(iteration);
-          ++jr.iterationsSimulated;
-          return t;
-        },
-        [&](double t, double rest) {
-          profile.add(iteration, rest);
-          jr.iterationsFastForwarded += static_cast<int64_t>(rest);
-          stats[IterationsAccounted] += rest;
-          if (tracing) {
-            TraceEvent e;
-            e.kind = TraceEvent::IterationsAccounted;
-            e.program = jobs[j].program;
-            e.job = j;
-            e.section = static_cast<int>(i);
-            e.index = index;
-            e.count = static_cast<int64_t>(rest);
-            e.chunk = chunk;
-            e.endPs = static_cast<int64_t>(nowPs());
-            e.startPs = e.endPs - static_cast<int64_t>(t) * e.count;
-            result.trace.push_back(e);
-          }
-        });
-    sample(carriedOf[j][i]);
+  for (size_t i = 0; i < p.sections.size();) {
+    // The kernels of one loop run in turn, iteration by iteration.
+    size_t end = i + 1;
+    if (!p.sections[i].loop.empty())
+      while (end < p.sections.size() &&
+             p.sections[end].loop == p.sections[i].loop)
+        ++end;
+    if (end - i > 1)
+      runKernelLoop(j, static_cast<int>(i), static_cast<int>(end), jr,
+                    profile);
+    else
+      runSection(j, static_cast<int>(i), jr, profile);
+    i = end;
   }
+}
+
+void SectionController::runSection(int j, int i, JobResult &jr,
+                                   Profile &profile) {
+  const Section &sec = jobs[j].program->sections[i];
+  if (sec.pipelined && sec.repeat > 1) {
+    // Kernel looping: one call, every iteration running, overlapping the
+    // next.
+    launch(j, i, profile);
+    loadSample(j, i);
+    runIteration(j, i, profile, sec.repeat);
+    jr.iterationsSimulated += sec.repeat;
+    sample(carriedOf[j][i]);
+    return;
+  }
+  // Without it, every iteration is a call of its own: its launch (the
+  // program load only before the first), and its pipeline's fill and drain.
+  Profile iteration;
+  int64_t index = 0;
+  repeat(
+      sec.repeat,
+      [&] {
+        iteration = Profile();
+        double t0 = nowPs();
+        launch(j, i, iteration);
+        if (index == 0)
+          loadSample(j, i);
+        runIteration(j, i, iteration, 1, index++);
+        profile.add(iteration);
+        ++jr.iterationsSimulated;
+        return nowPs() - t0;
+      },
+      [&](double t, double rest) {
+        profile.add(iteration, rest);
+        jr.iterationsFastForwarded += static_cast<int64_t>(rest);
+        accountIterations(j, i, index, t, rest);
+      });
+  sample(carriedOf[j][i]);
+}
+
+void SectionController::runKernelLoop(int j, int first, int end,
+                                      JobResult &jr, Profile &profile) {
+  // A loop whose body is several kernels (an MoE layer: the attention and
+  // the router, then the experts the router chose): each iteration calls
+  // them in turn, each call paying its launch, with its program load (the
+  // kernel before it was another), and its fill and drain.
+  const Program &p = *jobs[j].program;
+  Profile iteration;
+  int64_t index = 0;
+  repeat(
+      p.sections[first].repeat,
+      [&] {
+        iteration = Profile();
+        double t0 = nowPs();
+        for (int k = first; k < end; ++k) {
+          launch(j, k, iteration);
+          loadSample(j, k);
+          runIteration(j, k, iteration, 1, index);
+          ++jr.iterationsSimulated;
+          sample(carriedOf[j][k]);
+        }
+        ++index;
+        profile.add(iteration);
+        return nowPs() - t0;
+      },
+      [&](double t, double rest) {
+        profile.add(iteration, rest);
+        jr.iterationsFastForwarded +=
+            static_cast<int64_t>(rest) * (end - first);
+        accountIterations(j, first, index, t, rest);
+      });
 }
 
 void SectionController::run() {

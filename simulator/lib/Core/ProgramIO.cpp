@@ -19,8 +19,9 @@ using namespace snapflow::sim;
 namespace {
 
 // 3: the provenance records after the KV upkeep; 4: each node's operator
-// kind after its collective algorithm.
-constexpr llvm::StringLiteral kMagic = "snapflow-program 4\n";
+// kind after its collective algorithm; 5: each section's loop after its
+// pipelined flag.
+constexpr llvm::StringLiteral kMagic = "snapflow-program 5\n";
 
 class Writer {
 public:
@@ -162,6 +163,7 @@ std::string snapflow::sim::serializeProgram(const Program &p) {
     w.string(s.name);
     w.integer(s.repeat);
     w.integer(s.pipelined);
+    w.string(s.loop);
     w.integer(static_cast<int64_t>(s.nodes.size()));
     for (const Node &n : s.nodes) {
       w.integer(static_cast<int64_t>(n.kind));
@@ -256,6 +258,7 @@ llvm::Expected<Program> snapflow::sim::deserializeProgram(llvm::StringRef bytes)
     if (!(r.string(s.name, "section name") &&
           r.integer(s.repeat, "section repeat") &&
           r.integer(pipelined, "section pipelined") &&
+          r.string(s.loop, "section loop") &&
           r.count(nodes, "node count")))
       return error();
     s.nodes.resize(nodes);

@@ -131,6 +131,7 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
     s.name = sec.getSymName().str();
     s.repeat = sec.getRepeat();
     s.pipelined = sec.getPipelined();
+    s.loop = sec.getLoop().value_or("").str();
     DenseMap<Value, int> streamIndex;
     auto streamOf = [&](Value v) {
       auto it = streamIndex.find(v);

@@ -469,13 +469,28 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
     os << llvm::formatv("  TTFT           {0:f3} s{1}\n", *ttft, inChunks());
   if (bd && !bd->empty())
     os << llvm::formatv("  critical path  compute {0:f3} ms, memory {1:f3} ms, "
-                        "network {2:f3} ms, collective {3:f3} ms, reconfig "
+                        "network {2:f3} ms, collective {3:f3} ms, launch "
                         "{4:f3} ms\n",
                         bd->getNumber("compute_s").value_or(0) * 1e3,
                         bd->getNumber("memory_s").value_or(0) * 1e3,
                         bd->getNumber("network_s").value_or(0) * 1e3,
                         bd->getNumber("collective_s").value_or(0) * 1e3,
                         bd->getNumber("reconfig_s").value_or(0) * 1e3);
+  // The kernels a step calls: a pipelined loop is one call, a loop of
+  // several kernels one per kernel and iteration.
+  if (const Object *prof = r.getObject("profile"))
+    if (const llvm::json::Array *secs = prof->getArray("sections")) {
+      double calls = 0;
+      for (const llvm::json::Value &v : *secs)
+        if (const Object *o = v.getAsObject())
+          calls += o->getNumber("calls").value_or(0);
+      const Object *res = prof->getObject("resources");
+      os << llvm::formatv("  kernels        {0:f0} calls of {1} per step; "
+                          "their launches {2:f3} ms of the critical path\n",
+                          calls, secs->size(),
+                          res ? res->getNumber("launch_s").value_or(0) * 1e3
+                              : 0.0);
+    }
   if (const Object *b = r.getObject("binds"))
     if (llvm::StringRef op = b->getString("operator").value_or(""); !op.empty())
       os << llvm::formatv("  binds          {0} on {1}: {2:f3} ms of the "

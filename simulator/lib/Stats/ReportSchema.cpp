@@ -28,7 +28,9 @@ llvm::ArrayRef<ReportKey> snapflow::sim::reportSchema() {
        "of the step's critical path, time waiting for loads and stores"},
       {"breakdown.network_s", "s",
        "of the step's critical path, time crossing the on-chip network"},
-      {"breakdown.reconfig_s", "s", "reconfiguration time of a step"},
+      {"breakdown.reconfig_s", "s",
+       "of the step's critical path, kernel launches: program loads "
+       "(reconfigurations) and every call's argument load and execute"},
       {"chip", "-", "the chip simulated (its name)"},
       {"chip_changes", "-",
        "parameters in which the chip simulated differs from the built-in chip "

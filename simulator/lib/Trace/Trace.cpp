@@ -430,7 +430,12 @@ llvm::Error snapflow::sim::writeChromeTrace(
       case TraceEvent::Section:
       case TraceEvent::IterationsAccounted: {
         const Section &sec = p->sections[e.section];
-        std::string name = phase(e) + sec.name;
+        // Accounted iterations of a loop of several kernels cover them all.
+        std::string name =
+            phase(e) + (e.kind == TraceEvent::IterationsAccounted &&
+                                !sec.loop.empty()
+                            ? sec.loop
+                            : sec.name);
         if (e.kind == TraceEvent::IterationsAccounted)
           name += llvm::formatv(" x{0} (fast-forwarded)", e.count).str();
         else if (e.count > 1)

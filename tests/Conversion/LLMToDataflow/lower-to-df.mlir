@@ -53,6 +53,40 @@ func.func @decode(%x: tensor<1x1x64xbf16>, %c: !c) -> (tensor<1x1x64xbf16>, !c) 
 
 // -----
 
+// Tests that a layer loop cut into kernels (tile-and-map's sections of one
+// loop) becomes consecutive sections naming the loop: each iteration calls
+// the norm's kernel, then the residual's; the norm's result crosses through
+// a home, and both read the loop's carry, which the last kernel writes.
+// CHECK-LABEL: df.program @decode
+// CHECK:         df.tensor @[[CARRY:"0_carry0"]] : tensor<64xbf16> in sram
+// CHECK:         df.tensor @[[HOME:act[0-9]+]] : tensor<64xbf16> in sram
+// CHECK-NEXT:    df.section @layers_0_1 repeat 2 in "layers_0_1" {
+// CHECK-NEXT:      df.load @[[CARRY]] tiles 1 for norm
+// CHECK-NEXT:      df.load @model.layers.0.norm tiles 1 for norm
+// CHECK-NEXT:      %[[N:.+]] = df.stage norm for norm
+// CHECK-NEXT:      df.store %[[N]] to @[[HOME]] for norm
+// CHECK-NEXT:    }
+// CHECK-NEXT:    df.section @layers_0_1_b repeat 2 in "layers_0_1" {
+// CHECK-NEXT:      df.load @[[HOME]] tiles 1 for residual
+// CHECK-NEXT:      df.load @[[CARRY]] tiles 1 for residual
+// CHECK-NEXT:      %[[S:.+]] = df.stage elementwise for residual
+// CHECK-NEXT:      df.store %[[S]] to @[[CARRY]] for residual
+// CHECK-NEXT:    }
+module attributes {df.target = #df.target<"tiny">, llm.tp = 1 : i64} {
+func.func @decode(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> attributes {llm.workload = #llm.workload<decode, batch = 1, tokens = 64>, df.sections = [#df.section<name = "layers_0_1", repeat = 2, stages = 1, pcus = 1, pmus = 3, agcus = 1, loop = "layers_0_1">, #df.section<name = "layers_0_1_b", repeat = 2, stages = 1, pcus = 1, pmus = 3, agcus = 0, loop = "layers_0_1">], df.memory_plan = #df.memory_plan<weights_bytes = 256, kv_bytes = 0, activation_bytes = 256, sram_bytes = 256, hbm_bytes = 256, ddr_bytes = 0, max_batch = 100>} {
+  %r = llm.repeat 2 layers from 0 (%x) : (tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
+  ^bb0(%h: tensor<1x1x64xbf16>):
+    %g = llm.param @model.layers.0.norm {df.section = 0 : i64, df.placement = #df.placement<hbm>} : tensor<64xbf16>
+    %n = llm.rms_norm %h, %g {eps = 1.0e-05 : f64, df.section = 0 : i64, df.stage = #df.stage<norm, tiles = 1, tile_bytes = 128, pcus = 1, pmus = 3, agcus = 1>, df.placement = #df.placement<sram, live = [1, 2]>} : tensor<1x1x64xbf16>, tensor<64xbf16>
+    %s = llm.add %n, %h {df.section = 1 : i64, df.stage = #df.stage<elementwise, tiles = 1, tile_bytes = 0, pcus = 1, pmus = 3, agcus = 0>, df.placement = #df.placement<sram, live = [2, 3]>} : tensor<1x1x64xbf16>
+    llm.yield %s : tensor<1x1x64xbf16> {df.section = 1 : i64}
+  }
+  return {df.section = 1 : i64} %r : tensor<1x1x64xbf16>
+}
+}
+
+// -----
+
 // Tests that every stage of a mapped function needs its #df.stage.
 module attributes {df.target = #df.target<"tiny">} {
 func.func @decode(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> attributes {df.sections = [#df.section<name = "s", repeat = 1, stages = 1, pcus = 1, pmus = 3, agcus = 0>]} {

@@ -709,3 +709,43 @@ df.program @p attributes {tp = 1 : i64} {
   }
 }
 }
+
+// -----
+
+// Tests that a loop's kernels are consecutive sections.
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
+  df.section @a repeat 2 in "L" {
+  }
+  df.section @b {
+  }
+  // expected-error @+1 {{'df.section' op is in loop "L", whose other kernels are not next to it; a loop's sections are consecutive}}
+  df.section @c repeat 2 in "L" {
+  }
+}
+}
+
+// -----
+
+// Tests that a loop's kernels share its count.
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
+  df.section @a repeat 2 in "L" {
+  }
+  // expected-error @+1 {{'df.section' op repeats 3 times, but the kernel before it in loop "L" 2; a loop's kernels share its count}}
+  df.section @b repeat 3 in "L" {
+  }
+}
+}
+
+// -----
+
+// Tests that a kernel of a loop of several is not kernel-looped: consecutive
+// calls are of different kernels.
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
+  // expected-error @+1 {{'df.section' op is one of the kernels of loop "L" and cannot be pipelined: consecutive calls are of different kernels}}
+  df.section @a repeat 2 pipelined in "L" {
+  }
+}
+}

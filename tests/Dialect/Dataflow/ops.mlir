@@ -83,6 +83,32 @@ df.program @moe attributes {tp = 4 : i64} {
   }
 }
 
+// Tests that a loop whose body is several kernels is consecutive sections
+// naming the loop, each with its count: an MoE layer's attention with the
+// router, then the experts the router chose.
+// CHECK-LABEL: df.program @two_kernels attributes {tp = 1 : i64} {
+// CHECK:         df.section @layers_0_1 repeat 2 in "layers_0_1" {
+// CHECK:         df.section @layers_0_1_experts repeat 2 in "layers_0_1" {
+// CHECK:         df.section @part_2 {
+df.program @two_kernels attributes {tp = 1 : i64} {
+  df.tensor @h : tensor<64xbf16> in sram
+  df.tensor @routing : tensor<8xi32> in sram
+  df.section @layers_0_1 repeat 2 in "layers_0_1" {
+    %h = df.load @h tiles 1 for router : !df.stream<tensor<64xbf16>, 2>
+    %r = df.stage topk for router(%h) {pcus = 1, flops_per_tile = 64, tiles = 1} : (!df.stream<tensor<64xbf16>, 2>) -> !df.stream<tensor<8xi32>, 2>
+    df.store %r to @routing for router : !df.stream<tensor<8xi32>, 2>
+  }
+  df.section @layers_0_1_experts repeat 2 in "layers_0_1" {
+    %r = df.load @routing tiles 1 for routed_experts : !df.stream<tensor<8xi32>, 2>
+    %e = df.stage gather for routed_experts(%r) {pcus = 1, flops_per_tile = 0, tiles = 1} : (!df.stream<tensor<8xi32>, 2>) -> !df.stream<tensor<64xbf16>, 2>
+    df.store %e to @h for routed_experts : !df.stream<tensor<64xbf16>, 2>
+  }
+  df.section @part_2 {
+    %h = df.load @h tiles 1 : !df.stream<tensor<64xbf16>, 2>
+    df.store %h to @h : !df.stream<tensor<64xbf16>, 2>
+  }
+}
+
 // Tests that a section is a graph region: a stream may be used before its
 // producer and have several consumers, and stages may have only outputs or
 // only inputs.

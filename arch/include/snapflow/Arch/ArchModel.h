@@ -74,6 +74,7 @@ struct SocketParams {
   int64_t meshRows = 0;
   int64_t meshCols = 0;
   int64_t reconfigCycles = 0;
+  int64_t kernelLaunchCycles = 0;
   int64_t hbmBytes = 0;
   double hbmBytesPerS = 0;
   int64_t hbmLatencyCycles = 0;

@@ -131,20 +131,22 @@ public:
     findHomes();
     findSpills();
 
-    // Sections in program order: top-level runs and loop bodies.
+    // Sections in program order: top-level runs and loop bodies, a body of
+    // several kernels (tile-and-map's cuts) giving a section per kernel.
     SmallVector<std::pair<int64_t, SmallVector<Operation *>>> order;
-    for (Operation &op : fn.getBody().front()) {
-      if (auto loop = dyn_cast<llm::RepeatOp>(op)) {
-        SmallVector<Operation *> ops;
-        for (Operation &inner : loop.getBody().front())
-          ops.push_back(&inner);
-        order.push_back({sectionOf(&op, loop), ops});
-        continue;
-      }
-      int64_t s = sectionOf(&op, {});
+    auto place = [&](Operation *op, int64_t s) {
       if (order.empty() || order.back().first != s)
         order.push_back({s, {}});
-      order.back().second.push_back(&op);
+      order.back().second.push_back(op);
+    };
+    for (Operation &op : fn.getBody().front()) {
+      if (auto loop = dyn_cast<llm::RepeatOp>(op)) {
+        int64_t s = sectionOf(&op, loop);
+        for (Operation &inner : loop.getBody().front())
+          place(&inner, s = df::getSection(&inner).value_or(s));
+        continue;
+      }
+      place(&op, sectionOf(&op, {}));
     }
     OpBuilder sb = OpBuilder::atBlockEnd(body);
     for (auto &[index, ops] : order) {
@@ -153,9 +155,10 @@ public:
                                 << " is not one of its " << sections.size()
                                 << " df.sections";
       auto info = cast<df::SectionMapAttr>(sections[index]);
-      auto section = sb.create<df::SectionOp>(loc, info.getName(),
-                                              info.getRepeat(),
-                                              /*pipelined=*/false);
+      auto section = sb.create<df::SectionOp>(
+          loc, info.getName(), info.getRepeat(), /*pipelined=*/false,
+          info.getLoop().empty() ? StringAttr()
+                                 : sb.getStringAttr(info.getLoop()));
       b.setInsertionPointToStart(b.createBlock(&section.getBody()));
       streams.clear();
       taken.clear();

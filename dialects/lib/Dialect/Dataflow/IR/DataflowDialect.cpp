@@ -18,6 +18,8 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include "llvm/ADT/StringSet.h"
+
 #include <charconv>
 #include <cmath>
 
@@ -280,7 +282,7 @@ LogicalResult
 SectionMapAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        StringRef name, int64_t repeat, int64_t stages,
                        int64_t pcus, int64_t pmus, int64_t agcus,
-                       llvm::APFloat oversubscribedValue) {
+                       llvm::APFloat oversubscribedValue, StringRef) {
   double oversubscribed = oversubscribedValue.convertToDouble();
   if (name.empty())
     return emitError() << "df.section needs a name";
@@ -571,6 +573,36 @@ LogicalResult ProgramOp::verify() {
     if (!isa<TensorOp, SectionOp>(op))
       return op.emitOpError("is not allowed directly in a df.program; only "
                             "df.tensor and df.section are");
+  // The kernels of one loop are consecutive sections with its repeat; a
+  // loop of several kernels is never one call with a pipelined outer loop.
+  SectionOp previous;
+  llvm::StringSet<> ended;
+  for (auto section : getBody().front().getOps<SectionOp>()) {
+    std::optional<StringRef> loop = section.getLoop();
+    std::optional<StringRef> before =
+        previous ? previous.getLoop() : std::nullopt;
+    if (before && loop != before)
+      ended.insert(*before);
+    if (loop) {
+      if (ended.contains(*loop))
+        return section.emitOpError()
+               << "is in loop \"" << *loop
+               << "\", whose other kernels are not next to it; a loop's "
+                  "sections are consecutive";
+      if (section.getPipelined())
+        return section.emitOpError()
+               << "is one of the kernels of loop \"" << *loop
+               << "\" and cannot be pipelined: consecutive calls are of "
+                  "different kernels";
+      if (before && *before == *loop &&
+          previous.getRepeat() != section.getRepeat())
+        return section.emitOpError()
+               << "repeats " << section.getRepeat() << " times, but the "
+               << "kernel before it in loop \"" << *loop << "\" "
+               << previous.getRepeat() << "; a loop's kernels share its count";
+    }
+    previous = section;
+  }
   return success();
 }
 

@@ -31,7 +31,7 @@ namespace sim {
 class SectionController {
 public:
   static const ComponentInfo &info();
-  enum Stat { Reconfigurations, IterationsSimulated, IterationsAccounted };
+  enum Stat { Reconfigurations, Calls, IterationsSimulated, IterationsAccounted };
 
   SectionController(const std::vector<Job> &jobs, const arch::ArchModel &chip,
                     const SimOptions &options, std::vector<Socket> &sockets,
@@ -65,6 +65,22 @@ private:
   /// Runs every section of job `job` once (one chunk of a chunked
   /// prefill), adding to `profile`.
   void runChunk(int job, JobResult &jr, Profile &profile);
+  /// Section `section`'s calls: one with a pipelined loop, else one per
+  /// iteration.
+  void runSection(int job, int section, JobResult &jr, Profile &profile);
+  /// The loop of several kernels, sections [first, end): each iteration
+  /// calls each kernel in turn.
+  void runKernelLoop(int job, int first, int end, JobResult &jr,
+                     Profile &profile);
+  /// Launches a call of section `section`: its program load (unless it
+  /// just ran) and the call's argument load and execute; returns the time.
+  double launch(int job, int section, Profile &profile);
+  /// Records the memory sample of section `section`'s load.
+  void loadSample(int job, int section);
+  /// Records `rest` fast-forwarded iterations of `t` after iteration
+  /// `index` of a loop starting at section `section`.
+  void accountIterations(int job, int section, int64_t index, double t,
+                         double rest);
   /// Runs `iterations` iterations of a section (more than one: a
   /// pipelined loop, its iterations overlapping) on every socket, and adds
   /// its critical path and its nodes' work to `profile`.

@@ -95,6 +95,10 @@ struct Section {
   /// iteration i+1's nodes start as soon as their own iteration i is done
   /// and their inputs exist, so its loads overlap iteration i's tail.
   bool pipelined = false;
+  /// The layer loop of several kernels it is one of (df.section `in`;
+  /// empty: none): consecutive sections of one loop run in turn, `repeat`
+  /// times.
+  std::string loop;
   std::vector<Node> nodes;
   std::vector<Stream> streams;
 

@@ -123,12 +123,17 @@ def DF_SectionMapAttr : DF_Attr<"SectionMap", "section"> {
     more PCUs or PMUs than the chip has is `oversubscribed` by that ratio
     (its stages share units in time); 1 otherwise, and then not printed.
 
-    Example: `#df.section<name = "layers_0_31", repeat = 32, stages = 12, pcus = 1040, pmus = 410, agcus = 32>`
+    A layer loop of several kernels has a section per kernel, each naming
+    the `loop` (default empty, elided).
+
+    Example: `#df.section<name = "layers_0_31", repeat = 32, stages = 12, pcus = 1040, pmus = 410, agcus = 32>`,
+    `#df.section<name = "layers_3_60_moe", repeat = 58, stages = 4, pcus = 1040, pmus = 80, agcus = 32, loop = "layers_3_60">`
   }];
   let parameters = (ins StringRefParameter<"section name">:$name,
                         "int64_t":$repeat, "int64_t":$stages, "int64_t":$pcus,
                         "int64_t":$pmus, "int64_t":$agcus,
-                        SF_F64Parameter<"oversubscription ratio", "::llvm::APFloat(1.0)">:$oversubscribed);
+                        SF_F64Parameter<"oversubscription ratio", "::llvm::APFloat(1.0)">:$oversubscribed,
+                        StringRefParameter<"the kernel loop it is part of", "\"\"">:$loop);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -65,16 +65,27 @@ def DF_TensorOp : DF_Op<"tensor", [Symbol, HasParent<"ProgramOp">]> {
 
 def DF_SectionOp : DF_Op<"section", [Symbol, HasParent<"ProgramOp">, NoTerminator,
     SingleBlock, DeclareOpInterfaceMethods<RegionKindInterface>]> {
-  let summary = "one chip configuration, run `repeat` times (kernel looping)";
+  let summary = "one kernel: a chip configuration, called `repeat` times";
   let description = [{
     The body is a graph: stages, buffers, loads, stores and collectives that run
-    concurrently, connected by streams. `repeat` > 1 runs the configured section
-    again without reconfiguring (kernel looping). A `pipelined` loop runs as a
-    pipelined outer loop: each node starts iteration i+1 as soon as it has
-    finished iteration i and its inputs exist, so the next iteration's loads
-    (into their streams' depth) overlap this iteration's tail; a load of a
-    tensor the section also stores (other than the KV cache, whose layers are
-    separate) waits for the previous iteration's stores to it.
+    concurrently, connected by streams. Each run is a call of the kernel: it
+    starts with its streams empty and ends when every node has finished, and
+    its launch costs a program load (unless the same section just ran) and
+    the argument load and execute of the call. `repeat` > 1 calls it again
+    without reconfiguring. A `pipelined` loop is kernel looping: one call
+    with a pipelined outer loop, each node starting iteration i+1 as soon as
+    it has finished iteration i and its inputs exist, so the next
+    iteration's loads (into their streams' depth) overlap this iteration's
+    tail; a load of a tensor the section also stores (other than the KV
+    cache, whose layers are separate) waits for the previous iteration's
+    stores to it.
+
+    A layer loop whose body is several kernels (an MoE layer: the attention
+    and the router, then the experts that wait for the router's choice) is
+    consecutive sections `in` the same loop, with the loop's `repeat`:
+    iteration i calls each of them in turn, then iteration i+1. Such a loop
+    cannot be pipelined (consecutive calls are of different kernels), and
+    every call pays its launch.
 
     Example:
     ```mlir
@@ -82,14 +93,17 @@ def DF_SectionOp : DF_Op<"section", [Symbol, HasParent<"ProgramOp">, NoTerminato
       %a = df.load @x tiles 4 : !df.stream<tensor<64x64xbf16>, 2>
       df.store %a to @y : !df.stream<tensor<64x64xbf16>, 2>
     }
+    df.section @moe_attn repeat 58 in "moe" { ... }
+    df.section @moe_experts repeat 58 in "moe" { ... }
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        DefaultValuedAttr<SF_I64Attr, "1">:$repeat,
-                       UnitAttr:$pipelined);
+                       UnitAttr:$pipelined,
+                       OptionalAttr<StrAttr>:$loop);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $sym_name (`repeat` $repeat^)? (`pipelined` $pipelined^)?
+    $sym_name (`repeat` $repeat^)? (`pipelined` $pipelined^)? (`in` $loop^)?
     attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;
