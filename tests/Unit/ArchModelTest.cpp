@@ -65,6 +65,26 @@ TEST(ArchModel, SN40LDerivedQuantities) {
   EXPECT_EQ(node->numSockets(), 16);
 }
 
+// The sn40l PCU's systolic array is 32 lanes x 384 / 2 / 32 = 6 stages. A
+// GEMM of M rows fills it in whole tiles along the side that wastes less:
+//   M = 1:   1/32 or 1/6            -> 1/6 (one decode token)
+//   M = 4:   4/32 or 4/6            -> 2/3 (a GQA group of 4, one token)
+//   M = 33:  33/64 or 33/36         -> 11/12
+//   M = 48:  48/64 or 48/48         -> 1
+//   M = 384: 384/384                -> 1 (3 tokens of 128 MLA heads)
+// and M <= 0 (not known) counts as full.
+TEST(ArchModel, SystolicUtilizationFillsWholeTiles) {
+  auto m = ArchModel::load("sn40l");
+  ASSERT_TRUE(static_cast<bool>(m)) << llvm::toString(m.takeError());
+  EXPECT_EQ(m->socket().pcuLanes, 32);
+  EXPECT_DOUBLE_EQ(m->systolicUtilization(1), 1.0 / 6);
+  EXPECT_DOUBLE_EQ(m->systolicUtilization(4), 4.0 / 6);
+  EXPECT_DOUBLE_EQ(m->systolicUtilization(33), 33.0 / 36);
+  EXPECT_DOUBLE_EQ(m->systolicUtilization(48), 1.0);
+  EXPECT_DOUBLE_EQ(m->systolicUtilization(384), 1.0);
+  EXPECT_DOUBLE_EQ(m->systolicUtilization(0), 1.0);
+}
+
 // A chip file on disk loads by path, and its origin names the file.
 TEST(ArchModel, LoadsFromPath) {
   std::string path = std::string(SNAPFLOW_SOURCE_DIR) + "/arch/chips/tiny.yaml";

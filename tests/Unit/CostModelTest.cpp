@@ -139,18 +139,21 @@ struct OpCost {
   int64_t flops, read, written, link;
   /// The share a KV policy's or format's upkeep adds (getKVUpkeep*).
   int64_t upkeepFlops, upkeepBytes;
+  /// The rows of its GEMM (getGemmRows; 0 when it is none).
+  int64_t rows;
 };
 OpCost costOf(const std::string &ir, llvm::StringRef opName) {
   MLIRContext ctx;
   ctx.loadDialect<func::FuncDialect, llm::LLMDialect, kv::KVDialect>();
   OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(ir, &ctx);
   EXPECT_TRUE(m) << "test IR does not parse";
-  OpCost c{-1, -1, -1, -1, -1, -1};
+  OpCost c{-1, -1, -1, -1, -1, -1, -1};
   m->walk([&](CostOpInterface op) {
     if (op->getName().getStringRef() == opName && c.flops < 0)
       c = {op.getFlops().value(),         op.getBytesRead().value(),
            op.getBytesWritten().value(),  op.getLinkBytes().value(),
-           op.getKVUpkeepFlops().value(), op.getKVUpkeepBytes().value()};
+           op.getKVUpkeepFlops().value(), op.getKVUpkeepBytes().value(),
+           op.getGemmRows()};
   });
   return c;
 }
@@ -185,6 +188,8 @@ TEST(CostModel, LinearOp) {
   EXPECT_EQ(c.flops, 1536);
   EXPECT_EQ(c.read, 96 + 256);
   EXPECT_EQ(c.written, 192);
+  // Its GEMM's rows: the 2 x 3 tokens sharing each weight.
+  EXPECT_EQ(c.rows, 6);
 }
 
 // MoE with E = 4 experts, top 2, over N = 1 token: the uniform model touches
@@ -202,6 +207,29 @@ TEST(CostModel, MoEExpectedExperts) {
                     "llm.moe");
   EXPECT_EQ(c.flops, 1616);
   EXPECT_EQ(c.read, 32 + 8 + 1536);
+  // The token's 2 assignments over the 2 experts they touch: 1 row each.
+  EXPECT_EQ(c.rows, 1);
+}
+
+// Rows per active expert: 8 tokens of top 2 over E = 4 touch
+// 4 (1 - (1 - 2/4)^8) = 3.984 experts, 16 / 3.984 = 4.02 tokens each: 4.
+// With 2 expert shards this socket holds 4 of 8 experts, each of a token's
+// 2 here with p = 2/8: 8 x 2 / 2 = 8 assignments over
+// 4 (1 - (1 - 1/4)^8) = 3.60 experts, 2.2 each: 2.
+TEST(CostModel, MoERowsPerActiveExpert) {
+  const char *ir = R"(
+    func.func @f(%x: tensor<1x8x16xbf16>, %r: tensor<1x8x2xi32>, %g: tensor<4x8x16xbf16>,
+                 %u: tensor<4x8x16xbf16>, %d: tensor<4x16x8xbf16>) -> tensor<1x8x16xbf16> {
+      %y = llm.moe %x, %r, %g, %u, %d {num_experts = 4, top_k = 2SHARDS} : tensor<1x8x16xbf16>, tensor<1x8x2xi32>, tensor<4x8x16xbf16>, tensor<4x8x16xbf16>, tensor<4x16x8xbf16>
+      return %y : tensor<1x8x16xbf16>
+    })";
+  auto with = [&](const std::string &shards) {
+    std::string text = ir;
+    text.replace(text.find("SHARDS"), 6, shards);
+    return costOf(text, "llm.moe").rows;
+  };
+  EXPECT_EQ(with(""), 4);
+  EXPECT_EQ(with(", expert_shards = 2"), 2);
 }
 
 // The router of the same MoE: the GEMM 2 x 16 x 4 = 128 FLOPs, then a score
@@ -217,6 +245,7 @@ TEST(CostModel, RouteOp) {
   EXPECT_EQ(c.flops, 128 + 8);
   EXPECT_EQ(c.read, 32 + 128);
   EXPECT_EQ(c.written, 8);
+  EXPECT_EQ(c.rows, 1);
 }
 
 // A ring all-reduce over 4 sockets of a 1 KiB tensor sends 2 x 3/4 x 1024 =
@@ -415,6 +444,8 @@ TEST(CostModel, AttentionProbabilities) {
   // written; attending the cache and writing the token are not.
   EXPECT_EQ(c.upkeepFlops, 384);
   EXPECT_EQ(c.upkeepBytes, 768);
+  // Each KV head's keys serve its 4 / 2 query heads for the one token.
+  EXPECT_EQ(c.rows, 2);
 }
 
 // The end-of-prefill store of an H2O cache also starts the kept slots'

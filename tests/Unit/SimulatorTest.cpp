@@ -224,6 +224,23 @@ TEST(Simulator, OneGemmStage) {
   EXPECT_DOUBLE_EQ(r.jobs[0].flops, 8 * 12800);
 }
 
+// The same GEMM with 3 rows (activations sharing each weight): the tiny
+// chip's array is 8 lanes x 64 / 2 / 8 = 4 stages, filled at best 3/4 (the
+// rows along the 4 stages; 3/8 along the lanes), so a step takes
+// ceil(12800 / (2 x 64 x 0.75)) = ceil(133.3) = 134 cycles:
+// 8 x (134 + 4) + 10 = 1114.
+TEST(Simulator, GemmOfFewRowsFillsPartOfTheArray) {
+  Builder b;
+  int s = b.stream(256, 8);
+  int g = b.stage(StageKind::Gemm, {}, {s}, 8, 12800, 2);
+  b.sec().nodes[g].gemmRows = 3;
+  b.stage(StageKind::Elementwise, {s}, {}, 8, 0);
+  SimResult r = run(b.p);
+  ASSERT_FALSE(r.deadlocked) << r.failure;
+  EXPECT_DOUBLE_EQ(sectionCycles(r), 1114);
+  EXPECT_DOUBLE_EQ(r.jobs[0].flops, 8 * 12800);
+}
+
 // Two stages in a pipeline: A takes 100 cycles per step (6400 FLOPs on one
 // PCU), B 300 (19200). A's 64-B tiles cross in 64 / 64 + 2 = 3 cycles.
 // A pushes tile 0 at 10 + 100 + 3 = 113; B runs 113 + 10 + 300 = 423, then

@@ -123,6 +123,11 @@ const std::vector<ParamDecl> &params() {
         sockInt("pcu_systolic_flops_per_cycle", "FLOP/cycle",
                 "BF16 FLOPs per PCU per cycle in systolic (GEMM) mode",
                 &SP::pcuSystolicFlopsPerCycle, {1, 1e6}),
+        sockInt("pcu_lanes", "lanes",
+                "lanes of a PCU's systolic array; its other side is "
+                "pcu_systolic_flops_per_cycle / 2 / pcu_lanes stages, and a "
+                "GEMM fills it in whole tiles of lanes x stages",
+                &SP::pcuLanes, {1, 1e6}),
         sockInt("pcu_simd_flops_per_cycle", "FLOP/cycle",
                 "operations per PCU per cycle in SIMD mode (elementwise, "
                 "softmax, norms)",
@@ -796,6 +801,23 @@ double ArchModel::peakSystolicFlopsPerS() const {
   return static_cast<double>(socketParams.pcuCount) *
          static_cast<double>(socketParams.pcuSystolicFlopsPerCycle) *
          socketParams.clockHz;
+}
+
+double ArchModel::systolicUtilization(double rows) const {
+  if (rows <= 0)
+    return 1.0;
+  // An output-stationary array of lanes x stages computes a tile of as many
+  // outputs at a time; the GEMM's rows lie along either side (its columns,
+  // weights' outputs or keys, fill the other), so the array is used at
+  // rows / (the rows rounded up to whole tiles), the better of the two.
+  double lanes = static_cast<double>(socketParams.pcuLanes);
+  double stages = std::max(
+      1.0, static_cast<double>(socketParams.pcuSystolicFlopsPerCycle) / 2.0 /
+               lanes);
+  auto along = [&](double side) {
+    return rows / (std::ceil(rows / side) * side);
+  };
+  return std::max(along(lanes), along(stages));
 }
 
 double ArchModel::peakSimdFlopsPerS() const {

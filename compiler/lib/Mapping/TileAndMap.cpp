@@ -251,6 +251,10 @@ private:
       double opFlops =
           static_cast<double>(cost.getFlops().value()) -
           0.5 * static_cast<double>(llm::getPrefixFlops(op).value());
+      // A GEMM of few rows leaves part of the systolic arrays idle.
+      if (*kind == df::StageKind::gemm)
+        rate *= chip.systolicUtilization(
+            static_cast<double>(cost.getGemmRows()));
       stages.push_back(op);
       computeTime.push_back(opFlops / rate);
       flops.push_back(opFlops);

@@ -10,7 +10,10 @@ using namespace snapflow::sim;
 const ComponentInfo &PcuStage::info() {
   static const ParamInfo params[] = {
       {"systolic_rate", "FLOP/cycle", "socket.pcu_systolic_flops_per_cycle",
-       "FLOPs per PCU per cycle of a gemm stage"},
+       "FLOPs per PCU per cycle of a gemm stage whose rows fill the array"},
+      {"lanes", "lanes", "socket.pcu_lanes",
+       "one side of the systolic array: a gemm of fewer rows, or rows not a "
+       "multiple of a side, leaves part of it idle"},
       {"simd_rate", "FLOP/cycle", "socket.pcu_simd_flops_per_cycle",
        "operations per PCU per cycle of the other stages"},
       {"pipeline_fill", "cycles", "socket.pcu_pipeline_fill_cycles",
@@ -28,7 +31,7 @@ const ComponentInfo &PcuStage::info() {
   return info;
 }
 
-PcuStage::PcuStage(const arch::ArchModel &chip) {
+PcuStage::PcuStage(const arch::ArchModel &chip) : chip(chip) {
   const arch::SocketParams &s = chip.socket();
   periodPs = 1e12 / s.clockHz;
   systolicPerCycle = double(s.pcuSystolicFlopsPerCycle);
@@ -38,7 +41,11 @@ PcuStage::PcuStage(const arch::ArchModel &chip) {
 
 void PcuStage::run(SectionRun &r, int index) {
   const Node &n = r.section->nodes[index];
-  double rate = n.stageKind == StageKind::Gemm ? systolicPerCycle : simdPerCycle;
+  // A gemm of few rows fills its systolic arrays only in part.
+  double rate = n.stageKind == StageKind::Gemm
+                    ? systolicPerCycle *
+                          chip.systolicUtilization(double(n.gemmRows))
+                    : simdPerCycle;
   if (r.nodeTiles(index) == 0) {
     // Idle this chunk (the selection before the last one): what reaches it
     // is taken and dropped.

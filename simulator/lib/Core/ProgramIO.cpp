@@ -21,7 +21,7 @@ namespace {
 // 3: the provenance records after the KV upkeep; 4: each node's operator
 // kind after its collective algorithm; 5: each section's loop after its
 // pipelined flag.
-constexpr llvm::StringLiteral kMagic = "snapflow-program 5\n";
+constexpr llvm::StringLiteral kMagic = "snapflow-program 6\n";
 
 class Writer {
 public:
@@ -176,6 +176,7 @@ std::string snapflow::sim::serializeProgram(const Program &p) {
       w.integer(static_cast<int64_t>(n.stageKind));
       w.integer(n.pcus);
       w.integer(n.flopsPerTile);
+      w.integer(n.gemmRows);
       w.integers(n.inputs);
       w.integers(n.outputs);
       w.integers(n.outputTiles);
@@ -273,6 +274,7 @@ llvm::Expected<Program> snapflow::sim::deserializeProgram(llvm::StringRef bytes)
             r.enumeration(n.stageKind, kNumStageKinds, "stage kind") &&
             r.integer(n.pcus, "node pcus") &&
             r.integer(n.flopsPerTile, "node flops per tile") &&
+            r.integer(n.gemmRows, "node gemm rows") &&
             r.integers(n.inputs, "node inputs") &&
             r.integers(n.outputs, "node outputs") &&
             r.integers(n.outputTiles, "node output tiles") &&

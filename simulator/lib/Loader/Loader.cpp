@@ -170,6 +170,7 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
         n.stageKind = convert(stage.getKind());
         n.pcus = stage.getPcus();
         n.flopsPerTile = stage.getFlopsPerTile();
+        n.gemmRows = stage.getRows().value_or(0);
         n.tiles = stage.getTiles();
         n.prefixTiles = stage.getPrefixTiles();
         n.lastChunk = stage.getLastChunk();

@@ -10,7 +10,10 @@
 // tile over 2 tiles; the KV layer, 64 slots x 64 values x 2 B = 8,192 B,
 // streams in 2 tiles of the mapped 4,096 B. Every node is tagged with the
 // operator it works for: the linears feeding the attention are its QKV
-// projection, the one after it its output projection.
+// projection, the one after it its output projection. Each gemm carries its
+// rows, the activations sharing each weight or key: one token for the
+// linears, and for the attention the 4 / 2 = 2 query heads sharing each KV
+// head.
 // CHECK-LABEL: df.program @decode attributes {df.kv_upkeep = #df.kv_upkeep<flops = 0, bytes = 0>, df.memory_plan = #df.memory_plan<weights_bytes = 24576, {{.+}}>, df.sections = [#df.section<name = "attn", {{.+}}>, #df.section<name = "out", repeat = 3, {{.+}}>], llm.workload = #llm.workload<decode, batch = 1, tokens = 64>, tp = 1 : i64} {
 // CHECK-NEXT:    df.tensor @kv_cache : tensor<1x1x64x64xbf16> in hbm kv_cache
 // CHECK-NEXT:    df.tensor @tokens : tensor<64xbf16> in sram
@@ -23,16 +26,16 @@
 // CHECK-NEXT:    df.section @attn {
 // CHECK-NEXT:      %[[X:.+]] = df.load @tokens tiles 1 for qkv_projection : !df.stream<tensor<64xbf16>, 2>
 // CHECK-NEXT:      %[[WQ:.+]] = df.load @wq tiles 2 for qkv_projection {agcus = 2 : i64} : !df.stream<tensor<1x32x64xbf16>, 2>
-// CHECK-NEXT:      %[[Q:.+]] = df.stage gemm for qkv_projection(%[[X]], %[[WQ]]) {flops_per_tile = 4096 : i64, output_tiles = array<i64: 2>, pcus = 1 : i64, tiles = 2 : i64}
+// CHECK-NEXT:      %[[Q:.+]] = df.stage gemm for qkv_projection(%[[X]], %[[WQ]]) {flops_per_tile = 4096 : i64, output_tiles = array<i64: 2>, pcus = 1 : i64, rows = 1 : i64, tiles = 2 : i64}
 // CHECK:           %[[KV:.+]] = df.load @kv_cache tiles 2 for attention {agcus = 2 : i64} : !df.stream<tensor<1x1x32x64xbf16>, 2>
-// CHECK-NEXT:      %[[A:.+]]:2 = df.stage gemm for attention(%[[Q]], %{{.+}}, %{{.+}}, %[[KV]]) {flops_per_tile = 8832 : i64, output_tiles = array<i64: 2, 1>, pcus = 1 : i64, tiles = 2 : i64}
+// CHECK-NEXT:      %[[A:.+]]:2 = df.stage gemm for attention(%[[Q]], %{{.+}}, %{{.+}}, %[[KV]]) {flops_per_tile = 8832 : i64, output_tiles = array<i64: 2, 1>, pcus = 1 : i64, rows = 2 : i64, tiles = 2 : i64}
 // CHECK-NEXT:      df.store %[[A]]#0 to @[[HOME]] for attention
 // CHECK-NEXT:      df.store %[[A]]#1 to @kv_cache for attention : !df.stream<tensor<1x1x1x64xbf16>, 2>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    df.section @out repeat 3 {
 // CHECK-NEXT:      %[[O:.+]] = df.load @[[HOME]] tiles 1 for output_projection
 // CHECK-NEXT:      %[[WO:.+]] = df.load @wo tiles 2 for output_projection {agcus = 2 : i64}
-// CHECK-NEXT:      %[[Y:.+]] = df.stage gemm for output_projection(%[[O]], %[[WO]]) {flops_per_tile = 4096 : i64, output_tiles = array<i64: 2>, pcus = 4 : i64, tiles = 2 : i64}
+// CHECK-NEXT:      %[[Y:.+]] = df.stage gemm for output_projection(%[[O]], %[[WO]]) {flops_per_tile = 4096 : i64, output_tiles = array<i64: 2>, pcus = 4 : i64, rows = 1 : i64, tiles = 2 : i64}
 // CHECK-NEXT:      df.store %[[Y]] to @[[OUT]] for output_projection
 // CHECK-NEXT:    }
 !c = !kv.cache<layers = 1, batch = 1, slots = 64, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>

@@ -749,3 +749,29 @@ df.program @p attributes {tp = 1 : i64} {
   }
 }
 }
+
+// -----
+
+// Tests that rows are a gemm's: the M its systolic arrays fill.
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
+  df.section @s {
+    // expected-error @+1 {{'df.stage' op has rows = 4 but is a reduce stage; rows are a gemm's (its systolic arrays' M)}}
+    %a = df.stage reduce () {pcus = 1, flops_per_tile = 64, tiles = 8, rows = 4} : () -> !df.stream<tensor<8x8xf32>, 2>
+    df.stage elementwise (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
+  }
+}
+}
+
+// -----
+
+// Tests that a gemm has at least one row.
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 1 : i64} {
+  df.section @s {
+    // expected-error @+1 {{'df.stage' op rows must be >= 1, got 0}}
+    %a = df.stage gemm () {pcus = 1, flops_per_tile = 64, tiles = 8, rows = 0} : () -> !df.stream<tensor<8x8xf32>, 2>
+    df.stage elementwise (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
+  }
+}
+}

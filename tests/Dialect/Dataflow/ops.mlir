@@ -20,7 +20,8 @@ df.program @tiers attributes {tp = 1 : i64, df.kv_upkeep = #df.kv_upkeep<flops =
 }
 
 // Tests that a section loads tiles, computes with gemm, softmax, reduce,
-// elementwise and norm stages, buffers a stream and stores the result.
+// elementwise and norm stages, buffers a stream and stores the result; a
+// gemm may say its rows (the 32 queries sharing each key).
 // CHECK-LABEL: df.program @attention attributes {tp = 1 : i64} {
 // CHECK:         df.section @layer {
 // CHECK-NEXT:      %[[X:.+]] = df.load @x tiles 4 : !df.stream<tensor<32x32xbf16>, 2>
@@ -28,7 +29,7 @@ df.program @tiers attributes {tp = 1 : i64, df.kv_upkeep = #df.kv_upkeep<flops =
 // CHECK-NEXT:      %[[Q:.+]] = df.stage gemm(%[[X]], %[[W]]) {flops_per_tile = 65536 : i64, pcus = 4 : i64, tiles = 4 : i64} : (!df.stream<tensor<32x32xbf16>, 2>, !df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
 // CHECK-NEXT:      %[[K:.+]] = df.load @k tiles 16 : !df.stream<tensor<32x32xbf16>, 1>
 // CHECK-NEXT:      %[[KB:.+]] = df.buffer %[[K]] {banks = 16 : i64, bytes = 8192 : i64, pmus = 2 : i64} : !df.stream<tensor<32x32xbf16>, 1> -> !df.stream<tensor<32x32xbf16>, 4>
-// CHECK-NEXT:      %[[S:.+]] = df.stage gemm(%[[Q]], %[[KB]]) {flops_per_tile = 65536 : i64, pcus = 8 : i64, tiles = 16 : i64} : (!df.stream<tensor<32x32xbf16>, 2>, !df.stream<tensor<32x32xbf16>, 4>) -> !df.stream<tensor<32x32xbf16>, 2>
+// CHECK-NEXT:      %[[S:.+]] = df.stage gemm(%[[Q]], %[[KB]]) {flops_per_tile = 65536 : i64, pcus = 8 : i64, rows = 32 : i64, tiles = 16 : i64} : (!df.stream<tensor<32x32xbf16>, 2>, !df.stream<tensor<32x32xbf16>, 4>) -> !df.stream<tensor<32x32xbf16>, 2>
 // CHECK-NEXT:      %[[P:.+]] = df.stage softmax(%[[S]]) {flops_per_tile = 5120 : i64, pcus = 2 : i64, tiles = 16 : i64} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
 // CHECK-NEXT:      %[[R:.+]] = df.stage reduce(%[[P]]) {flops_per_tile = 1024 : i64, pcus = 1 : i64, tiles = 16 : i64} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
 // CHECK-NEXT:      %[[E:.+]] = df.stage elementwise(%[[R]]) {flops_per_tile = 1024 : i64, pcus = 1 : i64, tiles = 4 : i64} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
@@ -46,7 +47,7 @@ df.program @attention attributes {tp = 1 : i64} {
     %q = df.stage gemm (%x, %w) {pcus = 4, flops_per_tile = 65536, tiles = 4} : (!df.stream<tensor<32x32xbf16>, 2>, !df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
     %k = df.load @k tiles 16 : !df.stream<tensor<32x32xbf16>, 1>
     %kb = df.buffer %k {pmus = 2, bytes = 8192, banks = 16} : !df.stream<tensor<32x32xbf16>, 1> -> !df.stream<tensor<32x32xbf16>, 4>
-    %s = df.stage gemm (%q, %kb) {pcus = 8, flops_per_tile = 65536, tiles = 16} : (!df.stream<tensor<32x32xbf16>, 2>, !df.stream<tensor<32x32xbf16>, 4>) -> !df.stream<tensor<32x32xbf16>, 2>
+    %s = df.stage gemm (%q, %kb) {pcus = 8, flops_per_tile = 65536, tiles = 16, rows = 32} : (!df.stream<tensor<32x32xbf16>, 2>, !df.stream<tensor<32x32xbf16>, 4>) -> !df.stream<tensor<32x32xbf16>, 2>
     %p = df.stage softmax (%s) {pcus = 2, flops_per_tile = 5120, tiles = 16} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
     %r = df.stage reduce (%p) {pcus = 1, flops_per_tile = 1024, tiles = 16} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>
     %e = df.stage elementwise (%r) {pcus = 1, flops_per_tile = 1024, tiles = 4} : (!df.stream<tensor<32x32xbf16>, 2>) -> !df.stream<tensor<32x32xbf16>, 2>

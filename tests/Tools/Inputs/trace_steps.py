@@ -2,13 +2,14 @@
 """Memory samples per step of a snapflow trace: one line per slice on the
 `steps` track, "NAME: K memory samples" (per step for a fast-forwarded
 span), counting the `memory` counters after the slice starts up to its end (a
-step ends with the sample of its last section's end).
+step ends with the sample of its last section's end). Times are read as a
+viewer reads them, doubles: the trace makes ts + dur land exactly on the
+next boundary in double arithmetic, not in decimal.
 """
 import json
 import sys
-from decimal import Decimal
 
-trace = json.load(open(sys.argv[1]), parse_float=Decimal)
+trace = json.load(open(sys.argv[1]))
 events = trace["traceEvents"]
 samples = [e["ts"] for e in events if e["ph"] == "C" and e["name"] == "memory"]
 for e in events:

@@ -61,6 +61,7 @@ struct SocketParams {
   double clockHz = 0;
   int64_t pcuCount = 0;
   int64_t pcuSystolicFlopsPerCycle = 0;
+  int64_t pcuLanes = 0;
   int64_t pcuSimdFlopsPerCycle = 0;
   int64_t pcuPipelineFillCycles = 0;
   int64_t pmuCount = 0;
@@ -177,6 +178,11 @@ public:
   double tierBytesPerS(MemoryTier tier) const;
   /// Peak BF16 FLOP/s of one socket in systolic mode.
   double peakSystolicFlopsPerS() const;
+  /// The share of the systolic peak a GEMM of `rows` rows (activations
+  /// sharing each weight) reaches: the array is filled in whole tiles of
+  /// pcu_lanes x stages, the rows along the side that wastes least; 1 for
+  /// rows <= 0 (unknown).
+  double systolicUtilization(double rows) const;
   /// Peak FLOP/s of one socket in SIMD mode.
   double peakSimdFlopsPerS() const;
   /// Seconds per cycle of the socket clock.

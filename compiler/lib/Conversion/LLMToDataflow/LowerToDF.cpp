@@ -967,7 +967,11 @@ private:
         op->getLoc(), outTypes, tag, df::StageKindAttr::get(op->getContext(), kind),
         inputs, b.getI64IntegerAttr(pcus), b.getI64IntegerAttr(flopsPerTile),
         b.getI64IntegerAttr(tiles), b.getDenseI64ArrayAttr(outCounts),
-        b.getI64IntegerAttr(prefixTiles));
+        b.getI64IntegerAttr(prefixTiles), /*last_chunk=*/nullptr,
+        /*rows=*/nullptr);
+    if (int64_t rows = cost.getGemmRows();
+        rows > 0 && kind == df::StageKind::gemm)
+      st.setRowsAttr(b.getI64IntegerAttr(rows));
     for (auto [k, v] : llvm::enumerate(outValues)) {
       streams[v] = st.getResult(k);
       storeIfHomed(v, st.getResult(k));

@@ -41,6 +41,14 @@ def CostOpInterface : OpInterface<"CostOpInterface"> {
       upkeep moves.}],
       "::snapflow::CheckedInt", "getKVUpkeepBytes", (ins), [{}],
       [{ return 0; }]>,
+    InterfaceMethod<[{The rows of the op's dominant GEMM: how many activation
+      vectors share each weight (or key) it streams, the M of an M x K by
+      K x N product, which a systolic array fills only in whole tiles
+      (arch::ArchModel::systolicUtilization). A linear's tokens; an
+      attention's queries per key (the query heads sharing a KV head, times
+      the step's tokens); an MoE's tokens per active expert. 0: not a GEMM,
+      or its shape fills the array.}],
+      "int64_t", "getGemmRows", (ins), [{}], [{ return 0; }]>,
   ];
   // Costs are products of shapes and attributes a user chose; a verified op's
   // costs fit in 64 bits, so passes may read them with value(). Runs after

@@ -702,6 +702,15 @@ LogicalResult StageOp::verify() {
                        "(flops_per_tile x tiles x repeat)");
   if (getInputs().empty() && getOutputs().empty())
     return emitOpError("needs at least one input or output stream");
+  if (std::optional<int64_t> rows = getRows()) {
+    if (getKind() != StageKind::gemm)
+      return emitOpError() << "has rows = " << *rows << " but is a "
+                           << stringifyStageKind(getKind())
+                           << " stage; rows are a gemm's (its systolic "
+                              "arrays' M)";
+    if (*rows < 1)
+      return emitOpError() << "rows must be >= 1, got " << *rows;
+  }
   if (auto counts = getOutputTiles()) {
     if (counts->size() != getOutputs().size())
       return emitOpError() << "has " << getOutputs().size()

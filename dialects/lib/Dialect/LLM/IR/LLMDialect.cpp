@@ -15,6 +15,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -256,6 +257,9 @@ static CheckedInt rows(Value v) {
   return t.getRank() == 0 ? CheckedInt(1)
                           : checkedProduct(t.getShape().drop_back());
 }
+
+/// Rows of an activation as a GEMM's M (verified shapes fit in 64 bits).
+static int64_t gemmRows(Value v) { return rows(v).get().value_or(0); }
 
 static LogicalResult verifyStatic(Operation *op) {
   for (Type t : op->getOperandTypes())
@@ -538,6 +542,7 @@ CheckedInt LinearOp::getFlops() {
     flops += numElements(getResult());
   return flops;
 }
+int64_t LinearOp::getGemmRows() { return gemmRows(getInput()); }
 CheckedInt LinearOp::getBytesRead() {
   CheckedInt bytes = getTensorBytes(getInput().getType()) +
                      getTensorBytes(getWeight().getType());
@@ -565,6 +570,7 @@ CheckedInt MLPOp::getFlops() {
              i = tensorOf(getGate()).getDimSize(0);
   return m * (6 * h * i + 5 * i);
 }
+int64_t MLPOp::getGemmRows() { return gemmRows(getInput()); }
 CheckedInt MLPOp::getBytesRead() {
   return getTensorBytes(getInput().getType()) +
          getTotalBytes(ValueRange{getGate(), getUp(), getDown()});
@@ -592,6 +598,7 @@ CheckedInt GeluMLPOp::getFlops() {
              i = tensorOf(getUp()).getDimSize(0);
   return m * (4 * h * i + 9 * i + h);
 }
+int64_t GeluMLPOp::getGemmRows() { return gemmRows(getInput()); }
 CheckedInt GeluMLPOp::getBytesRead() {
   return getTensorBytes(getInput().getType()) +
          getTotalBytes(
@@ -629,6 +636,7 @@ CheckedInt RouteOp::getFlops() {
   // over the E scores (about two operations per expert).
   return 2 * m * h * e + 2 * m * e;
 }
+int64_t RouteOp::getGemmRows() { return gemmRows(getInput()); }
 CheckedInt RouteOp::getBytesRead() {
   return getTensorBytes(getInput().getType()) +
          getTensorBytes(getRouter().getType());
@@ -688,6 +696,14 @@ CheckedInt MoEOp::getFlops() {
   // Each token runs top_k / expert_shards of its experts on this socket on
   // average.
   return m * getTopK() * (6 * h * i + 5 * i) / getExpertShards();
+}
+// The tokens each active expert of this socket takes: the step's
+// assignments to its experts over the experts they touch.
+int64_t MoEOp::getGemmRows() {
+  double assignments = static_cast<double>(gemmRows(getInput())) *
+                       getTopK() / getExpertShards();
+  return std::max<int64_t>(
+      1, std::llround(assignments / std::max(1.0, getActiveExperts())));
 }
 CheckedInt MoEOp::getBytesRead() {
   std::optional<int64_t> experts =
@@ -780,6 +796,11 @@ CheckedInt AttentionOp::getFlops() {
   // policy or format adds.
   return b * getNumHeads() * pairs * (4 * getHeadDim() + 5) + getPrefixFlops() +
          getKVUpkeepFlops();
+}
+// Each KV head's keys serve its query heads for each of the step's tokens.
+int64_t AttentionOp::getGemmRows() {
+  return tensorOf(getQuery()).getDimSize(1) * getNumHeads() /
+         std::max<int64_t>(1, getNumKvHeads());
 }
 CheckedInt AttentionOp::getKVUpkeepFlops() {
   RankedTensorType q = tensorOf(getQuery());
@@ -903,6 +924,13 @@ CheckedInt MLAAttentionOp::getFlops() {
               5 * h * pairs) +
          getPrefixFlops() + getKVUpkeepFlops();
 }
+// Decode attends the latent cache absorbed: every head of every token of
+// the step shares each cached latent. Prefill decompresses keys and values
+// per head, and each serves the prompt's tokens.
+int64_t MLAAttentionOp::getGemmRows() {
+  int64_t t = tensorOf(getQuery()).getDimSize(1);
+  return getPhase() == Phase::decode ? t * getNumHeads() : t;
+}
 CheckedInt MLAAttentionOp::getKVUpkeepFlops() {
   RankedTensorType q = tensorOf(getQuery());
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
@@ -1002,6 +1030,10 @@ CheckedInt LocalAttentionOp::getFlops() {
   CheckedInt pairs = t * getEarlierKeys() + causalPairs(t);
   return q.getDimSize(0) * getNumHeads() * pairs * (4 * getHeadDim() + 5);
 }
+int64_t LocalAttentionOp::getGemmRows() {
+  return tensorOf(getQuery()).getDimSize(1) * getNumHeads() /
+         std::max<int64_t>(1, getNumKvHeads());
+}
 CheckedInt LocalAttentionOp::getBytesRead() {
   return getTensorBytes(getQuery().getType()) + getTotalBytes(getKv());
 }
@@ -1066,6 +1098,7 @@ LogicalResult LMHeadOp::verify() {
 CheckedInt LMHeadOp::getFlops() {
   return 2 * rows(getResult()) * lastDim(getInput()) * lastDim(getResult());
 }
+int64_t LMHeadOp::getGemmRows() { return gemmRows(getResult()); }
 CheckedInt LMHeadOp::getBytesRead() {
   return getTensorBytes(getWeight().getType()) +
          rows(getResult()) * lastDim(getInput()) *
@@ -1090,6 +1123,7 @@ CheckedInt MTPOp::getFlops() {
   CheckedInt m = rows(getHidden()), h = lastDim(getHidden());
   return 2 * m * 2 * h * h + 2 * 4 * m * h; // projection + two RMS norms
 }
+int64_t MTPOp::getGemmRows() { return gemmRows(getHidden()); }
 CheckedInt MTPOp::getBytesRead() {
   return getTotalBytes(ValueRange{getHidden(), getEmbedded(), getEhProj()});
 }

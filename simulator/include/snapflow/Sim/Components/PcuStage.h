@@ -2,7 +2,8 @@
 //
 // A df.stage: it takes its inputs in proportion to its progress, computes
 // ceil(FLOPs per tile / (PCUs x rate)) cycles per step (systolic rate for
-// gemm, SIMD otherwise; the pipeline fill once per run; slowed by the
+// gemm, times the share of the array its rows fill; SIMD otherwise; the
+// pipeline fill once per run; slowed by the
 // section's oversubscription), and pushes its outputs in the same
 // proportion over its PCUs' network lanes.
 //
@@ -31,6 +32,7 @@ public:
   Stats stats{info()};
 
 private:
+  const arch::ArchModel &chip;
   double periodPs, systolicPerCycle, simdPerCycle, fillCycles;
 };
 

@@ -75,6 +75,9 @@ struct Node {
   bool lastChunk = false;
   int64_t pcus = 1;
   int64_t flopsPerTile = 0;
+  /// A gemm's rows (df `rows`: activations sharing each weight), which set
+  /// how much of the systolic arrays it fills; 0 when unknown (full).
+  int64_t gemmRows = 0;
   std::vector<int> inputs, outputs;  ///< stream indices
   std::vector<int64_t> outputTiles; ///< per output stream
   // Buffer.

@@ -170,7 +170,10 @@ def DF_StageOp : DF_Op<"stage", [HasParent<"SectionOp">]> {
     on earlier chunks' tokens and scale as a load's do (see `df.load`); the
     outputs keep their counts. A `last_chunk` stage runs in the last chunk
     only: in the others it takes its inputs and emits nothing. `for KIND`
-    names the model operator it computes for, as on `df.load`.
+    names the model operator it computes for, as on `df.load`. A `gemm`
+    stage's `rows` are its GEMM's M, the activations sharing each weight or
+    key it streams: the systolic arrays fill in whole tiles, so few rows
+    leave part of them idle (absent: the shape fills them).
 
     Example:
     ```mlir
@@ -182,7 +185,7 @@ def DF_StageOp : DF_Op<"stage", [HasParent<"SectionOp">]> {
                        SF_I64Attr:$pcus, SF_I64Attr:$flops_per_tile, SF_I64Attr:$tiles,
                        OptionalAttr<DenseI64ArrayAttr>:$output_tiles,
                        DefaultValuedAttr<SF_I64Attr, "0">:$prefix_tiles,
-                       UnitAttr:$last_chunk);
+                       UnitAttr:$last_chunk, OptionalAttr<SF_I64Attr>:$rows);
   let results = (outs Variadic<DF_StreamType>:$outputs);
   let assemblyFormat = [{
     $kind (`for` custom<OpKind>($op_kind)^)? `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)

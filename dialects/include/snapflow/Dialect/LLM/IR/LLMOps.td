@@ -21,12 +21,19 @@ class LLM_Op<string mnemonic, list<Trait> traits = []>
 def LLM_Activation : RankedTensorOf<[BF16, F16, F32, F8E4M3FN, F8E5M2]>;
 def LLM_Weight : RankedTensorOf<[BF16, F16, F32, F8E4M3FN, F8E5M2]>;
 
+/// GEMMs also report their rows (the activations sharing each weight).
+class LLM_GemmOp<string mnemonic, list<Trait> traits = []>
+    : Op<LLM_Dialect, mnemonic,
+         !listconcat(traits, [Pure, DeclareOpInterfaceMethods<CostOpInterface,
+                                     ["getGemmRows"]>])>;
+
 /// Attentions over a KV cache also report the share of their cost a KV
-/// policy's or format's upkeep adds.
+/// policy's or format's upkeep adds, and their rows.
 class LLM_CacheAttentionOp<string mnemonic, list<Trait> traits = []>
     : Op<LLM_Dialect, mnemonic,
          !listconcat(traits, [Pure, DeclareOpInterfaceMethods<CostOpInterface,
-                                     ["getKVUpkeepFlops", "getKVUpkeepBytes"]>])>;
+                                     ["getKVUpkeepFlops", "getKVUpkeepBytes",
+                                      "getGemmRows"]>])>;
 
 /// Collectives also report the bytes they send over peer links.
 class LLM_CollectiveOp<string mnemonic, list<Trait> traits = []>
@@ -173,7 +180,7 @@ def LLM_RopeOp : LLM_Op<"rope", [SameOperandsAndResultType]> {
 // Matrix products and blocks
 //===----------------------------------------------------------------------===//
 
-def LLM_LinearOp : LLM_Op<"linear"> {
+def LLM_LinearOp : LLM_GemmOp<"linear"> {
   let summary = "dense projection y = x W^T (+ b)";
   let description = [{
     `x` is `tensor<B x T x K>`, the weight `tensor<N x K>` (Hugging Face's
@@ -202,7 +209,7 @@ def LLM_LinearOp : LLM_Op<"linear"> {
   ];
 }
 
-def LLM_MLPOp : LLM_Op<"mlp", [AllTypesMatch<["input", "result"]>]> {
+def LLM_MLPOp : LLM_GemmOp<"mlp", [AllTypesMatch<["input", "result"]>]> {
   let summary = "SwiGLU feed-forward block: down(silu(gate(x)) * up(x))";
   let description = [{
     `gate` and `up` are `tensor<I x H>`, `down` is `tensor<H x I>`.
@@ -222,7 +229,7 @@ def LLM_MLPOp : LLM_Op<"mlp", [AllTypesMatch<["input", "result"]>]> {
   let hasVerifier = 1;
 }
 
-def LLM_GeluMLPOp : LLM_Op<"gelu_mlp", [AllTypesMatch<["input", "result"]>]> {
+def LLM_GeluMLPOp : LLM_GemmOp<"gelu_mlp", [AllTypesMatch<["input", "result"]>]> {
   let summary = "GELU feed-forward block with biases: down(gelu(up(x) + b1)) + b2";
   let description = [{
     GPT-NeoX's MLP (`dense_h_to_4h`, GELU, `dense_4h_to_h`): `up` is
@@ -246,7 +253,7 @@ def LLM_GeluMLPOp : LLM_Op<"gelu_mlp", [AllTypesMatch<["input", "result"]>]> {
   let hasVerifier = 1;
 }
 
-def LLM_RouteOp : LLM_Op<"route"> {
+def LLM_RouteOp : LLM_GemmOp<"route"> {
   let summary = "an MoE router: scores the experts of every token, picks top_k";
   let description = [{
     The router GEMM (`router`, `tensor<E x H>`: one row per expert) scores
@@ -271,7 +278,7 @@ def LLM_RouteOp : LLM_Op<"route"> {
   let hasVerifier = 1;
 }
 
-def LLM_MoEOp : LLM_Op<"moe", [AllTypesMatch<["input", "result"]>]> {
+def LLM_MoEOp : LLM_GemmOp<"moe", [AllTypesMatch<["input", "result"]>]> {
   let summary = "the routed experts of a mixture of experts (SwiGLU, top-k per token)";
   let description = [{
     Each token runs the `top_k` experts its router (`llm.route`) chose,
@@ -428,7 +435,7 @@ def LLM_MLAAttentionOp : LLM_CacheAttentionOp<"mla_attention", [AllTypesMatch<["
   let hasVerifier = 1;
 }
 
-def LLM_LocalAttentionOp : LLM_Op<"local_attention"> {
+def LLM_LocalAttentionOp : LLM_GemmOp<"local_attention"> {
   let summary = "attention within a block, over keys and values kept on chip";
   let description = [{
     The Block Transformer's token decoder: each forward of a block attends
@@ -496,7 +503,7 @@ def LLM_SampleOp : LLM_Op<"sample"> {
   let hasVerifier = 1;
 }
 
-def LLM_LMHeadOp : LLM_Op<"lm_head"> {
+def LLM_LMHeadOp : LLM_GemmOp<"lm_head"> {
   let summary = "project hidden states to vocabulary logits";
   let description = [{
     `tensor<B x T x H>` times the `tensor<V x H>` output embedding. With
@@ -517,7 +524,7 @@ def LLM_LMHeadOp : LLM_Op<"lm_head"> {
   let hasVerifier = 1;
 }
 
-def LLM_MTPOp : LLM_Op<"mtp"> {
+def LLM_MTPOp : LLM_GemmOp<"mtp"> {
   let summary = "DeepSeek multi-token-prediction combine: eh_proj(concat(norm h, norm e))";
   let description = [{
     Entry of MTP module `depth` (1-based): combines the previous depth's hidden
