@@ -172,6 +172,7 @@ SENSITIVITY = (
     ("socket.agcu_count", "AGCU count"),
     ("socket.reconfig_cycles", "reconfiguration"),
     ("socket.kernel_launch_cycles", "kernel launch"),
+    ("socket.pcu_lanes", "systolic lanes"),
 )
 
 

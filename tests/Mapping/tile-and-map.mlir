@@ -132,6 +132,31 @@ func.func @moe_pairs(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
 
 // -----
 
+// Tests that PCUs go by the cycles a stage takes on one PCU: its compute and
+// the crossing of what it writes over the network (64 B a cycle a lane).
+// linear: 2 x 2 x 64 x 512 = 131072 FLOPs; its 2 rows fill 2/4 of the 8 x 4
+//   array, 32 FLOPs a cycle: 4096 cycles; it writes 2 x 512 x 2 B = 2048 B,
+//   32 cycles: 4128.
+// add: 2048 x 64 = 131072 f32 elements, 16 a cycle: 8192; it writes
+//   524288 B, 8192 cycles: 16384.
+// Of 4 PCUs each gets 1, the other 2 go by 4128 : 16384, 0.40 : 1.60: the
+// add 1, then the larger remainder (0.60, the add's) 1 more: 1 and 3. By
+// compute alone, 4096 : 8192, 0.67 : 1.33, they were 2 and 2, and the add
+// pushed 512 KiB over 2 lanes.
+// CHECK-LABEL: func.func @crossing(
+// CHECK:         llm.linear {{.+}}df.stage = #df.stage<gemm, {{.+}}pcus = 1,
+// CHECK:         llm.add {{.+}}df.stage = #df.stage<elementwise, {{.+}}pcus = 3,
+module attributes {df.target = #df.target<"tiny-64k", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, kernel_launch_cycles = 0 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_lanes = 8 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 65536 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {
+func.func @crossing(%x: tensor<1x2x64xbf16>, %b: tensor<1x2048x64xf32>) -> (tensor<1x2x512xbf16>, tensor<1x2048x64xf32>) {
+  %w = llm.param @w : tensor<512x64xbf16>
+  %y = llm.linear %x, %w : tensor<1x2x64xbf16>, tensor<512x64xbf16> -> tensor<1x2x512xbf16>
+  %s = llm.add %b, %b : tensor<1x2048x64xf32>
+  return %y, %s : tensor<1x2x512xbf16>, tensor<1x2048x64xf32>
+}
+}
+
+// -----
+
 // Tests that a weight larger than a tile streams in tiles of at least 64 KiB
 // and at most max-tiles of them: 512 x 256 bf16 = 262144 B is 4 tiles of
 // 65536 by default, and 2 of 131072 with max-tiles = 2. One stage takes all

@@ -255,8 +255,14 @@ private:
       if (*kind == df::StageKind::gemm)
         rate *= chip.systolicUtilization(
             static_cast<double>(cost.getGemmRows()));
+      // A stage's time on p PCUs is its compute and the crossing of its
+      // results over their p network lanes, both / p: PCUs go by the sum,
+      // so an add over a long prompt is not left pushing gigabytes through
+      // one lane.
+      double written = static_cast<double>(cost.getBytesWritten().value());
       stages.push_back(op);
-      computeTime.push_back(opFlops / rate);
+      computeTime.push_back(opFlops / rate +
+                            written / s.nocStreamBytesPerCycle);
       flops.push_back(opFlops);
       bytes.push_back(static_cast<double>(streamed));
       tileBytes.push_back(streamed > 0 ? std::min(tile, streamed) : 0);
