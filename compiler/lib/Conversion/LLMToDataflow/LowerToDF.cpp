@@ -446,6 +446,7 @@ private:
     Operation *def = v.getDefiningOp();
     declare(home->second, homeType(v),
             def ? tierOf(def) : arch::MemoryTier::SRAM);
+    homeNames.insert(home->second);
     // A large activation is read over as many AGCU lanes as it has tiles,
     // up to the section's (one lane would cap a 32 MiB prefill activation
     // at a lane's ~100 GB/s).
@@ -876,7 +877,11 @@ private:
     int64_t prefix = llm::getPrefix(op);
     if (prefix > 0)
       inputs.push_back(loadKV(op->getLoc(), tileBytes, prefix));
-    // The stage's AGCUs go to its memory loads in proportion to their bytes.
+    // The stage's AGCUs go to its weight and KV loads in proportion to
+    // their bytes (what tile-and-map shared them by). An activation read
+    // back from a home off chip keeps its own lanes (one per tile, up to
+    // the section's): a compute-bound stage with few weight bytes would
+    // otherwise read a prefill's hidden states over one lane.
     if (int64_t agcus = map.getAgcus()) {
       SmallVector<df::LoadOp> loads;
       int64_t total = 0;
@@ -888,7 +893,7 @@ private:
       for (Value in : inputs)
         if (auto load = in.getDefiningOp<df::LoadOp>())
           if (load->getParentOp() == b.getInsertionBlock()->getParentOp() &&
-              offChip(load)) {
+              offChip(load) && !homeNames.contains(load.getSrc())) {
             loads.push_back(load);
             total += load.getTiles() * load.getResult().getType().getTileBytes();
           }
@@ -1031,6 +1036,7 @@ private:
     }
     Operation *def = v.getDefiningOp();
     declare(home->second, homeTy, def ? tierOf(def) : arch::MemoryTier::SRAM);
+    homeNames.insert(home->second);
     b.create<df::StoreOp>(v.getLoc(), tag, stream, home->second);
   }
 
@@ -1068,6 +1074,8 @@ private:
   RankedTensorType residualType, stagingType;
   llvm::StringSet<> declared;
   DenseMap<Value, std::string> homes;
+  /// The tensors that are activations' homes.
+  llvm::StringSet<> homeNames;
   DenseMap<Value, Value> streams;
   /// What a kv.recall (the pages it brings back) or kv.backup (the digests
   /// it builds) writes, by its cache result, in the current section.
