@@ -455,6 +455,224 @@ def validation(b):
 
     g.update(validation_prefill(b))
     g.update(validation_switch(b))
+    g.update(validation_snapstream(b))
+    return g
+
+
+# The SnapStream deployment: the published points and the flags that map
+# them (../shared/reference/PRODUCTION.md). A forward pass of DeepSeek-R1
+# took batch x 2.4 / throughput (the 2.4 tokens MTP keeps per pass).
+R1_NODE = ("--model", "deepseek-r1", "--chip", "sn40l-16", "--context",
+           "131072", "--mla-cache", "batch", "--mtp", "2",
+           "--mtp-acceptance", "0.8", "--no-prefill")
+SNAPSTREAM_POINTS = (
+    # (name, args, published, unit)
+    ("DeepSeek-R1, 128K, full cache, batch 16: one forward pass",
+     R1_NODE + ("--kv", "full", "--batch", "16"), 16 * 2.4 / 434, "step"),
+    ("DeepSeek-R1, 128K, SnapStream 32K cache, batch 64: one forward pass",
+     R1_NODE + ("--kv", "snapstream:ratio=4", "--batch", "64"),
+     64 * 2.4 / 1832, "step"),
+    ("Llama-3.1-8B, TP 16, 8K, batch 1: tokens/s per user",
+     ("--model", "llama-3.1-8b", "--chip", "sn40l-16", "--tp", "16",
+      "--context", "8192", "--batch", "1", "--kv", "full", "--no-prefill"),
+     (1042.0, 1042.0), "user"),
+    ("DeepSeek-R1, 4K, batch 1, MTP 2 at 0.8: tokens/s per user",
+     ("--model", "deepseek-r1", "--chip", "sn40l-16", "--context", "4096",
+      "--batch", "1", "--kv", "full", "--mla-cache", "batch", "--mtp", "2",
+      "--mtp-acceptance", "0.8", "--no-prefill"), (198.0, 250.0), "user"),
+)
+# What-ifs that size a mechanism snapflow does not model (never applied to
+# the chip file): HBM at the ~85% of its bandwidth the SN40L paper measures
+# a decode reaching, and PCUs at half their systolic peak.
+SNAPSTREAM_WHAT_IFS = (
+    ("HBM at 85% of 1.6 TB/s", "socket.hbm_bytes_per_s=1.36e12"),
+    ("PCUs at half their systolic rate",
+     "socket.pcu_systolic_flops_per_cycle=192"),
+)
+# Table 4 of SnapStream: the shares of one MoE layer's prefill at 128K,
+# and the profile operators each row is.
+TABLE4 = (
+    ("QKV", 4.10, ("qkv_projection",)),
+    ("MHA (attention)", 69.40, ("attention",)),
+    ("output projection", 5.84, ("output_projection",)),
+    ("router", 3.15, ("router",)),
+    ("MoE FFN", 14.67, ("routed_experts", "shared_experts")),
+    ("SnapKV compression", 2.52, ("kv_selection",)),
+    ("streaming ring buffer", 0.32, ("kv_upkeep",)),
+)
+
+
+def op_path(report, key="profile"):
+    """Critical-path seconds by operator of a report's profile."""
+    return {o["operator"]: o["critical_path_s"]
+            for o in report[key]["operators"]}
+
+
+def validation_snapstream(b):
+    """The SnapStream deployment: the published points, the profile of the
+    DeepSeek-R1 steps, what-ifs sizing what is not modelled, and Table 4."""
+    g = {}
+    rows = ["| point | published | snapflow | snapflow time / published "
+            "| within 25% | binds |", "|---|---|---|---|---|---|"]
+    reports = []
+    for name, args, published, unit in SNAPSTREAM_POINTS:
+        r = b.run(*args)
+        reports.append(r)
+        binds = (f"{r['binds']['operator']} on {r['binds']['resource']}, "
+                 f"{100 * r['binds']['share']:.0f}%")
+        if unit == "step":
+            mine = r["step_latency_s"]
+            ratio = mine / published
+            cells = (f"{ms(published, 1)} ms", f"{ms(mine, 1)} ms",
+                     f"{ratio:.2f}")
+        else:
+            mine = r["per_user_tokens_per_s"]
+            lo, hi = published
+            # Time per token against the range's nearer end (1 inside it).
+            ratio = 1.0 if lo <= mine <= hi else (
+                lo / mine if mine < lo else hi / mine)
+            shown = f"{lo:.0f}" if lo == hi else f"{lo:.0f} to {hi:.0f}"
+            cells = (f"{shown} tokens/s", f"{mine:.0f} tokens/s",
+                     f"{ratio:.2f}" + ("" if lo == hi else
+                                        " (to the range)"))
+        within = "yes" if 0.75 <= ratio <= 1.25 else "no"
+        rows.append(f"| {name} | {cells[0]} | {cells[1]} | {cells[2]} | "
+                    f"{within} | {binds} |")
+    g["s.table"] = "\n" + "\n".join(rows) + "\n"
+    g["s.commands"] = "\n```\n" + "\n".join(
+        "snapflow run " + " ".join(args)
+        for _, args, _, _ in SNAPSTREAM_POINTS) + "\n```\n"
+
+    # The two DeepSeek-R1 node points, operator by operator.
+    full, snap = reports[0], reports[1]
+    pf, ps = op_path(full), op_path(snap)
+    res_f = {o["operator"]: o["critical_path"] for o in
+             full["profile"]["operators"]}
+    res_s = {o["operator"]: o["critical_path"] for o in
+             snap["profile"]["operators"]}
+    def top(res):
+        return max(res, key=res.get) if res else "-"
+    ops = [o for o in pf if pf[o] >= 0.0005 or ps.get(o, 0) >= 0.0005]
+    ops.sort(key=lambda o: -(pf.get(o, 0) + ps.get(o, 0)))
+    prow = ["| operator | full, batch 16: ms | share | waits on | "
+            "SnapStream, batch 64: ms | share | waits on |",
+            "|---|---|---|---|---|---|---|"]
+    for o in ops:
+        prow.append(
+            f"| {o} | {ms(pf.get(o, 0))} | "
+            f"{100 * pf.get(o, 0) / full['step_latency_s']:.1f}% | "
+            f"{top(res_f.get(o, {}))} | {ms(ps.get(o, 0))} | "
+            f"{100 * ps.get(o, 0) / snap['step_latency_s']:.1f}% | "
+            f"{top(res_s.get(o, {}))} |")
+    prow.append(f"| step | {ms(full['step_latency_s'])} | 100% | | "
+                f"{ms(snap['step_latency_s'])} | 100% | |")
+    g["s.profile"] = "\n" + "\n".join(prow) + "\n"
+    mla = ("qkv_projection", "attention", "output_projection", "router")
+    def parts(p):
+        coll = sum(p.get(o, 0) for o in ("all_reduce", "all_gather",
+                                         "all_to_all"))
+        return (f"{ms(p.get('routed_experts', 0), 1)} ms of routed experts "
+                f"waiting on HBM, {ms(sum(p.get(o, 0) for o in mla), 1)} ms "
+                f"of the MLA kernel's chain (QKV projection, attention, "
+                f"output projection, router), {ms(coll, 1)} ms of "
+                f"collectives and {ms(p.get('kernel_launch', 0), 2)} ms of "
+                f"kernel launches")
+    g["s.full-parts"] = parts(pf)
+    g["s.snap-parts"] = parts(ps)
+    experts = [o for o in full["profile"]["operators"]
+               if o["operator"] == "routed_experts"][0]
+    hbm = chip_value("sn40l-16", "hbm_bytes_per_s")
+    g["s.experts-bytes"] = (
+        f"{experts['bytes']['hbm'] / 1e9:.1f} GB per socket, "
+        f"{ms(experts['bytes']['hbm'] / hbm, 1)} ms at {hbm / 1e12:.1f} TB/s")
+
+    # What-ifs: each mechanism's size, measured on this build.
+    wrow = ["| what-if (`--set`) | full, batch 16: step | time / published "
+            "| SnapStream, batch 64: step | time / published |",
+            "|---|---|---|---|---|"]
+    closes = []
+    cases = [(label, ("--set", setting), f"{label} (`{setting}`)")
+             for label, setting in SNAPSTREAM_WHAT_IFS]
+    cases.append(("both", tuple(a for _, st in SNAPSTREAM_WHAT_IFS
+                                for a in ("--set", st)), "both"))
+    for label, sets, shown in cases:
+        cells, within = [], True
+        for (_, args, published, _) in SNAPSTREAM_POINTS[:2]:
+            r = b.run(*args, *sets)
+            ratio = r["step_latency_s"] / published
+            within = within and 0.75 <= ratio <= 1.25
+            cells += [f"{ms(r['step_latency_s'], 1)} ms", f"{ratio:.2f}"]
+        wrow.append(f"| {shown} | " + " | ".join(cells) + " |")
+        if within:
+            closes.append(label)
+    g["s.what-ifs"] = "\n" + "\n".join(wrow) + "\n"
+    g["s.what-ifs-close"] = (
+        "none of them brings both rows within 25%" if not closes else
+        "both rows come within 25% with " + " and with ".join(closes))
+    # The per-user rows under the same what-ifs.
+    users = []
+    for name, args, _, _ in SNAPSTREAM_POINTS[2:]:
+        rates = [b.run(*args)["per_user_tokens_per_s"]]
+        rates += [b.run(*args, "--set", st)["per_user_tokens_per_s"]
+                  for _, st in SNAPSTREAM_WHAT_IFS]
+        users.append(f"{name.split(',')[0]} " +
+                     " / ".join(f"{x:.0f}" for x in rates))
+    g["s.user-what-ifs"] = (
+        " and ".join(users) + " tokens/s per user (as shipped / " +
+        " / ".join(label for label, _ in SNAPSTREAM_WHAT_IFS) + ")")
+    g["s.flat"] = (f"{ms(full['step_latency_s'], 1)} and "
+                   f"{ms(snap['step_latency_s'], 1)} ms")
+
+    # Table 4: one MoE layer of a 128K prefill (the MoE layer loop's
+    # kernels, per layer and chunk, in the prompt's profile).
+    r = prefill_report(b, 131072, "snapstream:ratio=4")
+    layer = {}
+    loop = None
+    for sec in r["ttft_profile"]["sections"]:
+        name = sec["section"]
+        if name.startswith("layers_") and sec["critical_path"].get(
+                "routed_experts", 0) > 0:
+            loop = name[:-len("_experts")] if name.endswith("_experts") \
+                else name
+    for sec in r["ttft_profile"]["sections"]:
+        if loop and sec["section"].startswith(loop):
+            for op, t in sec["critical_path"].items():
+                layer[op] = layer.get(op, 0) + t
+    total = sum(layer.values())
+    trow = ["| Table 4 row | published share | snapflow share | snapflow "
+            "operators |", "|---|---|---|---|"]
+    named = set()
+    for label, share, names in TABLE4:
+        mine = sum(layer.get(n, 0) for n in names)
+        named.update(names)
+        trow.append(f"| {label} | {share:.2f}% | {100 * mine / total:.2f}% | "
+                    f"{', '.join(names)} |")
+    rest = sorted((t, op) for op, t in layer.items()
+                  if op not in named and t > 0)[::-1]
+    trow.append(f"| (not in Table 4) | - | "
+                f"{100 * sum(t for t, _ in rest) / total:.2f}% | "
+                + ", ".join(f"{op} {100 * t / total:.1f}%" for t, op in rest)
+                + " |")
+    g["s.table4"] = "\n" + "\n".join(trow) + "\n"
+    busy = {o["operator"]: o["busy_s"] for o in r["ttft_profile"]["operators"]}
+    g["s.table4-off"] = (
+        f"the router is busy {ms(busy.get('router', 0), 0)} ms and the "
+        f"selection {ms(busy.get('kv_selection', 0), 0)} ms of the "
+        f"{r['step_latency_s']:.2f} s prefill, and the selection adds "
+        f"{1e6 * r['ttft_breakdown']['selection_s']:.0f} us to it")
+    g["s.table4-loop"] = loop or "-"
+    # The QKV projections: SnapStream runs them TP16; snapflow replicates
+    # the low-rank down-projections (q_a_proj, kv_a_proj_with_mqa) as the
+    # vLLM's DeepSeek model code does (ReplicatedLinear).
+    with open(os.path.join(ROOT, "models", "configs", "deepseek-r1.json")) as f:
+        cfg = json.load(f)
+    hdim, ql = cfg["hidden_size"], cfg["q_lora_rank"]
+    kvl = cfg["kv_lora_rank"] + cfg["qk_rope_head_dim"]
+    qb = ql * cfg["num_attention_heads"] * (cfg["qk_nope_head_dim"] +
+                                            cfg["qk_rope_head_dim"])
+    replicated = hdim * (ql + kvl) + qb / 16
+    split = (hdim * (ql + kvl) + qb) / 16
+    g["s.qkv-split"] = f"{replicated / split:.1f}x"
     return g
 
 
