@@ -203,16 +203,30 @@ snapflow::driver::compileProgram(mlir::MLIRContext &context, const Workload &w,
 llvm::Expected<int64_t>
 snapflow::driver::findMaxBatch(mlir::MLIRContext &context, const Workload &w,
                                const WorkloadOptions &o,
-                               const CompileOptions &c) {
-  // The plan at batch 1 estimates the largest batch (KV and activations
-  // per sequence); spilling whole activation tensors can make the estimate
-  // a little high, so it is checked, and on a miss the largest batch that
-  // fits is found by bisection (the need grows with the batch).
-  int64_t estimate = 0;
-  auto probe = compileFitting(context, w, o, c, 1, /*prefill=*/false, estimate);
-  if (!probe)
-    return probe.takeError();
-  if (estimate < 1)
+                               const CompileOptions &options,
+                               std::optional<int64_t> estimate) {
+  // What fits does not depend on which experts the tokens pick (every
+  // expert's weights are stored; tiles keep their size), so the seeded
+  // routing draws, whose cost grows with the batch, are left out and the
+  // IR is verified once.
+  CompileOptions c = options;
+  c.pipeline.routingSeed = -1;
+  c.verifyEachPass = false;
+  // The plan estimates the largest batch by HBM (weights, then KV and
+  // activations per sequence); it is checked by compiling it and the next,
+  // which must not fit. Spilling whole activation tensors can make the
+  // estimate a little high, and SRAM stream buffers a little low; on a
+  // miss the answer is found by bisection (below) or by doubling the step
+  // (above), so the batch reported fits and the next one does not.
+  if (!estimate) {
+    int64_t planned = 0;
+    auto probe =
+        compileFitting(context, w, o, c, 1, /*prefill=*/false, planned);
+    if (!probe)
+      return probe.takeError();
+    estimate = planned;
+  }
+  if (*estimate < 1)
     return llvm::make_error<ProgramFailure>(
         w.config.name + ": not even batch 1 fits " + w.chip.getName());
   auto fitsAt = [&](int64_t batch) -> llvm::Expected<bool> {
@@ -226,12 +240,32 @@ snapflow::driver::findMaxBatch(mlir::MLIRContext &context, const Workload &w,
     llvm::consumeError(std::move(e));
     return false;
   };
-  auto top = fitsAt(estimate);
+  int64_t lo = 0, hi = 0; // lo fits, hi does not
+  auto top = fitsAt(*estimate);
   if (!top)
     return top.takeError();
-  if (*top)
-    return estimate;
-  int64_t lo = 1, hi = estimate; // lo fits, hi does not
+  if (*top) {
+    lo = *estimate;
+    for (int64_t step = 1;; step *= 2) {
+      auto above = fitsAt(lo + step);
+      if (!above)
+        return above.takeError();
+      if (!*above) {
+        hi = lo + step;
+        break;
+      }
+      lo += step;
+    }
+  } else {
+    auto one = *estimate == 1 ? llvm::Expected<bool>(false) : fitsAt(1);
+    if (!one)
+      return one.takeError();
+    if (!*one)
+      return llvm::make_error<ProgramFailure>(
+          w.config.name + ": not even batch 1 fits " + w.chip.getName());
+    lo = 1;
+    hi = *estimate;
+  }
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
     auto ok = fitsAt(mid);
@@ -285,6 +319,20 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
   out.context = o.context;
   out.tp = w->tp;
   out.maxBatch = plan.getMaxBatch();
+  if (c.phase == "decode") {
+    // The largest batch as `run --batch max` and sweeps find it: it
+    // compiles and the next does not (the plan's figure is an estimate).
+    auto largest = findMaxBatch(context, *w, o, c, plan.getMaxBatch());
+    if (largest) {
+      out.maxBatch = *largest;
+    } else {
+      Error e = largest.takeError();
+      if (!e.isA<ProgramFailure>())
+        return std::move(e);
+      llvm::consumeError(std::move(e));
+      out.maxBatch = 0;
+    }
+  }
   out.weightsBytes = plan.getWeightsBytes();
   out.kvBytes = plan.getKvBytes();
   out.activationBytes = plan.getActivationBytes();
@@ -326,7 +374,7 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
                           {"ddr_capacity_bytes",
                            w->chip.tierBytesPerSocket(arch::MemoryTier::DDR)}}},
       {"fits", plan.fits()},
-      {"max_batch_that_fits", plan.getMaxBatch()},
+      {"max_batch_that_fits", out.maxBatch},
       {"flops_per_step_per_socket", stats.flops},
       {"offchip_bytes_read_per_step_per_socket", stats.offChipBytesRead()},
       {"collective_bytes_per_step_per_socket", stats.collectiveBytes},

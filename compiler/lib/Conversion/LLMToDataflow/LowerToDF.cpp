@@ -50,15 +50,26 @@ int64_t elementsOf(Type t) {
   return cast<RankedTensorType>(t).getNumElements();
 }
 
-/// The divisor of `n` closest to `want` (at least 1).
+/// The divisor of `n` closest to `want` (at least 1): the nearer of the
+/// largest divisor at most `want` and the smallest at least `want`, unless
+/// the one below is more than twice too few and the one above is off by a
+/// smaller factor. A dimension with a large prime factor (a batch of
+/// 586 = 2 x 293 cut into about 65 pieces) is then cut into 293 pieces, not
+/// 2 of half the dimension each: tiles, and the stream buffers holding
+/// them, stay near the size asked for, so what fits in SRAM does not jump
+/// with the batch's factors.
 int64_t closestDivisor(int64_t n, int64_t want) {
   want = std::clamp<int64_t>(want, 1, n);
-  for (int64_t d = 0;; ++d) {
-    if (want - d >= 1 && n % (want - d) == 0)
-      return want - d;
-    if (want + d <= n && n % (want + d) == 0)
-      return want + d;
-  }
+  int64_t below = want, above = want;
+  while (n % below != 0)
+    --below;
+  while (n % above != 0)
+    ++above;
+  bool nearerBelow = want - below <= above - want;
+  if (nearerBelow && want > 2 * below &&
+      double(above) / double(want) < double(want) / double(below))
+    return above;
+  return nearerBelow ? below : above;
 }
 
 /// A tile of `shape` cut into about `want` equal pieces per layer, splitting

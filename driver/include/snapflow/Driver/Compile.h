@@ -20,6 +20,8 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/JSON.h"
 
+#include <optional>
+
 namespace snapflow {
 namespace driver {
 
@@ -68,12 +70,14 @@ compileProgram(mlir::MLIRContext &context, const Workload &workload,
                const WorkloadOptions &options, const CompileOptions &compile,
                int64_t batch, bool prefill, int64_t *maxBatch = nullptr);
 
-/// The largest decode batch of the workload that fits its chip (checked by
-/// compiling it); a ProgramFailure when not even batch 1 fits.
-llvm::Expected<int64_t> findMaxBatch(mlir::MLIRContext &context,
-                                     const Workload &workload,
-                                     const WorkloadOptions &options,
-                                     const CompileOptions &compile);
+/// The largest decode batch of the workload that fits its chip: it
+/// compiles, and the next batch does not (both checked by compiling them,
+/// starting from `estimate`, else the plan's at batch 1); a ProgramFailure
+/// when not even batch 1 fits.
+llvm::Expected<int64_t>
+findMaxBatch(mlir::MLIRContext &context, const Workload &workload,
+             const WorkloadOptions &options, const CompileOptions &compile,
+             std::optional<int64_t> estimate = std::nullopt);
 
 /// What `snapflow compile` produced: the JSON report (also written to
 /// `compile.reportPath`) and the plan figures for a summary.
