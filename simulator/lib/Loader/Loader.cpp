@@ -8,6 +8,7 @@
 
 #include "snapflow/Support/CheckedInt.h"
 #include "snapflow/Support/Error.h"
+#include "snapflow/Support/Nesting.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -261,6 +262,14 @@ llvm::Expected<Program> choose(ModuleOp module, llvm::StringRef bufferName,
 llvm::Expected<Program> snapflow::sim::parseProgram(llvm::StringRef text,
                                                     llvm::StringRef bufferName,
                                                     llvm::StringRef name) {
+  // MLIR's parser recurses per level of nesting: a file nested a hundred
+  // thousand deep would overflow the stack. A df program nests a few
+  // levels (module, program, section, attributes).
+  constexpr int kMaxNesting = 256;
+  if (std::optional<size_t> at = firstTooDeep(text, kMaxNesting))
+    return makeError(bufferName + ":" + lineColumn(text, *at) +
+                     ": error: nested deeper than " +
+                     std::to_string(kMaxNesting) + " levels");
   // One thread: a df program is small, and sweeps call this in processes
   // they fork.
   MLIRContext context(MLIRContext::Threading::DISABLED);

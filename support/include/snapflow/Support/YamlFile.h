@@ -11,6 +11,7 @@
 #define SNAPFLOW_SUPPORT_YAMLFILE_H
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
@@ -43,14 +44,25 @@ public:
   YamlFile(const YamlFile &) = delete;
   YamlFile &operator=(const YamlFile &) = delete;
 
-  /// Whether the whole document parses. A syntax error is then reported
-  /// alone, not followed by every key the truncated document seems to miss.
+  /// Whether the whole document parses, nests at most kMaxDepth levels and
+  /// gives no key twice in one mapping (llvm::yaml keeps both, and a reader
+  /// taking the last would silently drop the first: a chip value pasted
+  /// twice). A syntax error is then reported alone, not followed by every
+  /// key the truncated document seems to miss.
   bool syntaxOk() {
     llvm::yaml::Stream probe(llvm::MemoryBufferRef(text, name), sm,
                              /*ShowColors=*/false);
-    probe.skip();
+    for (llvm::yaml::Document &doc : probe) {
+      if (numErrors > 0)
+        break;
+      checkKeys(doc.getRoot(), 0, probe);
+    }
     return numErrors == 0;
   }
+
+  /// The deepest nesting of mappings and sequences a file may have; every
+  /// file snapflow reads nests a few levels.
+  static constexpr int kMaxDepth = 64;
 
   /// The document's root, or null when there is none.
   llvm::yaml::Node *root() {
@@ -88,6 +100,60 @@ public:
   }
 
 private:
+  /// Walks `node` of `probe`: each mapping's keys once each, no deeper than
+  /// kMaxDepth.
+  void checkKeys(llvm::yaml::Node *node, int depth, llvm::yaml::Stream &probe) {
+    if (!node)
+      return;
+    if (numErrors > 0) {
+      node->skip();
+      return;
+    }
+    if (depth > kMaxDepth &&
+        (llvm::isa<llvm::yaml::MappingNode>(node) ||
+         llvm::isa<llvm::yaml::SequenceNode>(node))) {
+      probe.printError(node, "nested deeper than " +
+                                 llvm::Twine(kMaxDepth) + " levels");
+      node->skip();
+      return;
+    }
+    if (auto *map = llvm::dyn_cast<llvm::yaml::MappingNode>(node)) {
+      llvm::StringMap<llvm::yaml::Node *> seen;
+      // Every entry is visited to its end (an iteration left half-way
+      // confuses the stream), checking stops at the first error.
+      for (llvm::yaml::KeyValueNode &kv : *map) {
+        if (numErrors > 0) {
+          kv.skip();
+          continue;
+        }
+        if (auto *key =
+                llvm::dyn_cast_or_null<llvm::yaml::ScalarNode>(kv.getKey())) {
+          llvm::SmallString<64> storage;
+          std::string k = key->getValue(storage).str();
+          auto [it, fresh] = seen.try_emplace(k, key);
+          if (!fresh) {
+            unsigned line =
+                sm.getLineAndColumn(it->second->getSourceRange().Start).first;
+            probe.printError(key, "key '" + k +
+                                      "' given twice in one mapping (first "
+                                      "at line " +
+                                      llvm::Twine(line) + ")");
+            kv.skip();
+            continue;
+          }
+        }
+        checkKeys(kv.getValue(), depth + 1, probe);
+      }
+    } else if (auto *seq = llvm::dyn_cast<llvm::yaml::SequenceNode>(node)) {
+      for (llvm::yaml::Node &item : *seq) {
+        if (numErrors > 0)
+          item.skip();
+        else
+          checkKeys(&item, depth + 1, probe);
+      }
+    }
+  }
+
   llvm::StringRef text;
   std::string name;
   llvm::SourceMgr sm;

@@ -1,0 +1,85 @@
+//===- SupportTest.cpp - The readers every user file goes through --------===//
+//
+// parseJson and YamlFile refuse what their parsers accept silently or cannot
+// survive: a key given twice (the parsers keep both or the last) and
+// nesting deep enough to overflow the stack; each error names the file,
+// line and column (issue 32, item 2 and R12).
+//
+//===----------------------------------------------------------------------===//
+
+#include "snapflow/Support/Json.h"
+#include "snapflow/Support/YamlFile.h"
+
+#include "gtest/gtest.h"
+
+#include <string>
+
+using namespace snapflow;
+
+namespace {
+
+std::string jsonError(llvm::StringRef text) {
+  auto v = parseJson(text, "f.json");
+  if (v)
+    return "";
+  return llvm::toString(v.takeError());
+}
+
+std::string yamlError(llvm::StringRef text) {
+  YamlFile yaml(text, "f.yaml");
+  if (yaml.syntaxOk())
+    return "";
+  return llvm::toString(yaml.fail());
+}
+
+} // namespace
+
+// A key twice in one object is refused at the second, line 3 column 3; the
+// same key in two objects, a key inside a string, and a quote escaped in a
+// key are not duplicates.
+TEST(Json, KeyGivenTwiceIsRefused) {
+  EXPECT_EQ(jsonError("{\n  \"a\": 1,\n  \"a\": 2\n}"),
+            "f.json:3:3: error: key \"a\" given twice in one object");
+  EXPECT_EQ(jsonError("{\"a\": {\"a\": 1}, \"b\": [{\"a\": 1}, {\"a\": 2}]}"),
+            "");
+  EXPECT_EQ(jsonError("{\"a\": \"{\\\"a\\\": 1\", \"b\": \"a\"}"), "");
+  EXPECT_EQ(jsonError("{\"a\\\"\": 1, \"a\": 2}"), "");
+  // Values that look like keys are not keys.
+  EXPECT_EQ(jsonError("{\"a\": \"b\", \"b\": \"a\"}"), "");
+}
+
+// kMaxJsonDepth levels parse; one more is refused before the recursive
+// parser sees it (a million would overflow its stack).
+TEST(Json, DeepNestingIsRefused) {
+  std::string ok(kMaxJsonDepth, '['), deep(kMaxJsonDepth + 1, '[');
+  ok += std::string(kMaxJsonDepth, ']');
+  deep += std::string(kMaxJsonDepth + 1, ']');
+  EXPECT_EQ(jsonError(ok), "");
+  EXPECT_EQ(jsonError(deep), "f.json:1:" + std::to_string(kMaxJsonDepth + 1) +
+                                 ": error: nested deeper than " +
+                                 std::to_string(kMaxJsonDepth) + " levels");
+  std::string million(1000000, '[');
+  EXPECT_NE(jsonError(million), "");
+}
+
+// A chip leaf with `value` twice (a copy-paste slip) is refused at the
+// second, naming the first's line; the same key in sibling mappings is not.
+TEST(Yaml, KeyGivenTwiceIsRefused) {
+  std::string e = yamlError("socket:\n  clock_hz:\n    value: 1\n"
+                            "    value: 2\n    source: \"test: x\"\n");
+  EXPECT_NE(e.find("f.yaml:4:5: error: key 'value' given twice in one "
+                   "mapping (first at line 3)"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(yamlError("a:\n  value: 1\nb:\n  value: 2\n"), "");
+}
+
+// kMaxDepth levels of flow sequences parse, one more is refused.
+TEST(Yaml, DeepNestingIsRefused) {
+  auto nest = [](int n) {
+    return "a: " + std::string(n, '[') + std::string(n, ']') + "\n";
+  };
+  EXPECT_EQ(yamlError(nest(YamlFile::kMaxDepth)), "");
+  EXPECT_NE(yamlError(nest(YamlFile::kMaxDepth + 1)).find("nested deeper than"),
+            std::string::npos);
+}
