@@ -681,6 +681,51 @@ snapflow::driver::readSweepRows(StringRef path) {
 
 namespace {
 
+/// The workload options of a point (its batch set when it runs).
+WorkloadOptions pointWorkload(const SweepPoint &p) {
+  WorkloadOptions o;
+  o.model = p.model;
+  o.chip = p.chip;
+  o.context = p.context;
+  o.batch = 1; // set per point
+  o.kv = p.kv;
+  if (!p.kvFormat.empty())
+    o.kvFormat = p.kvFormat;
+  if (!p.cla.empty())
+    StringRef(p.cla).getAsInteger(10, o.cla); // checked by the grid
+  o.tp = p.tp;
+  o.weightsDtype = p.dtype;
+  o.set = splitSet(p.set);
+  return o;
+}
+
+/// A point's inputs but its batch: the points that share a workload.
+std::vector<std::string> workloadKey(const SweepPoint &p) {
+  std::vector<std::string> id = p.identity();
+  id.erase(id.begin() + 3); // the batch
+  return id;
+}
+
+/// Every point's inputs checked as `snapflow run` checks them (a context
+/// past the model's positions, a KV budget past the context, a TP the
+/// heads do not divide), before anything is written: the first point that
+/// could not run is named with the reason. What only compiling finds (a
+/// point that does not fit) is the point's row, `failed`.
+Error checkPoints(const std::vector<SweepPoint> &points) {
+  std::set<std::string> checked;
+  for (const SweepPoint &p : points) {
+    if (!checked.insert(identityKey(workloadKey(p))).second)
+      continue;
+    auto w = resolveWorkload(pointWorkload(p), /*needChip=*/true);
+    if (!w)
+      return makeError(formatv("point {0} ({1} {2} context {3} --kv {4}): "
+                               "{5}",
+                               p.index, p.model, p.chip, p.context, p.kv,
+                               llvm::toString(w.takeError())));
+  }
+  return Error::success();
+}
+
 /// Everything compiled once and shared by the points of a sweep.
 class PointPreparer {
 public:
@@ -717,21 +762,8 @@ public:
   }
 
 private:
-  WorkloadOptions options(const SweepPoint &p) {
-    WorkloadOptions o;
-    o.model = p.model;
-    o.chip = p.chip;
-    o.context = p.context;
-    o.batch = 1; // set per point
-    o.kv = p.kv;
-    if (!p.kvFormat.empty())
-      o.kvFormat = p.kvFormat;
-    if (!p.cla.empty())
-      StringRef(p.cla).getAsInteger(10, o.cla); // checked by the grid
-    o.tp = p.tp;
-    o.weightsDtype = p.dtype;
-    o.set = splitSet(p.set);
-    return o;
+  static WorkloadOptions options(const SweepPoint &p) {
+    return pointWorkload(p);
   }
   /// The compiler options of a point: the sweep's, with its axes' values.
   CompileOptions compileOptions(const SweepPoint &p) const {
@@ -747,12 +779,6 @@ private:
     if (!p.mtpAcceptance.empty())
       StringRef(p.mtpAcceptance).getAsDouble(c.mtpAcceptance);
     return c;
-  }
-  /// A point's inputs but its batch: the points that share a workload.
-  static std::vector<std::string> workloadKey(const SweepPoint &p) {
-    std::vector<std::string> id = p.identity();
-    id.erase(id.begin() + 3); // the batch
-    return id;
   }
   llvm::Expected<const Workload *> workload(const SweepPoint &p,
                                             const WorkloadOptions &o) {
@@ -968,6 +994,8 @@ Error snapflow::driver::runSweep(const SweepOptions &o, llvm::raw_ostream &os) {
   if (!manifest)
     return manifest.takeError();
   std::vector<SweepPoint> points = grid->points();
+  if (Error e = checkPoints(points))
+    return e;
 
   std::string results = pathIn(o.outputDir, "results.csv"),
               manifestPath = pathIn(o.outputDir, "sweep.json"),
