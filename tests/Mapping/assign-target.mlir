@@ -38,7 +38,7 @@ module @other attributes {df.target = #df.target<"sn40l">} {
 // RUN: echo 'module {}' | not snapflow-opt --assign-target 2>&1 | FileCheck %s --check-prefix=NOCHIP
 // NOCHIP: error: assign-target: give chip=NAME|PATH (the module has no df.target yet)
 // RUN: echo 'module {}' | not snapflow-opt --assign-target="chip=sn99" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// UNKNOWN: error: assign-target: unknown chip 'sn99'; built-in chips are sn40l-16, sn40l, tiny, or give a path to a .yaml file
+// UNKNOWN: error: assign-target: unknown chip 'sn99' (built-in chips are sn40l-16, sn40l, tiny, or give a path to a .yaml file)
 // A path is read like --chip reads it.
 // RUN: echo 'module {}' | snapflow-opt --assign-target="chip=%chips/tiny.yaml" | FileCheck %s --check-prefix=PATH
 // PATH: module attributes {df.target = #df.target<"tiny", socket = {{{.*}}pcu_count = 4 : i64

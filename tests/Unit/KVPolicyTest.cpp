@@ -204,7 +204,7 @@ TEST(KVPolicy, Errors) {
     EXPECT_NE(err.find("(keys: budget"), std::string::npos) << err;
     EXPECT_EQ(err.find("expected '>'"), std::string::npos) << err;
   }
-  EXPECT_NE(p.errorOf("quest").find("unknown KV policy 'quest'; expected "
+  EXPECT_NE(p.errorOf("quest").find("unknown KV policy 'quest' (expected "
                                     "full, streaming, snapkv, snapstream, "
                                     "h2o, scissorhands"),
             std::string::npos)
@@ -297,8 +297,8 @@ TEST(KVFormat, ShorthandsAndDefaults) {
             "kivi (keys: bits (2|4, required), group (32), residual (128, a "
             "multiple of group))");
   EXPECT_EQ(label("int3"),
-            "error: unknown KV format 'int3'; expected bf16, fp8, kivi, "
-            "quarot, zipcache, kivi2, kivi4, quarot4 (see `snapflow list`)");
+            "error: unknown KV format 'int3' (expected bf16, fp8, kivi, "
+            "quarot, zipcache, kivi2, kivi4, quarot4; see `snapflow list`)");
 }
 
 // A format's bits per token of one layer, for a GQA cache of 8 KV heads of

@@ -562,12 +562,38 @@ std::optional<std::string> unknownFlag(int argc, char **argv) {
            " (see `snapflow --help`)";
   }
   auto &options = cl::getRegisteredOptions(*sub);
+  // How many words (not flags) the command takes: one per positional
+  // option, any number with a list, a sink or a consume-after option.
+  size_t words = 0, maxWords = 0;
+  for (cl::Option *o : sub->PositionalOpts)
+    maxWords = o->getNumOccurrencesFlag() == cl::ZeroOrMore ||
+                       o->getNumOccurrencesFlag() == cl::OneOrMore ||
+                       maxWords == SIZE_MAX
+                   ? SIZE_MAX
+                   : maxWords + 1;
+  if (!sub->SinkOpts.empty() || sub->ConsumeAfterOpt)
+    maxWords = SIZE_MAX;
   for (int i = 2; i < argc; ++i) {
     StringRef arg = argv[i];
     if (arg == "--")
       break;
-    if (!arg.starts_with("-") || arg == "-")
+    if (!arg.starts_with("-") || arg == "-") {
+      // A word past the ones the command takes: one line, not llvm::cl's
+      // two.
+      ++words;
+      if (words > maxWords)
+        return maxWords == 0
+                   ? formatv("{0} takes no argument '{1}'; its inputs are "
+                             "flags (see `snapflow {0} --help`)",
+                             sub->getName(), arg)
+                         .str()
+                   : formatv("{0} takes {1} file argument{2}; '{3}' is one "
+                             "too many (see `snapflow {0} --help`)",
+                             sub->getName(), maxWords,
+                             maxWords == 1 ? "" : "s", arg)
+                         .str();
       continue;
+    }
     auto [name, value] = arg.ltrim('-').split('=');
     auto known = options.find(name);
     if (known != options.end()) {
@@ -617,11 +643,22 @@ int fail(Error err) {
     if (e.isA<ProgramFailure>())
       code = 2;
     std::string msg = e.message();
-    // Located diagnostics (file:line:col: error: ...) already say what they are.
-    if (StringRef(msg).contains(": error: "))
-      errs() << msg << "\n";
-    else
+    // Located diagnostics (file:line:col: error: ...) already say what they
+    // are; an error located at a flag (`--set: error: ...`, from the chip
+    // model's overrides) is the command line's, said as the others are.
+    if (!StringRef(msg).contains(": error: ")) {
       WithColor::error(errs(), "snapflow") << msg << "\n";
+      return;
+    }
+    llvm::SmallVector<StringRef> lines;
+    StringRef(msg).split(lines, '\n');
+    for (StringRef line : lines) {
+      auto [where, what] = line.split(": error: ");
+      if (where.starts_with("--") && !what.empty())
+        WithColor::error(errs(), "snapflow") << where << ": " << what << "\n";
+      else
+        errs() << line << "\n";
+    }
   });
   return code;
 }
@@ -673,7 +710,34 @@ SimulateOptions simulateOptions() {
   return s;
 }
 
+/// `value` of `--flag` if it is one of `choices`, else an error in the
+/// flag's own words (a pass would report it under its own name).
+Error checkChoice(StringRef flag, StringRef value,
+                  ArrayRef<StringRef> choices) {
+  if (llvm::is_contained(choices, value))
+    return Error::success();
+  std::string expected;
+  for (size_t i = 0; i < choices.size(); ++i)
+    expected += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") +
+                choices[i].str();
+  return createStringError(inconvertibleErrorCode(),
+                           "--" + flag + ": expected " + expected + ", got '" +
+                               value + "'" +
+                               didYouMean(value, std::vector<std::string>(
+                                                     choices.begin(),
+                                                     choices.end())));
+}
+
+Error checkMappingChoices() {
+  if (Error e = checkChoice("mla-cache", mlaCacheOpt,
+                            {"replicate", "sequence", "batch"}))
+    return e;
+  return checkChoice("moe", moeOpt, {"expert", "split"});
+}
+
 llvm::Expected<CompileOptions> compileOptions() {
+  if (Error e = checkMappingChoices())
+    return std::move(e);
   CompileOptions c;
   c.phase = phaseOpt;
   if (prefillChunkOpt == "auto")
@@ -808,6 +872,8 @@ int main(int argc, char **argv) {
     if (!w)
       return fail(w.takeError());
     if (infoCmd) {
+      if (Error e = checkMappingChoices())
+        return fail(std::move(e));
       auto info = describeWorkload(*w, mlaCacheOpt);
       if (!info)
         return fail(info.takeError());

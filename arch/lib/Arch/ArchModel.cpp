@@ -606,12 +606,16 @@ llvm::Expected<ArchModel> ArchModel::load(StringRef nameOrPath) {
       nameOrPath.contains('/'))
     return loadFile(nameOrPath);
   std::string known;
-  for (const EmbeddedFile &f : kBuiltinChips)
+  std::vector<std::string> names;
+  for (const EmbeddedFile &f : kBuiltinChips) {
     known += (known.empty() ? "" : ", ") + std::string(f.name);
+    names.push_back(f.name);
+  }
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "unknown chip '" + nameOrPath +
-                                     "'; built-in chips are " + known +
-                                     ", or give a path to a .yaml file");
+                                 "unknown chip '" + nameOrPath + "'" +
+                                     didYouMean(nameOrPath, names) +
+                                     " (built-in chips are " + known +
+                                     ", or give a path to a .yaml file)");
 }
 
 std::vector<std::string> ArchModel::builtinNames() {

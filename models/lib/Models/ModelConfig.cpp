@@ -2,6 +2,7 @@
 
 #include "snapflow/Models/ModelConfig.h"
 #include "snapflow/Support/Json.h"
+#include "snapflow/Support/Nearest.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -396,12 +397,16 @@ llvm::Expected<ModelConfig> ModelConfig::load(StringRef nameOrPath) {
   if (nameOrPath.ends_with(".json") || nameOrPath.contains('/'))
     return loadFile(nameOrPath);
   std::string known;
-  for (const EmbeddedFile &f : kBuiltinModels)
+  std::vector<std::string> names;
+  for (const EmbeddedFile &f : kBuiltinModels) {
     known += (known.empty() ? "" : ", ") + std::string(f.name);
+    names.push_back(f.name);
+  }
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "unknown model '" + nameOrPath +
-                                     "'; built-in models are " + known +
-                                     ", or give a path to a config.json");
+                                 "unknown model '" + nameOrPath + "'" +
+                                     didYouMean(nameOrPath, names) +
+                                     " (built-in models are " + known +
+                                     ", or give a path to a config.json)");
 }
 
 llvm::Error ModelConfig::setClaShareFactor(int64_t factor,

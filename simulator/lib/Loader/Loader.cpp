@@ -265,6 +265,14 @@ llvm::Expected<Program> snapflow::sim::parseProgram(llvm::StringRef text,
   // MLIR's parser recurses per level of nesting: a file nested a hundred
   // thousand deep would overflow the stack. A df program nests a few
   // levels (module, program, section, attributes).
+  // A report or a config given by mistake: say so, not MLIR's "expected
+  // operation name in quotes".
+  if (StringRef head = text.ltrim(); head.consume_front("{") &&
+                                      head.ltrim().starts_with("\""))
+    return makeError(bufferName +
+                     ": error: this is a JSON file (a report, a config), not "
+                     "a df program; simulate takes the .mlir that `snapflow "
+                     "compile -o` writes");
   constexpr int kMaxNesting = 256;
   if (std::optional<size_t> at = firstTooDeep(text, kMaxNesting))
     return makeError(bufferName + ":" + lineColumn(text, *at) +

@@ -11,7 +11,7 @@
 // touched; a format whose KIVI group (64) does not divide a token's value
 // (2 KV heads x 16 = 32 channels) is an error naming the flag.
 // RUN: not snapflow-opt %s -split-input-file --kv-compress="policy=full format=int4" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// UNKNOWN: error: kv-compress: unknown KV format 'int4'; expected bf16, fp8, kivi, quarot, zipcache, kivi2, kivi4, quarot4 (see `snapflow list`)
+// UNKNOWN: error: kv-compress: unknown KV format 'int4' (expected bf16, fp8, kivi, quarot, zipcache, kivi2, kivi4, quarot4; see `snapflow list`)
 // RUN: not snapflow-opt %s -split-input-file --kv-compress="policy=full format=kivi:bits=3" 2>&1 | FileCheck %s --check-prefix=BADKEY
 // BADKEY: error: kv-compress: KV format 'kivi:bits=3': kivi bits must be 2 or 4 (the official kernels' widths), got 3
 // RUN: not snapflow-opt %s -split-input-file --kv-compress="policy=full format=kivi:bits=2,group=64" 2>&1 | FileCheck %s --check-prefix=GROUP

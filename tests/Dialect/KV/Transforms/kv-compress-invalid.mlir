@@ -13,7 +13,7 @@
 // RUN: not snapflow-opt %t/ok.mlir --kv-compress="policy=snapstream:budgett=8" 2>&1 | FileCheck %s --check-prefix=KEY
 // KEY: error: kv-compress: KV policy 'snapstream:budgett=8': unknown key 'budgett' for snapstream (keys: budget | ratio
 // RUN: not snapflow-opt %t/ok.mlir --kv-compress="policy=lru" 2>&1 | FileCheck %s --check-prefix=KIND
-// KIND: error: kv-compress: unknown KV policy 'lru'; expected full, streaming, snapkv, snapstream, h2o, scissorhands, arkvale (see `snapflow list`)
+// KIND: error: kv-compress: unknown KV policy 'lru' (expected full, streaming, snapkv, snapstream, h2o, scissorhands, arkvale; see `snapflow list`)
 // RUN: not snapflow-opt %t/ok.mlir --kv-compress="policy=full:budget=4" 2>&1 | FileCheck %s --check-prefix=FULLKEY
 // FULLKEY: error: kv-compress: KV policy 'full:budget=4': unknown key 'budget' for full
 

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snapflow/Dialect/KV/IR/KVOps.h"
+#include "snapflow/Support/Nearest.h"
 
 #include "../KVAttrList.h"
 
@@ -68,8 +69,9 @@ llvm::Expected<Attribute> snapflow::kv::detail::parseSpelling(
   if (!usage)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "unknown " + what + " '" + name + "'; expected " +
-            llvm::join(names, ", ") + " (see `snapflow list`)");
+        "unknown " + what + " '" + name + "'" + didYouMean(name, names) +
+            " (expected " + llvm::join(names, ", ") +
+            "; see `snapflow list`)");
   if (trimmed.contains(':') && rest.trim().empty())
     return spellingError("empty parameter list");
   // name:k=v,k=v  ->  #kv.name<k = v, k = v>; a bare name is the
