@@ -32,6 +32,14 @@ if os.geteuid() == 0 and all(shutil.which(t) for t in
                              ("slurmctld", "slurmd", "sbatch", "munged", "mungekey")):
     config.available_features.add("slurm")
 
+# tests/Tools/full-disk.test mounts a tiny tmpfs in a private mount
+# namespace (unshare -m), which needs root; the machine's mounts and /dev
+# are never touched.
+import subprocess
+if os.geteuid() == 0 and shutil.which("unshare") and subprocess.run(
+        ["unshare", "-m", "true"], capture_output=True).returncode == 0:
+    config.available_features.add("mount-namespace")
+
 # The plot tests draw with gnuplot and render the SVGs with rsvg-convert
 # (librsvg2-bin; `make install` brings both).
 for tool in ("gnuplot", "rsvg-convert"):

@@ -8,7 +8,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "snapflow/Support/Json.h"
+#include "snapflow/Support/Output.h"
 #include "snapflow/Support/YamlFile.h"
+
+#include "llvm/Support/MemoryBuffer.h"
 
 #include "gtest/gtest.h"
 
@@ -82,4 +85,60 @@ TEST(Yaml, DeepNestingIsRefused) {
   EXPECT_EQ(yamlError(nest(YamlFile::kMaxDepth)), "");
   EXPECT_NE(yamlError(nest(YamlFile::kMaxDepth + 1)).find("nested deeper than"),
             std::string::npos);
+}
+
+namespace {
+std::string slurp(const std::string &path) {
+  auto b = llvm::MemoryBuffer::getFile(path);
+  return b ? (*b)->getBuffer().str() : "<missing>";
+}
+} // namespace
+
+// writeOutput replaces a file only with a whole new one: a writer that
+// fails leaves the old file and no temporary beside it; one that succeeds
+// replaces it. A symbolic link is followed (the file it names is replaced,
+// the link stays). /dev/full is written in place and refused with the
+// system's reason, and stays a device (issue 32, item 5: R06, R07).
+TEST(Output, WholeOrNotAtAll) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("snapflow-output", dir));
+  std::string path = (dir + "/out.txt").str();
+  ASSERT_FALSE(writeOutput(path, [](llvm::raw_ostream &os) {
+    os << "old";
+    return llvm::Error::success();
+  }));
+  llvm::Error failed = writeOutput(path, [](llvm::raw_ostream &os) {
+    os << "half";
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "stop");
+  });
+  EXPECT_EQ(llvm::toString(std::move(failed)), "stop");
+  EXPECT_EQ(slurp(path), "old");
+  std::error_code ec;
+  int entries = 0;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec))
+    ++entries;
+  EXPECT_EQ(entries, 1); // no temporary left
+  std::string link = (dir + "/link.txt").str();
+  ASSERT_FALSE(llvm::sys::fs::create_link(path, link));
+  ASSERT_FALSE(writeOutput(link, [](llvm::raw_ostream &os) {
+    os << "new";
+    return llvm::Error::success();
+  }));
+  EXPECT_EQ(slurp(path), "new");
+  EXPECT_TRUE(llvm::sys::fs::is_symlink_file(link));
+  if (llvm::sys::fs::exists("/dev/full")) {
+    llvm::Error full = writeOutput("/dev/full", [](llvm::raw_ostream &os) {
+      os << std::string(1 << 16, 'x');
+      return llvm::Error::success();
+    });
+    EXPECT_EQ(llvm::toString(std::move(full)),
+              "cannot write /dev/full: No space left on device");
+    llvm::sys::fs::file_status st;
+    ASSERT_FALSE(llvm::sys::fs::status("/dev/full", st));
+    EXPECT_EQ(st.type(), llvm::sys::fs::file_type::character_file);
+  }
+  llvm::sys::fs::remove(link);
+  llvm::sys::fs::remove(path);
+  llvm::sys::fs::remove(dir);
 }

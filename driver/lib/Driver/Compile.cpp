@@ -17,6 +17,7 @@
 #include "snapflow/Pipelines/Pipelines.h"
 #include "snapflow/Sim/Loader/Loader.h"
 #include "snapflow/Support/Version.h"
+#include "snapflow/Support/Output.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -394,7 +395,7 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
   if (!plan.fits())
     out.report["diagnostic"] = plan.getDiagnostic().str();
   if (!c.reportPath.empty())
-    if (Error e = llvm::writeToOutput(c.reportPath, [&](llvm::raw_ostream &f) {
+    if (Error e = writeOutput(c.reportPath, [&](llvm::raw_ostream &f) {
           f << llvm::formatv("{0:2}",
                              llvm::json::Value(llvm::json::Object(out.report)))
             << "\n";
@@ -405,7 +406,7 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
     return llvm::make_error<ProgramFailure>(
         llvm::formatv("{0}: {1}", w->config.name, plan.getDiagnostic()).str());
   if (!c.output.empty())
-    if (Error e = llvm::writeToOutput(c.output, [&](llvm::raw_ostream &f) {
+    if (Error e = writeOutput(c.output, [&](llvm::raw_ostream &f) {
           // As snapflow-opt prints it, so the two outputs are byte-identical.
           (*module)->print(f);
           f << "\n";

@@ -7,6 +7,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 
 #include <optional>
@@ -129,6 +130,17 @@ Error snapflow::driver::runGnuplot(llvm::ArrayRef<GnuplotScript> scripts) {
                                 " other plot(s)"
                           : std::string()) +
                      (message.empty() ? "" : ": " + message));
+  }
+  // gnuplot exits 0 when its output fails (a full disk), leaving a
+  // truncated SVG: one that does not end its document is not renamed over
+  // the old plot.
+  for (const GnuplotScript &s : scripts) {
+    auto drawn = llvm::MemoryBuffer::getFile(s.svg + ".tmp");
+    if (!drawn || !(*drawn)->getBuffer().rtrim().ends_with("</svg>")) {
+      removeAll();
+      return makeError("cannot write " + s.svg +
+                       ": gnuplot left it incomplete (is the disk full?)");
+    }
   }
   for (const GnuplotScript &s : scripts)
     if (std::error_code ec = llvm::sys::fs::rename(s.svg + ".tmp", s.svg)) {

@@ -10,6 +10,7 @@
 #include "snapflow/Models/ModelBuilder.h"
 #include "snapflow/Pipelines/Pipelines.h"
 #include "snapflow/Support/CheckedInt.h"
+#include "snapflow/Support/Output.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -18,7 +19,6 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 using namespace snapflow;
 using namespace snapflow::driver;
@@ -164,11 +164,8 @@ Error snapflow::driver::importModel(const WorkloadOptions &o,
   auto module = models::buildModel(context, w->config, build);
   if (!module)
     return module.takeError();
-  std::string error;
-  auto out = mlir::openOutputFile(outputPath, &error);
-  if (!out)
-    return makeError(error);
-  (*module)->print(out->os());
-  out->keep();
-  return Error::success();
+  return writeOutput(outputPath, [&](llvm::raw_ostream &os) {
+    (*module)->print(os);
+    return Error::success();
+  });
 }

@@ -15,6 +15,7 @@
 #include "snapflow/Sim/Loader/Loader.h"
 #include "snapflow/Sim/Trace/Trace.h"
 #include "snapflow/Support/Version.h"
+#include "snapflow/Support/Output.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -380,7 +381,7 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   // --write-requests: the load as a trace `--trace-requests` reads back to
   // the same requests (seconds in the shortest text that reads back).
   if (!so.writeRequestsPath.empty())
-    if (Error e = llvm::writeToOutput(
+    if (Error e = writeOutput(
             so.writeRequestsPath, [&](llvm::raw_ostream &os) {
               os << "arrival_s,prompt_tokens,output_tokens"
                  << (several ? ",model" : "") << "\n";
@@ -600,26 +601,10 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   }
 
   // 4. The loop. Per-request results stream to --request-results as they
-  // complete, into a temporary file renamed when the loop has finished, so
-  // the file is whole or absent.
-  std::unique_ptr<llvm::raw_fd_ostream> results;
-  llvm::SmallString<256> resultsTemp;
-  if (!so.resultsPath.empty()) {
-    int fd;
-    llvm::SmallString<256> pattern(so.resultsPath);
-    pattern += ".tmp-%%%%%%";
-    if (std::error_code ec =
-            llvm::sys::fs::createUniqueFile(pattern, fd, resultsTemp))
-      return makeError("--request-results: " + so.resultsPath + ": " +
-                       ec.message());
-    results = std::make_unique<llvm::raw_fd_ostream>(fd, /*shouldClose=*/true);
-    *results << "id,slot,arrival_s,prompt_tokens,output_tokens,"
-                "prefill_start_s,first_token_s,finish_s,ttft_s,tpot_s";
-    // Every row ends naming its model, chip, policy and snapflow.
-    if (several)
-      *results << ",switch_wait_s";
-    *results << csv::kProvenanceHeader << "\n";
-  }
+  // complete, through writeOutput: into a temporary file renamed when the
+  // loop has finished and every write succeeded, so the file is whole or
+  // absent (a device or a pipe is written in place).
+  llvm::raw_ostream *results = nullptr;
   auto writeResult = [&](const RequestResult &q) {
     // Seconds in the shortest text that reads back to the same double.
     *results << q.id << ',' << q.slot << ',' << csv::number(q.arrivalS)
@@ -639,27 +624,39 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   for (const auto &m : models)
     deployed.push_back(m->deployed);
   start = std::chrono::steady_clock::now();
-  auto served = sim::serving::serveModels(
-      requests, deployed, cache,
-      results ? llvm::function_ref<void(const RequestResult &)>(writeResult)
-              : nullptr);
-  if (results) {
-    results->close();
-    bool failed = !served || results->has_error();
-    if (results->has_error())
-      results->clear_error();
-    if (failed) {
-      llvm::sys::fs::remove(resultsTemp);
-      if (served)
-        return makeError("--request-results: " + so.resultsPath +
-                         ": write failed");
-    } else if (std::error_code ec =
-                   llvm::sys::fs::rename(resultsTemp, so.resultsPath)) {
-      llvm::sys::fs::remove(resultsTemp);
-      return makeError("--request-results: " + so.resultsPath + ": " +
-                       ec.message());
+  std::optional<llvm::Expected<ServeResult>> outcome;
+  auto serveAll = [&] {
+    outcome.emplace(sim::serving::serveModels(
+        requests, deployed, cache,
+        results ? llvm::function_ref<void(const RequestResult &)>(writeResult)
+                : nullptr));
+  };
+  if (so.resultsPath.empty()) {
+    serveAll();
+  } else {
+    Error written = writeOutput(so.resultsPath, [&](llvm::raw_ostream &os) {
+      results = &os;
+      os << "id,slot,arrival_s,prompt_tokens,output_tokens,"
+            "prefill_start_s,first_token_s,finish_s,ttft_s,tpot_s";
+      // Every row ends naming its model, chip, policy and snapflow.
+      if (several)
+        os << ",switch_wait_s";
+      os << csv::kProvenanceHeader << "\n";
+      serveAll();
+      // A loop that failed leaves no file; its error is reported below.
+      return *outcome ? Error::success()
+                      : makeError("the serving loop failed");
+    });
+    results = nullptr;
+    if (written) {
+      if (!*outcome)
+        llvm::consumeError(std::move(written));
+      else
+        return makeError("--request-results: " +
+                         llvm::toString(std::move(written)));
     }
   }
+  llvm::Expected<ServeResult> &served = *outcome;
   if (!served)
     return served.takeError();
   double loopS = std::chrono::duration<double>(
@@ -876,7 +873,7 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
     }
     // Written as a stream, keys in order, the per-request results one at a
     // time: a million requests must not become one JSON value in memory.
-    if (Error e = llvm::writeToOutput(s.reportPath, [&](llvm::raw_ostream &f) {
+    if (Error e = writeOutput(s.reportPath, [&](llvm::raw_ostream &f) {
           llvm::json::OStream j(f, 2);
           std::vector<std::string> keys;
           for (const auto &kv : report)
@@ -945,7 +942,7 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   };
   std::vector<const Sample *> kept = thin(r.samples);
   if (!s.csvPath.empty())
-    if (Error e = llvm::writeToOutput(s.csvPath, [&](llvm::raw_ostream &f) {
+    if (Error e = writeOutput(s.csvPath, [&](llvm::raw_ostream &f) {
           f << "time_s,sram_bytes,hbm_bytes,ddr_bytes,kv_bytes,active_slots,"
                "waiting";
           if (several)
@@ -976,7 +973,7 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
     threads += models[k]->cfg().slots;
   }
   if (!s.tracePath.empty())
-    if (Error e = llvm::writeToOutput(s.tracePath, [&](llvm::raw_ostream &f) {
+    if (Error e = writeOutput(s.tracePath, [&](llvm::raw_ostream &f) {
           llvm::json::OStream j(f);
           j.objectBegin();
           j.attribute("displayTimeUnit", "ms");

@@ -19,6 +19,7 @@
 #include "snapflow/Sim/Stats/Report.h"
 #include "snapflow/Sim/Trace/Trace.h"
 #include "snapflow/Support/Version.h"
+#include "snapflow/Support/Output.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -94,7 +95,7 @@ snapflow::driver::simulatePrograms(const sim::Program &decode,
                                     o.steps, o.fastForward, o.allSockets)
                           .str());
   if (!o.reportPath.empty())
-    if (Error e = llvm::writeToOutput(o.reportPath, [&](llvm::raw_ostream &f) {
+    if (Error e = writeOutput(o.reportPath, [&](llvm::raw_ostream &f) {
           f << llvm::formatv("{0:2}",
                              llvm::json::Value(llvm::json::Object(report)))
             << "\n";

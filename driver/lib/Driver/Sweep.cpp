@@ -19,6 +19,7 @@
 #include "snapflow/Sim/Core/ProgramIO.h"
 #include "snapflow/Sim/Stats/ReportSchema.h"
 #include "snapflow/Support/CheckedInt.h"
+#include "snapflow/Support/Output.h"
 #include "snapflow/Support/Json.h"
 #include "snapflow/Support/Version.h"
 
@@ -36,6 +37,10 @@
 #include <cstring>
 #include <optional>
 #include <set>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <sys/wait.h>
 
@@ -125,7 +130,7 @@ std::string csvLine(llvm::ArrayRef<std::string> fields) {
 }
 
 Error writeRows(StringRef path, const std::vector<std::vector<std::string>> &rows) {
-  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+  return writeOutput(path, [&](llvm::raw_ostream &os) {
     os << csvLine(sweepColumns()) << "\n";
     for (const auto &r : rows)
       os << csvLine(r) << "\n";
@@ -547,7 +552,7 @@ llvm::Expected<SweepManifest> SweepManifest::read(StringRef path) {
 }
 
 Error SweepManifest::write(StringRef path) const {
-  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+  return writeOutput(path, [&](llvm::raw_ostream &os) {
     os << formatv("{0:2}", toJSON()) << "\n";
     return Error::success();
   });
@@ -968,6 +973,62 @@ placeRows(std::map<std::string, std::vector<std::string>> rows,
 
 } // namespace
 
+namespace {
+/// An exclusive lock on a sweep folder (`DIR/sweep.lock`, flock(2)), held
+/// while the object lives; the system releases it when the process ends,
+/// however it ends, so a killed sweep leaves no stale lock. The file names
+/// its holder, for the refusal of a second sweep.
+class SweepLock {
+public:
+  static llvm::Expected<SweepLock> take(StringRef dir) {
+    std::string path = pathIn(dir, "sweep.lock");
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+      return makeError("cannot create " + path + ": " +
+                       std::error_code(errno, std::generic_category())
+                           .message());
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      int err = errno;
+      char holder[256] = {0};
+      ssize_t n = ::pread(fd, holder, sizeof holder - 1, 0);
+      ::close(fd);
+      if (err != EWOULDBLOCK)
+        return makeError("cannot lock " + path + ": " +
+                         std::error_code(err, std::generic_category())
+                             .message());
+      std::string who = StringRef(holder, n > 0 ? n : 0).trim().str();
+      return makeError(dir + " is in use by another sweep" +
+                       (who.empty() ? "" : " (" + who + ")") +
+                       "; wait for it to end, or use another -o");
+    }
+    char host[128] = {0};
+    ::gethostname(host, sizeof host - 1);
+    std::string who = formatv("pid {0} on {1}", ::getpid(), host).str();
+    if (::ftruncate(fd, 0) != 0 ||
+        ::pwrite(fd, who.data(), who.size(), 0) !=
+            static_cast<ssize_t>(who.size())) {
+      // The holder's name is for messages only; the lock is what counts.
+    }
+    return SweepLock(fd);
+  }
+  SweepLock(SweepLock &&o) : fd(o.fd) { o.fd = -1; }
+  SweepLock(const SweepLock &) = delete;
+  ~SweepLock() {
+    if (fd < 0)
+      return;
+    // No holder to name once it ends (a killed one leaves its name, which
+    // the next holder overwrites).
+    if (::ftruncate(fd, 0) != 0) {
+    }
+    ::close(fd);
+  }
+
+private:
+  explicit SweepLock(int fd) : fd(fd) {}
+  int fd;
+};
+} // namespace
+
 Error snapflow::driver::runSweep(const SweepOptions &o, llvm::raw_ostream &os) {
   if (o.outputDir.empty())
     return makeError("sweep needs -o DIR for its results");
@@ -996,6 +1057,15 @@ Error snapflow::driver::runSweep(const SweepOptions &o, llvm::raw_ostream &os) {
   std::vector<SweepPoint> points = grid->points();
   if (Error e = checkPoints(points))
     return e;
+
+  // One sweep at a time in a folder: a second (a --resume started while
+  // the first runs, a requeued Slurm task) would run the same points and
+  // each would remove the other's reports (R08).
+  if (std::error_code ec = llvm::sys::fs::create_directories(o.outputDir))
+    return makeError("cannot create " + o.outputDir + ": " + ec.message());
+  auto lock = SweepLock::take(o.outputDir);
+  if (!lock)
+    return lock.takeError();
 
   std::string results = pathIn(o.outputDir, "results.csv"),
               manifestPath = pathIn(o.outputDir, "sweep.json"),
@@ -1027,6 +1097,11 @@ Error snapflow::driver::runSweep(const SweepOptions &o, llvm::raw_ostream &os) {
   auto placed = placeRows(std::move(*done), points, results);
   if (!placed)
     return placed.takeError();
+  // A point whose process crashed or wrote no report (status `error`) runs
+  // again; `ok` and `failed` rows are answers and stay.
+  llvm::erase_if(*placed, [](const std::vector<std::string> &r) {
+    return r.size() > kStatusColumn && r[kStatusColumn] == "error";
+  });
   std::set<int64_t> doneIndices;
   for (const auto &r : *placed)
     doneIndices.insert(std::stoll(r[0]));
@@ -1066,12 +1141,24 @@ Error snapflow::driver::runSweep(const SweepOptions &o, llvm::raw_ostream &os) {
   if (ec)
     return makeError("cannot append to " + results + ": " + ec.message());
   Progress progress(os, todo.size());
-  auto append = [&](const std::vector<std::string> &row) {
+  auto append = [&](const std::vector<std::string> &row) -> Error {
     // One write per row, flushed: a kill leaves whole rows and at most one
-    // unterminated tail, which the next run drops.
+    // unterminated tail, which the next run drops. A row that cannot be
+    // written (a full disk) stops the sweep: its point is not done, and
+    // --resume runs it again (it printed `ok` and lost the row, R09).
     resultsFile << csvLine(row) << "\n";
     resultsFile.flush();
+    if (resultsFile.has_error()) {
+      std::error_code ec = resultsFile.error();
+      resultsFile.clear_error();
+      return makeError(formatv("cannot append point {0}'s row to {1}: {2}; "
+                               "the rows before it are kept, and --resume "
+                               "runs the rest",
+                               row.empty() ? "?" : row[0], results,
+                               ec.message()));
+    }
     progress.done(row);
+    return Error::success();
   };
 
   PointPreparer preparer;
@@ -1084,7 +1171,8 @@ Error snapflow::driver::runSweep(const SweepOptions &o, llvm::raw_ostream &os) {
     if (it == running.end())
       return makeError(formatv("internal error: point {0} ended twice",
                                exit->index));
-    append(childRow(it->second, exit->status));
+    if (Error e = append(childRow(it->second, exit->status)))
+      return e;
     llvm::sys::fs::remove(it->second.report);
     llvm::sys::fs::remove(it->second.err);
     running.erase(it);
@@ -1099,8 +1187,9 @@ Error snapflow::driver::runSweep(const SweepOptions &o, llvm::raw_ostream &os) {
     if (!text) {
       Error e = text.takeError();
       bool failure = e.isA<ProgramFailure>();
-      append(makeRow(p, failure ? "failed" : "error",
-                     llvm::toString(std::move(e)), {}));
+      if (Error a = append(makeRow(p, failure ? "failed" : "error",
+                                   llvm::toString(std::move(e)), {})))
+        return a;
       continue;
     }
     Running r;
@@ -1116,6 +1205,11 @@ Error snapflow::driver::runSweep(const SweepOptions &o, llvm::raw_ostream &os) {
       return e;
   progress.end();
   resultsFile.close();
+  if (resultsFile.has_error()) {
+    std::error_code ec = resultsFile.error();
+    resultsFile.clear_error();
+    return makeError("cannot write " + results + ": " + ec.message());
+  }
 
   // Grid order, whatever order the points finished in.
   auto rows = readSweepRows(results);

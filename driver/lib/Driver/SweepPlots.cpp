@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Support/Output.h"
 #include "snapflow/Driver/Csv.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/Gnuplot.h"
@@ -225,7 +226,7 @@ Error writePlot(const Plot &p, StringRef plotsDir,
   llvm::sys::path::append(dat, p.name + ".dat");
   llvm::sys::path::append(gp, p.name + ".gp");
   llvm::sys::path::append(svg, p.name + ".svg");
-  if (Error e = llvm::writeToOutput(dat, [&](llvm::raw_ostream &os) {
+  if (Error e = writeOutput(dat, [&](llvm::raw_ostream &os) {
         for (const auto &s : p.series) {
           os << "# " << s.second.label << s.second.facet.suffix << "\n";
           auto points = s.second.points;
@@ -358,7 +359,7 @@ Error writePlot(const Plot &p, StringRef plotsDir,
   auto dashOf = [&](int variant) -> std::string {
     return variants ? (variant ? "2" : "1") : "";
   };
-  if (Error e = llvm::writeToOutput(gp, [&](llvm::raw_ostream &os) {
+  if (Error e = writeOutput(gp, [&](llvm::raw_ostream &os) {
         os << llvm::formatv("set terminal svg size {0},{1} dynamic "
                             "noenhanced font 'sans,12' background rgb "
                             "'white'\n",
@@ -708,7 +709,7 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   auto joined = [](const std::set<std::string> &s) {
     return llvm::join(s.begin(), s.end(), ", ");
   };
-  if (Error e = llvm::writeToOutput(summary, [&](llvm::raw_ostream &md) {
+  if (Error e = writeOutput(summary, [&](llvm::raw_ostream &md) {
         md << "# Sweep summary\n\n"
            << llvm::formatv("{0} points: {1} ran, {2} did not (see below). "
                             "Rows: `results.csv`; plots: `plots/`.\n\n",

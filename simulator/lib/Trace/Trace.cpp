@@ -7,6 +7,7 @@
 
 #include "snapflow/Sim/Trace/Trace.h"
 #include "snapflow/Support/Version.h"
+#include "snapflow/Support/Output.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -373,7 +374,7 @@ llvm::Error snapflow::sim::writeChromeTrace(
   auto phase = [&](const TraceEvent &e) {
     return several ? e.program->phase + " · " : std::string();
   };
-  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+  return writeOutput(path, [&](llvm::raw_ostream &os) {
     llvm::json::OStream j(os);
     j.objectBegin();
     j.attribute("displayTimeUnit", "ns");
@@ -533,7 +534,7 @@ llvm::Error snapflow::sim::writeMemoryCsv(llvm::StringRef path,
                                           const SimResult &r,
                                           llvm::StringRef extraHeader,
                                           llvm::StringRef extraCells) {
-  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+  return writeOutput(path, [&](llvm::raw_ostream &os) {
     os << "time_s,sram_bytes,hbm_bytes,ddr_bytes,kv_bytes" << extraHeader
        << "\n";
     for (const TraceEvent &e : r.trace)
