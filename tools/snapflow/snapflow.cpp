@@ -21,6 +21,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
@@ -537,6 +538,68 @@ const std::initializer_list<cl::SubCommand *> kCommands = {
     &listCmd,     &infoCmd, &importCmd, &compileCmd,
     &simulateCmd, &runCmd,  &sweepCmd,  &traceCmd};
 
+/// An output that would overwrite an input of the same command, or another
+/// output (R10: `simulate p.mlir --report p.mlir` replaced the program;
+/// `--report x --trace x` kept the last). Paths are compared as files when
+/// both exist, else by their absolute, dot-free spelling.
+Error checkOutputPaths() {
+  struct Named {
+    const char *flag;
+    const std::string *path;
+  };
+  const Named inputs[] = {
+      {"--model", &modelOpt},          {"--chip", &chipOpt},
+      {"--chip", &simChipOpt},         {"--what-if-chip", &whatIfChipOpt},
+      {"the program", &programOpt},    {"--trace-requests", &requestsFileOpt},
+      {"--deployment", &deploymentOpt}, {"the trace", &traceFileOpt},
+  };
+  const Named outputs[] = {
+      {"-o", &compileOutOpt},          {"--report", &reportOpt},
+      {"--report", &simReportOpt},     {"--trace", &traceOpt},
+      {"--csv", &csvOpt},              {"--svg", &svgOpt},
+      {"--write-requests", &writeRequestsOpt},
+      {"--request-results", &requestResultsOpt},
+      {"-o", &outputOpt},
+  };
+  auto spelled = [](const std::string &path) {
+    llvm::SmallString<256> p(path);
+    llvm::sys::fs::make_absolute(p);
+    llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+    return std::string(p);
+  };
+  auto same = [&](const std::string &a, const std::string &b) {
+    bool equal = false;
+    if (!llvm::sys::fs::equivalent(a, b, equal))
+      return equal;
+    return spelled(a) == spelled(b);
+  };
+  auto given = [](const std::string &path) {
+    return !path.empty() && path != "-" && !StringRef(path).starts_with("/dev/");
+  };
+  for (size_t i = 0; i < std::size(outputs); ++i) {
+    const Named &out = outputs[i];
+    if (!given(*out.path))
+      continue;
+    for (const Named &in : inputs)
+      if (given(*in.path) && llvm::sys::fs::exists(*in.path) &&
+          same(*out.path, *in.path))
+        return createStringError(
+            inconvertibleErrorCode(),
+            formatv("{0} {1} would overwrite the input {1} ({2}); write it "
+                    "elsewhere",
+                    out.flag, *out.path, in.flag)
+                .str());
+    for (size_t j = 0; j < i; ++j)
+      if (given(*outputs[j].path) && same(*out.path, *outputs[j].path))
+        return createStringError(
+            inconvertibleErrorCode(),
+            formatv("{0} and {1} both name {2}; give each its own file",
+                    outputs[j].flag, out.flag, *out.path)
+                .str());
+  }
+  return Error::success();
+}
+
 /// `snapflow COMMAND ... --flag`: a flag COMMAND does not take, as one
 /// error naming the flag it is nearest to (or the commands that take it),
 /// before llvm::cl's own "Unknown command line argument".
@@ -865,6 +928,8 @@ int main(int argc, char **argv) {
       "Run `snapflow <command> --help` for a command's options.\n");
 
   auto check = [](Error e) { return e ? fail(std::move(e)) : 0; };
+  if (Error e = checkOutputPaths())
+    return fail(std::move(e));
   if (listCmd)
     return check(printList(outs(), componentsOpt, reportKeysOpt, listKvOpt));
   if (infoCmd || importCmd || compileCmd) {

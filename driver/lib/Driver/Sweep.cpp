@@ -1233,6 +1233,16 @@ Error snapflow::driver::mergeSweeps(const std::vector<std::string> &dirs,
                                     llvm::raw_ostream &os) {
   if (dirs.empty() || outputDir.empty())
     return makeError("usage: snapflow sweep merge DIR... -o OUT");
+  // The merge is a sweep of its own: written into a shard's folder it
+  // would make the shard's sweep.json a whole sweep's, and the shard could
+  // no longer resume (R11).
+  for (const std::string &d : dirs) {
+    bool same = false;
+    if (!llvm::sys::fs::equivalent(d, outputDir, same) && same)
+      return makeError(formatv("-o {0} is one of the folders merged; merge "
+                               "into a new folder",
+                               outputDir));
+  }
   std::optional<SweepManifest> first;
   std::string firstDir;
   std::map<std::string, std::vector<std::string>> merged;
