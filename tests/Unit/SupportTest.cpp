@@ -3,10 +3,12 @@
 // parseJson and YamlFile refuse what their parsers accept silently or cannot
 // survive: a key given twice (the parsers keep both or the last) and
 // nesting deep enough to overflow the stack; each error names the file,
-// line and column (issue 32, item 2 and R12).
+// line and column (issue 32, item 2 and R02). readInput reads no more than
+// an input can be (R04); writeOutput writes whole or not at all (R06, R07).
 //
 //===----------------------------------------------------------------------===//
 
+#include "snapflow/Support/Input.h"
 #include "snapflow/Support/Json.h"
 #include "snapflow/Support/Output.h"
 #include "snapflow/Support/YamlFile.h"
@@ -139,6 +141,50 @@ TEST(Output, WholeOrNotAtAll) {
     EXPECT_EQ(st.type(), llvm::sys::fs::file_type::character_file);
   }
   llvm::sys::fs::remove(link);
+  llvm::sys::fs::remove(path);
+  llvm::sys::fs::remove(dir);
+}
+
+// readInput refuses a file past its limit: a regular file from its size,
+// before reading; a device (/dev/zero never ends) or a pipe one byte past
+// the limit, in chunks. At the limit it reads the file whole (issue 32,
+// R04: `--model /dev/zero` ran out of memory).
+TEST(Input, ReadsNoMoreThanItsLimit) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("snapflow-input", dir));
+  std::string path = (dir + "/in.txt").str();
+  ASSERT_FALSE(writeOutput(path, [](llvm::raw_ostream &os) {
+    os << std::string(100, 'a');
+    return llvm::Error::success();
+  }));
+  auto whole = readInput(path, 100, "a test");
+  ASSERT_TRUE(bool(whole)) << llvm::toString(whole.takeError());
+  EXPECT_EQ((*whole)->getBufferSize(), 100u);
+  auto over = readInput(path, 99, "a test");
+  ASSERT_FALSE(bool(over));
+  EXPECT_EQ(llvm::toString(over.takeError()),
+            "larger than 99 bytes, the most snapflow reads as a test");
+  auto missing = readInput(path + ".no", 100, "a test");
+  ASSERT_FALSE(bool(missing));
+  EXPECT_EQ(llvm::toString(missing.takeError()), "No such file or directory");
+  auto folder = readInput(dir, 100, "a test");
+  ASSERT_FALSE(bool(folder));
+  EXPECT_EQ(llvm::toString(folder.takeError()), "Is a directory");
+  if (llvm::sys::fs::exists("/dev/zero")) {
+    auto zeros = readInput("/dev/zero", 200000, "a test");
+    ASSERT_FALSE(bool(zeros));
+    EXPECT_EQ(llvm::toString(zeros.takeError()),
+              "larger than 200000 bytes, the most snapflow reads as a test");
+    auto mib = readInput("/dev/zero", kConfigFileLimit, "a model config");
+    ASSERT_FALSE(bool(mib));
+    EXPECT_EQ(llvm::toString(mib.takeError()),
+              "larger than 16 MiB, the most snapflow reads as a model config");
+  }
+  if (llvm::sys::fs::exists("/dev/null")) {
+    auto empty = readInput("/dev/null", 10, "a test");
+    ASSERT_TRUE(bool(empty)) << llvm::toString(empty.takeError());
+    EXPECT_EQ((*empty)->getBufferSize(), 0u);
+  }
   llvm::sys::fs::remove(path);
   llvm::sys::fs::remove(dir);
 }

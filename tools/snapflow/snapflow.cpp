@@ -213,8 +213,8 @@ cl::opt<double> routingSkewOpt(
     cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<int64_t> mtpOpt("mtp",
                         cl::desc("Speculative decoding with DeepSeek's MTP "
-                                 "module: verify 1 + N tokens per step "
-                                 "(default 0: off)"),
+                                 "module: verify 1 + N tokens per step, "
+                                 "N from 0 to 8 (default 0: off)"),
                         cl::value_desc("N"), cl::init(0), cl::cat(compileCat),
                         cl::sub(compileCmd), cl::sub(importCmd),
                         cl::sub(runCmd));
@@ -351,7 +351,7 @@ cl::opt<std::string> sweepMoeOpt(
     "moe", cl::desc("MoE modes: expert, split (default: expert)"),
     cl::value_desc("a,b"), cl::init(""), cl::cat(sweepCat), cl::sub(sweepCmd));
 cl::opt<std::string> sweepMtpOpt(
-    "mtp", cl::desc("MTP draft depths, 0 = off (default: 0)"),
+    "mtp", cl::desc("MTP draft depths, 0 to 8; 0 = off (default: 0)"),
     cl::value_desc("N,N"), cl::init(""), cl::cat(sweepCat), cl::sub(sweepCmd));
 cl::opt<std::string> sweepAcceptanceOpt(
     "mtp-acceptance",

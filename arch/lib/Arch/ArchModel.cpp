@@ -10,6 +10,7 @@
 
 #include "snapflow/Arch/ArchModel.h"
 
+#include "snapflow/Support/Input.h"
 #include "snapflow/Support/Nearest.h"
 #include "snapflow/Support/Number.h"
 #include "snapflow/Support/YamlFile.h"
@@ -586,11 +587,10 @@ llvm::Expected<ArchModel> ArchModel::parse(StringRef yamlText,
 }
 
 llvm::Expected<ArchModel> ArchModel::loadFile(StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  auto buffer = readInput(path, kConfigFileLimit, "a chip file");
   if (!buffer)
-    return llvm::createStringError(buffer.getError(),
-                                   "cannot read chip file '" + path +
-                                       "': " + buffer.getError().message());
+    return llvm::createStringError("cannot read chip file '" + path +
+                                   "': " + llvm::toString(buffer.takeError()));
   std::string stem = llvm::sys::path::stem(path).str();
   return ArchModelParser((*buffer)->getBuffer(), path, stem).run();
 }

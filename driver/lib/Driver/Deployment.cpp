@@ -4,6 +4,7 @@
 
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Support/CheckedInt.h"
+#include "snapflow/Support/Input.h"
 #include "snapflow/Support/YamlFile.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -242,10 +243,10 @@ private:
 llvm::Expected<std::vector<DeployedWorkload>>
 snapflow::driver::readDeployment(StringRef path, const WorkloadOptions &shared,
                                  bool maxBatch) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  auto buffer = readInput(path, kConfigFileLimit, "a deployment");
   if (!buffer)
     return makeError("--deployment: cannot read '" + path +
-                     "': " + buffer.getError().message());
+                     "': " + llvm::toString(buffer.takeError()));
   return parseDeployment((*buffer)->getBuffer(), path, shared, maxBatch);
 }
 

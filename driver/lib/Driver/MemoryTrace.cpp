@@ -5,6 +5,7 @@
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/Gnuplot.h"
 #include "snapflow/Sim/Core/Simulator.h"
+#include "snapflow/Support/Input.h"
 #include "snapflow/Support/Json.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -30,9 +31,9 @@ const char *const snapflow::driver::kTraceSeriesLabels[kTraceSeries] = {
     "SRAM", "HBM", "DDR", "KV cache"};
 
 llvm::Expected<MemoryTrace> snapflow::driver::readMemoryTrace(StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  auto buffer = readInput(path, kDataFileLimit, "a memory trace");
   if (!buffer)
-    return makeError(path + ": " + buffer.getError().message());
+    return makeError(path + ": " + llvm::toString(buffer.takeError()));
   return parseMemoryTrace((*buffer)->getBuffer(), path);
 }
 

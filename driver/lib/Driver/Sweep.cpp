@@ -19,6 +19,7 @@
 #include "snapflow/Sim/Core/ProgramIO.h"
 #include "snapflow/Sim/Stats/ReportSchema.h"
 #include "snapflow/Support/CheckedInt.h"
+#include "snapflow/Support/Input.h"
 #include "snapflow/Support/Output.h"
 #include "snapflow/Support/Json.h"
 #include "snapflow/Support/Version.h"
@@ -220,9 +221,12 @@ llvm::Expected<SweepGrid> SweepGrid::parse(const SweepOptions &o) {
   if (Error e = check(g.mtps, "mtp",
                       [](StringRef v) {
                         int64_t n;
-                        return !v.getAsInteger(10, n) && n >= 0 && n <= 8;
+                        return !v.getAsInteger(10, n) && n >= 0 &&
+                               n <= models::BuildOptions::kMaxMtpDepth;
                       },
-                      "draft depths in [0, 8]"))
+                      formatv("draft depths in [0, {0}]",
+                              models::BuildOptions::kMaxMtpDepth)
+                          .str()))
     return std::move(e);
   if (Error e = check(g.mtpAcceptances, "mtp-acceptance",
                       [](StringRef v) {
@@ -235,8 +239,11 @@ llvm::Expected<SweepGrid> SweepGrid::parse(const SweepOptions &o) {
                       [](StringRef v) { return v == "true" || v == "false"; },
                       "true or false"))
     return std::move(e);
-  // --set KEY=V1,V2: one axis per flag; the grid takes their product.
-  g.sets = {""};
+  // --set KEY=V1,V2: one axis per flag; the grid takes their product,
+  // counted before it is built (eight axes of ten values were 1e8 strings
+  // and an out-of-memory abort, R03).
+  std::vector<std::pair<std::string, std::vector<std::string>>> setAxes;
+  CheckedInt combinations = 1;
   for (const std::string &axis : o.sets) {
     auto [key, list] = StringRef(axis).split('=');
     key = key.trim();
@@ -247,11 +254,21 @@ llvm::Expected<SweepGrid> SweepGrid::parse(const SweepOptions &o) {
     std::vector<std::string> values = splitList(list, false);
     if (values.empty())
       return makeError("--set " + key.str() + ": no value");
+    combinations *= static_cast<int64_t>(values.size());
+    if (combinations.overflowed() || combinations.value() > kMaxSweepPoints)
+      return makeError(formatv("--set: the chip parameters' values make more "
+                               "than {0} combinations; a sweep runs at most "
+                               "{0} points (narrow an axis)",
+                               kMaxSweepPoints));
+    setAxes.push_back({key.str(), std::move(values)});
+  }
+  g.sets = {""};
+  for (const auto &[key, values] : setAxes) {
     std::vector<std::string> product;
     for (const std::string &prefix : g.sets)
       for (const std::string &v : values)
-        product.push_back((prefix.empty() ? "" : prefix + ";") + key.str() +
-                          "=" + v);
+        product.push_back((prefix.empty() ? "" : prefix + ";") + key + "=" +
+                          v);
     g.sets = std::move(product);
   }
   if (Error e = check(
@@ -285,10 +302,12 @@ llvm::Expected<SweepGrid> SweepGrid::parse(const SweepOptions &o) {
     auto a = arch::ArchModel::load(c);
     if (!a)
       return a.takeError();
-    // Every chip parameter value, checked by its rule on every chip.
-    for (const std::string &set : g.sets)
-      if (!set.empty())
-        if (auto changed = a->withOverrides(splitSet(set), "--set"); !changed)
+    // Every chip parameter value, checked by its rule on every chip (one
+    // at a time: no rule relates two keys).
+    for (const auto &[key, values] : setAxes)
+      for (const std::string &v : values)
+        if (auto changed = a->withOverrides({key + "=" + v}, "--set");
+            !changed)
           return changed.takeError();
   }
   {
@@ -317,6 +336,22 @@ llvm::Expected<SweepGrid> SweepGrid::parse(const SweepOptions &o) {
       g.batches.empty() || g.kv.empty())
     return makeError("sweep needs at least one --model, --chip, --context, "
                      "--batch and --kv");
+  // The grid's size, before its points are made.
+  CheckedInt size = 1;
+  std::string shape;
+  for (const auto &[axis, values] : g.axes()) {
+    size *= static_cast<int64_t>(std::max<size_t>(1, values.size()));
+    if (values.size() > 1)
+      shape += formatv("{0}{1} {2}", shape.empty() ? "" : " x ", axis,
+                       values.size());
+  }
+  if (size.overflowed() || size.value() > kMaxSweepPoints)
+    return makeError(formatv("the grid has {0} points ({1}); a sweep runs at "
+                             "most {2} (narrow an axis, or split the grid "
+                             "into several sweeps)",
+                             size.overflowed() ? std::string("over 2^63")
+                                               : std::to_string(size.value()),
+                             shape, kMaxSweepPoints));
   // A value twice would make two points with one identity.
   for (const auto &[axis, values] : g.axes()) {
     std::set<std::string> seen;
@@ -441,9 +476,9 @@ llvm::json::Value SweepManifest::toJSON() const {
 }
 
 llvm::Expected<SweepManifest> SweepManifest::read(StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  auto buffer = readInput(path, kConfigFileLimit, "a sweep manifest");
   if (!buffer)
-    return makeError(path + ": " + buffer.getError().message());
+    return makeError(path + ": " + llvm::toString(buffer.takeError()));
   auto value = parseJson((*buffer)->getBuffer(), path);
   if (!value)
     return value.takeError();
@@ -642,9 +677,11 @@ const std::vector<std::string> &snapflow::driver::sweepColumns() {
 llvm::Expected<std::map<std::string, std::vector<std::string>>>
 snapflow::driver::readSweepRows(StringRef path) {
   std::map<std::string, std::vector<std::string>> rows;
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buffer)
+  if (!llvm::sys::fs::exists(path))
     return rows; // no file yet
+  auto buffer = readInput(path, kDataFileLimit, "a sweep's rows");
+  if (!buffer)
+    return makeError(path + ": " + llvm::toString(buffer.takeError()));
   StringRef text = (*buffer)->getBuffer();
   std::string header = csvLine(sweepColumns());
   size_t columns = sweepColumns().size();

@@ -26,6 +26,7 @@
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/Gnuplot.h"
 #include "snapflow/Driver/Sweep.h"
+#include "snapflow/Support/Input.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -72,9 +73,9 @@ struct Table {
 };
 
 llvm::Expected<Table> readTable(StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  auto buffer = readInput(path, kDataFileLimit, "a sweep's rows");
   if (!buffer)
-    return makeError(path + ": " + buffer.getError().message());
+    return makeError(path + ": " + llvm::toString(buffer.takeError()));
   Table t;
   llvm::SmallVector<StringRef> lines;
   (*buffer)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);

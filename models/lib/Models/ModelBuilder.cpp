@@ -299,8 +299,9 @@ snapflow::models::buildModel(MLIRContext &context, const ModelConfig &config,
   if (options.prefillChunk < 0)
     return optionError("--prefill-chunk must be >= 1 token, got " +
                        llvm::Twine(options.prefillChunk));
-  if (options.mtpDepth < 0)
-    return optionError("--mtp must be >= 0, got " +
+  if (options.mtpDepth < 0 || options.mtpDepth > BuildOptions::kMaxMtpDepth)
+    return optionError("--mtp must be a number of draft depths from 0 to " +
+                       llvm::Twine(BuildOptions::kMaxMtpDepth) + ", got " +
                        llvm::Twine(options.mtpDepth));
   if (!(options.mtpAcceptance >= 0.0 && options.mtpAcceptance <= 1.0))
     return optionError(llvm::formatv("--mtp-acceptance must be in [0, 1], got "

@@ -1,6 +1,7 @@
 //===- ModelConfig.cpp - Hugging Face config.json reader ------------------===//
 
 #include "snapflow/Models/ModelConfig.h"
+#include "snapflow/Support/Input.h"
 #include "snapflow/Support/Json.h"
 #include "snapflow/Support/Nearest.h"
 
@@ -374,11 +375,10 @@ llvm::Expected<ModelConfig> ModelConfig::parse(StringRef json,
 }
 
 llvm::Expected<ModelConfig> ModelConfig::loadFile(StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  auto buffer = readInput(path, kConfigFileLimit, "a model config");
   if (!buffer)
-    return llvm::createStringError(buffer.getError(),
-                                   "cannot read model config '" + path +
-                                       "': " + buffer.getError().message());
+    return llvm::createStringError("cannot read model config '" + path +
+                                   "': " + llvm::toString(buffer.takeError()));
   llvm::Expected<ModelConfig> c = parse((*buffer)->getBuffer(), path);
   if (c)
     c->name = path.str();

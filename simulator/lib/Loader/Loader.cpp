@@ -8,6 +8,7 @@
 
 #include "snapflow/Support/CheckedInt.h"
 #include "snapflow/Support/Error.h"
+#include "snapflow/Support/Input.h"
 #include "snapflow/Support/Nesting.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -318,9 +319,10 @@ llvm::Expected<Program> snapflow::sim::readProgram(ModuleOp module,
 
 llvm::Expected<Program> snapflow::sim::loadProgram(llvm::StringRef path,
                                                    llvm::StringRef name) {
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
+  auto buffer =
+      readInput(path, kDataFileLimit, "a df program", /*dashIsStdin=*/true);
   if (!buffer)
     return makeError("cannot read '" + path +
-                     "': " + buffer.getError().message());
+                     "': " + llvm::toString(buffer.takeError()));
   return parseProgram((*buffer)->getBuffer(), path, name);
 }

@@ -8,6 +8,7 @@
 
 #include "snapflow/Sim/Serving/Serving.h"
 #include "snapflow/Support/Error.h"
+#include "snapflow/Support/Input.h"
 #include "snapflow/Support/Number.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -110,9 +111,9 @@ snapflow::sim::serving::parseTraceFormat(StringRef name) {
 llvm::Expected<std::vector<Request>>
 snapflow::sim::serving::readRequests(StringRef path, TraceFormat format,
                                      TraceInfo *info) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  auto buffer = readInput(path, kDataFileLimit, "a request trace");
   if (!buffer)
-    return makeError(path + ": " + buffer.getError().message());
+    return makeError(path + ": " + llvm::toString(buffer.takeError()));
   return parseRequests((*buffer)->getBuffer(), path, format, info);
 }
 

@@ -44,6 +44,11 @@ namespace snapflow {
 namespace driver {
 
 /// Options of `snapflow sweep`: comma lists, the grid is their product.
+/// The most points a sweep's grid may have: each point compiles and
+/// simulates (tens of milliseconds to seconds), so 100,000 points is hours
+/// already; a grid past it is refused before its points are made.
+constexpr int64_t kMaxSweepPoints = 100000;
+
 struct SweepOptions {
   std::string models, chips, contexts, batches, kv, tps, weightsDtypes;
   /// KV element formats and CLA share factors ("" when not given: the

@@ -37,6 +37,10 @@ struct BuildOptions {
   /// Speculative decoding with DeepSeek's MTP module: @decode verifies
   /// 1 + mtpDepth tokens per sequence and runs mtpDepth draft depths.
   int64_t mtpDepth = 0;
+  /// The most draft depths a step may run: DeepSeek's checkpoints have one
+  /// MTP module, run as a chain; a deeper chain's cost grows faster than
+  /// its depth, and past the step's tokens its cache cannot hold it.
+  static constexpr int64_t kMaxMtpDepth = 8;
   /// Probability that a drafted token is accepted (recorded in the decode
   /// function's llm.workload; sets the accepted tokens per step).
   double mtpAcceptance = 0.8;
