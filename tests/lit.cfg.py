@@ -45,3 +45,8 @@ if os.geteuid() == 0 and shutil.which("unshare") and subprocess.run(
 for tool in ("gnuplot", "rsvg-convert"):
     if shutil.which(tool):
         config.available_features.add(tool)
+
+# A build with AddressSanitizer (make test SANITIZE=1) reserves terabytes of
+# shadow memory, so tests that run snapflow under `ulimit -v` cannot.
+if config.snapflow_sanitize.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("asan")

@@ -310,9 +310,43 @@ SimResult snapflow::sim::simulate(const std::vector<Job> &jobs,
                                   const SimOptions &options) {
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
   horizonPassed() = false;
-  Engine engine("snapflow", jobs, chip, options);
-  sc_core::sc_start();
-  engine.finish();
-  engine.reap();
-  return std::move(engine.result);
+  // SystemC reports a failure to set up a process's stack (a memory limit:
+  // Slurm's, a container's) by throwing sc_report, which nothing caught, so
+  // the run aborted in std::terminate (reliability defect R05). The kernel
+  // cannot run again after it, which is fine: the run ends with the error.
+  auto stopped = [&](const Engine *engine, llvm::StringRef what,
+                     bool memory) {
+    SimResult failed;
+    size_t processes = 0;
+    if (engine)
+      for (sc_core::sc_object *child : engine->get_child_objects())
+        if (sc_core::sc_process_handle(child).valid())
+          ++processes;
+    if (memory)
+      failed.failure = llvm::formatv(
+          "out of memory for the simulation's {0} SystemC processes ({1}); "
+          "simulate fewer sockets (drop --all-sockets, or a smaller --tp) or "
+          "allow the process more memory",
+          processes, what);
+    else
+      failed.failure = ("SystemC stopped the simulation: " + what).str();
+    return failed;
+  };
+  // On failure the engine is left allocated: its destructor would re-home
+  // its half-made processes and allocate doing so, in a process already out
+  // of memory (LLVM's new handler then aborts); the run ends here anyway.
+  std::unique_ptr<Engine> engine;
+  try {
+    engine = std::make_unique<Engine>("snapflow", jobs, chip, options);
+    sc_core::sc_start();
+  } catch (const sc_core::sc_report &report) {
+    llvm::StringRef msg = report.get_msg();
+    return stopped(engine.release(), msg.trim(),
+                   msg.contains("stack") || msg.contains("memory"));
+  } catch (const std::bad_alloc &) {
+    return stopped(engine.release(), "std::bad_alloc", true);
+  }
+  engine->finish();
+  engine->reap();
+  return std::move(engine->result);
 }
