@@ -16,6 +16,7 @@
 #include "snapflow/Driver/MemoryTrace.h"
 #include "snapflow/Driver/Sweep.h"
 #include "snapflow/Support/Nearest.h"
+#include "snapflow/Support/Number.h"
 #include "snapflow/Support/Version.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -27,6 +28,7 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <deque>
 #include <optional>
@@ -37,6 +39,23 @@ using namespace snapflow::driver;
 using namespace snapflow::tools;
 
 namespace {
+
+/// llvm::cl's double parser, but refusing an empty value (it read '' as 0:
+/// `--length-spread ''` ran with no spread, R21) and one that is not a
+/// finite number (nan, inf).
+class FiniteDouble : public cl::parser<double> {
+public:
+  using cl::parser<double>::parser;
+  bool parse(cl::Option &o, StringRef name, StringRef arg, double &value) {
+    if (arg.trim().empty())
+      return o.error("expects a number, got an empty value");
+    if (cl::parser<double>::parse(o, name, arg, value))
+      return true;
+    if (!std::isfinite(value))
+      return o.error("expects a finite number, got '" + arg + "'");
+    return false;
+  }
+};
 
 /// The help of a pipeline option with its default, from PipelineOptions.def
 /// (kept alive for cl::desc).
@@ -207,7 +226,7 @@ cl::opt<int64_t> routingSeedOpt(
     "routing-seed", cl::desc(pipelineHelp("routing-seed")),
     cl::value_desc("N"), cl::init(PipelineOptions().routingSeed), cl::cat(compileCat),
     cl::sub(compileCmd), cl::sub(runCmd));
-cl::opt<double> routingSkewOpt(
+cl::opt<double, false, FiniteDouble> routingSkewOpt(
     "routing-skew", cl::desc(pipelineHelp("routing-skew")),
     cl::value_desc("S"), cl::init(PipelineOptions().routingSkew), cl::cat(compileCat),
     cl::sub(compileCmd), cl::sub(runCmd));
@@ -218,7 +237,7 @@ cl::opt<int64_t> mtpOpt("mtp",
                         cl::value_desc("N"), cl::init(0), cl::cat(compileCat),
                         cl::sub(compileCmd), cl::sub(importCmd),
                         cl::sub(runCmd));
-cl::opt<double> mtpAcceptanceOpt(
+cl::opt<double, false, FiniteDouble> mtpAcceptanceOpt(
     "mtp-acceptance",
     cl::desc(withDefault("Probability that a drafted token is accepted",
                          llvm::formatv("{0}", kCompile.mtpAcceptance).str())),
@@ -452,7 +471,7 @@ cl::opt<std::string> scheduleOpt(
              "prefill-first)"),
     cl::value_desc("prefill-first|chunked"), cl::init("prefill-first"),
     cl::cat(serveCat), cl::sub(runCmd));
-cl::opt<double> rateOpt("rate",
+cl::opt<double, false, FiniteDouble> rateOpt("rate",
                         cl::desc("Generate Poisson arrivals at R requests/s "
                                  "(default 1)"),
                         cl::value_desc("R"), cl::init(1.0), cl::cat(serveCat),
@@ -470,7 +489,7 @@ cl::opt<std::string> promptTokensOpt(
 cl::opt<std::string> outputTokensOpt(
     "output-tokens", cl::desc("Mean generated output length (default 512)"),
     cl::value_desc("N"), cl::init("512"), cl::cat(serveCat), cl::sub(runCmd));
-cl::opt<double> spreadOpt("length-spread",
+cl::opt<double, false, FiniteDouble> spreadOpt("length-spread",
                           cl::desc("Generated lengths are uniform in "
                                    "mean*(1 -+ F) (default 0.5)"),
                           cl::value_desc("F"), cl::init(0.5),
@@ -486,28 +505,28 @@ cl::opt<std::string> modelCacheOpt(
              "(default: static for one model, on-demand for several)"),
     cl::value_desc("static|on-demand|prewarm"), cl::init("static"),
     cl::cat(serveCat), cl::sub(runCmd));
-cl::opt<double> forecastWindowOpt(
+cl::opt<double, false, FiniteDouble> forecastWindowOpt(
     "forecast-window",
     cl::desc("--model-cache prewarm: the window the forecast looks ahead, "
              "seconds (default 60)"),
     cl::value_desc("S"), cl::init(60), cl::cat(serveCat), cl::sub(runCmd));
-cl::opt<double> forecastPeriodOpt(
+cl::opt<double, false, FiniteDouble> forecastPeriodOpt(
     "forecast-period",
     cl::desc("--model-cache prewarm: the load's period in seconds; the "
              "forecast averages the same window of earlier periods (default "
              "0: none, a weighted mean of past windows)"),
     cl::value_desc("S"), cl::init(0), cl::cat(serveCat), cl::sub(runCmd));
-cl::opt<double> loadPeriodOpt(
+cl::opt<double, false, FiniteDouble> loadPeriodOpt(
     "load-period",
     cl::desc("Generated load for several models: each model's rate follows "
              "a sine of this period, its peak 1/N of a period after the "
              "previous model's (default 0: flat Poisson)"),
     cl::value_desc("S"), cl::init(0), cl::cat(serveCat), cl::sub(runCmd));
-cl::opt<double> loadAmplitudeOpt(
+cl::opt<double, false, FiniteDouble> loadAmplitudeOpt(
     "load-amplitude",
     cl::desc("The sine's amplitude, a fraction of --rate (default 0.8)"),
     cl::value_desc("A"), cl::init(0.8), cl::cat(serveCat), cl::sub(runCmd));
-cl::opt<double> durationOpt(
+cl::opt<double, false, FiniteDouble> durationOpt(
     "duration",
     cl::desc("Generated load for several models: seconds of arrivals "
              "(default: --requests in all)"),
@@ -795,6 +814,24 @@ Error checkMappingChoices() {
   if (Error e = checkChoice("mla-cache", mlaCacheOpt,
                             {"replicate", "sequence", "batch"}))
     return e;
+  // The routing model's flags, in the user's words (a NaN skew was ignored
+  // without --routing-seed, and with it named the pass's "trials", R19, R21).
+  if (routingSeedOpt < -1)
+    return createStringError(inconvertibleErrorCode(),
+                             "--routing-seed must be a seed >= 0 (or -1: the "
+                             "uniform-routing formula), got " +
+                                 Twine(routingSeedOpt.getValue()));
+  if (!(routingSkewOpt >= 0))
+    return createStringError(
+        inconvertibleErrorCode(),
+        "--routing-skew must be a Zipf exponent >= 0 (0: uniform), got " +
+            shortestText(routingSkewOpt));
+  if (routingSkewOpt.getNumOccurrences() && routingSeedOpt < 0)
+    return createStringError(inconvertibleErrorCode(),
+                             "--routing-skew needs --routing-seed: the skew "
+                             "shapes the seeded routing model (without a "
+                             "seed experts are counted by the uniform-routing "
+                             "formula)");
   return checkChoice("moe", moeOpt, {"expert", "split"});
 }
 

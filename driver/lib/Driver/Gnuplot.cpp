@@ -8,6 +8,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 
 #include <optional>
@@ -98,6 +100,22 @@ bool snapflow::driver::haveGnuplot() {
 Error snapflow::driver::runGnuplot(llvm::ArrayRef<GnuplotScript> scripts) {
   if (scripts.empty())
     return Error::success();
+  // A plot whose folder is missing is named with the reason, before
+  // gnuplot runs (its own message was lost: "gnuplot failed drawing
+  // nodir/x.svg", R19).
+  for (const GnuplotScript &s : scripts) {
+    StringRef dir = llvm::sys::path::parent_path(s.svg);
+    if (dir.empty())
+      dir = ".";
+    if (!llvm::sys::fs::is_directory(dir))
+      return makeError("cannot write " + s.svg + ": " +
+                       (llvm::sys::fs::exists(dir)
+                            ? "'" + dir.str() + "' is not a folder"
+                            : "no folder '" + dir.str() + "'"));
+    if (llvm::sys::fs::access(dir, llvm::sys::fs::AccessMode::Write))
+      return makeError("cannot write " + s.svg + ": the folder '" +
+                       dir.str() + "' is not writable");
+  }
   auto gnuplot = llvm::sys::findProgramByName("gnuplot");
   if (!gnuplot)
     return makeError("gnuplot is not installed (`make install` brings it); "
@@ -114,10 +132,34 @@ Error snapflow::driver::runGnuplot(llvm::ArrayRef<GnuplotScript> scripts) {
                 gnuplotQuote(s.script) + "; reset; ";
   commands += "unset output";
   std::string message;
+  // gnuplot's own words go to a temporary file, for the error.
+  llvm::SmallString<128> errPath;
+  int errFd = -1;
+  if (llvm::sys::fs::createTemporaryFile("snapflow-gnuplot", "txt", errFd,
+                                         errPath))
+    errPath.clear();
+  else
+    llvm::sys::Process::SafelyCloseFileDescriptor(errFd);
   std::optional<StringRef> redirects[] = {StringRef(""), StringRef(""),
-                                          StringRef("")};
+                                          StringRef(errPath)};
   int rc = llvm::sys::ExecuteAndWait(*gnuplot, {*gnuplot, "-e", commands},
                                      std::nullopt, redirects, 60, 0, &message);
+  std::string said;
+  if (!errPath.empty()) {
+    if (auto text = llvm::MemoryBuffer::getFile(errPath)) {
+      // Its last non-empty line says what went wrong.
+      llvm::SmallVector<StringRef> lines;
+      (*text)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+      for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+        if (!it->trim().empty()) {
+          said = it->trim().str();
+          break;
+        }
+    }
+    llvm::sys::fs::remove(errPath);
+  }
+  if (message.empty())
+    message = said;
   auto removeAll = [&] {
     for (const GnuplotScript &s : scripts)
       llvm::sys::fs::remove(s.svg + ".tmp");

@@ -207,6 +207,7 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
     auto p = std::make_unique<Prepared>();
     p->o = o;
     p->maxBatch = d.maxBatch;
+    p->cfg().maxContextFrom = d.contextFrom;
     auto w = resolveWorkload(o, /*needChip=*/true);
     if (!w)
       return w.takeError();
@@ -216,10 +217,18 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
     p->deployed.name = configName.contains('/') || configName.ends_with(".json")
                            ? llvm::sys::path::stem(configName).str()
                            : configName.str();
+    // A model goes by its name in a trace's model column; two spellings of
+    // one name (llama-3.2-1b and sub/llama-3.2-1b.json) were both deployed
+    // and its rows all went to the last (R20).
     for (const auto &q : models)
       if (q->o.model == o.model)
         return makeError("--model names " + o.model +
                          " twice; a deployment serves each model once");
+      else if (q->deployed.name == p->deployed.name)
+        return makeError("'" + q->o.model + "' and '" + o.model +
+                         "' are both the model '" + p->deployed.name +
+                         "'; a deployment serves each model once, by a name "
+                         "its own");
     models.push_back(std::move(p));
   }
   const arch::ArchModel &chip = models[0]->w.chip;
@@ -360,8 +369,15 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
       for (size_t k = 0; k < n; ++k)
         if (r.modelName == models[k]->o.model ||
             r.modelName == models[k]->w.config.name ||
-            r.modelName == llvm::sys::path::stem(models[k]->o.model))
+            r.modelName == llvm::sys::path::stem(models[k]->o.model)) {
+          if (found >= 0)
+            return makeError(llvm::formatv(
+                "{0}:{1}: error: model '{2}' could be '{3}' or '{4}'; "
+                "name each deployed model its own way",
+                so.requestsPath, r.line, r.modelName,
+                models[found]->o.model, models[k]->o.model));
           found = static_cast<int>(k);
+        }
       if (found < 0) {
         std::vector<std::string> names;
         for (const auto &m : models)

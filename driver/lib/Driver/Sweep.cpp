@@ -687,11 +687,16 @@ snapflow::driver::readSweepRows(StringRef path) {
   size_t columns = sweepColumns().size();
   bool first = true;
   int line = 0;
+  // A file a spreadsheet saved back (a byte order mark, CRLF line ends)
+  // holds the same rows; it was "not this snapflow's" (R19). The sweep
+  // writes it back in its own form when the grid completes.
+  text.consume_front("\xEF\xBB\xBF");
   while (!text.empty()) {
     size_t eol = text.find('\n');
     if (eol == StringRef::npos)
       break; // unterminated: written when the sweep was killed
     StringRef l = text.take_front(eol);
+    l.consume_back("\r");
     text = text.drop_front(eol + 1);
     ++line;
     if (first) {

@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -63,34 +64,68 @@ int64_t daysFromCivil(int64_t y, int64_t m, int64_t d) {
   return era * 146097 + doe - 719468;
 }
 
+/// The most seconds a public trace's time may give as a plain number:
+/// 1e10, epoch seconds to the year 2286, where a double still resolves
+/// 2 microseconds (at 1e15, three rows a millisecond apart arrived at
+/// once, R22).
+constexpr double kMaxTraceSeconds = 1e10;
+
+/// How a public trace's row gives its time.
+enum class TimeKind { Seconds, Date };
+
+/// Whether `text` is one or more decimal digits, and its value.
+bool digits(StringRef text, int64_t &value) {
+  return !text.empty() && llvm::all_of(text, llvm::isDigit) &&
+         !text.getAsInteger(10, value);
+}
+
+int64_t daysInMonth(int64_t y, int64_t m) {
+  static const int kDays[12] = {31, 28, 31, 30, 31, 30,
+                                31, 31, 30, 31, 30, 31};
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return m == 2 && leap ? 29 : kDays[m - 1];
+}
+
 /// Seconds since 1970 of "YYYY-MM-DD HH:MM:SS[.fraction]" ('T' may separate
-/// date and time; a trailing 'Z' is accepted), or of a plain number.
-std::optional<double> parseTime(StringRef text) {
+/// date and time; a trailing 'Z' is accepted), a real calendar date (not
+/// 2023-02-31, which was read as 3 March, R22); or seconds as a plain
+/// number in [0, kMaxTraceSeconds]. `kind` says which it was.
+std::optional<double> parseTime(StringRef text, TimeKind &kind) {
   double seconds;
-  if (!text.getAsDouble(seconds))
-    return std::isfinite(seconds) ? std::optional<double>(seconds)
-                                  : std::nullopt;
+  if (!text.getAsDouble(seconds)) {
+    kind = TimeKind::Seconds;
+    return seconds >= 0 && seconds <= kMaxTraceSeconds
+               ? std::optional<double>(seconds)
+               : std::nullopt;
+  }
+  kind = TimeKind::Date;
   text.consume_back("Z");
-  int64_t y, mo, d, h, mi;
+  int64_t y, mo, d, h, mi, whole;
   StringRef date = text.take_front(10), rest = text.drop_front(10);
   if (date.size() != 10 || date[4] != '-' || date[7] != '-' ||
-      date.substr(0, 4).getAsInteger(10, y) ||
-      date.substr(5, 2).getAsInteger(10, mo) ||
-      date.substr(8, 2).getAsInteger(10, d) || mo < 1 || mo > 12 || d < 1 ||
-      d > 31)
+      !digits(date.substr(0, 4), y) || !digits(date.substr(5, 2), mo) ||
+      !digits(date.substr(8, 2), d) || mo < 1 || mo > 12 || d < 1 ||
+      d > daysInMonth(y, mo))
     return std::nullopt;
   if (rest.empty() || (rest[0] != ' ' && rest[0] != 'T'))
     return std::nullopt;
   rest = rest.drop_front();
   if (rest.size() < 8 || rest[2] != ':' || rest[5] != ':' ||
-      rest.substr(0, 2).getAsInteger(10, h) ||
-      rest.substr(3, 2).getAsInteger(10, mi) || h > 23 || mi > 59)
+      !digits(rest.substr(0, 2), h) || !digits(rest.substr(3, 2), mi) ||
+      h > 23 || mi > 59)
     return std::nullopt;
-  double sec;
-  if (rest.drop_front(6).getAsDouble(sec) || sec < 0 || sec >= 61)
+  // SS, then an optional fraction: digits only (no sign, no exponent).
+  StringRef sec = rest.drop_front(6);
+  auto [wholePart, fraction] = sec.split('.');
+  if (!digits(wholePart, whole) || wholePart.size() != 2 || whole > 60 ||
+      (sec.contains('.') &&
+       (fraction.empty() || !llvm::all_of(fraction, llvm::isDigit))))
+    return std::nullopt;
+  double s;
+  if (sec.getAsDouble(s))
     return std::nullopt;
   return double(daysFromCivil(y, mo, d)) * 86400.0 + double(h) * 3600.0 +
-         double(mi) * 60.0 + sec;
+         double(mi) * 60.0 + s;
 }
 } // namespace
 
@@ -130,6 +165,11 @@ snapflow::sim::serving::parseRequests(StringRef text, StringRef path,
   int modelColumn = -1;
   size_t width = 0;
   int64_t lineNo = 0, skipped = 0;
+  TimeKind timeKind = TimeKind::Seconds;
+  int64_t timeKindLine = 0; // the first row with a time
+  // A UTF-8 byte order mark, as Excel writes a CSV, is not part of the
+  // first column's name ("'arrival_s' is missing", R19).
+  text.consume_front("\xEF\xBB\xBF");
   while (!text.empty()) {
     auto [raw, rest] = text.split('\n');
     text = rest;
@@ -143,6 +183,11 @@ snapflow::sim::serving::parseRequests(StringRef text, StringRef path,
     auto colOf = [&](size_t k) {
       return static_cast<size_t>(fields[k].data() - line.data()) + 1;
     };
+    if (!spec && fields.size() > static_cast<size_t>(limits::kMaxColumns))
+      return located(lineNo, colOf(limits::kMaxColumns),
+                     llvm::formatv("the header has {0} columns; a request "
+                                   "file has at most {1}",
+                                   fields.size(), limits::kMaxColumns));
     if (!spec) {
       // The header: the format asked for, or the first whose columns it
       // has. When none has all, the one with the most names the missing
@@ -201,17 +246,22 @@ snapflow::sim::serving::parseRequests(StringRef text, StringRef path,
         for (size_t k = 0; k < fields.size(); ++k)
           if (fields[k].trim() == spec->modelColumn)
             modelColumn = static_cast<int>(k);
-      // A column read twice would leave which one counts to chance.
-      for (size_t k = 0; k < fields.size(); ++k)
-        for (size_t j = 0; j < k; ++j)
-          if (fields[k].trim() == fields[j].trim() &&
-              (llvm::is_contained(spec->columns, fields[k].trim()) ||
-               (spec->modelColumn && fields[k].trim() == spec->modelColumn)))
-            return located(lineNo, colOf(k),
-                           llvm::formatv("column '{0}' appears twice (fields "
-                                         "{1} and {2}); which one holds the "
-                                         "requests' values?",
-                                         fields[k].trim(), j + 1, k + 1));
+      // A column read twice would leave which one counts to chance (one
+      // pass: comparing every pair took minutes at 50,000 columns, R13).
+      llvm::StringMap<size_t> firstOf;
+      for (size_t k = 0; k < fields.size(); ++k) {
+        StringRef name = fields[k].trim();
+        if (!llvm::is_contained(spec->columns, name) &&
+            !(spec->modelColumn && name == spec->modelColumn))
+          continue;
+        auto [it, fresh] = firstOf.try_emplace(name, k);
+        if (!fresh)
+          return located(lineNo, colOf(k),
+                         llvm::formatv("column '{0}' appears twice (fields "
+                                       "{1} and {2}); which one holds the "
+                                       "requests' values?",
+                                       name, it->second + 1, k + 1));
+      }
       continue;
     }
     if (fields.size() != width)
@@ -225,8 +275,9 @@ snapflow::sim::serving::parseRequests(StringRef text, StringRef path,
     StringRef arrival = fields[columnOf[0]].trim();
     std::optional<double> when;
     double seconds;
+    TimeKind kind = TimeKind::Seconds;
     if (!own)
-      when = parseTime(arrival);
+      when = parseTime(arrival, kind);
     else if (!arrival.getAsDouble(seconds) && seconds >= 0 &&
              seconds <= limits::kMaxArrivalS)
       when = seconds;
@@ -235,10 +286,26 @@ snapflow::sim::serving::parseRequests(StringRef text, StringRef path,
                      llvm::Twine(spec->columns[0]) +
                          (own ? " must be seconds from 0 to " +
                                     shortestText(limits::kMaxArrivalS)
-                              : std::string(" must be a date and time "
-                                            "(2023-11-16 18:15:46.68) or "
-                                            "seconds")) +
+                              : " must be a date and time "
+                                "(2023-11-16 18:15:46.68) or seconds from "
+                                "0 to " +
+                                    shortestText(kMaxTraceSeconds)) +
                          ", got '" + arrival + "'");
+    // One column, one clock: epoch seconds among dates were silently
+    // compared with them (R22).
+    if (!own) {
+      if (!timeKindLine)
+        timeKind = kind, timeKindLine = lineNo;
+      else if (kind != timeKind)
+        return located(
+            lineNo, colOf(columnOf[0]),
+            llvm::formatv("{0} is {1} here but {2} at line {3}; give every "
+                          "row's time the same way",
+                          spec->columns[0],
+                          kind == TimeKind::Date ? "a date" : "seconds",
+                          timeKind == TimeKind::Date ? "a date" : "seconds",
+                          timeKindLine));
+    }
     r.arrivalS = *when;
     if (modelColumn >= 0) {
       r.modelName = fields[modelColumn].trim().str();

@@ -50,8 +50,9 @@ Error snapflow::sim::serving::validate(llvm::ArrayRef<Request> requests,
                            .str();
       return makeError(llvm::formatv(
           "{0}prompt_tokens + output_tokens = {1} + {2} exceeds the context "
-          "of {3} tokens a slot holds (--context)",
-          where, r.promptTokens, r.outputTokens, config.maxContext));
+          "of {3} tokens a slot holds ({4})",
+          where, r.promptTokens, r.outputTokens, config.maxContext,
+          config.maxContextFrom));
     }
   return Error::success();
 }

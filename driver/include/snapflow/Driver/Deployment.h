@@ -26,6 +26,9 @@ namespace driver {
 struct DeployedWorkload {
   WorkloadOptions options;
   bool maxBatch = false;
+  /// Where the context came from, for errors about it: "--context", or a
+  /// deployment file's "'context' at deploy.yaml:3".
+  std::string contextFrom = "--context";
 };
 
 /// A token count as every command and file reads one: "8k" -> 8192, "128K"

@@ -52,10 +52,20 @@ public:
   bool syntaxOk() {
     llvm::yaml::Stream probe(llvm::MemoryBufferRef(text, name), sm,
                              /*ShowColors=*/false);
+    int documents = 0;
     for (llvm::yaml::Document &doc : probe) {
       if (numErrors > 0)
         break;
-      checkKeys(doc.getRoot(), 0, probe);
+      llvm::yaml::Node *root = doc.getRoot();
+      // A second document ('---') was silently ignored: a deployment of
+      // two documents served only the first's models (R20).
+      if (++documents > 1 && root && !llvm::isa<llvm::yaml::NullNode>(root)) {
+        probe.printError(root, "a second YAML document (after '---'); "
+                               "snapflow reads one document per file, so "
+                               "put everything in the first");
+        break;
+      }
+      checkKeys(root, 0, probe);
     }
     return numErrors == 0;
   }
@@ -68,6 +78,11 @@ public:
   llvm::yaml::Node *root() {
     auto doc = stream->begin();
     return doc == stream->end() ? nullptr : doc->getRoot();
+  }
+
+  /// The line `node` starts at.
+  unsigned lineOf(llvm::yaml::Node *node) const {
+    return sm.getLineAndColumn(node->getSourceRange().Start).first;
   }
 
   void error(llvm::yaml::Node *node, const llvm::Twine &msg) {

@@ -61,12 +61,15 @@ namespace serving {
 ///   model config may declare (max_position_embeddings up to 2^27);
 /// - at most kMaxRequests requests: the loop holds about 100 bytes of state
 ///   per request, so 10 million take about 1 GB;
-/// - a generated rate in [kMinRate, kMaxRate] requests/s.
+/// - a generated rate in [kMinRate, kMaxRate] requests/s;
+/// - at most kMaxColumns columns in a request file: the published traces
+///   have 3 to 7, and every row is split into that many fields.
 namespace limits {
 constexpr double kMaxArrivalS = 1e8;
 constexpr int64_t kMaxTokens = int64_t(1) << 27;
 constexpr int64_t kMaxRequests = 10'000'000;
 constexpr double kMinRate = 1e-6, kMaxRate = 1e6;
+constexpr int64_t kMaxColumns = 1024;
 } // namespace limits
 
 struct Request {
@@ -168,6 +171,8 @@ struct CostTable {
 struct ServeConfig {
   int64_t slots = 1;
   int64_t maxContext = 0; ///< prompt + output tokens allowed per request
+  /// Where maxContext was given, for errors ("--context").
+  std::string maxContextFrom = "--context";
   /// KV tokens a slot keeps (the policy's budget; maxContext for full KV).
   int64_t kvTokensPerSlot = 0;
   double kvBytesPerToken = 0;   ///< per socket
