@@ -1612,6 +1612,11 @@ def check_regressions():
 # on PATH) in a folder where the running example of docs/Lowering.md has
 # been run, so `cat l1.tm.mlir` quotes one of its stages.
 EXCERPT = re.compile(r"<!--excerpt: (.+?)-->\n```mlir\n(.*?)```", re.S)
+# The errors a page quotes: `<!--errors: CMD ;; CMD ...-->` on the line
+# before a ``` block that is exactly what the commands print (each run in
+# the running example's folder, its stdout and stderr, a failure expected).
+# `--write` rewrites the block from the build.
+ERRORS = re.compile(r"<!--errors: (.+?)-->\n```\n(.*?)```", re.S)
 IR_VALUE = re.compile(r'([\w.]+) = ("[^"]*"|-?[0-9][0-9.e+-]*(?: : \w+)?)')
 
 
@@ -1642,6 +1647,30 @@ def check_excerpts(b):
         for page in PAGES_WITH_EXCERPTS:
             with open(os.path.join(ROOT, page)) as f:
                 text = f.read()
+            rewritten = text
+            for e in ERRORS.finditer(text):
+                line = text[:e.start()].count("\n") + 1
+                said = ""
+                for cmd in e.group(1).split(";;"):
+                    p = run(cmd.strip())
+                    if p.returncode == 0:
+                        problems.append(f"{page}:{line}: `{cmd.strip()}` "
+                                        "succeeds; the page quotes its error")
+                    said += p.stdout + p.stderr
+                if said != e.group(2):
+                    if b.write:
+                        rewritten = rewritten.replace(
+                            e.group(0), e.group(0)[:e.start(2) - e.start()]
+                            + said + "```", 1)
+                    else:
+                        problems.append(
+                            f"{page}:{line}: the errors quoted differ from "
+                            f"what `{e.group(1)}` prints:\n--- page\n"
+                            f"{e.group(2)}+++ build\n{said}")
+            if rewritten != text:
+                with open(os.path.join(ROOT, page), "w") as f:
+                    f.write(rewritten)
+                text = rewritten
             for e in EXCERPT.finditer(text):
                 line = text[:e.start()].count("\n") + 1
                 p = run(e.group(1))

@@ -163,3 +163,22 @@ TEST(ModelConfig, CrossLayerAttention) {
   EXPECT_FALSE(static_cast<bool>(plain->setClaShareFactor(5, "--cla")));
   EXPECT_EQ(plain->cacheLayers(), 1);
 }
+
+// A head's rotary channels come in pairs: an odd head_dim, given or derived
+// from hidden_size / num_attention_heads, is the config's error at the
+// field, not llm.rope's verifier's (issue 32, R17).
+TEST(ModelConfig, OddHeadWidthIsRefused) {
+  std::string json = kLlama;
+  json.insert(json.rfind('}'), ", \"head_dim\": 3");
+  EXPECT_NE(errorOf(json).find("error: a head is 3 channels; rotary position "
+                               "embeddings rotate pairs of channels, so it "
+                               "must be even"),
+            std::string::npos)
+      << errorOf(json);
+  json = kLlama;
+  json.replace(json.find("\"hidden_size\": 64"), 17, "\"hidden_size\": 60");
+  EXPECT_NE(errorOf(json).find("a head is 15 channels (hidden_size 60 / "
+                               "num_attention_heads 4)"),
+            std::string::npos)
+      << errorOf(json);
+}

@@ -102,6 +102,18 @@ snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
                                    "tokens >= 1 or auto, got {0}",
                                    c.prefillChunk));
   build.prefillChunk = c.prefillChunk == kPrefillChunkAuto ? 0 : c.prefillChunk;
+  // The last chunk's queries score the prompt when the policy chooses: a
+  // chunk shorter than its observation window failed in kv.score's
+  // verifier (R15).
+  int64_t observed =
+      w.kvObservedQueries * w.config.tokensPerCachePosition();
+  if (phase == "prefill" && build.prefillChunk > 0 &&
+      build.prefillChunk < o.context && build.prefillChunk < observed)
+    return makeError(llvm::formatv(
+        "--prefill-chunk {0} is smaller than the observation window of "
+        "{1} ({2} tokens), whose queries the last chunk holds to choose "
+        "the prompt tokens to keep; use a chunk of at least {2} tokens",
+        build.prefillChunk, w.kvLabel, observed));
   auto module = models::buildModel(context, w.config, build);
   if (!module)
     return module.takeError();

@@ -68,6 +68,7 @@ snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
     w.kvLabel = policy->getLabel();
     w.kvSlots = policy->getSlotsFor(positions);
     w.kvCompressing = policy->isCompressing();
+    w.kvObservedQueries = policy->getObservedQueries();
     auto format = kv::parseFormat(&context, o.kvFormat);
     if (!format) // the message names the format string
       return format.takeError();

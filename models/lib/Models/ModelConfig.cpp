@@ -325,6 +325,21 @@ llvm::Expected<ModelConfig> ModelConfig::parse(StringRef json,
     c.headDim = r.optionalInteger(
         "head_dim", std::max<int64_t>(1, c.hiddenSize / c.numHeads), 1,
         kMaxHeadDim);
+    // Rotary embeddings rotate pairs of a head's channels (an odd width
+    // failed in llm.rope's verifier, R17).
+    if (!r.error && c.headDim % 2 != 0)
+      r.fail(obj->get("head_dim") ? "head_dim" : "hidden_size",
+             llvm::formatv("a head is {0} channels{1}; rotary position "
+                           "embeddings rotate pairs of channels, so it must "
+                           "be even",
+                           c.headDim,
+                           obj->get("head_dim")
+                               ? std::string()
+                               : llvm::formatv(" (hidden_size {0} / "
+                                               "num_attention_heads {1})",
+                                               c.hiddenSize, c.numHeads)
+                                     .str())
+                 .str());
     if (!r.error && c.numHeads % c.numKvHeads != 0)
       r.fail("num_key_value_heads",
              "field 'num_attention_heads' (" + std::to_string(c.numHeads) +
@@ -335,6 +350,13 @@ llvm::Expected<ModelConfig> ModelConfig::parse(StringRef json,
     c.kvLoraRank = r.integer("kv_lora_rank", 1, kMaxRank);
     c.qkNopeHeadDim = r.integer("qk_nope_head_dim", 1, kMaxHeadDim);
     c.qkRopeHeadDim = r.integer("qk_rope_head_dim", 1, kMaxHeadDim);
+    if (!r.error && c.qkRopeHeadDim % 2 != 0)
+      r.fail("qk_rope_head_dim",
+             llvm::formatv("'qk_rope_head_dim' is {0}; rotary position "
+                           "embeddings rotate pairs of channels, so it must "
+                           "be even",
+                           c.qkRopeHeadDim)
+                 .str());
     c.vHeadDim = r.integer("v_head_dim", 1, kMaxHeadDim);
     c.numRoutedExperts =
         r.optionalInteger("n_routed_experts", 0, 0, kMaxExperts);

@@ -592,7 +592,7 @@ func.func @h2o_recent(
 
 // Tests that scissorhands' history window is positive.
 func.func @scissorhands_history(
-  // expected-error @+2 {{scissorhands history must be > 0, got 0}}
+  // expected-error @+2 {{scissorhands history must be from 1 to 134217728 steps (the longest context a model declares), got 0}}
   // expected-error @+1 {{failed to parse KV_CacheType parameter 'policy'}}
   %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.scissorhands<budget = 32, sinks = 4, recent = 10, history = 0>>) {
   return
@@ -679,6 +679,24 @@ func.func @gather_store_stray_scores(%c: !kv.cache<layers = 2, batch = 1, slots 
 func.func @gather_store_scores_shape(%c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>>, %i: tensor<1x2x24xi32>, %s: tensor<1x2x32xf32>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>) {
   // expected-error @+1 {{'kv.gather_store' op scores must be tensor<1x2x64xf32> (one per prompt token and group), got 'tensor<1x2x32xf32>'}}
   %g = kv.gather_store %c[0] select %i scores %s, %k, %v : !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.h2o<budget = 32, recent = 8>> select tensor<1x2x24xi32> scores tensor<1x2x32xf32>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>
+  return
+}
+
+// -----
+
+// Tests that a scissorhands history is no longer than any context (its bits
+// per slot overflowed the state size into 0).
+// expected-error @+1 {{scissorhands history must be from 1 to 134217728 steps (the longest context a model declares), got 134217729}}
+func.func @scissorhands_long_history() attributes {p = #kv.scissorhands<budget = 32, history = 134217729>} {
+  return
+}
+
+// -----
+
+// Tests that an arkvale page holds at least two tokens (its selection is in
+// pages; one token per page is a token-level selection).
+// expected-error @+1 {{arkvale page must be >= 2 tokens (a one-token page is a token-level selection: snapkv, h2o), got 1}}
+func.func @arkvale_one_token_page() attributes {p = #kv.arkvale<budget = 32, page = 1>} {
   return
 }
 

@@ -52,6 +52,9 @@ struct Workload {
   std::string kvLabel;
   int64_t kvSlots = 0;
   bool kvCompressing = false;
+  /// The prompt's last queries its prefill selection scores with (the
+  /// observation window; 0 for none), in cache positions.
+  int64_t kvObservedQueries = 0;
   /// The KV format resolved (its label; "bf16" for none).
   std::string kvFormatLabel = "bf16";
   int64_t tp = 0;

@@ -63,7 +63,8 @@ def KV_StreamingPolicyAttr : KV_PolicyAttr<"StreamingPolicy", "streaming",
 
 def KV_SnapKVPolicyAttr
     : KV_PolicyAttr<"SnapKVPolicy", "snapkv",
-                    ["buildPrefillSelection", "getPublishedAccuracy"]> {
+                    ["buildPrefillSelection", "getPublishedAccuracy",
+                     "getObservedQueries"]> {
   let summary = "SnapKV: one selection of prompt tokens at the end of prefill";
   let description = [{
     At the end of prefill the last `obs_window` queries score every prefix key;
@@ -86,7 +87,8 @@ def KV_SnapKVPolicyAttr
 }
 
 def KV_SnapStreamPolicyAttr
-    : KV_PolicyAttr<"SnapStreamPolicy", "snapstream", ["buildPrefillSelection"]> {
+    : KV_PolicyAttr<"SnapStreamPolicy", "snapstream",
+                    ["buildPrefillSelection", "getObservedQueries"]> {
   let summary = "SnapStream: SnapKV selection at prefill, sinks + ring buffer at decode";
   let description = [{
     Each sequence owns `budget` slots per layer. At the end of a prefill longer

@@ -51,6 +51,11 @@ def KVPolicyAttrInterface : AttrInterface<"KVPolicyAttrInterface"> {
       (ins "::mlir::OpBuilder &":$builder, "::mlir::Location":$loc,
            "const ::snapflow::kv::SelectionInputs &":$inputs),
       [{}], [{ return {}; }]>,
+    InterfaceMethod<[{The prompt's last queries whose attention scores the
+      prompt when the prefill chooses (SnapKV's observation window), of a
+      resolved policy; 0 when the selection takes the queries it is given.
+      A chunked prefill's last chunk must hold them.}],
+      "int64_t", "getObservedQueries", (ins), [{}], [{ return 0; }]>,
     InterfaceMethod<[{Bytes of the state the policy keeps per slot, per
       layer and sequence, beside the slot's K/V, for a cache of `groups`
       KV-head groups (H2O's accumulated score per group, Scissorhands'

@@ -202,6 +202,17 @@ bool checkSelectionBudget(llvm::StringRef policy, int64_t contextTokens,
                           llvm::function_ref<mlir::InFlightDiagnostic()>
                               emitError);
 
+/// The pooling kernel of a policy that pools prompt scores over a prompt
+/// of at least `budget` tokens: `kernel` as given, which must fit the
+/// budget, or `defaultKernel` narrowed to the widest odd width that does
+/// (a 3-token context pooled 7 wide failed in kv.pool's verifier, R17).
+/// -1 after an error naming `policy` and its `kernel` key.
+int64_t resolvePoolKernel(llvm::StringRef policy,
+                          std::optional<int64_t> kernel,
+                          int64_t defaultKernel, int64_t budget,
+                          llvm::function_ref<mlir::InFlightDiagnostic()>
+                              emitError);
+
 /// The SnapKV selection shared by the policies that score prompt tokens:
 /// kv.score of the last `obsWindow` queries against every prompt key,
 /// kv.pool of width `kernel`, kv.topk of `slots - sinks - recent` tokens

@@ -42,8 +42,14 @@ LogicalResult ArkValePolicyAttr::verify(
     std::optional<int64_t> tokens) {
   if (failed(verifyBudgetKeys(emitError, "arkvale", budget, ratio)))
     return failure();
-  if (page && *page <= 0)
-    return emitError() << "arkvale page must be > 0 tokens, got " << *page;
+  // A page of one token would be a token-level selection, which the paged
+  // lowering (indices in pages, one ranking per layer) does not make; it
+  // failed in kv.gather_store's verifier (R17).
+  if (page && *page < 2)
+    return emitError() << "arkvale page must be >= 2 tokens (a one-token "
+                          "page is a token-level selection: snapkv, h2o), "
+                          "got "
+                       << *page;
   if (sinks && *sinks < 0)
     return emitError() << "arkvale sinks must be >= 0 pages, got " << *sinks;
   if (window && *window <= 0)

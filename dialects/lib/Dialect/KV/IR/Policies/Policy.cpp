@@ -102,6 +102,17 @@ llvm::Expected<Attribute> snapflow::kv::detail::parseSpelling(
           !llvm::all_of(key,
                         [](char c) { return llvm::isAlnum(c) || c == '_'; }))
         return spellingError("expected key=value, got '" + item.trim() + "'");
+      // MLIR's integer parser wraps a literal in [2^63, 2^64): a budget of
+      // 2^64 - 1 was refused as "got -1" (R18). Say it as given.
+      StringRef magnitude = value;
+      magnitude.consume_front("-");
+      if (!magnitude.empty() && llvm::all_of(magnitude, llvm::isDigit)) {
+        int64_t n;
+        if (value.getAsInteger(10, n))
+          return spellingError("value '" + value + "' for key '" + key +
+                               "' is past the largest number a key takes (" +
+                               Twine(INT64_MAX) + ")");
+      }
       if (!fields.empty())
         attrText += ", ";
       attrText += key.str();
@@ -293,6 +304,22 @@ bool snapflow::kv::checkSelectionBudget(
     return false;
   }
   return true;
+}
+
+int64_t snapflow::kv::resolvePoolKernel(
+    StringRef policy, std::optional<int64_t> kernel, int64_t defaultKernel,
+    int64_t budget, function_ref<InFlightDiagnostic()> emitError) {
+  if (!kernel) {
+    int64_t widest = budget % 2 == 1 ? budget : budget - 1;
+    return std::max<int64_t>(1, std::min(defaultKernel, widest));
+  }
+  if (*kernel > budget) {
+    emitError() << policy << " kernel (" << *kernel
+                << ") must be at most the budget (" << budget
+                << " tokens): it pools the scores of a prompt that long";
+    return -1;
+  }
+  return *kernel;
 }
 
 Selection snapflow::kv::buildScoredSelection(OpBuilder &b, Location loc,

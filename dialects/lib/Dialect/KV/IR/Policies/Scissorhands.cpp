@@ -22,6 +22,9 @@ using namespace snapflow::kv;
 static constexpr int64_t kDefaultSinks = 4;
 static constexpr int64_t kDefaultRecent = 10;
 static constexpr int64_t kDefaultHistory = 400;
+/// The longest history: 2^27 steps, the longest context a model config may
+/// declare (ModelConfig's bound on max_position_embeddings).
+static constexpr int64_t kMaxHistory = int64_t(1) << 27;
 /// The slot the next token overwrites, one i32 per group.
 static constexpr int64_t kVictimBytes = 4;
 
@@ -35,8 +38,15 @@ LogicalResult ScissorhandsPolicyAttr::verify(
     return emitError() << "scissorhands sinks must be >= 0, got " << *sinks;
   if (recent && *recent <= 0)
     return emitError() << "scissorhands recent must be > 0, got " << *recent;
-  if (history && *history <= 0)
-    return emitError() << "scissorhands history must be > 0, got " << *history;
+  // A history longer than any context means nothing, and its bits per
+  // slot overflowed the state's size into 0, which kv.evict then refused
+  // as a stateless policy (R17).
+  if (history && (*history <= 0 || *history > kMaxHistory))
+    return emitError() << "scissorhands history must be from 1 to "
+                       << kMaxHistory
+                       << " steps (the longest context a model declares), "
+                          "got "
+                       << *history;
   if (budget && sinks && recent &&
       (CheckedInt(*sinks) + *recent).get().value_or(INT64_MAX) >= *budget)
     return emitError() << "scissorhands sinks + recent (" << *sinks << " + "

@@ -52,6 +52,9 @@ bool SnapKVPolicyAttr::isResolved() const {
          getPool();
 }
 bool SnapKVPolicyAttr::selectsAtPrefill() const { return true; }
+int64_t SnapKVPolicyAttr::getObservedQueries() const {
+  return getObsWindow().value_or(0);
+}
 
 KVPolicyAttrInterface SnapKVPolicyAttr::resolveFor(
     int64_t contextTokens, function_ref<InFlightDiagnostic()> emitError) const {
@@ -60,10 +63,14 @@ KVPolicyAttrInterface SnapKVPolicyAttr::resolveFor(
     return {};
   int64_t obs =
       getObsWindow().value_or(std::min(kDefaultObsWindow, budget / 2));
+  int64_t kernel = resolvePoolKernel("snapkv", getKernel(), kDefaultKernel,
+                                     budget, emitError);
+  if (kernel < 0)
+    return {};
   return getChecked(
       emitError, getContext(), std::optional<int64_t>(budget),
       std::optional<int64_t>(), std::optional<int64_t>(obs),
-      std::optional<int64_t>(getKernel().value_or(kDefaultKernel)),
+      std::optional<int64_t>(kernel),
       std::optional<PoolKind>(getPool().value_or(PoolKind::max)));
 }
 
@@ -82,7 +89,7 @@ SnapKVPolicyAttr::buildPrefillSelection(OpBuilder &builder, Location loc,
 StringRef SnapKVPolicyAttr::getUsage() {
   return "SnapKV selection at the end of prefill\n"
          "keys: budget | ratio (budget = context/ratio), obs_window "
-         "(min(32, budget/2)), kernel (7), pool (max|avg, max)";
+         "(min(32, budget/2)), kernel (min(7, budget)), pool (max|avg, max)";
 }
 
 /// SnapKV (the prefill selection SnapStream also makes)'s published accuracy

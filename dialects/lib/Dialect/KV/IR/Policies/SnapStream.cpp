@@ -66,6 +66,9 @@ bool SnapStreamPolicyAttr::isResolved() const {
          getObsWindow() && getKernel() && getPool();
 }
 bool SnapStreamPolicyAttr::selectsAtPrefill() const { return true; }
+int64_t SnapStreamPolicyAttr::getObservedQueries() const {
+  return getObsWindow().value_or(0);
+}
 
 KVPolicyAttrInterface SnapStreamPolicyAttr::resolveFor(
     int64_t contextTokens, function_ref<InFlightDiagnostic()> emitError) const {
@@ -76,11 +79,15 @@ KVPolicyAttrInterface SnapStreamPolicyAttr::resolveFor(
       getObsWindow().value_or(std::min(kDefaultObsWindow, budget / 2));
   int64_t recent = getRecent().value_or(
       std::max(obs, std::min(kDefaultRecentCap, budget / 4)));
+  int64_t kernel = resolvePoolKernel("snapstream", getKernel(), kDefaultKernel,
+                                     budget, emitError);
+  if (kernel < 0)
+    return {};
   return getChecked(
       emitError, getContext(), std::optional<int64_t>(budget),
       std::optional<int64_t>(), std::optional<int64_t>(getSinkTokens()),
       std::optional<int64_t>(recent), std::optional<int64_t>(obs),
-      std::optional<int64_t>(getKernel().value_or(kDefaultKernel)),
+      std::optional<int64_t>(kernel),
       std::optional<PoolKind>(getPool().value_or(PoolKind::max)));
 }
 
@@ -97,5 +104,6 @@ Selection SnapStreamPolicyAttr::buildPrefillSelection(
 StringRef SnapStreamPolicyAttr::getUsage() {
   return "SnapKV at prefill + sinks and a ring buffer at decode\n"
          "keys: budget | ratio, sinks (4), recent (max(obs_window, min(4096, "
-         "budget/4))), obs_window (min(32, budget/2)), kernel (7), pool (max)";
+         "budget/4))), obs_window (min(32, budget/2)), kernel (min(7, "
+         "budget)), pool (max)";
 }
