@@ -759,16 +759,52 @@ std::vector<std::string> workloadKey(const SweepPoint &p) {
 /// could not run is named with the reason. What only compiling finds (a
 /// point that does not fit) is the point's row, `failed`.
 Error checkPoints(const std::vector<SweepPoint> &points) {
-  std::set<std::string> checked;
+  // Each workload's resolved identity: the model and chip by fingerprint,
+  // the policy and format by their labels, so two spellings of one point
+  // (a model by name and by path, kivi2 and kivi:bits=2) are found; they
+  // made two rows of one point (R23).
+  std::map<std::string, std::vector<std::string>> resolved;
+  std::map<std::string, const SweepPoint *> seen;
   for (const SweepPoint &p : points) {
-    if (!checked.insert(identityKey(workloadKey(p))).second)
-      continue;
-    auto w = resolveWorkload(pointWorkload(p), /*needChip=*/true);
-    if (!w)
-      return makeError(formatv("point {0} ({1} {2} context {3} --kv {4}): "
-                               "{5}",
-                               p.index, p.model, p.chip, p.context, p.kv,
-                               llvm::toString(w.takeError())));
+    std::string key = identityKey(workloadKey(p));
+    auto it = resolved.find(key);
+    if (it == resolved.end()) {
+      auto w = resolveWorkload(pointWorkload(p), /*needChip=*/true);
+      if (!w)
+        return makeError(formatv("point {0} ({1} {2} context {3} --kv {4}): "
+                                 "{5}",
+                                 p.index, p.model, p.chip, p.context, p.kv,
+                                 llvm::toString(w.takeError())));
+      it = resolved
+               .emplace(key,
+                        std::vector<std::string>{
+                            w->config.fingerprint(), w->chip.fingerprint(),
+                            std::to_string(p.context), w->kvLabel,
+                            w->kvFormatLabel, p.cla, std::to_string(w->tp),
+                            weightsDtypeLabel(*w), p.mlaCache, p.moe, p.mtp,
+                            p.mtpAcceptance, p.allowDdr})
+               .first;
+    }
+    std::vector<std::string> id = it->second;
+    id.push_back(p.batch);
+    auto [first, fresh] = seen.emplace(identityKey(id), &p);
+    if (!fresh) {
+      const SweepPoint &q = *first->second;
+      return makeError(formatv(
+          "points {0} and {1} are one point spelled two ways ({2}); give "
+          "each value once",
+          q.index, p.index,
+          q.model != p.model
+              ? "--model " + q.model + " and " + p.model + " are one config"
+          : q.chip != p.chip
+              ? "--chip " + q.chip + " and " + p.chip + " are one chip"
+          : q.kv != p.kv
+              ? "--kv " + q.kv + " and " + p.kv + " resolve alike"
+          : q.kvFormat != p.kvFormat
+              ? "--kv-format " + q.kvFormat + " and " + p.kvFormat +
+                    " are one format"
+              : std::string("their settings resolve alike")));
+    }
   }
   return Error::success();
 }

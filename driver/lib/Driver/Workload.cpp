@@ -42,6 +42,15 @@ snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
                              "max_position_embeddings ({1}) in {2}",
                              o.context, w.config.maxPositionEmbeddings,
                              w.config.origin));
+  // A Block Transformer's cache holds whole blocks: --context 1 ran as a
+  // context of 4 and said so only in its header (R24).
+  if (int64_t per = w.config.tokensPerCachePosition();
+      per > 1 && o.context % per != 0)
+    return makeError(formatv(
+        "--context {0} is not a whole number of {1}'s {2}-token blocks; "
+        "use {3}",
+        o.context, w.config.name, per,
+        o.context < per ? per : o.context / per * per));
   if (!o.weightsDtype.empty()) {
     if (o.weightsDtype == "bf16")
       w.weightsDtype = models::WeightDtype::BF16;

@@ -518,15 +518,22 @@ Error Loop::turn(int mi) {
   // the chunk of the prefill under way (chunked schedule).
   double decodeCost = 0, chunkCost = 0;
   if (decoding > 0) {
+    // The longest context the step reaches: a slot grows by up to `grow`
+    // tokens, but never past its request (a Block Transformer's 4-token
+    // step on a request 3 tokens from its end looked for a context past
+    // --context, R16).
     int64_t longest = 0;
     for (const Slot &s : m.slots)
-      if (s.request >= 0 && s.chunk < 0)
-        longest = std::max(longest, s.context);
-    int b = CostTable::bucketOf(costs.decodeBuckets, longest + m.grow);
+      if (s.request >= 0 && s.chunk < 0) {
+        const Request &r = requests[s.request];
+        longest = std::max(longest, std::min(s.context + m.grow,
+                                             r.promptTokens + r.outputTokens));
+      }
+    int b = CostTable::bucketOf(costs.decodeBuckets, longest);
     if (b < 0)
       return makeError(llvm::formatv("no decode cost for a context of {0} "
                                      "tokens",
-                                     longest + m.grow));
+                                     longest));
     decodeCost = graph(t, costs.decodeStepS[b],
                        contendedOr(slow.decodeStepS, b, costs.decodeStepS[b]),
                        contendedOr(m.spec->decodeCopyBps, b, 0));
