@@ -13,8 +13,11 @@ FailureOr<ProgramStats> snapflow::computeProgramStats(df::ProgramOp program) {
   std::array<CheckedInt, 3> loaded{}, stored{};
   CheckedInt flops = 0, collective = 0;
   ProgramStats s;
+  // One table for the program: a lookup without it scans the program, which
+  // was quadratic over an unfused model's loads (R12).
+  SymbolTable symbols(program);
   auto tierOf = [&](FlatSymbolRefAttr ref) {
-    auto t = SymbolTable::lookupNearestSymbolFrom<df::TensorOp>(program, ref);
+    auto t = symbols.lookup<df::TensorOp>(ref.getAttr());
     return static_cast<int>(t ? t.getTier().getValue() : arch::MemoryTier::HBM);
   };
   auto streamBytes = [](Value stream) {

@@ -200,6 +200,7 @@ private:
                bool kvCache = false) {
     if (!declared.insert(name).second)
       return;
+    declaredTier[name] = tier;
     decls.create<df::TensorOp>(fn.getLoc(), name, type,
                                df::TierAttr::get(fn.getContext(), tier),
                                kvCache);
@@ -897,9 +898,11 @@ private:
       SmallVector<df::LoadOp> loads;
       int64_t total = 0;
       auto offChip = [&](df::LoadOp load) {
-        auto t = SymbolTable::lookupNearestSymbolFrom<df::TensorOp>(
-            program, load.getSrcAttr());
-        return t && t.getTier().getValue() != arch::MemoryTier::SRAM;
+        // By the tier it was declared with: a symbol lookup scans the
+        // program, quadratic over an unfused model's loads (R12).
+        auto it = declaredTier.find(load.getSrc());
+        return it != declaredTier.end() &&
+               it->second != arch::MemoryTier::SRAM;
       };
       for (Value in : inputs)
         if (auto load = in.getDefiningOp<df::LoadOp>())
@@ -1084,6 +1087,8 @@ private:
   kv::KVFormatAttrInterface format;
   RankedTensorType residualType, stagingType;
   llvm::StringSet<> declared;
+  /// Each declared tensor's tier.
+  llvm::StringMap<arch::MemoryTier> declaredTier;
   DenseMap<Value, std::string> homes;
   /// The tensors that are activations' homes.
   llvm::StringSet<> homeNames;

@@ -19,6 +19,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <map>
@@ -179,22 +181,59 @@ bool allCarried(const Layer &first, const Layer &last,
   });
 }
 
+/// A hash of what sameLayer compares, so that only layers with equal
+/// hashes are compared.
+llvm::hash_code shapeHash(const Layer &l) {
+  llvm::hash_code h = llvm::hash_value(l.ops.size());
+  for (Operation *op : l.ops) {
+    h = llvm::hash_combine(h, op->getName().getAsOpaquePointer());
+    for (Type t : op->getOperandTypes())
+      h = llvm::hash_combine(h, t.getAsOpaquePointer());
+    for (Type t : op->getResultTypes())
+      h = llvm::hash_combine(h, t.getAsOpaquePointer());
+    for (NamedAttribute n : op->getAttrs())
+      if (!isLayerSpecific(n.getName()))
+        h = llvm::hash_combine(h, n.getName().getAsOpaquePointer(),
+                               n.getValue().getAsOpaquePointer());
+  }
+  return h;
+}
+
 struct FuseLayersPass : public llm::impl::FuseLayersBase<FuseLayersPass> {
   void runOnOperation() override {
     Block &block = getOperation().getBody().front();
     layers = collect(block);
     units.clear();
+    classify();
     // Find every run first and fuse the last run first: fusing rewrites the
     // uses of a run's outputs, which the layers before it do not depend on.
+    //
+    // The search is linear in the layers for the models that have a period
+    // (every layer alike, or a pattern of a few): a stride is tried only
+    // when it could cover more layers than the best run so far, and only
+    // when the layers one stride apart are alike (their classes), before
+    // any unit of several layers is built. Trying every stride built units
+    // of every width: 73 s and 1.8 GB at 4096 layers (R12).
     SmallVector<Run> runs;
     size_t i = 0;
     while (i < layers.size()) {
       std::optional<Run> best;
+      size_t left = layers.size() - i, bestCover = 0;
       for (size_t stride = 1; i + 2 * stride <= layers.size(); ++stride) {
+        if (bestCover == left)
+          break; // nothing covers more
+        if (left / stride * stride <= bestCover)
+          continue;
+        bool periodic = true;
+        for (size_t k = 0; k < stride && periodic; ++k)
+          periodic = kind[i + k] == kind[i + stride + k];
+        if (!periodic)
+          continue;
         std::optional<Run> run = runAt(i, stride);
-        if (run &&
-            (!best || run->count * run->stride > best->count * best->stride))
+        if (run && run->count * run->stride > bestCover) {
+          bestCover = run->count * run->stride;
           best = run;
+        }
       }
       if (!best) {
         ++i;
@@ -270,6 +309,25 @@ private:
     return Run{start, count, stride, *perm};
   }
 
+  /// kind[i]: the first layer identical to layer i (sameLayer), so a
+  /// layer compares with others by an index.
+  void classify() {
+    kind.assign(layers.size(), 0);
+    llvm::DenseMap<size_t, SmallVector<size_t>> byHash;
+    for (size_t i = 0; i < layers.size(); ++i) {
+      SmallVector<size_t> &same =
+          byHash[static_cast<size_t>(shapeHash(layers[i]))];
+      kind[i] = i;
+      for (size_t first : same)
+        if (sameLayer(layers[first], layers[i])) {
+          kind[i] = first;
+          break;
+        }
+      if (kind[i] == i)
+        same.push_back(i);
+    }
+  }
+
   SmallVector<Layer> collect(Block &block) {
     SmallVector<Layer> layers;
     for (Operation &op : block) {
@@ -330,6 +388,7 @@ private:
   /// built from them, by (first layer, stride); none where the layers are
   /// not consecutive.
   SmallVector<Layer> layers;
+  SmallVector<size_t> kind;
   std::map<std::pair<size_t, size_t>, std::optional<Layer>> units;
 };
 

@@ -109,7 +109,8 @@ def DF_SectionOp : DF_Op<"section", [Symbol, HasParent<"ProgramOp">, NoTerminato
   let hasVerifier = 1;
 }
 
-def DF_LoadOp : DF_Op<"load", [HasParent<"SectionOp">]> {
+def DF_LoadOp : DF_Op<"load", [HasParent<"SectionOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "stream a declared tensor from its tier into the chip, tile by tile";
   let description = [{
     `agcus` AGCU/DMA engines (default 1) read `tiles` tiles of the tensor
@@ -141,7 +142,8 @@ def DF_LoadOp : DF_Op<"load", [HasParent<"SectionOp">]> {
   let hasVerifier = 1;
 }
 
-def DF_StoreOp : DF_Op<"store", [HasParent<"SectionOp">]> {
+def DF_StoreOp : DF_Op<"store", [HasParent<"SectionOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "drain a stream into a declared tensor in its tier";
   let description = [{
     `for KIND` names the model operator the store works for, as on
@@ -155,7 +157,6 @@ def DF_StoreOp : DF_Op<"store", [HasParent<"SectionOp">]> {
   let arguments = (ins OptionalAttr<DF_OpKindAttr>:$op_kind,
                        DF_StreamType:$input, FlatSymbolRefAttr:$dst);
   let assemblyFormat = "$input `to` $dst (`for` custom<OpKind>($op_kind)^)? attr-dict `:` qualified(type($input))";
-  let hasVerifier = 1;
 }
 
 def DF_StageOp : DF_Op<"stage", [HasParent<"SectionOp">]> {
