@@ -16,6 +16,7 @@
 #include "snapflow/Sim/Trace/Trace.h"
 #include "snapflow/Support/Version.h"
 #include "snapflow/Support/Output.h"
+#include "snapflow/Support/Progress.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -641,11 +642,19 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
     deployed.push_back(m->deployed);
   start = std::chrono::steady_clock::now();
   std::optional<llvm::Expected<ServeResult>> outcome;
+  // How far the loop is, on a terminal (R14: ten million requests ran for
+  // minutes without a word).
+  Progress progress("serving", "requests finished",
+                    static_cast<int64_t>(requests.size()));
+  int64_t finished = 0;
+  auto onFinish = [&](const RequestResult &q) {
+    if (results)
+      writeResult(q);
+    progress.update(++finished);
+  };
   auto serveAll = [&] {
-    outcome.emplace(sim::serving::serveModels(
-        requests, deployed, cache,
-        results ? llvm::function_ref<void(const RequestResult &)>(writeResult)
-                : nullptr));
+    outcome.emplace(
+        sim::serving::serveModels(requests, deployed, cache, onFinish));
   };
   if (so.resultsPath.empty()) {
     serveAll();

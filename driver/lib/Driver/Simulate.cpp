@@ -18,8 +18,9 @@
 #include "snapflow/Sim/Loader/Loader.h"
 #include "snapflow/Sim/Stats/Report.h"
 #include "snapflow/Sim/Trace/Trace.h"
-#include "snapflow/Support/Version.h"
 #include "snapflow/Support/Output.h"
+#include "snapflow/Support/Progress.h"
+#include "snapflow/Support/Version.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -80,6 +81,13 @@ snapflow::driver::simulatePrograms(const sim::Program &decode,
   so.fastForward = o.fastForward;
   so.allSockets = o.allSockets;
   so.trace = !o.tracePath.empty() || !o.csvPath.empty();
+  // How far the decode steps are, on a terminal (R14: --steps 131072
+  // --no-fast-forward ran for minutes without a word).
+  Progress progress("simulating", "decode steps", o.steps);
+  so.onStep = [&](int64_t done, int64_t steps) {
+    if (steps == o.steps)
+      progress.update(done);
+  };
   auto start = std::chrono::steady_clock::now();
   sim::SimResult result = sim::simulate(jobs, chip, so);
   double wall = std::chrono::duration<double>(

@@ -596,6 +596,8 @@ void SectionController::run() {
           jr.copyBytes = sockets[0].copy->moved - copied;
           Totals delta = totals() - before;
           ++jr.stepsSimulated;
+          if (options.onStep)
+            options.onStep(jr.stepsSimulated, jobs[j].steps);
           jr.stepPs = t;
           jr.totalPs += t;
           jr.flops = delta.flops / n;

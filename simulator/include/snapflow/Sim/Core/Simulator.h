@@ -20,6 +20,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct SimOptions {
   bool allSockets = false;
   /// Record per-stage slices for the trace.
   bool trace = true;
+  /// Called after each simulated step of a job: (steps simulated, steps of
+  /// the job). Fast-forwarded steps are accounted at once, not reported.
+  std::function<void(int64_t, int64_t)> onStep;
 };
 
 /// A bulk copy between memory tiers on every simulated socket, made by the
