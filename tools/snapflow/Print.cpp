@@ -191,14 +191,18 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
   else
     os << formatv("  KV cache     {0} B per token of one sequence\n",
                   stats.kvBytesPerToken);
-  os << formatv("               {0} keeps {1} of {2} {3}s per sequence "
-                "({4:f1}x less than full)\n",
-                w.kvLabel, w.kvSlots, positions, unit,
-                static_cast<double>(positions) / w.kvSlots);
+  if (w.kvSlots >= positions)
+    os << formatv("               {0} keeps all {1} {2}s of a sequence\n",
+                  w.kvLabel, positions, unit);
+  else
+    os << formatv("               {0} keeps {1} of {2} {3}s per sequence "
+                  "({4:f1}x fewer than full)\n",
+                  w.kvLabel, w.kvSlots, positions, unit,
+                  static_cast<double>(positions) / w.kvSlots);
   if (w.kvFormatLabel != "bf16")
     os << formatv("               stored as {0}\n", w.kvFormatLabel);
   os << formatv(
-      "               batch {0}: {1} in all{2}\n", info.batch,
+      "               batch {0}: {1} for the whole batch{2}\n", info.batch,
       humanBytes(info.kvBytes),
       info.kvStateBytes > 0
           ? formatv(", of which {0} the policy's state{1}",

@@ -271,7 +271,7 @@ cl::opt<std::string> simChipOpt(
 cl::opt<std::string> whatIfChipOpt(
     "what-if-chip",
     cl::desc("What-if: run the program, as compiled, on another chip with "
-             "the same socket count; the report names both"),
+             "at least the program's TP sockets; the report names both"),
     cl::value_desc("name|path"), cl::init(""), cl::cat(simCat),
     cl::sub(simulateCmd));
 cl::opt<int64_t> stepsOpt("steps", cl::desc("Decode steps (default 1)"),
