@@ -26,6 +26,7 @@
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/Gnuplot.h"
 #include "snapflow/Driver/Sweep.h"
+#include "snapflow/Models/ModelConfig.h"
 #include "snapflow/Support/Input.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -115,13 +116,44 @@ struct Series {
   std::map<double, std::string> labels;
 };
 
-/// One plot: series of (x, y) points in the order of their sort keys, in
-/// one or more columns of panels sharing the x axis (one y label each).
+/// Orders text as people read numbers in it: "ratio=2" before "ratio=10",
+/// "pcu_count=520" before "pcu_count=1040" (a plain string order put them
+/// the other way round in legends).
+struct NaturalLess {
+  bool operator()(llvm::StringRef a, llvm::StringRef b) const {
+    while (!a.empty() && !b.empty()) {
+      if (llvm::isDigit(a.front()) && llvm::isDigit(b.front())) {
+        size_t na = a.find_if_not(llvm::isDigit),
+               nb = b.find_if_not(llvm::isDigit);
+        llvm::StringRef da = a.take_front(na).ltrim('0'),
+                        db = b.take_front(nb).ltrim('0');
+        if (da.size() != db.size())
+          return da.size() < db.size();
+        if (int c = da.compare(db))
+          return c < 0;
+        a = a.drop_front(std::min(na, a.size()));
+        b = b.drop_front(std::min(nb, b.size()));
+        continue;
+      }
+      if (a.front() != b.front())
+        return a.front() < b.front();
+      a = a.drop_front();
+      b = b.drop_front();
+    }
+    return a.size() < b.size();
+  }
+};
+
+/// One plot: series of (x, y) points in the order of their sort keys (read
+/// as numbers where they hold numbers), in one or more columns of panels
+/// sharing the x axis (one y label each).
 struct Plot {
   std::string name, title, xlabel;
   std::vector<std::string> ylabels;
   bool logx = false;
-  std::map<std::string, Series> series;
+  /// Tics as token counts (8K for 8192); else as plain numbers.
+  bool tokenTics = true;
+  std::map<std::string, Series, NaturalLess> series;
   /// A level drawn across a column of panels, such as a capacity.
   struct Level {
     double y;
@@ -181,9 +213,9 @@ std::string ticLabel(double x) {
 /// Tics at the values swept, as many as fit `width` pixels without their
 /// labels touching: powers of two first (the values people sweep), then
 /// the others (a resolved `--batch max`) where there is room.
-std::vector<std::pair<std::string, double>> pickTics(const std::set<double> &xs,
-                                                     double lo, double hi,
-                                                     bool logx, double width) {
+std::vector<std::pair<std::string, double>>
+pickTics(const std::set<double> &xs, double lo, double hi, bool logx,
+         double width, bool tokens) {
   auto at = [&](double x) {
     return logx ? width * std::log(x / lo) / std::log(hi / lo)
                 : width * (x - lo) / (hi - lo);
@@ -198,7 +230,7 @@ std::vector<std::pair<std::string, double>> pickTics(const std::set<double> &xs,
                 [&](double x) { return !round(x); });
   std::vector<std::pair<std::string, double>> tics;
   for (double x : order) {
-    std::string label = ticLabel(x);
+    std::string label = tokens ? ticLabel(x) : gnum(x);
     bool fits = llvm::all_of(tics, [&](const auto &t) {
       double gap = (label.size() + t.first.size()) / 2.0 * kCharPixels + 10;
       return std::abs(at(x) - at(t.second)) >= gap;
@@ -211,6 +243,10 @@ std::vector<std::pair<std::string, double>> pickTics(const std::set<double> &xs,
   return tics;
 }
 
+/// The tallest chart drawn: past it (9 rows of legends made a 6182 px
+/// wall of the KV-methods sweep) a chart is not drawn, and says why.
+constexpr double kMaxChartHeight = 2000;
+
 /// Writes NAME.dat and NAME.gp under `plotsDir` and adds the script to
 /// `scripts` (with the SVG it draws).
 ///
@@ -221,8 +257,10 @@ std::vector<std::pair<std::string, double>> pickTics(const std::set<double> &xs,
 /// rows of at most kLinesPerChart groups, each group keeping its style in
 /// every row. The panels share the x range; the canvas grows with the rows
 /// and the legend's width, so nothing is squeezed.
+
 Error writePlot(const Plot &p, StringRef plotsDir,
-                std::vector<GnuplotScript> &scripts) {
+                std::vector<GnuplotScript> &scripts,
+                std::vector<std::string> &tooTall) {
   llvm::SmallString<256> dat(plotsDir), gp(plotsDir), svg(plotsDir);
   llvm::sys::path::append(dat, p.name + ".dat");
   llvm::sys::path::append(gp, p.name + ".gp");
@@ -339,6 +377,11 @@ Error writePlot(const Plot &p, StringRef plotsDir,
   double height = titleHeight + xlabelBelow + 10;
   for (const Row &row : rows)
     height += rowTitleHeight(row) + plotHeight + ticsBelow;
+  if (height > kMaxChartHeight) {
+    llvm::sys::fs::remove(dat);
+    tooTall.push_back(llvm::formatv("{0} ({1} lines)", p.name, ids.size()));
+    return Error::success();
+  }
   auto sx = [&](double px) { return px / width; };
   auto sy = [&](double px) { return 1 - px / height; }; // px from the top
 
@@ -354,7 +397,7 @@ Error writePlot(const Plot &p, StringRef plotsDir,
     hi += pad;
   }
   std::vector<std::string> tics;
-  for (const auto &[label, x] : pickTics(xs, lo, hi, p.logx, plotWidth))
+  for (const auto &[label, x] : pickTics(xs, lo, hi, p.logx, plotWidth, p.tokenTics))
     tics.push_back(llvm::formatv("\"{0}\" {1}", label, gnum(x)));
 
   auto dashOf = [&](int variant) -> std::string {
@@ -365,7 +408,17 @@ Error writePlot(const Plot &p, StringRef plotsDir,
                             "noenhanced font 'sans,12' background rgb "
                             "'white'\n",
                             int(width), int(height));
-        os << gnuplotOutput(svg);
+        // Paths relative to this script's folder (ARG0 is the script as
+        // gnuplot was given it), so a copied sweep folder draws its own
+        // data into its own plots (absolute paths read and overwrote the
+        // original's).
+        os << "here = ''; rest = ARG0\n"
+              "while (strstrt(rest, '/') > 0) { here = here . "
+              "rest[1:strstrt(rest, '/')]; rest = rest[strstrt(rest, '/') + "
+              "1:] }\n";
+        os << "dat = here . " << gnuplotQuote(p.name + ".dat") << "\n";
+        os << "if (!exists('out')) out = here . "
+           << gnuplotQuote(p.name + ".svg") << "\nset output out\n";
         os << "set multiplot title " << gnuplotText(title)
            << " font 'sans,13'\n";
         os << "unset key\nset grid\nset yrange [0:*]\n";
@@ -389,8 +442,8 @@ Error writePlot(const Plot &p, StringRef plotsDir,
             for (auto [index, s] : row.series) {
               if (s->panel != c)
                 continue;
-              std::string data = gnuplotQuote(dat) + " index " +
-                                 std::to_string(index) + " using 1:2";
+              std::string data =
+                  "dat index " + std::to_string(index) + " using 1:2";
               lines.push_back(
                   data +
                   (s->points.size() < 2 ? " with points ps 1.3 "
@@ -464,8 +517,8 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   llvm::SmallString<256> results(dir), plotsDir(dir), summary(dir);
   llvm::sys::path::append(results, "results.csv");
   llvm::sys::path::append(plotsDir, "plots");
-  // The scripts name their data by absolute path, so they can be rerun from
-  // anywhere.
+  // gnuplot is given the scripts by absolute path; they name their data
+  // relative to their own folder.
   llvm::sys::fs::make_absolute(plotsDir);
   llvm::sys::path::append(summary, "summary.md");
   auto table = readTable(results);
@@ -510,13 +563,15 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   // The variants of one question (compiler options and chip parameters
   // swept) share a chart: each is its own line, named after what it sets.
   auto variantOf = [&](const std::vector<std::string> &r,
-                       bool withFormat = true, bool withCla = true) {
+                       bool withFormat = true, bool withCla = true,
+                       bool withSet = true) {
     std::string v;
     for (const char *axis : {"kv_format", "cla", "mla_cache", "moe", "mtp",
                              "mtp_acceptance", "allow_ddr", "set"}) {
       if (t.column(axis) < 0 || !varies(axis) ||
           (!withFormat && StringRef(axis) == "kv_format") ||
-          (!withCla && StringRef(axis) == "cla"))
+          (!withCla && StringRef(axis) == "cla") ||
+          (!withSet && StringRef(axis) == "set"))
         continue;
       std::string value = t.get(r, axis);
       v += " " + std::string(axis) + "=" + (value.empty() ? "default" : value);
@@ -530,9 +585,68 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   std::map<std::string, std::vector<const std::vector<std::string> *>> scopes;
   for (const auto *r : ok)
     scopes[scopeOf(*r)].push_back(r);
+  // What a chart holds fixed, for its title: every setting that has one
+  // value over its rows, but those the chart shows (its x axis, its
+  // lines), so the chart stands alone.
+  auto fixedSettings = [&](const std::vector<const std::vector<std::string> *>
+                               &rows,
+                           std::initializer_list<StringRef> shown) {
+    struct Setting {
+      const char *column, *name, *unset;
+    };
+    static const Setting settings[] = {
+        {"context", "context", nullptr},
+        {"batch", "batch", nullptr},
+        {"kv", "kv", nullptr},
+        {"kv_format", "kv-format", "bf16"},
+        {"cla", "cla", nullptr},
+        {"tp", "tp", nullptr},
+        {"weights_dtype", "weights", nullptr},
+        {"mla_cache", "mla-cache", "replicate"},
+        {"moe", "moe", "expert"},
+        {"mtp", "mtp", nullptr},
+        {"mtp_acceptance", "mtp-acceptance", nullptr},
+        {"allow_ddr", "allow-ddr", nullptr},
+        {"set", "set", nullptr}};
+    // The MLA cache and MoE mode are said for the models they apply to.
+    bool mla = false, moe = false;
+    if (!rows.empty()) {
+      if (auto c = models::ModelConfig::load(t.get(*rows.front(), "model"))) {
+        mla = c->isMLA();
+        moe = c->numRoutedExperts > 0;
+      } else {
+        llvm::consumeError(c.takeError());
+      }
+    }
+    std::vector<std::string> parts;
+    for (const Setting &st : settings) {
+      if (t.column(st.column) < 0 || llvm::is_contained(shown, st.column) ||
+          (StringRef(st.column) == "mla_cache" && !mla) ||
+          (StringRef(st.column) == "moe" && !moe))
+        continue;
+      std::set<std::string> values;
+      for (const auto *r : rows)
+        values.insert(t.get(*r, st.column));
+      if (values.size() != 1)
+        continue;
+      std::string v = *values.begin();
+      if (v.empty() && !st.unset)
+        continue; // the config's or the tool's default, said nowhere else
+      if (v.empty())
+        v = st.unset;
+      if (StringRef(st.column) == "context")
+        v = ticLabel(std::stod(v));
+      if (StringRef(st.column) == "batch" && v == "max")
+        v = "largest that fits";
+      if (StringRef(st.column) == "tp" && v == "0")
+        v = "every socket";
+      parts.push_back(std::string(st.name) + " " + v);
+    }
+    return parts.empty() ? std::string() : "\n" + llvm::join(parts, ", ");
+  };
 
   bool gp = haveGnuplot();
-  std::vector<std::string> drawnNames, skipped;
+  std::vector<std::string> drawnNames, skipped, tooTall;
   std::vector<GnuplotScript> scripts;
   for (const auto &[scope, rows] : scopes) {
     // File names: the scope with anything but letters, digits, '.', '-'
@@ -546,32 +660,55 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
     std::set<std::string> batchesHere;
     for (const auto *r : rows)
       batchesHere.insert(t.get(*r, "batch"));
-    std::string batchNote =
-        batchesHere.size() == 1
-            ? (*batchesHere.begin() == "max"
-                   ? ", largest batch that fits"
-                   : ", batch " + *batchesHere.begin())
-            : "";
+    // Every point at the largest batch that fits: one point per policy and
+    // context, so the batch charts draw a line per policy over the
+    // contexts, each point named by its context (a line per policy and
+    // context was a wall of single dots).
+    bool batchMaxOnly =
+        batchesHere.size() == 1 && *batchesHere.begin() == "max";
     Plot throughput =
         makePlot("throughput_vs_context" + suffix,
-                 "Decode throughput against context: " + scope + batchNote,
+                 "Decode throughput against context: " + scope +
+                     fixedSettings(rows, {"context"}),
                  "context (tokens)", {"tokens/s, all sequences"},
                  /*logx=*/true);
-    Plot scaling =
-        makePlot("batch_scaling" + suffix,
-                 "Decode throughput against batch: " + scope +
-                     "\naggregate (left) and per sequence (right)",
-                 "batch (sequences)",
-                 {"tokens/s, all sequences", "tokens/s per sequence"},
-                 /*logx=*/true);
-    Plot memory =
-        makePlot("memory_vs_batch" + suffix,
-                 "Peak memory per socket against batch: " + scope,
-                 "batch (sequences)", {"peak memory (GiB per socket)"},
-                 /*logx=*/true);
+    Plot scaling = makePlot(
+        "batch_scaling" + suffix,
+        (batchMaxOnly ? "Decode throughput against the largest batch that "
+                        "fits: "
+                      : "Decode throughput against batch: ") +
+            scope + fixedSettings(rows, {"batch"}) +
+            "\naggregate (left) and per sequence (right)" +
+            (batchMaxOnly ? ", one line per policy, its points the contexts"
+                          : ""),
+        batchMaxOnly ? "largest batch that fits (sequences)"
+                     : "batch (sequences)",
+        {"tokens/s, all sequences", "tokens/s per sequence"},
+        /*logx=*/true);
     double maxContext = 0;
     for (const auto *r : rows)
       maxContext = std::max(maxContext, t.num(*r, "context"));
+    Plot memory = makePlot(
+        "memory_vs_batch" + suffix,
+        (batchMaxOnly
+             ? "Peak memory per socket against the largest batch that fits: "
+             : "Peak memory per socket against batch: ") +
+            scope +
+            fixedSettings(rows, batchMaxOnly
+                                    ? std::initializer_list<StringRef>{"batch"}
+                                    : std::initializer_list<StringRef>{
+                                          "batch", "context"}) +
+            (batchMaxOnly ? "\none line per policy, its points the contexts"
+                          : maxContext > 0
+                                ? "\nat context " + ticLabel(maxContext) +
+                                      " (" +
+                                      std::to_string(int64_t(maxContext)) +
+                                      " tokens)"
+                                : std::string()),
+        batchMaxOnly ? "largest batch that fits (sequences)"
+                     : "batch (sequences)",
+        {"peak memory (GiB per socket)"},
+        /*logx=*/true);
     for (const auto *r : rows) {
       const auto &row = *r;
       double context = t.num(row, "context");
@@ -590,19 +727,25 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
               {context, t.num(row, "report.throughput_tokens_per_s")});
       Facet byContext{numKey(context), "context " + contextLabel(row),
                       manyContexts ? " @" + contextLabel(row) : ""};
-      std::string key = kv + "\x01" + numKey(context);
-      scaling.line(key + "a", kv, kv, byContext)
-          .points.push_back(
-              {batch, t.num(row, "report.throughput_tokens_per_s")});
-      Series &perUser = scaling.line(key + "u", kv, kv, byContext);
+      std::string key =
+          batchMaxOnly ? kv + "\x01" : kv + "\x01" + numKey(context);
+      Facet facet = batchMaxOnly ? Facet{} : byContext;
+      Series &all = scaling.line(key + "a", kv, kv, facet);
+      all.points.push_back({batch, t.num(row, "report.throughput_tokens_per_s")});
+      Series &perUser = scaling.line(key + "u", kv, kv, facet);
       perUser.points.push_back(
           {batch, t.num(row, "report.per_user_tokens_per_s")});
       perUser.panel = 1;
-      // Memory at the longest context swept, where the policies differ most.
-      if (context == maxContext) {
-        memory.line(kv + "\x01h", kv, kv)
-            .points.push_back(
-                {batch, gib(t.num(row, "report.memory.peak_bytes.hbm"))});
+      if (batchMaxOnly && manyContexts)
+        all.labels[batch] = perUser.labels[batch] = contextLabel(row);
+      // Memory at the longest context swept, where the policies differ most
+      // (at the largest batch, at every context).
+      if (batchMaxOnly || context == maxContext) {
+        Series &hbm = memory.line(kv + "\x01h", kv, kv);
+        hbm.points.push_back(
+            {batch, gib(t.num(row, "report.memory.peak_bytes.hbm"))});
+        if (batchMaxOnly && manyContexts)
+          hbm.labels[batch] = contextLabel(row);
         if (t.num(row, "report.memory.peak_bytes.ddr") > 0) {
           Series &ddr = memory.line(kv + "\x01d", kv, kv);
           ddr.points.push_back(
@@ -625,9 +768,6 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
            "HBM capacity per socket", 0});
     else
       llvm::consumeError(chip.takeError());
-    if (maxContext > 0)
-      memory.title += " at context " + ticLabel(maxContext) + " (" +
-                      std::to_string(int64_t(maxContext)) + " tokens)";
     // The KV methods side by side: a grid of KV formats (or CLA factors)
     // at the largest batch gives, per context, tokens/s against the batch
     // that fits, one line per policy and variant (dashed when layers share
@@ -645,6 +785,8 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
         p = makePlot(
             "kv_methods" + suffix + "-" + contextLabel(row),
             "KV methods at context " + contextLabel(row) + ": " + scope +
+                fixedSettings(rows, {"context", "batch", "kv", "kv_format",
+                                     "cla"}) +
                 "\none line per policy (dashed: layers share K/V), "
                 "its points the KV formats",
             "largest batch that fits (sequences)", {"tokens/s, all sequences"},
@@ -663,10 +805,63 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
                  (format.empty() ? std::string("bf16") : format);
       }
     }
+    // A swept chip parameter (--set KEY=V1,V2,...) on the x axis: tokens/s
+    // against each key whose value varies, one line per policy and the
+    // rest of the point (the other keys, context, batch).
+    std::map<std::string, std::map<std::string, std::string>> setsOf;
+    std::map<std::string, std::set<std::string>> setValues;
+    for (const auto *r : rows) {
+      std::string set = t.get(*r, "set");
+      llvm::SmallVector<StringRef> items;
+      StringRef(set).split(items, ';', -1, false);
+      for (StringRef item : items) {
+        auto [key, value] = item.split('=');
+        setsOf[t.get(*r, "index")][key.str()] = value.str();
+        setValues[key.str()].insert(value.str());
+      }
+    }
+    std::vector<Plot> setPlots;
+    for (const auto &[key, values] : setValues) {
+      bool numeric = values.size() > 1 && llvm::all_of(values, [](auto &v) {
+        double d;
+        return !StringRef(v).getAsDouble(d);
+      });
+      if (!numeric)
+        continue;
+      std::string file;
+      for (char ch : key)
+        file += llvm::isAlnum(ch) ? ch : '_';
+      Plot p = makePlot("set_" + file + suffix,
+                        "Decode throughput against " + key + ": " + scope +
+                            fixedSettings(rows, {"set"}),
+                        key + " (--set)", {"tokens/s, all sequences"},
+                        /*logx=*/false);
+      p.tokenTics = false;
+      for (const auto *r : rows) {
+        const auto &sets = setsOf[t.get(*r, "index")];
+        auto it = sets.find(key);
+        if (it == sets.end())
+          continue;
+        std::string line = t.get(*r, "kv") + variantOf(*r, true, true, false);
+        for (const auto &[other, v] : sets)
+          if (other != key && setValues[other].size() > 1)
+            line += " " + other + "=" + v;
+        if (manyContexts)
+          line += " @" + contextLabel(*r);
+        if (manyBatches)
+          line += " batch " + t.get(*r, "batch");
+        p.line(line, line, line)
+            .points.push_back({std::stod(it->second),
+                               t.num(*r, "report.throughput_tokens_per_s")});
+      }
+      setPlots.push_back(std::move(p));
+    }
     std::vector<const Plot *> plots;
     for (auto &[context, p] : methods)
       plots.push_back(&p);
     plots.insert(plots.end(), {&throughput, &scaling, &memory});
+    for (const Plot &p : setPlots)
+      plots.push_back(&p);
     // A plot needs two values along its x axis (one context or one batch
     // gives none); a line with one point is drawn as a point.
     for (const Plot *p : plots) {
@@ -674,9 +869,10 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
         skipped.push_back(p->name);
         continue;
       }
-      if (Error e = writePlot(*p, plotsDir, scripts))
+      size_t tall = tooTall.size();
+      if (Error e = writePlot(*p, plotsDir, scripts, tooTall))
         return e;
-      if (gp)
+      if (gp && tooTall.size() == tall)
         drawnNames.push_back(p->name + ".svg");
     }
   }
@@ -765,6 +961,15 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   if (!skipped.empty())
     os << "no plot " << llvm::join(skipped, ", ")
        << ": it needs two or more points along its x axis\n";
+  if (!tooTall.empty())
+    os << "no plot " << llvm::join(tooTall, ", ") << ": more lines than a "
+       << "chart of at most " << int(kMaxChartHeight)
+       << " px shows; sweep fewer values at once"
+       << (llvm::any_of(tooTall,
+                        [](StringRef n) { return n.starts_with("kv_methods"); })
+               ? "\n"
+               : " (a --batch max sweep of KV formats or CLA factors draws "
+                 "them side by side in kv_methods-*.svg)\n");
   if (!gp)
     llvm::WithColor::warning(os, "snapflow")
         << "gnuplot not found: plot scripts are in " << plotsDir

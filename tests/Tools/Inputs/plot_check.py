@@ -12,6 +12,9 @@
                                  lies right of every data panel; the canvas
                                  holds them all. Prints one line per script
                                  and exits 1 on the first violation
+  plot_check.py sizes PATH...    reads every SVG's height; prints "too
+                                 tall" for one over 2000 px (issue 32,
+                                 item 9) and the tallest, exits 1 if any
 """
 import os
 import re
@@ -116,6 +119,24 @@ def styles(paths):
     return 0
 
 
+def sizes(paths):
+    tallest, bad = 0, 0
+    files = list(svgs(paths))
+    if not files:
+        print("no SVG found")
+        return 1
+    for path in files:
+        with open(path) as f:
+            m = re.search(r'<svg[^>]*height="([0-9.]+)', f.read())
+        height = float(m.group(1)) if m else 0
+        tallest = max(tallest, height)
+        if height > 2000:
+            print(f"{os.path.basename(path)}: too tall ({height:.0f} px)")
+            bad = 1
+    print(f"tallest {tallest:.0f} px of {len(files)} SVGs")
+    return bad
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    sys.exit({"render": render, "styles": styles}[cmd](args))
+    sys.exit({"render": render, "styles": styles, "sizes": sizes}[cmd](args))
