@@ -897,6 +897,16 @@ def serving(b):
     g["schedules"], g["chunk-cost"] = serving_schedules(b)
     g["serving-limits"] = serving_limits(b)
     g.update(serving_models(b))
+    if b.write:
+        # docs/images/r1-serving-occupancy.svg: the page's generated load,
+        # traced and drawn by `snapflow trace --svg` as the page says.
+        trace = os.path.join(b.tmp, "serve-trace.json")
+        b.command(*SERVE, "--rate", "0.5", "--requests", "300",
+                  "--prompt-tokens", "4096", "--output-tokens", "512",
+                  "--trace", trace)
+        b.command("trace", trace, "--svg",
+                  os.path.join(ROOT, "docs", "images",
+                               "r1-serving-occupancy.svg"))
     r = b.report(*SERVE, "--rate", "0.5", "--requests", "300",
                  "--prompt-tokens", "4096", "--output-tokens", "512")
     t = r["ttft_s"]

@@ -397,9 +397,10 @@ void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
 
 void snapflow::tools::printTrace(llvm::raw_ostream &os, llvm::StringRef path,
                                  const MemoryTrace &d) {
-  os << formatv("{0}: {1}{2:f3} ms simulated, {3} memory samples\n", path,
-                d.chip.empty() ? "" : d.chip + ", ", d.spanUs() * 1e-3,
-                d.samples.size());
+  TimeUnit unit = timeUnitFor(d.spanUs());
+  os << formatv("{0}: {1}{2:f3} {3} simulated, {4} memory samples\n", path,
+                d.chip.empty() ? "" : d.chip + ", ", d.spanUs() / unit.us,
+                unit.name, d.samples.size());
   // What made it, when the trace says (otherData).
   auto made = [&](const char *key) {
     auto it = d.provenance.find(key);

@@ -192,6 +192,18 @@ std::vector<const TraceTensor *> MemoryTrace::largest(size_t n) const {
   return order;
 }
 
+TimeUnit snapflow::driver::timeUnitFor(double us) {
+  if (us < 2e3)
+    return {"us", 1};
+  if (us < 2e6)
+    return {"ms", 1e3};
+  if (us < 120e6)
+    return {"s", 1e6};
+  if (us < 7200e6)
+    return {"min", 60e6};
+  return {"h", 3600e6};
+}
+
 Error snapflow::driver::drawOccupancy(const MemoryTrace &d, StringRef trace,
                                       StringRef svg) {
   const auto &peak = d.peak;
@@ -203,57 +215,104 @@ Error snapflow::driver::drawOccupancy(const MemoryTrace &d, StringRef trace,
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("snapflow-trace", "gp", fd, script))
     return makeError("cannot create a temporary file: " + ec.message());
+  // One panel per tier in use, each on its own scale: on one axis a DDR
+  // holding weights put every line flat at 0 on 1.5 TiB, and SRAM, the one
+  // that moves in a decode trace, was invisible on HBM's 70 GiB.
+  std::vector<int> shown;
+  for (int k = 0; k < kTraceSeries; ++k)
+    if (peak[k] > 0)
+      shown.push_back(k);
+  if (shown.empty())
+    shown.push_back(1);
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    // Milliseconds for a few steps, seconds for a serving run.
-    bool seconds = d.endUs - d.samples.front().us > 1e7;
-    double scale = seconds ? 1e-6 : 1e-3;
+    TimeUnit unit = timeUnitFor(d.spanUs());
+    double scale = 1 / unit.us;
+    // Six significant digits: formatv's default two decimals wrote an SRAM
+    // of 0.5 MiB as 0.00 GiB.
+    auto row = [&](double us, const TraceSample &s) {
+      os << llvm::format("%.9g", us * scale);
+      for (int k = 0; k < 4; ++k)
+        os << ' ' << llvm::format("%.6g", gib(s.bytes[k]));
+      os << '\n';
+    };
     os << "$occupancy << EOD\n";
     for (const TraceSample &s : d.samples)
-      os << llvm::formatv("{0} {1} {2} {3} {4}\n", s.us * scale,
-                          gib(s.bytes[0]), gib(s.bytes[1]), gib(s.bytes[2]),
-                          gib(s.bytes[3]));
+      row(s.us, s);
     // The last sample holds until the trace ends.
-    const TraceSample &last = d.samples.back();
-    os << llvm::formatv("{0} {1} {2} {3} {4}\nEOD\n", d.endUs * scale,
-                        gib(last.bytes[0]), gib(last.bytes[1]),
-                        gib(last.bytes[2]), gib(last.bytes[3]));
-    os << "set terminal svg size 1000,520 dynamic noenhanced font 'sans,12' "
-          "background rgb 'white'\n";
+    row(d.endUs, d.samples.back());
+    os << "EOD\n";
+    auto made = [&](const char *key) {
+      auto it = d.provenance.find(key);
+      return it == d.provenance.end() ? std::string() : it->second;
+    };
+    std::string title = "Memory occupancy per socket: " + trace.str() +
+                        (d.chip.empty() ? "" : " on " + d.chip);
+    if (!made("model").empty())
+      title += "\n" + made("model") +
+               (made("kv").empty() ? "" : ", --kv " + made("kv"));
+    // The title may name a long path or several models: wrapped to the
+    // canvas, never cut, the panels below it.
+    title = wrapText(title, 110);
+    const int panelHeight = 170, xlabelHeight = 50;
+    int titleHeight =
+        40 + 20 * int(1 + std::count(title.begin(), title.end(), '\n'));
+    int height = titleHeight + panelHeight * int(shown.size()) + xlabelHeight;
+    os << llvm::formatv("set terminal svg size 1000,{0} dynamic noenhanced "
+                        "font 'sans,12' background rgb 'white'\n",
+                        height);
     os << gnuplotOutput(svg);
-    // The title may name a long path: wrapped to the canvas, never cut.
-    os << "set title "
-       << gnuplotText(wrapText("Memory occupancy per socket: " + trace.str() +
-                                   (d.chip.empty() ? "" : " on " + d.chip),
-                               100))
-       << "\n";
-    os << "set xlabel 'simulated time (" << (seconds ? "s" : "ms")
-       << ")'\nset ylabel 'occupancy (GiB per socket)'\n";
-    os << "set grid\nset key outside right top Left reverse\n"
-          "set yrange [0:*]\n";
-    // Each tier in the sweep plots' colours (Gnuplot.h), solid; its
-    // capacity dashed in the same colour.
-    std::vector<std::string> plots;
-    for (int k = 0; k < kTraceSeries; ++k)
-      if (peak[k] > 0)
-        plots.push_back(llvm::formatv("$occupancy using 1:{0} with steps lw 2 "
-                                      "lc rgb '{1}' title '{2}'",
-                                      k + 2, lineStyle(k).colour,
-                                      kTraceSeriesLabels[k])
-                            .str());
-    // Capacity of the tiers in use (SRAM's is too small to show beside
-    // HBM's).
-    for (int t = 1; t < 3; ++t)
-      if (peak[t] > 0 && d.capacity[t] > 0)
+    os << "set multiplot title " << gnuplotText(title)
+       << " font 'sans,13'\n";
+    // Each panel named in its title (a key inside the data hid the lines
+    // near the top).
+    os << "set grid\nunset key\n"
+          "set lmargin at screen 0.09\nset rmargin at screen 0.97\n";
+    auto sy = [&](double px) { return 1 - px / height; };
+    for (size_t i = 0; i < shown.size(); ++i) {
+      int k = shown[i];
+      double top = titleHeight + panelHeight * double(i);
+      os << llvm::formatv("\n# {0}\nset tmargin at screen {1}\nset bmargin "
+                          "at screen {2}\n",
+                          kTraceSeriesLabels[k], sy(top + 8),
+                          sy(top + panelHeight - 22));
+      os << "set ylabel 'GiB per socket'\n";
+      bool lastPanel = i + 1 == shown.size();
+      os << (lastPanel ? llvm::formatv("set xlabel 'simulated time ({0})'\n"
+                                       "set format x '%g'\n",
+                                       unit.name)
+                             .str()
+                       : std::string("unset xlabel\nset format x ''\n"));
+      // The capacity, dashed in the same colour, when the tier is nearly
+      // full (beside a 1.5 TiB DDR, 1 GiB of weights would lie flat again);
+      // it is always in the panel's title.
+      double cap = k < 3 ? d.capacity[k] : 0;
+      bool drawCap = cap > 0 && peak[k] >= 0.75 * cap;
+      double top_y = std::max(drawCap ? cap : peak[k], 1e-9) * 1.15;
+      os << "set yrange [0:" << llvm::format("%.6g", gib(top_y)) << "]\n";
+      std::string name = kTraceSeriesLabels[k];
+      if (cap > 0)
+        name += llvm::formatv(" (capacity {0:f1} GiB{1})", gib(cap),
+                              drawCap ? ", dashed" : "")
+                    .str();
+      os << "set title " << gnuplotQuote(name) << " offset 0,-0.8\n";
+      std::vector<std::string> plots{
+          llvm::formatv("$occupancy using 1:{0} with steps lw 2 lc rgb '{1}' "
+                        "title '{2}'",
+                        k + 2, lineStyle(k).colour, name)
+              .str()};
+      if (drawCap)
         plots.push_back(llvm::formatv("{0} with lines dt 2 lw 1.5 lc rgb "
                                       "'{1}' title '{2} capacity'",
-                                      gib(d.capacity[t]), lineStyle(t).colour,
-                                      kTraceSeriesLabels[t])
+                                      llvm::format("%.6g", gib(cap)),
+                                      lineStyle(k).colour,
+                                      kTraceSeriesLabels[k])
                             .str());
-    os << "plot " << llvm::join(plots, ", \\\n     ") << "\n";
+      os << "plot " << llvm::join(plots, ", \\\n     ") << "\n";
+    }
+    os << "unset multiplot\n";
   }
   Error e = runGnuplot(script, svg);
   llvm::sys::fs::remove(script);
   return e;
 }
-

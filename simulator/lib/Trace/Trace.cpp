@@ -161,6 +161,31 @@ void snapflow::sim::writeTraceProvenance(
     if (!programs.empty() && programs.front())
       for (const auto &[key, value] : programs.front()->provenance)
         record[key] = value;
+    // Several models served: every one named, with its policy (the first
+    // alone was named before).
+    std::vector<std::string> models, policies;
+    for (const Program *p : programs) {
+      if (!p)
+        continue;
+      auto valueOf = [&](llvm::StringRef key) -> std::string {
+        for (const auto &[k, v] : p->provenance)
+          if (k == key)
+            return v;
+        return "";
+      };
+      std::string model = valueOf("model");
+      if (model.empty() || llvm::is_contained(models, model))
+        continue;
+      models.push_back(model);
+      std::string kv = valueOf("kv");
+      policies.push_back(model + ": " + (kv.empty() ? "-" : kv));
+    }
+    if (models.size() > 1) {
+      record["model"] = llvm::join(models, ", ");
+      record["kv"] = llvm::join(policies, "; ");
+      record.erase("model_fingerprint");
+      record.erase("compile_options");
+    }
     for (const auto &[key, value] : record)
       j.attribute(key, value);
   });

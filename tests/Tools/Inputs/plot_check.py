@@ -12,6 +12,12 @@
                                  lies right of every data panel; the canvas
                                  holds them all. Prints one line per script
                                  and exits 1 on the first violation
+  plot_check.py panels SVG       checks `snapflow trace --svg`: one panel
+                                 per tier in use, each with its own scale,
+                                 so the tier's line reaches the upper part
+                                 of its panel (on one shared axis the small
+                                 tiers lay flat at 0); prints one line per
+                                 panel, exits 1 on the first that fails
   plot_check.py sizes PATH...    reads every SVG's height; prints "too
                                  tall" for one over 2000 px (issue 32,
                                  item 9) and the tallest, exits 1 if any
@@ -137,6 +143,51 @@ def sizes(paths):
     return bad
 
 
+def panels(paths):
+    text = open(paths[0]).read()
+    # Panel titles and the x label, top to bottom: each panel spans from its
+    # title to the next title (the last to the x label).
+    marks = []
+    for m in re.finditer(r'translate\(([0-9.]+),([0-9.]+)\)[^>]*>\s*'
+                         r'<text>([^<]*)</text>', text):
+        label = m.group(3)
+        if re.match(r"(SRAM|HBM|DDR|KV cache)\b", label) or \
+                label.startswith("simulated time"):
+            marks.append((float(m.group(2)), label))
+    marks.sort()
+    tiers = [m for m in marks if not m[1].startswith("simulated time")]
+    if not tiers or not marks[-1][1].startswith("simulated time"):
+        print("no tier panels")
+        return 1
+    # Each tier's line in its colour (lineStyle(k) of Gnuplot.cpp).
+    colours = {"SRAM": (0, 114, 178), "HBM": (213, 94, 0),
+               "DDR": (0, 158, 115), "KV cache": (204, 121, 167)}
+    lines = []
+    for m in re.finditer(r"<path stroke='rgb\(\s*(\d+),\s*(\d+),\s*(\d+)\)'"
+                         r"\s+d='([^']*)'", text):
+        ys = [float(y) for y in re.findall(r"[ML][0-9.]+,([0-9.]+)", m.group(4))]
+        if len(ys) >= 2:
+            lines.append((tuple(int(c) for c in m.group(1, 2, 3)), ys))
+    bad = 0
+    for i, (top, label) in enumerate(tiers):
+        bottom = marks[marks.index((top, label)) + 1][0]
+        name = label.split(" (")[0]
+        inside = [ys for colour, ys in lines if colour == colours.get(name)
+                  and all(top < y < bottom for y in ys)]
+        if not inside:
+            print(f"{label}: no line in its panel")
+            bad = 1
+            continue
+        line = max(inside, key=len)
+        share = (min(line) - top) / (bottom - top)
+        ok = share < 0.5
+        print(f"{name}: line reaches the {'upper' if ok else 'lower'} part "
+              f"of its own panel")
+        bad |= not ok
+    return bad
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    sys.exit({"render": render, "styles": styles, "sizes": sizes}[cmd](args))
+    sys.exit({"render": render, "styles": styles, "sizes": sizes,
+              "panels": panels}[cmd](args))

@@ -69,6 +69,15 @@ llvm::Expected<MemoryTrace> parseMemoryTrace(llvm::StringRef text,
 
 /// Draws occupancy over time (and the capacity of the tiers in use) into
 /// `svg` with gnuplot, titled with `name`.
+/// The unit that suits a span of `us` microseconds: its name ("us", "ms",
+/// "s", "min", "h") and microseconds per unit. An hour of serving printed
+/// as 3599279.186 ms.
+struct TimeUnit {
+  const char *name;
+  double us;
+};
+TimeUnit timeUnitFor(double us);
+
 llvm::Error drawOccupancy(const MemoryTrace &trace, llvm::StringRef name,
                           llvm::StringRef svg);
 
