@@ -384,6 +384,11 @@ cl::opt<int64_t> sweepStepsOpt("steps",
                                cl::desc("Decode steps per point (default 16)"),
                                cl::value_desc("N"), cl::init(16),
                                cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::opt<bool> sweepPrefillOpt(
+    "prefill",
+    cl::desc("Also simulate each point's prefill of one context-long prompt, "
+             "as run does: fills the ttft_s column (default: decode only)"),
+    cl::init(false), cl::cat(sweepCat), cl::sub(sweepCmd));
 cl::opt<int64_t> jobsOpt("j",
                          cl::desc("Points run at once (default: 1)"),
                          cl::value_desc("N"), cl::init(1), cl::Prefix,
@@ -898,6 +903,7 @@ Error sweep() {
   o.sets.assign(setOpt.begin(), setOpt.end());
   o.jobs = jobsOpt;
   o.steps = sweepStepsOpt;
+  o.prefill = sweepPrefillOpt;
   o.resume = resumeOpt;
   o.extend = extendOpt;
   o.outputDir = sweepOutOpt;

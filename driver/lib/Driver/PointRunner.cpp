@@ -21,6 +21,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <optional>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -37,6 +38,8 @@ namespace {
 struct RequestHeader {
   int64_t index = 0, steps = 0;
   uint64_t reportLength = 0, errLength = 0, textLength = 0;
+  /// The last bytes of the text: the prefill program (0: none).
+  uint64_t prefillLength = 0;
 };
 
 /// Reads exactly `n` bytes; false at the end of the stream or on an error.
@@ -95,13 +98,22 @@ void onChildExit(int) {
     (void)!::write(STDERR_FILENO, message.data(), message.size());
     ::_exit(code);
   };
-  auto program = sim::deserializeProgram(text);
+  llvm::StringRef all(text);
+  auto program = sim::deserializeProgram(all.drop_back(h.prefillLength));
   if (!program)
     fail(program.takeError());
+  std::optional<sim::Program> prefill;
+  if (h.prefillLength) {
+    auto pre = sim::deserializeProgram(all.take_back(h.prefillLength));
+    if (!pre)
+      fail(pre.takeError());
+    prefill = std::move(*pre);
+  }
   SimulateOptions s;
   s.steps = h.steps;
   s.reportPath = report;
-  auto result = simulatePrograms(*program, nullptr, program->target, s);
+  auto result = simulatePrograms(*program, prefill ? &*prefill : nullptr,
+                                 program->target, s);
   if (!result)
     fail(result.takeError());
   ::_exit(0);
@@ -248,17 +260,20 @@ void PointRunner::stop() {
 llvm::Error PointRunner::submit(int64_t index, int64_t steps,
                                 llvm::StringRef text,
                                 llvm::StringRef reportPath,
-                                llvm::StringRef errPath) {
+                                llvm::StringRef errPath,
+                                llvm::StringRef prefillText) {
   RequestHeader h;
   h.index = index;
   h.steps = steps;
   h.reportLength = reportPath.size();
   h.errLength = errPath.size();
-  h.textLength = text.size();
+  h.textLength = text.size() + prefillText.size();
+  h.prefillLength = prefillText.size();
   if (!sendAll(sock, &h, sizeof(h)) ||
       !sendAll(sock, reportPath.data(), reportPath.size()) ||
       !sendAll(sock, errPath.data(), errPath.size()) ||
-      !sendAll(sock, text.data(), text.size()))
+      !sendAll(sock, text.data(), text.size()) ||
+      !sendAll(sock, prefillText.data(), prefillText.size()))
     return makeError("the sweep's point server stopped unexpectedly");
   return llvm::Error::success();
 }

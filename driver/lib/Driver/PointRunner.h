@@ -42,11 +42,13 @@ public:
   ~PointRunner();
 
   /// Simulates `steps` steps of the program `bytes` (point `index`,
+  /// with the prefill program `prefillBytes` first when not empty,
   /// serializeProgram's) on the chip it records, writing the report to `reportPath` and anything
   /// the process prints on stderr to `errPath`. Exit 0: ok; 2: the program
   /// cannot run (the reason in `errPath`); 1: another error.
   llvm::Error submit(int64_t index, int64_t steps, llvm::StringRef bytes,
-                     llvm::StringRef reportPath, llvm::StringRef errPath);
+                     llvm::StringRef reportPath, llvm::StringRef errPath,
+                     llvm::StringRef prefillBytes = {});
 
   /// Waits for the next point to finish, whichever it is.
   llvm::Expected<PointExit> next();

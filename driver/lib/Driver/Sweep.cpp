@@ -452,6 +452,7 @@ llvm::json::Value SweepManifest::toJSON() const {
   return llvm::json::Object{
       {"snapflow", build},
       {"steps", steps},
+      {"prefill", prefill},
       {"shard",
        llvm::json::Object{{"index", shardIndex}, {"count", shardCount}}},
       {"grid",
@@ -539,6 +540,12 @@ llvm::Expected<SweepManifest> SweepManifest::read(StringRef path) {
     m.steps = *s;
   else
     return bad("steps");
+  // Absent in the manifests of sweeps before --prefill: decode only.
+  if (const llvm::json::Value *v = top->get("prefill")) {
+    if (!v->getAsBoolean())
+      return bad("prefill");
+    m.prefill = *v->getAsBoolean();
+  }
   const llvm::json::Object *shard = top->getObject("shard");
   if (!shard || !shard->getInteger("index") || !shard->getInteger("count"))
     return bad("shard");
@@ -605,6 +612,9 @@ Error snapflow::driver::checkContinuation(const SweepManifest &old,
   if (old.steps != now.steps)
     return makeError(formatv("{0}: the sweep ran --steps {1}, not {2}", how,
                              old.steps, now.steps));
+  if (old.prefill != now.prefill)
+    return makeError(formatv("{0}: the sweep ran {1} --prefill", how,
+                             old.prefill ? "with" : "without"));
   if (old.shardIndex != now.shardIndex || old.shardCount != now.shardCount)
     return makeError(formatv("{0}: the directory holds shard {1}/{2}, not "
                              "{3}/{4}",
@@ -817,7 +827,13 @@ public:
 
   /// Resolves and compiles a point's decode program, serialized for its
   /// process; its errors are the point's (ProgramFailure: failed).
-  llvm::Expected<std::string> prepare(const SweepPoint &p) {
+  /// A point's programs, serialized: decode, and (with --prefill) the
+  /// prefill of one context-long prompt, or "" when it does not fit (the
+  /// row then has no TTFT, as `run` says).
+  struct Prepared {
+    std::string decode, prefill;
+  };
+  llvm::Expected<Prepared> prepare(const SweepPoint &p, bool withPrefill) {
     WorkloadOptions o = options(p);
     auto w = workload(p, o);
     if (!w)
@@ -841,7 +857,17 @@ public:
         compileProgram(context, **w, o, compileOptions(p), batch, /*prefill=*/false);
     if (!program)
       return program.takeError();
-    return sim::serializeProgram(*program);
+    Prepared out{sim::serializeProgram(*program), {}};
+    if (withPrefill) {
+      auto pre = compileProgram(context, **w, o, compileOptions(p), 1,
+                                /*prefill=*/true);
+      if (pre)
+        out.prefill = sim::serializeProgram(*pre);
+      else if (Error e = llvm::handleErrors(
+                   pre.takeError(), [](const ProgramFailure &) {}))
+        return std::move(e);
+    }
+    return out;
   }
 
 private:
@@ -1006,6 +1032,7 @@ llvm::Expected<SweepManifest> describe(const SweepOptions &o,
   SweepManifest m;
   m.grid = grid;
   m.steps = o.steps;
+  m.prefill = o.prefill;
   m.shardIndex = o.shardIndex;
   m.shardCount = o.shardCount;
   m.build = versionString();
@@ -1261,7 +1288,7 @@ Error snapflow::driver::runSweep(const SweepOptions &o, llvm::raw_ostream &os) {
       if (Error e = reap())
         return e;
     // Compiled here, while the points sent before simulate.
-    auto text = preparer.prepare(p);
+    auto text = preparer.prepare(p, o.prefill);
     if (!text) {
       Error e = text.takeError();
       bool failure = e.isA<ProgramFailure>();
@@ -1274,7 +1301,8 @@ Error snapflow::driver::runSweep(const SweepOptions &o, llvm::raw_ostream &os) {
     r.point = p;
     r.report = pathIn(scratch, std::to_string(p.index) + ".json");
     r.err = pathIn(scratch, std::to_string(p.index) + ".err");
-    if (Error e = runner.submit(p.index, o.steps, *text, r.report, r.err))
+    if (Error e = runner.submit(p.index, o.steps, text->decode, r.report,
+                                r.err, text->prefill))
       return e;
     running.emplace(p.index, std::move(r));
   }

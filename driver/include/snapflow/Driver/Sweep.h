@@ -60,6 +60,9 @@ struct SweepOptions {
   std::vector<std::string> sets;
   int64_t jobs = 1;
   int64_t steps = 16;
+  /// Also simulate each point's prefill of one context-long prompt (as
+  /// `run` does), which fills the ttft_s column.
+  bool prefill = false;
   int64_t shardIndex = 0, shardCount = 1;
   bool resume = false; ///< continue the same sweep
   bool extend = false; ///< continue with a grid that adds values
@@ -119,6 +122,7 @@ struct SweepGrid {
 struct SweepManifest {
   SweepGrid grid;
   int64_t steps = 16;
+  bool prefill = false;
   int64_t shardIndex = 0, shardCount = 1;
   std::string build; ///< versionString() of the snapflow that ran it
   /// Name as given -> fingerprint of its parameters.
