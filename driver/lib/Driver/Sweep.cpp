@@ -16,6 +16,7 @@
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/Simulate.h"
 #include "snapflow/Models/ModelBuilder.h"
+#include "snapflow/Models/ModelConfig.h"
 #include "snapflow/Sim/Core/ProgramIO.h"
 #include "snapflow/Sim/Stats/ReportSchema.h"
 #include "snapflow/Support/CheckedInt.h"
@@ -679,6 +680,8 @@ const std::vector<std::string> &snapflow::driver::sweepColumns() {
     for (const sim::ReportKey &k : sim::reportSchema())
       if (k.presence == sim::ReportPresence::Always && !k.list)
         c.push_back(std::string("report.") + k.key);
+    c.push_back("accuracy.loss_pct");
+    c.push_back("accuracy.reference");
     return c;
   }();
   return columns;
@@ -916,6 +919,115 @@ struct Running {
 };
 
 /// A row of results.csv for a finished point.
+/// The published accuracy effect of a point's KV policy and format, quoted
+/// (never simulated): of the published rows of the policy at the share of
+/// the KV the point removes (a row's "25% removed" or "4x"; a row given as
+/// a budget in tokens names no share and is not matched) and of the
+/// format at the point's bits ("2 bits"), the largest loss relative to its
+/// uncompressed score, in percent, and that row with its source. Empty and
+/// "uncompressed" for full KV in bf16; empty and "no published row ..."
+/// when nothing matches.
+std::pair<std::string, std::string>
+publishedAccuracy(const SweepPoint &p, const llvm::json::Object &report) {
+  static mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  static std::map<std::string, int64_t> perPosition; // model -> tokens
+  std::string label = report.getString("kv").value_or("").str();
+  std::string format = report.getString("kv_format").value_or("").str();
+  auto contextTokens = report.getInteger("context_tokens");
+  if (label.empty() || !contextTokens)
+    return {"", ""};
+  auto per = perPosition.find(p.model);
+  if (per == perPosition.end()) {
+    auto c = models::ModelConfig::load(p.model);
+    int64_t tokens = c ? c->tokensPerCachePosition() : 1;
+    if (!c)
+      llvm::consumeError(c.takeError());
+    per = perPosition.emplace(p.model, tokens).first;
+  }
+  int64_t positions = (*contextTokens + per->second - 1) / per->second;
+  auto policy = kv::parsePolicy(&context, label);
+  if (!policy) {
+    llvm::consumeError(policy.takeError());
+    return {"", ""};
+  }
+  double kept = std::min(1.0, double(policy->getSlotsFor(positions)) /
+                                  double(std::max<int64_t>(1, positions)));
+  double removed = 100 * (1 - kept);
+  // The share a row's setting names, in percent removed.
+  auto shareOf = [](StringRef setting) -> std::optional<double> {
+    llvm::SmallVector<StringRef> words;
+    setting.split(words, ' ', -1, false);
+    for (size_t i = 0; i < words.size(); ++i) {
+      StringRef w = words[i].rtrim(',');
+      double v;
+      if (w.ends_with("%") && !w.drop_back().getAsDouble(v) &&
+          i + 1 < words.size() && words[i + 1].starts_with("removed"))
+        return v;
+      if (w.ends_with("x") && !w.drop_back().getAsDouble(v) && v >= 1)
+        return 100 * (1 - 1 / v);
+    }
+    return std::nullopt;
+  };
+  const kv::PublishedAccuracy *worst = nullptr;
+  double worstLoss = 0;
+  auto consider = [&](const kv::PublishedAccuracy &r) {
+    double loss = r.full > 0 ? 100 * (r.full - r.score) / r.full : 0;
+    if (!worst || loss > worstLoss)
+      worst = &r, worstLoss = loss;
+  };
+  bool compressing = policy->isCompressing() && removed > 0.5;
+  const kv::PublishedAccuracy *policyRow = nullptr, *formatRow = nullptr;
+  if (compressing)
+    for (const kv::PublishedAccuracy &r : policy->getPublishedAccuracy())
+      if (auto share = shareOf(r.setting);
+          share && std::abs(*share - removed) < 1) {
+        consider(r);
+        policyRow = &r;
+      }
+  bool quantized = !format.empty() && format != "bf16";
+  int64_t bits = 0;
+  if (quantized) {
+    if (auto f = kv::parseFormat(&context, format)) {
+      size_t at = format.find("bits=");
+      if (at != std::string::npos)
+        StringRef(format).substr(at + 5).consumeInteger(10, bits);
+      for (const kv::PublishedAccuracy &r : f->getPublishedAccuracy())
+        if (bits > 0 && StringRef(r.setting).starts_with(
+                            std::to_string(bits) + " bits")) {
+          consider(r);
+          formatRow = &r;
+        }
+    } else {
+      llvm::consumeError(f.takeError());
+    }
+  }
+  if (!compressing && !quantized)
+    return {"0.00", "uncompressed"};
+  // A number only when every part of the compression has a published row:
+  // a point whose policy has none is not bounded by its format's.
+  bool policyMissing = compressing && !policyRow,
+       formatMissing = quantized && !formatRow;
+  if (policyMissing || formatMissing)
+    return {"", formatv("no published row of {0}{1}{2}",
+                        policyMissing
+                            ? formatv("{0} at {1:f0}% removed",
+                                      label.substr(0, label.find(':')), removed)
+                                  .str()
+                            : std::string(),
+                        policyMissing && formatMissing ? " or of " : "",
+                        formatMissing ? format : std::string())
+                    .str()};
+  // With a policy and a format, the larger of their published losses: the
+  // two together were not published, so it is what is known, not a bound.
+  return {formatv("{0:f2}", worstLoss).str(),
+          formatv("{0}{1}, {2}, {3}: {4} against {5} uncompressed ({6})",
+                  compressing && quantized ? "larger of policy and format: "
+                                           : "",
+                  worst->benchmark, worst->model, worst->setting,
+                  worst->score, worst->full, worst->source)
+              .str()};
+}
+
 std::vector<std::string> makeRow(const SweepPoint &p, StringRef status,
                                  StringRef reason,
                                  const llvm::json::Object &report) {
@@ -927,7 +1039,13 @@ std::vector<std::string> makeRow(const SweepPoint &p, StringRef status,
   row.push_back(oneLine);
   const std::vector<std::string> &columns = sweepColumns();
   for (size_t i = kReasonColumn + 1; i < columns.size(); ++i)
-    row.push_back(lookup(report, StringRef(columns[i]).drop_front(7)));
+    if (StringRef(columns[i]).starts_with("report."))
+      row.push_back(lookup(report, StringRef(columns[i]).drop_front(7)));
+  auto [loss, reference] = publishedAccuracy(p, report);
+  if (status != "ok")
+    loss.clear(), reference.clear();
+  row.push_back(loss);
+  row.push_back(reference);
   return row;
 }
 

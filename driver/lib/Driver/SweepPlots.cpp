@@ -893,6 +893,26 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
                   t.num(*b, "report.throughput_tokens_per_s"))
       b = r;
   }
+  // The same, among the points whose published accuracy loss (quoted, the
+  // larger of policy's and format's) is at most 1%: "most tokens/s at
+  // under 1% published loss" without a hand join.
+  constexpr double kLossBudgetPct = 1.0;
+  std::map<std::tuple<std::string, std::string, double>,
+           const std::vector<std::string> *>
+      bestWithin;
+  bool hasAccuracy = t.column("accuracy.loss_pct") >= 0;
+  for (const auto *r : hasAccuracy ? ok : decltype(ok)()) {
+    double loss;
+    if (StringRef(t.get(*r, "accuracy.loss_pct")).getAsDouble(loss) ||
+        loss > kLossBudgetPct)
+      continue;
+    auto key = std::make_tuple(t.get(*r, "model"), t.get(*r, "chip"),
+                               t.num(*r, "context"));
+    auto &b = bestWithin[key];
+    if (!b || t.num(*r, "report.throughput_tokens_per_s") >
+                  t.num(*b, "report.throughput_tokens_per_s"))
+      b = r;
+  }
   // What made the points: the builds that simulated them and each model's
   // and chip's fingerprint, as their reports name them.
   std::set<std::string> builds, models, chips;
@@ -932,6 +952,29 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
               gib(t.num(r, "report.memory.peak_bytes.hbm")),
               gib(t.num(r, "report.memory.peak_bytes.ddr")),
               t.get(r, "report.roofline.binding"));
+        }
+        if (hasAccuracy && !ok.empty()) {
+          md << llvm::formatv(
+              "\n## Highest throughput within {0:f0}% published accuracy loss\n"
+              "\nAmong the points whose KV policy and format have a "
+              "published row at the point's setting with at most {0:f0}% loss "
+              "against the uncompressed score (`accuracy.loss_pct`, quoted "
+              "from its source, never simulated; `full` in bf16 counts as "
+              "0). A point with no published row is not ranked.\n\n"
+              "| model | chip | context | kv | batch | tokens/s | loss % | "
+              "published row |\n|---|---|---|---|---|---|---|---|\n",
+              kLossBudgetPct);
+          for (const auto &b : bestWithin) {
+            const auto &r = *b.second;
+            std::string reference = t.get(r, "accuracy.reference");
+            std::replace(reference.begin(), reference.end(), '|', '/');
+            md << llvm::formatv(
+                "| {0} | {1} | {2} | `{3}` | {4} | {5:f1} | {6} | {7} |\n",
+                t.get(r, "model"), t.get(r, "chip"), t.get(r, "context"),
+                t.get(r, "kv") + variantOf(r), t.get(r, "report.batch"),
+                t.num(r, "report.throughput_tokens_per_s"),
+                t.get(r, "accuracy.loss_pct"), reference);
+          }
         }
         if (!failed.empty()) {
           md << "\n## Points that did not run\n\n"
