@@ -881,38 +881,35 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
     if (Error e = runGnuplot(scripts))
       return e;
 
-  // summary.md: the best point per model, chip and context.
-  std::map<std::tuple<std::string, std::string, double>,
-           const std::vector<std::string> *>
-      best;
-  for (const auto *r : ok) {
-    auto key = std::make_tuple(t.get(*r, "model"), t.get(*r, "chip"),
-                               t.num(*r, "context"));
-    auto &b = best[key];
-    if (!b || t.num(*r, "report.throughput_tokens_per_s") >
-                  t.num(*b, "report.throughput_tokens_per_s"))
-      b = r;
-  }
-  // The same, among the points whose published accuracy loss (quoted, the
-  // larger of policy's and format's) is at most 1%: "most tokens/s at
-  // under 1% published loss" without a hand join.
+  // summary.md: the best point per model, chip and context, of all the
+  // points and of those whose published accuracy loss (quoted, the larger
+  // of policy's and format's) is at most 1%: "most tokens/s at under 1%
+  // published loss" without a hand join.
+  using Best = std::map<std::tuple<std::string, std::string, double>,
+                        const std::vector<std::string> *>;
+  auto bestOf = [&](llvm::function_ref<bool(const std::vector<std::string> &)>
+                        keep) {
+    Best best;
+    for (const auto *r : ok) {
+      if (!keep(*r))
+        continue;
+      auto &b = best[std::make_tuple(t.get(*r, "model"), t.get(*r, "chip"),
+                                     t.num(*r, "context"))];
+      if (!b || t.num(*r, "report.throughput_tokens_per_s") >
+                    t.num(*b, "report.throughput_tokens_per_s"))
+        b = r;
+    }
+    return best;
+  };
   constexpr double kLossBudgetPct = 1.0;
-  std::map<std::tuple<std::string, std::string, double>,
-           const std::vector<std::string> *>
-      bestWithin;
   bool hasAccuracy = t.column("accuracy.loss_pct") >= 0;
-  for (const auto *r : hasAccuracy ? ok : decltype(ok)()) {
+  Best best = bestOf([](const auto &) { return true; });
+  Best bestWithin = bestOf([&](const std::vector<std::string> &r) {
     double loss;
-    if (StringRef(t.get(*r, "accuracy.loss_pct")).getAsDouble(loss) ||
-        loss > kLossBudgetPct)
-      continue;
-    auto key = std::make_tuple(t.get(*r, "model"), t.get(*r, "chip"),
-                               t.num(*r, "context"));
-    auto &b = bestWithin[key];
-    if (!b || t.num(*r, "report.throughput_tokens_per_s") >
-                  t.num(*b, "report.throughput_tokens_per_s"))
-      b = r;
-  }
+    return hasAccuracy &&
+           !StringRef(t.get(r, "accuracy.loss_pct")).getAsDouble(loss) &&
+           loss <= kLossBudgetPct;
+  });
   // What made the points: the builds that simulated them and each model's
   // and chip's fingerprint, as their reports name them.
   std::set<std::string> builds, models, chips;
