@@ -337,7 +337,22 @@ private:
   /// while the add holds the shared stream full. Hardware spills such skip
   /// edges the same way; small activations (decode) fan out as before.
   void findSpills() {
-    int64_t counter = 0;
+    // A home is named after the value that spilled: its op and layer
+    // (`@spill.rms_norm.l3`, `.r1` for a second result), so "what spills"
+    // is answered by the trace and the report (it was `@spillN`).
+    llvm::StringSet<> spillNames;
+    auto spillName = [&](Operation *op, Value r) {
+      std::string name =
+          ("spill." + op->getName().stripDialect()).str();
+      if (std::optional<int64_t> layer = llm::getLayer(op))
+        name += ".l" + std::to_string(*layer);
+      if (op->getNumResults() > 1)
+        name += ".r" + std::to_string(cast<OpResult>(r).getResultNumber());
+      std::string unique = name;
+      for (int n = 2; !spillNames.insert(unique).second; ++n)
+        unique = name + "." + std::to_string(n);
+      return unique;
+    };
     auto consumers = [](Value v) {
       // Views (shard_slice) count as their input's consumers.
       SmallVector<Operation *> out;
@@ -393,7 +408,7 @@ private:
         if (sameSection < 2)
           continue;
         if (!homes.count(r))
-          homes[r] = llvm::formatv("spill{0}", counter++);
+          homes[r] = spillName(op, r);
         fanOut.insert(r);
       }
     });
