@@ -46,13 +46,17 @@ namespace {
 class FiniteDouble : public cl::parser<double> {
 public:
   using cl::parser<double>::parser;
+  /// The error in snapflow's form (llvm::cl's is "for the --rate option:
+  /// 'x' value invalid for floating point argument!").
   bool parse(cl::Option &o, StringRef name, StringRef arg, double &value) {
-    if (arg.trim().empty())
-      return o.error("expects a number, got an empty value");
-    if (cl::parser<double>::parse(o, name, arg, value))
+    double v;
+    if (arg.trim().empty() || arg.trim().getAsDouble(v) || !std::isfinite(v)) {
+      WithColor::error(errs(), "snapflow")
+          << "--" << o.ArgStr << " must be a finite number, got '" << arg
+          << "'\n";
       return true;
-    if (!std::isfinite(value))
-      return o.error("expects a finite number, got '" + arg + "'");
+    }
+    value = v;
     return false;
   }
 };
