@@ -402,15 +402,11 @@ void snapflow::tools::printTrace(llvm::raw_ostream &os, llvm::StringRef path,
                 d.chip.empty() ? "" : d.chip + ", ", d.spanUs() / unit.us,
                 unit.name, d.samples.size());
   // What made it, when the trace says (otherData).
-  auto made = [&](const char *key) {
-    auto it = d.provenance.find(key);
-    return it == d.provenance.end() ? std::string() : it->second;
-  };
-  if (!made("model").empty() || !made("snapflow").empty())
+  if (!d.made("model").empty() || !d.made("snapflow").empty())
     os << formatv(
-        "made by snapflow {0}: {1} on {2}, --kv {3}\n", made("snapflow"),
-        made("model").empty() ? "a hand-written program" : made("model"),
-        made("chip"), made("kv").empty() ? "-" : made("kv"));
+        "made by snapflow {0}: {1} on {2}, --kv {3}\n", d.made("snapflow"),
+        d.made("model").empty() ? "a hand-written program" : d.made("model"),
+        d.made("chip"), d.made("kv").empty() ? "-" : d.made("kv"));
   os << "occupancy per socket    capacity GiB   peak GiB   peak/cap   "
         "mean GiB (time-weighted)\n";
   for (int k = 0; k < kTraceSeries; ++k) {

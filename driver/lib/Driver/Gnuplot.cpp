@@ -144,22 +144,15 @@ Error snapflow::driver::runGnuplot(llvm::ArrayRef<GnuplotScript> scripts) {
                                           StringRef(errPath)};
   int rc = llvm::sys::ExecuteAndWait(*gnuplot, {*gnuplot, "-e", commands},
                                      std::nullopt, redirects, 60, 0, &message);
-  std::string said;
   if (!errPath.empty()) {
-    if (auto text = llvm::MemoryBuffer::getFile(errPath)) {
-      // Its last non-empty line says what went wrong.
-      llvm::SmallVector<StringRef> lines;
-      (*text)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
-      for (auto it = lines.rbegin(); it != lines.rend(); ++it)
-        if (!it->trim().empty()) {
-          said = it->trim().str();
-          break;
-        }
-    }
+    // On failure, its last line says what went wrong.
+    if (rc != 0 && message.empty())
+      if (auto text = llvm::MemoryBuffer::getFile(errPath)) {
+        StringRef said = (*text)->getBuffer().rtrim();
+        message = said.substr(said.rfind('\n') + 1).trim().str();
+      }
     llvm::sys::fs::remove(errPath);
   }
-  if (message.empty())
-    message = said;
   auto removeAll = [&] {
     for (const GnuplotScript &s : scripts)
       llvm::sys::fs::remove(s.svg + ".tmp");

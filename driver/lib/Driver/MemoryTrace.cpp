@@ -242,15 +242,11 @@ Error snapflow::driver::drawOccupancy(const MemoryTrace &d, StringRef trace,
     // The last sample holds until the trace ends.
     row(d.endUs, d.samples.back());
     os << "EOD\n";
-    auto made = [&](const char *key) {
-      auto it = d.provenance.find(key);
-      return it == d.provenance.end() ? std::string() : it->second;
-    };
     std::string title = "Memory occupancy per socket: " + trace.str() +
                         (d.chip.empty() ? "" : " on " + d.chip);
-    if (!made("model").empty())
-      title += "\n" + made("model") +
-               (made("kv").empty() ? "" : ", --kv " + made("kv"));
+    if (!d.made("model").empty())
+      title += "\n" + d.made("model") +
+               (d.made("kv").empty() ? "" : ", --kv " + d.made("kv"));
     // The title may name a long path or several models: wrapped to the
     // canvas, never cut, the panels below it.
     title = wrapText(title, 110);

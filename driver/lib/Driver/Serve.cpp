@@ -222,14 +222,15 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
     // one name (llama-3.2-1b and sub/llama-3.2-1b.json) were both deployed
     // and its rows all went to the last (R20).
     for (const auto &q : models)
-      if (q->o.model == o.model)
-        return makeError("--model names " + o.model +
-                         " twice; a deployment serves each model once");
-      else if (q->deployed.name == p->deployed.name)
-        return makeError("'" + q->o.model + "' and '" + o.model +
-                         "' are both the model '" + p->deployed.name +
-                         "'; a deployment serves each model once, by a name "
-                         "its own");
+      if (q->deployed.name == p->deployed.name)
+        return makeError(
+            q->o.model == o.model
+                ? "--model names " + o.model +
+                      " twice; a deployment serves each model once"
+                : "'" + q->o.model + "' and '" + o.model +
+                      "' are both the model '" + p->deployed.name +
+                      "'; a deployment serves each model once, by a name "
+                      "its own");
     models.push_back(std::move(p));
   }
   const arch::ArchModel &chip = models[0]->w.chip;

@@ -265,22 +265,6 @@ Error writePlot(const Plot &p, StringRef plotsDir,
   llvm::sys::path::append(dat, p.name + ".dat");
   llvm::sys::path::append(gp, p.name + ".gp");
   llvm::sys::path::append(svg, p.name + ".svg");
-  if (Error e = writeOutput(dat, [&](llvm::raw_ostream &os) {
-        for (const auto &s : p.series) {
-          os << "# " << s.second.label << s.second.facet.suffix << "\n";
-          auto points = s.second.points;
-          llvm::sort(points);
-          for (auto [x, y] : points) {
-            os << llvm::formatv("{0} {1}", x, y);
-            if (auto it = s.second.labels.find(x); it != s.second.labels.end())
-              os << " \"" << it->second << "\"";
-            os << "\n";
-          }
-          os << "\n\n";
-        }
-        return Error::success();
-      }))
-    return e;
 
   // Styles: one per group, or per group and facet when the plot is one
   // chart; split when there are more than a chart holds.
@@ -378,10 +362,26 @@ Error writePlot(const Plot &p, StringRef plotsDir,
   for (const Row &row : rows)
     height += rowTitleHeight(row) + plotHeight + ticsBelow;
   if (height > kMaxChartHeight) {
-    llvm::sys::fs::remove(dat);
     tooTall.push_back(llvm::formatv("{0} ({1} lines)", p.name, ids.size()));
     return Error::success();
   }
+  if (Error e = writeOutput(dat, [&](llvm::raw_ostream &os) {
+        for (const auto &s : p.series) {
+          os << "# " << s.second.label << s.second.facet.suffix << "\n";
+          auto points = s.second.points;
+          llvm::sort(points);
+          for (auto [x, y] : points) {
+            os << llvm::formatv("{0} {1}", x, y);
+            if (auto it = s.second.labels.find(x); it != s.second.labels.end())
+              os << " \"" << it->second << "\"";
+            os << "\n";
+          }
+          os << "\n\n";
+        }
+        return Error::success();
+      }))
+    return e;
+
   auto sx = [&](double px) { return px / width; };
   auto sy = [&](double px) { return 1 - px / height; }; // px from the top
 
@@ -585,6 +585,19 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   std::map<std::string, std::vector<const std::vector<std::string> *>> scopes;
   for (const auto *r : ok)
     scopes[scopeOf(*r)].push_back(r);
+  std::map<std::string, std::pair<bool, bool>> kinds; // model -> MLA, MoE
+  auto kindOf = [&](const std::string &model) {
+    auto it = kinds.find(model);
+    if (it == kinds.end()) {
+      std::pair<bool, bool> kind;
+      if (auto c = models::ModelConfig::load(model))
+        kind = {c->isMLA(), c->numRoutedExperts > 0};
+      else
+        llvm::consumeError(c.takeError());
+      it = kinds.emplace(model, kind).first;
+    }
+    return it->second;
+  };
   // What a chart holds fixed, for its title: every setting that has one
   // value over its rows, but those the chart shows (its x axis, its
   // lines), so the chart stands alone.
@@ -608,16 +621,11 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
         {"mtp_acceptance", "mtp-acceptance", nullptr},
         {"allow_ddr", "allow-ddr", nullptr},
         {"set", "set", nullptr}};
-    // The MLA cache and MoE mode are said for the models they apply to.
-    bool mla = false, moe = false;
-    if (!rows.empty()) {
-      if (auto c = models::ModelConfig::load(t.get(*rows.front(), "model"))) {
-        mla = c->isMLA();
-        moe = c->numRoutedExperts > 0;
-      } else {
-        llvm::consumeError(c.takeError());
-      }
-    }
+    // The MLA cache and MoE mode are said for the models they apply to
+    // (each config read once per drawing).
+    auto [mla, moe] = rows.empty()
+                          ? std::pair<bool, bool>()
+                          : kindOf(t.get(*rows.front(), "model"));
     std::vector<std::string> parts;
     for (const Setting &st : settings) {
       if (t.column(st.column) < 0 || llvm::is_contained(shown, st.column) ||

@@ -198,9 +198,8 @@ private:
   /// The df.tensor @name, declared once; `kvCache` marks the KV cache.
   void declare(StringRef name, RankedTensorType type, arch::MemoryTier tier,
                bool kvCache = false) {
-    if (!declared.insert(name).second)
+    if (!declaredTier.try_emplace(name, tier).second)
       return;
-    declaredTier[name] = tier;
     decls.create<df::TensorOp>(fn.getLoc(), name, type,
                                df::TierAttr::get(fn.getContext(), tier),
                                kvCache);
@@ -1101,7 +1100,6 @@ private:
   /// slots, bytes per token as i8.
   kv::KVFormatAttrInterface format;
   RankedTensorType residualType, stagingType;
-  llvm::StringSet<> declared;
   /// Each declared tensor's tier.
   llvm::StringMap<arch::MemoryTier> declaredTier;
   DenseMap<Value, std::string> homes;

@@ -48,6 +48,11 @@ struct MemoryTrace {
   /// What made the trace: its otherData (model, kv, snapflow, ...), by key;
   /// empty for a trace without one.
   std::map<std::string, std::string> provenance;
+  /// provenance[key], or "" when the trace does not say.
+  std::string made(llvm::StringRef key) const {
+    auto it = provenance.find(key.str());
+    return it == provenance.end() ? std::string() : it->second;
+  }
   std::array<double, 3> capacity{}; ///< SRAM, HBM, DDR bytes per socket
   std::vector<TraceSample> samples; ///< in time order
   double endUs = 0;                 ///< the last event's end
