@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   cmake ninja-build ccache pkg-config make
-  clang-19 lld-19 libclang-rt-19-dev
+  clang-19 lld-19 libclang-rt-19-dev clang-format-19 clang-tidy-19
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
   libsystemc-dev libfmt-dev libgtest-dev
   python3 gnuplot-nox time
