@@ -58,7 +58,7 @@ fuzz:
 	./scripts/fuzz.sh build-sanitize $(FUZZ_SECONDS)
 
 format:
-	git ls-files '*.cpp' '*.h' | xargs clang-format -i
+	git ls-files '*.cpp' '*.h' | xargs clang-format-19 -i
 
 clean:
 	rm -rf $(BUILD_DIR) build-sanitize

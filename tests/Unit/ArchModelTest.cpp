@@ -232,12 +232,13 @@ TEST(ArchModel, RequiresSource) {
   size_t at = base.find("pcu_count:");
   size_t srcAt = base.find("source:", at);
   size_t eol = base.find('\n', srcAt);
-  std::string bad = base.substr(0, srcAt) + "source: \"guess\"" + base.substr(eol);
+  std::string bad =
+      base.substr(0, srcAt) + "source: \"guess\"" + base.substr(eol);
   EXPECT_NE(errorOf(bad).find("must start with 'published:'"),
             std::string::npos)
       << errorOf(bad);
-  std::string missing = base.substr(0, srcAt) + "sauce: \"test: x\"" +
-                        base.substr(eol);
+  std::string missing =
+      base.substr(0, srcAt) + "sauce: \"test: x\"" + base.substr(eol);
   EXPECT_NE(errorOf(missing).find("missing key 'source' in 'socket.pcu_count'"),
             std::string::npos)
       << errorOf(missing);
@@ -310,8 +311,8 @@ TEST(ArchModel, FromValuesChecksAndCompares) {
   bad[1].second = "-3"; // socket.pcu_count
   bad.push_back({"socket.pcu_cnt", "1"});
   bad.erase(bad.begin() + 2);
-  std::string msg = llvm::toString(
-      ArchModel::fromValues("x", "", bad, "<ir>").takeError());
+  std::string msg =
+      llvm::toString(ArchModel::fromValues("x", "", bad, "<ir>").takeError());
   EXPECT_NE(msg.find("<ir>: error: 'socket.pcu_count' must be PCUs from 1 to "
                      "1000000, got '-3'"),
             std::string::npos)
@@ -330,9 +331,9 @@ TEST(ArchModel, FromValuesChecksAndCompares) {
 TEST(ArchModel, OverridesChangeOnlyTheirKeys) {
   auto chip = ArchModel::load("sn40l-16");
   ASSERT_TRUE(static_cast<bool>(chip));
-  auto fast = chip->withOverrides({"system.link_latency_ns=500",
-                                   "socket.hbm_bytes_per_s = 3.2e12"},
-                                  "--set");
+  auto fast = chip->withOverrides(
+      {"system.link_latency_ns=500", "socket.hbm_bytes_per_s = 3.2e12"},
+      "--set");
   ASSERT_TRUE(static_cast<bool>(fast)) << llvm::toString(fast.takeError());
   std::vector<std::string> diff = chip->differences(*fast);
   ASSERT_EQ(diff.size(), 2u);
@@ -341,8 +342,9 @@ TEST(ArchModel, OverridesChangeOnlyTheirKeys) {
   EXPECT_EQ(fast->system().linkLatencyNs, 500);
   EXPECT_EQ(fast->getName(), "sn40l-16");
   EXPECT_NE(fast->fingerprint(), chip->fingerprint());
-  EXPECT_EQ(fast->getSource("system.link_latency_ns").str().rfind(
-                "what-if: set by --set; sn40l-16 has ", 0),
+  EXPECT_EQ(fast->getSource("system.link_latency_ns")
+                .str()
+                .rfind("what-if: set by --set; sn40l-16 has ", 0),
             0u)
       << fast->getSource("system.link_latency_ns").str();
   EXPECT_EQ(fast->getSource("socket.clock_hz"),

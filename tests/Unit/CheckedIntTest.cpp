@@ -1,4 +1,5 @@
-//===- CheckedIntTest.cpp - 64-bit counts that cannot wrap -----------------===//
+//===- CheckedIntTest.cpp - 64-bit counts that cannot wrap
+//-----------------===//
 
 #include "snapflow/Support/CheckedInt.h"
 

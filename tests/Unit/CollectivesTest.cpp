@@ -31,8 +31,8 @@ SystemParams ring(int64_t sockets) {
   return s;
 }
 
-double ns(CollectiveKind kind, CollectiveAlgorithm a, double bytes,
-          int64_t g, const SystemParams &s) {
+double ns(CollectiveKind kind, CollectiveAlgorithm a, double bytes, int64_t g,
+          const SystemParams &s) {
   return collectiveCost(kind, a, bytes, g, s).seconds() * 1e9;
 }
 
@@ -162,8 +162,7 @@ TEST(Collectives, TopologyDecidesHopsAndSharing) {
 TEST(Collectives, AllGatherAndAllToAll) {
   SystemParams s = ring(4);
   EXPECT_DOUBLE_EQ(ns(CollectiveKind::AllGather, A::Ring, 1024, 4, s), 3548);
-  EXPECT_DOUBLE_EQ(ns(CollectiveKind::AllToAll, A::OneShot, 4096, 4, s),
-                   2532);
+  EXPECT_DOUBLE_EQ(ns(CollectiveKind::AllToAll, A::OneShot, 4096, 4, s), 2532);
   EXPECT_DOUBLE_EQ(
       ns(CollectiveKind::AllToAll, A::RecursiveDoubling, 4096, 4, s), 3564);
 }

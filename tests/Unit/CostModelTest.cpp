@@ -8,10 +8,10 @@
 #include "snapflow/Analysis/ModelStats.h"
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Dialect/KV/Reference/KVReference.h"
-#include "snapflow/Dialect/LLM/IR/LLMOps.h"
-#include "snapflow/Models/ModelBuilder.h"
 #include "snapflow/Dialect/KV/Transforms/Passes.h"
+#include "snapflow/Dialect/LLM/IR/LLMOps.h"
 #include "snapflow/Dialect/LLM/Transforms/Passes.h"
+#include "snapflow/Models/ModelBuilder.h"
 
 #include "mlir/Pass/PassManager.h"
 
@@ -150,9 +150,12 @@ OpCost costOf(const std::string &ir, llvm::StringRef opName) {
   OpCost c{-1, -1, -1, -1, -1, -1, -1};
   m->walk([&](CostOpInterface op) {
     if (op->getName().getStringRef() == opName && c.flops < 0)
-      c = {op.getFlops().value(),         op.getBytesRead().value(),
-           op.getBytesWritten().value(),  op.getLinkBytes().value(),
-           op.getKVUpkeepFlops().value(), op.getKVUpkeepBytes().value(),
+      c = {op.getFlops().value(),
+           op.getBytesRead().value(),
+           op.getBytesWritten().value(),
+           op.getLinkBytes().value(),
+           op.getKVUpkeepFlops().value(),
+           op.getKVUpkeepBytes().value(),
            op.getGemmRows()};
   });
   return c;
@@ -263,8 +266,9 @@ TEST(CostModel, AllReduceLinkBytes) {
 // kv.score over B = 1, a prompt of L = 8 tokens with a window of W = 2
 // queries, H = 4 heads in G = 2 groups of key dim 4. The window is the last
 // two queries, causal: they see 7 and 8 keys, 15 (query, key) pairs per
-// head (2 x (8 - 2) + 2 x 3 / 2), 60 in all, each 2 x 4 + 6 = 14 FLOPs: 840. Reads the window's
-// queries 2 x 16 x 2 B = 64 B and the keys 8 x 8 x 2 B = 128 B.
+// head (2 x (8 - 2) + 2 x 3 / 2), 60 in all, each 2 x 4 + 6 = 14 FLOPs: 840.
+// Reads the window's queries 2 x 16 x 2 B = 64 B and the keys 8 x 8 x 2 B = 128
+// B.
 TEST(CostModel, ScoreOp) {
   OpCost c = costOf(R"(
     func.func @f(%q: tensor<1x8x16xbf16>, %k: tensor<1x8x8xbf16>) -> tensor<1x2x8xf32> {
@@ -305,7 +309,8 @@ ModelStats statsAfter(llvm::function_ref<void(PassManager &)> passes) {
   PassManager pm(&ctx);
   passes(pm);
   EXPECT_TRUE(succeeded(pm.run(**module)));
-  auto stats = computeModelStats((*module)->lookupSymbol<func::FuncOp>("decode"));
+  auto stats =
+      computeModelStats((*module)->lookupSymbol<func::FuncOp>("decode"));
   EXPECT_TRUE(succeeded(stats));
   return *stats;
 }
@@ -340,8 +345,8 @@ TEST(CostModel, ShardTPSplitsWeights) {
     o.tp = 4;
     pm.addPass(llm::createShardTP(o));
   });
-  const int64_t replicated = 27LL * 576 * 2048 + 27LL * (2 * 2048 + 512) +
-                             2048 + 26LL * 64 * 2048;
+  const int64_t replicated =
+      27LL * 576 * 2048 + 27LL * (2 * 2048 + 512) + 2048 + 26LL * 64 * 2048;
   EXPECT_EQ(four.paramsTotal, (one.paramsTotal - replicated) / 4 + replicated);
   EXPECT_EQ(four.kvBytesPerToken, one.kvBytesPerToken);
   EXPECT_GT(four.linkBytes, 0);
@@ -745,10 +750,11 @@ TEST(CostModel, AttentionOverQuaRotByHand) {
 TEST(CostModel, QuantizeByHand) {
   std::string cache =
       formatCache("#kv.kivi<bits = 2, group = 32, residual = 64>");
-  OpCost one = costOf(funcOf("%c: " + cache,
-                             "%c1 = kv.quantize %c[1] {tokens = 1, every = 1} "
-                             ": " + cache),
-                      "kv.quantize");
+  OpCost one = costOf(
+      funcOf("%c: " + cache, "%c1 = kv.quantize %c[1] {tokens = 1, every = 1} "
+                             ": " +
+                                 cache),
+      "kv.quantize");
   EXPECT_EQ(one.flops, 960);
   EXPECT_EQ(one.read, 384);
   EXPECT_EQ(one.written, 72);
@@ -823,16 +829,17 @@ TEST(CostModel, KIVIQuantizeMatchesTheReference) {
   kv::ref::KIVICache::Rate rate = ref.averagePerStep(R, 2 * R);
   std::string cache =
       formatCache("#kv.kivi<bits = 2, group = 32, residual = 64>");
-  OpCost c = costOf(funcOf("%c: " + cache,
-                           "%c1 = kv.quantize %c[1] {tokens = 1, every = 1} "
-                           ": " + cache),
-                    "kv.quantize");
+  OpCost c = costOf(
+      funcOf("%c: " + cache, "%c1 = kv.quantize %c[1] {tokens = 1, every = 1} "
+                             ": " +
+                                 cache),
+      "kv.quantize");
   EXPECT_EQ(rate.keyTokens, 1.0);
   EXPECT_EQ(rate.valueTokens, 1.0);
   EXPECT_EQ(double(c.read), rate.elements * 2 * batch);
   EXPECT_EQ(double(c.flops), rate.elements * 5 * batch);
-  EXPECT_EQ(double(c.written), (rate.keyTokens + rate.valueTokens) / 2 * 24 *
-                                   batch);
+  EXPECT_EQ(double(c.written),
+            (rate.keyTokens + rate.valueTokens) / 2 * 24 * batch);
 }
 
 namespace {

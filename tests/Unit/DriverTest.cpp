@@ -43,8 +43,8 @@ struct TempFile {
   llvm::SmallString<128> path;
   explicit TempFile(llvm::StringRef text, llvm::StringRef suffix = "txt") {
     int fd;
-    EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("driver-test", suffix, fd,
-                                                    path));
+    EXPECT_FALSE(
+        llvm::sys::fs::createTemporaryFile("driver-test", suffix, fd, path));
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << text;
   }
@@ -271,8 +271,7 @@ TEST(SweepRows, ColumnsAreInputsStatusAndEveryAlwaysKey) {
   std::set<std::string> columns(c.begin(), c.end());
   for (const sim::ReportKey &k : sim::reportSchema())
     EXPECT_EQ(columns.count(std::string("report.") + k.key),
-              k.presence == sim::ReportPresence::Always && !k.list ? 1u
-                                                                    : 0u)
+              k.presence == sim::ReportPresence::Always && !k.list ? 1u : 0u)
         << k.key;
 }
 
@@ -281,13 +280,13 @@ TEST(SweepRows, ACutLastRowIsDroppedAndAMalformedOneRefused) {
   for (const std::string &c : sweepColumns())
     header += (header.empty() ? "" : ",") + c;
   auto row = [&](int index, const char *context) {
-    std::string r = std::to_string(index) + ",m,c," + context +
-                    ",1,full,0,,,,,,,,ok,";
+    std::string r =
+        std::to_string(index) + ",m,c," + context + ",1,full,0,,,,,,,,ok,";
     r += std::string(sweepColumns().size() - 16, ',');
     return r;
   };
-  TempFile cut(header + "\n" + row(0, "1024") + "\n" + row(1, "2048") +
-               "\n" + "2,m,c,40");
+  TempFile cut(header + "\n" + row(0, "1024") + "\n" + row(1, "2048") + "\n" +
+               "2,m,c,40");
   auto rows = readSweepRows(cut.path);
   ASSERT_TRUE(static_cast<bool>(rows)) << message(rows.takeError());
   EXPECT_EQ(rows->size(), 2u);
@@ -295,8 +294,7 @@ TEST(SweepRows, ACutLastRowIsDroppedAndAMalformedOneRefused) {
                "\n");
   std::string e = message(readSweepRows(bad.path).takeError());
   EXPECT_NE(e.find(":3: a malformed row"), std::string::npos) << e;
-  TempFile twice(header + "\n" + row(0, "1024") + "\n" + row(5, "1024") +
-                 "\n");
+  TempFile twice(header + "\n" + row(0, "1024") + "\n" + row(5, "1024") + "\n");
   e = message(readSweepRows(twice.path).takeError());
   EXPECT_NE(e.find(":3: the point of this row is already on an earlier line"),
             std::string::npos)
@@ -506,7 +504,8 @@ TEST(ProgramIO, RoundTripsACompiledProgram) {
       loops.insert(p->sections[i].name);
     ASSERT_EQ(back->sections[i].nodes.size(), p->sections[i].nodes.size());
     for (size_t j = 0; j < p->sections[i].nodes.size(); ++j) {
-      const sim::Node &a = p->sections[i].nodes[j], &b = back->sections[i].nodes[j];
+      const sim::Node &a = p->sections[i].nodes[j],
+                      &b = back->sections[i].nodes[j];
       EXPECT_EQ(a.label, b.label);
       EXPECT_EQ(a.outputTiles, b.outputTiles);
       EXPECT_EQ(a.flopsPerTile, b.flopsPerTile);
@@ -579,8 +578,8 @@ void checkReport(bool prefillMain, const char *chip,
   auto target = arch::ArchModel::load(chip);
   ASSERT_TRUE(static_cast<bool>(target)) << message(target.takeError());
   SimulateOptions s;
-  auto report = simulatePrograms(*decode, prefillMain ? nullptr : &*prefill,
-                                 *target, s);
+  auto report =
+      simulatePrograms(*decode, prefillMain ? nullptr : &*prefill, *target, s);
   ASSERT_TRUE(static_cast<bool>(report)) << message(report.takeError());
   std::set<std::string> written;
   flatten(*report, "", written);

@@ -1,4 +1,5 @@
-//===- KVPolicyTest.cpp - KV policies as attributes ------------------------===//
+//===- KVPolicyTest.cpp - KV policies as attributes
+//------------------------===//
 //
 // The #kv.* attributes are the only representation of a policy: these cases
 // parse command-line strings into them, resolve them for a context, print
@@ -120,8 +121,8 @@ TEST(KVPolicy, H2ODefaults) {
   EXPECT_EQ(r.getLabel(), "h2o:budget=26215,recent=13107");
   EXPECT_EQ(r.getSlotStateBytes(8), 32);
   EXPECT_EQ(p.resolved("h2o:budget=100,recent=10").getRecentTokens(), 10);
-  EXPECT_NE(p.errorOf("h2o:budget=100,recent=100").find(
-                "h2o recent (100) must be smaller than the budget (100)"),
+  EXPECT_NE(p.errorOf("h2o:budget=100,recent=100")
+                .find("h2o recent (100) must be smaller than the budget (100)"),
             std::string::npos);
   EXPECT_NE(p.errorOf("h2o:budget=1").find("too small for h2o"),
             std::string::npos);
@@ -143,9 +144,10 @@ TEST(KVPolicy, ScissorhandsDefaults) {
             2);
   EXPECT_EQ(p.resolved("snapstream:ratio=4").getSlotStateBytes(8), 0);
   EXPECT_EQ(p.resolved("full").getSlotStateBytes(8), 0);
-  EXPECT_NE(p.errorOf("scissorhands:budget=14").find(
-                "sinks + recent (4 + 10) must be smaller than the budget (14)"),
-            std::string::npos);
+  EXPECT_NE(
+      p.errorOf("scissorhands:budget=14")
+          .find("sinks + recent (4 + 10) must be smaller than the budget (14)"),
+      std::string::npos);
 }
 
 // arkvale:ratio=5 at 128K: ceil(131072 / 5) = 26215 tokens, rounded up to
@@ -186,11 +188,13 @@ TEST(KVPolicy, ArkValeDefaults) {
 // Bad strings name the string and the bad key or value.
 TEST(KVPolicy, Errors) {
   Policies p;
-  EXPECT_NE(p.errorOf("snapstream:budgett=5").find("unknown key 'budgett' for "
-                                                   "snapstream (keys: budget"),
+  EXPECT_NE(p.errorOf("snapstream:budgett=5")
+                .find("unknown key 'budgett' for "
+                      "snapstream (keys: budget"),
             std::string::npos);
-  EXPECT_NE(p.errorOf("snapstream:budget=x").find("KV policy "
-                                                  "'snapstream:budget=x'"),
+  EXPECT_NE(p.errorOf("snapstream:budget=x")
+                .find("KV policy "
+                      "'snapstream:budget=x'"),
             std::string::npos);
   // A value the key cannot take is named with its key, never in the
   // attribute parser's terms ("expected '>'").
@@ -211,8 +215,9 @@ TEST(KVPolicy, Errors) {
       << p.errorOf("quest");
   EXPECT_NE(p.errorOf("full:budget=4").find("unknown key 'budget' for full"),
             std::string::npos);
-  EXPECT_NE(p.errorOf("snapstream").find("needs budget=N or ratio=R, not "
-                                         "neither"),
+  EXPECT_NE(p.errorOf("snapstream")
+                .find("needs budget=N or ratio=R, not "
+                      "neither"),
             std::string::npos);
   EXPECT_NE(p.errorOf("snapstream:budget=8,ratio=4").find("not both"),
             std::string::npos);
@@ -241,8 +246,8 @@ TEST(KVPolicy, Errors) {
 TEST(KVPolicy, NoOverflowPastTheBudget) {
   Policies p;
   std::string big = std::to_string(INT64_MAX);
-  std::string err = p.errorOf("snapstream:budget=4096,sinks=" + big +
-                              ",recent=" + big);
+  std::string err =
+      p.errorOf("snapstream:budget=4096,sinks=" + big + ",recent=" + big);
   EXPECT_NE(err.find("exceeds the budget (4096)"), std::string::npos) << err;
   // A ratio of 1 keeps every token; a huge ratio gives a budget of 1.
   EXPECT_EQ(p.resolved("snapkv:ratio=1,obs_window=1", 100).getSlotsFor(100),
@@ -281,7 +286,8 @@ TEST(KVFormat, ShorthandsAndDefaults) {
   EXPECT_EQ(label("fp8"), "fp8");
   EXPECT_EQ(label("kivi2"), "kivi:bits=2,group=32,residual=128");
   EXPECT_EQ(label("kivi4"), "kivi:bits=4,group=32,residual=128");
-  EXPECT_EQ(label("kivi:bits=2,residual=32"), "kivi:bits=2,group=32,residual=32");
+  EXPECT_EQ(label("kivi:bits=2,residual=32"),
+            "kivi:bits=2,group=32,residual=32");
   EXPECT_EQ(label("kivi2:group=16"), "kivi:bits=2,group=16,residual=128");
   EXPECT_EQ(label("quarot4"), "quarot:bits=4");
   EXPECT_EQ(label("quarot"), "quarot:bits=4");

@@ -62,8 +62,8 @@ TEST(KVReference, SinksAndRecentAreAlwaysKept) {
     Matrix q = randomMatrix(64, 4 * 8, rng, 3.0f),
            k = randomMatrix(64, 2 * 8, rng, 3.0f);
     Matrix p = pool(score(q, k, 4, 2, 8), 7, /*max=*/true);
-    auto kept = gatherStore(64, 2, /*sinks=*/4, /*recent=*/8,
-                            topk(p, /*k=*/20, 4, 8));
+    auto kept =
+        gatherStore(64, 2, /*sinks=*/4, /*recent=*/8, topk(p, /*k=*/20, 4, 8));
     for (const auto &group : kept) {
       ASSERT_EQ(group.size(), 32u);
       std::set<int64_t> unique(group.begin(), group.end());
@@ -86,7 +86,8 @@ TEST(KVReference, PlantedHeavyHittersSurviveSelection) {
   std::vector<float> dir(dim);
   for (float &x : dir)
     x = std::normal_distribution<float>()(rng);
-  Matrix q = randomMatrix(L, 2 * dim, rng, 0.1f), k = randomMatrix(L, dim, rng, 0.1f);
+  Matrix q = randomMatrix(L, 2 * dim, rng, 0.1f),
+         k = randomMatrix(L, dim, rng, 0.1f);
   for (int64_t t = L - 8; t < L; ++t) // the observation window
     for (int64_t h = 0; h < 2; ++h)
       for (int64_t c = 0; c < dim; ++c)

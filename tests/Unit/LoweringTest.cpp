@@ -56,8 +56,8 @@ ProgramStats compileDecode(MLIRContext &ctx, const std::string &model,
 // cost model's 17,181,884,416 (CostModelTest derives them).
 TEST(Lowering, Llama8BReadsWeightsAndKV) {
   MLIRContext ctx;
-  ProgramStats s = compileDecode(ctx, "llama-3.1-8b", "sn40l", 1, 4096, 1,
-                                 "full");
+  ProgramStats s =
+      compileDecode(ctx, "llama-3.1-8b", "sn40l", 1, 4096, 1, "full");
   const int64_t analytic =
       (8030261248LL - 525336576LL) * 2 + 8192 + 536870912LL;
   EXPECT_NEAR(static_cast<double>(s.offChipBytesRead()),
@@ -73,8 +73,8 @@ TEST(Lowering, Llama8BReadsWeightsAndKV) {
 // program (one section per layer run) reads and computes the same.
 TEST(Lowering, FusionKeepsTraffic) {
   MLIRContext ctx;
-  ProgramStats fused = compileDecode(ctx, "llama-3.2-1b", "sn40l", 2, 1024,
-                                     1, "full", /*fuse=*/true);
+  ProgramStats fused = compileDecode(ctx, "llama-3.2-1b", "sn40l", 2, 1024, 1,
+                                     "full", /*fuse=*/true);
   ProgramStats flat = compileDecode(ctx, "llama-3.2-1b", "sn40l", 2, 1024, 1,
                                     "full", /*fuse=*/false);
   EXPECT_EQ(fused.offChipBytesRead(), flat.offChipBytesRead());
@@ -88,8 +88,8 @@ TEST(Lowering, FusionKeepsTraffic) {
 // 509,607,936 B; 1024 slots -> 127,401,984 B, i.e. 382,205,952 B fewer.
 TEST(Lowering, SnapStreamReadsAQuarterOfTheKV) {
   MLIRContext ctx;
-  ProgramStats full = compileDecode(ctx, "deepseek-v2-lite", "sn40l-16", 4,
-                                    4096, 4, "full");
+  ProgramStats full =
+      compileDecode(ctx, "deepseek-v2-lite", "sn40l-16", 4, 4096, 4, "full");
   ProgramStats snap = compileDecode(ctx, "deepseek-v2-lite", "sn40l-16", 4,
                                     4096, 4, "snapstream:ratio=4");
   EXPECT_EQ(full.offChipBytesRead() - snap.offChipBytesRead(), 382205952LL);

@@ -360,8 +360,7 @@ TEST(Serving, GeneratorIsSeededPoissonAndBounded) {
 std::string writeTemp(llvm::StringRef text) {
   llvm::SmallString<128> path;
   int fd;
-  EXPECT_FALSE(
-      llvm::sys::fs::createTemporaryFile("requests", "csv", fd, path));
+  EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("requests", "csv", fd, path));
   llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
   os << text;
   return path.str().str();
@@ -598,8 +597,7 @@ TEST(ServingModels, EvictionOrderIsLeastRecentlyUsed) {
 
   // Least recently used first; a forecast overrides recency.
   std::vector<double> lastUse = {4, 2, 6};
-  EXPECT_EQ(evictionOrder({0, 1, 2}, lastUse, {}),
-            (std::vector<int>{1, 0, 2}));
+  EXPECT_EQ(evictionOrder({0, 1, 2}, lastUse, {}), (std::vector<int>{1, 0, 2}));
   EXPECT_EQ(evictionOrder({0, 1, 2}, lastUse, {3.0, 5.0, 0.0}),
             (std::vector<int>{2, 0, 1}));
 }
@@ -781,7 +779,8 @@ TEST(ServingModels, TracesCarryTheModel) {
   }
   auto bad = readRequests(path);
   ASSERT_FALSE(static_cast<bool>(bad));
-  EXPECT_NE(llvm::toString(bad.takeError()).find(":2:5: error: model must name a model"),
+  EXPECT_NE(llvm::toString(bad.takeError())
+                .find(":2:5: error: model must name a model"),
             std::string::npos);
   llvm::sys::fs::remove(path);
 }

@@ -52,8 +52,8 @@ struct Builder {
     sec().name = "s";
   }
   int tensor(arch::MemoryTier tier, int64_t bytes) {
-    p.tensors.push_back({"t" + std::to_string(p.tensors.size()), bytes, tier,
-                         false});
+    p.tensors.push_back(
+        {"t" + std::to_string(p.tensors.size()), bytes, tier, false});
     return static_cast<int>(p.tensors.size()) - 1;
   }
   int stream(int64_t tileBytes, int64_t tiles, int64_t depth = 2) {
@@ -104,9 +104,9 @@ struct Builder {
     n.pcus = pcus;
     return add(n);
   }
-  int collective(CollectiveKind kind, int in, int out, int64_t group,
-                 arch::CollectiveAlgorithm algorithm =
-                     arch::CollectiveAlgorithm::Auto) {
+  int collective(
+      CollectiveKind kind, int in, int out, int64_t group,
+      arch::CollectiveAlgorithm algorithm = arch::CollectiveAlgorithm::Auto) {
     Node n;
     n.kind = NodeKind::Collective;
     n.collective = kind;
@@ -160,7 +160,8 @@ TEST(Simulator, OneDMA) {
   SimResult r = run(b.p);
   ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 524);
-  EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(arch::MemoryTier::HBM)], 16384);
+  EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(arch::MemoryTier::HBM)],
+                   16384);
 }
 
 // The profile charges each span of the critical path to the operator its
@@ -187,8 +188,7 @@ TEST(Simulator, ProfileChargesTheCriticalPathToOperators) {
   EXPECT_DOUBLE_EQ(sectionCycles(r), 660);
   const Profile &pr = r.jobs[0].profile;
   auto at = [&](arch::OpKind k, Resource res) {
-    return pr.ops[static_cast<int>(k)].criticalPs[static_cast<int>(res)] /
-           1000;
+    return pr.ops[static_cast<int>(k)].criticalPs[static_cast<int>(res)] / 1000;
   };
   EXPECT_DOUBLE_EQ(at(arch::OpKind::QKVProjection, Resource::HBM), 460);
   EXPECT_DOUBLE_EQ(at(arch::OpKind::Attention, Resource::PCU), 200);
@@ -294,7 +294,8 @@ TEST(Simulator, BackPressureDepthTwo) {
 // The consumer pops both and spends its 10-cycle fill: 662.
 TEST(Simulator, TwoDMAsContendForOneChannel) {
   Builder b;
-  int x = b.tensor(arch::MemoryTier::DDR, 3200), y = b.tensor(arch::MemoryTier::DDR, 3200);
+  int x = b.tensor(arch::MemoryTier::DDR, 3200),
+      y = b.tensor(arch::MemoryTier::DDR, 3200);
   int sx = b.stream(3200, 1), sy = b.stream(3200, 1);
   b.load(x, sx, 1);
   b.load(y, sy, 1);
@@ -336,9 +337,9 @@ TEST(Simulator, SramLoadsBypassTheAgcus) {
 namespace {
 /// A stage makes `tiles` tiles of 4096 / tiles B, an all-reduce over
 /// `group` sockets sums them with `algorithm`, a stage takes the result.
-Program allReduce(int64_t group, int64_t tiles = 1,
-                  arch::CollectiveAlgorithm algorithm =
-                      arch::CollectiveAlgorithm::Auto) {
+Program allReduce(
+    int64_t group, int64_t tiles = 1,
+    arch::CollectiveAlgorithm algorithm = arch::CollectiveAlgorithm::Auto) {
   Builder b;
   b.p.tp = group;
   int a = b.stream(4096 / tiles, tiles), c = b.stream(4096 / tiles, tiles);
@@ -583,7 +584,8 @@ TEST(Simulator, FastForwardMatchesFullRun) {
   ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 50 * 240);
   EXPECT_LT(r.jobs[0].iterationsSimulated, 50);
-  EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(arch::MemoryTier::HBM)], 50 * 4096);
+  EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(arch::MemoryTier::HBM)],
+                   50 * 4096);
 }
 
 // Simulated time has a horizon (2^62 ps, about 4.6e6 s): a step of 1240

@@ -5,14 +5,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snapflow/Conversion/Passes.h"
 #include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Dialect/KV/Transforms/Passes.h"
+#include "snapflow/Dialect/LLM/IR/LLMOps.h"
 #include "snapflow/Dialect/LLM/Transforms/Passes.h"
-#include "snapflow/Conversion/Passes.h"
 #include "snapflow/Mapping/Passes.h"
 #include "snapflow/Pipelines/Pipelines.h"
-#include "snapflow/Dialect/LLM/IR/LLMOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"

@@ -38,8 +38,9 @@ std::string humanBytes(double bytes) {
 
 /// Bytes in GiB, or MiB when under one GiB.
 std::string gibOrMib(double b) {
-  return b >= double(1LL << 30) ? formatv("{0:f2} GiB", gib(b)).str()
-                                : formatv("{0:f2} MiB", b / double(1 << 20)).str();
+  return b >= double(1LL << 30)
+             ? formatv("{0:f2} GiB", gib(b)).str()
+             : formatv("{0:f2} MiB", b / double(1 << 20)).str();
 }
 
 std::string percent(double part, double whole) {
@@ -178,9 +179,10 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
                       : std::string());
   os << formatv("  parameters   {0:f2} B total, {1:f2} B active per token\n",
                 stats.paramsTotal / 1e9, stats.paramsActive / 1e9);
-  os << formatv("  weights      {0} (projections in {1})\n",
-                humanBytes(stats.weightBytes),
-                models::weightDtypeName(w.weightsDtype.value_or(c.weightDtype)));
+  os << formatv(
+      "  weights      {0} (projections in {1})\n",
+      humanBytes(stats.weightBytes),
+      models::weightDtypeName(w.weightsDtype.value_or(c.weightDtype)));
   int64_t positions = c.cachePositions(info.context);
   llvm::StringRef unit = c.isBlockTransformer() ? "block" : "token";
   if (c.isBlockTransformer())
@@ -225,11 +227,11 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
                               "holds its 1/" +
                                   std::to_string(w.tp) + " of the sequences"
                             : "MLA latent cache replicated on every socket")
-          : formatv("{0} of {1} KV heads per socket",
-                    static_cast<int64_t>(double(info.planKvBytes) *
-                                         c.numKvHeads /
-                                         std::max<double>(1, info.kvBytes)),
-                    c.numKvHeads)
+          : formatv(
+                "{0} of {1} KV heads per socket",
+                static_cast<int64_t>(double(info.planKvBytes) * c.numKvHeads /
+                                     std::max<double>(1, info.kvBytes)),
+                c.numKvHeads)
                 .str();
   os << formatv("\n  per socket   weights {0} + KV {1} ({2}); the compiler's "
                 "memory plan\n",
@@ -411,11 +413,10 @@ void snapflow::tools::printTrace(llvm::raw_ostream &os, llvm::StringRef path,
         "mean GiB (time-weighted)\n";
   for (int k = 0; k < kTraceSeries; ++k) {
     double cap = k < 3 ? d.capacity[k] : 0;
-    os << formatv("  {0,-20} {1,12} {2,10:f3}  {3}   {4,10:f3}\n",
-                  kTraceSeriesLabels[k],
-                  cap > 0 ? formatv("{0:f3}", gib(cap)).str()
-                          : std::string("-"),
-                  gib(d.peak[k]), percent(d.peak[k], cap), gib(d.mean[k]));
+    os << formatv(
+        "  {0,-20} {1,12} {2,10:f3}  {3}   {4,10:f3}\n", kTraceSeriesLabels[k],
+        cap > 0 ? formatv("{0:f3}", gib(cap)).str() : std::string("-"),
+        gib(d.peak[k]), percent(d.peak[k], cap), gib(d.mean[k]));
   }
   if (d.tensors.empty())
     return;

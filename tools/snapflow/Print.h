@@ -1,4 +1,5 @@
-//===- Print.h - What the snapflow commands print -----------------*- C++ -*-===//
+//===- Print.h - What the snapflow commands print -----------------*- C++
+//-*-===//
 //
 // The summaries a person reads; the computations are the driver library's
 // (snapflow/Driver/). One function per command.
@@ -24,12 +25,11 @@ namespace tools {
 /// the KV policies and formats with their published accuracy effects.
 llvm::Error printList(llvm::raw_ostream &os, bool components, bool reportKeys,
                       bool kv);
-void printInfo(llvm::raw_ostream &os, const driver::ModelInfo &info,
-               bool json);
+void printInfo(llvm::raw_ostream &os, const driver::ModelInfo &info, bool json);
 void printCompile(llvm::raw_ostream &os, const driver::CompileOutcome &c);
 /// The summary; with `profile`, the profile tables after it.
-void printSimulation(llvm::raw_ostream &os,
-                     const driver::SimulationOutcome &s, bool profile = false);
+void printSimulation(llvm::raw_ostream &os, const driver::SimulationOutcome &s,
+                     bool profile = false);
 void printServe(llvm::raw_ostream &os, const driver::ServeOutcome &s);
 void printTrace(llvm::raw_ostream &os, llvm::StringRef path,
                 const driver::MemoryTrace &trace);

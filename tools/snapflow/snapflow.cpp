@@ -66,8 +66,8 @@ public:
 StringRef pipelineHelp(StringRef flag, StringRef prefix = "") {
   static std::deque<std::string> texts;
   const PipelineOptions::Info &i = PipelineOptions::info(flag);
-  texts.push_back((prefix + i.help + " (default: " +
-                   StringRef(i.defaultText).trim('"') + ")")
+  texts.push_back((prefix + i.help +
+                   " (default: " + StringRef(i.defaultText).trim('"') + ")")
                       .str());
   return texts.back();
 }
@@ -86,32 +86,37 @@ cl::OptionCategory workloadCat("Workload options");
 cl::OptionCategory outputCat("Output options");
 
 cl::SubCommand listCmd("list", "List built-in models, chips and KV policies");
-cl::SubCommand infoCmd(
-    "info", "Parameters, KV-cache bytes and whether weights + KV fit each "
+cl::SubCommand
+    infoCmd("info",
+            "Parameters, KV-cache bytes and whether weights + KV fit each "
             "memory tier of a chip");
-cl::SubCommand importCmd(
-    "import", "Print the llm IR of a model: @prefill and @decode functions");
-cl::SubCommand compileCmd(
-    "compile", "Compile one phase of a model for a chip: KV compression, "
+cl::SubCommand
+    importCmd("import",
+              "Print the llm IR of a model: @prefill and @decode functions");
+cl::SubCommand
+    compileCmd("compile",
+               "Compile one phase of a model for a chip: KV compression, "
                "tensor parallelism, layer loops, memory plan");
-cl::SubCommand simulateCmd(
-    "simulate", "Run a compiled df program on the SystemC model of its chip");
+cl::SubCommand
+    simulateCmd("simulate",
+                "Run a compiled df program on the SystemC model of its chip");
 cl::SubCommand runCmd("run", "Compile and simulate: the everyday command");
-cl::SubCommand sweepCmd(
-    "sweep", "Run a grid of configurations in parallel worker processes; "
+cl::SubCommand
+    sweepCmd("sweep",
+             "Run a grid of configurations in parallel worker processes; "
              "resumable, shardable; CSV, plots and a summary");
 cl::SubCommand traceCmd("trace", "Summarise the memory occupancy of a "
                                  "trace written by run/simulate --trace");
 
 // Workload options, shared by info and import.
-cl::opt<std::string> modelOpt("model",
-                              cl::desc(withDefault("Built-in model name or path "
-                                                   "to a Hugging Face config.json",
-                                                   kWorkload.model)),
-                              cl::value_desc("name|path"),
-                              cl::init(kWorkload.model), cl::cat(workloadCat),
-                              cl::sub(infoCmd), cl::sub(importCmd),
-                              cl::sub(compileCmd), cl::sub(runCmd));
+cl::opt<std::string>
+    modelOpt("model",
+             cl::desc(withDefault("Built-in model name or path "
+                                  "to a Hugging Face config.json",
+                                  kWorkload.model)),
+             cl::value_desc("name|path"), cl::init(kWorkload.model),
+             cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(importCmd),
+             cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<std::string> chipOpt("chip", cl::desc(pipelineHelp("chip")),
                              cl::value_desc("name|path"),
                              cl::init(PipelineOptions().chip),
@@ -157,9 +162,11 @@ cl::opt<std::string> runBatchOpt(
     cl::cat(workloadCat), cl::sub(runCmd));
 cl::opt<std::string> kvOpt("kv", cl::desc(pipelineHelp("kv")),
                            cl::value_desc("policy"),
-                           cl::init(PipelineOptions().kv),
-          cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(compileCmd), cl::sub(runCmd));
-cl::opt<std::string> kvFormatOpt("kv-format", cl::desc(pipelineHelp("kv-format")),
+                           cl::init(PipelineOptions().kv), cl::cat(workloadCat),
+                           cl::sub(infoCmd), cl::sub(compileCmd),
+                           cl::sub(runCmd));
+cl::opt<std::string> kvFormatOpt("kv-format",
+                                 cl::desc(pipelineHelp("kv-format")),
                                  cl::value_desc("format"),
                                  cl::init(PipelineOptions().kvFormat),
                                  cl::cat(workloadCat), cl::sub(infoCmd),
@@ -200,25 +207,28 @@ cl::opt<std::string> importPhaseOpt(
              "(default both)"),
     cl::value_desc("decode|prefill|both"), cl::init("both"),
     cl::cat(workloadCat), cl::sub(importCmd));
-cl::opt<std::string> mlaCacheOpt(
-    "mla-cache", cl::desc(pipelineHelp("mla-cache")),
-    cl::value_desc("replicate|sequence|batch"),
-    cl::init(PipelineOptions().mlaCache),
-    cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd),
-    cl::sub(infoCmd));
-cl::opt<std::string>
-    moeOpt("moe", cl::desc(pipelineHelp("moe")),
-           cl::value_desc("expert|split"), cl::init(PipelineOptions().moe),
-           cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd));
+cl::opt<std::string> mlaCacheOpt("mla-cache",
+                                 cl::desc(pipelineHelp("mla-cache")),
+                                 cl::value_desc("replicate|sequence|batch"),
+                                 cl::init(PipelineOptions().mlaCache),
+                                 cl::cat(compileCat), cl::sub(compileCmd),
+                                 cl::sub(runCmd), cl::sub(infoCmd));
+cl::opt<std::string> moeOpt("moe", cl::desc(pipelineHelp("moe")),
+                            cl::value_desc("expert|split"),
+                            cl::init(PipelineOptions().moe),
+                            cl::cat(compileCat), cl::sub(compileCmd),
+                            cl::sub(runCmd));
 cl::opt<bool> allowDdrOpt("allow-ddr", cl::desc(pipelineHelp("allow-ddr")),
                           cl::init(PipelineOptions().allowDdr),
-                          cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd));
+                          cl::cat(compileCat), cl::sub(compileCmd),
+                          cl::sub(runCmd));
 cl::opt<bool> noFuseOpt("no-fuse-layers",
                         cl::desc("Keep every decoder layer separate (no "
                                  "kernel looping); the pipeline's "
                                  "fuse-layers=false"),
                         cl::init(!PipelineOptions().fuseLayers),
-                        cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd));
+                        cl::cat(compileCat), cl::sub(compileCmd),
+                        cl::sub(runCmd));
 cl::opt<bool> noOverlapOpt(
     "no-loop-overlap",
     cl::desc("Run each layer loop's iterations one after another (no "
@@ -226,14 +236,14 @@ cl::opt<bool> noOverlapOpt(
              "loop-overlap=false"),
     cl::init(!PipelineOptions().loopOverlap), cl::cat(compileCat),
     cl::sub(compileCmd), cl::sub(runCmd));
-cl::opt<int64_t> routingSeedOpt(
-    "routing-seed", cl::desc(pipelineHelp("routing-seed")),
-    cl::value_desc("N"), cl::init(PipelineOptions().routingSeed), cl::cat(compileCat),
-    cl::sub(compileCmd), cl::sub(runCmd));
-cl::opt<double, false, FiniteDouble> routingSkewOpt(
-    "routing-skew", cl::desc(pipelineHelp("routing-skew")),
-    cl::value_desc("S"), cl::init(PipelineOptions().routingSkew), cl::cat(compileCat),
-    cl::sub(compileCmd), cl::sub(runCmd));
+cl::opt<int64_t>
+    routingSeedOpt("routing-seed", cl::desc(pipelineHelp("routing-seed")),
+                   cl::value_desc("N"), cl::init(PipelineOptions().routingSeed),
+                   cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd));
+cl::opt<double, false, FiniteDouble>
+    routingSkewOpt("routing-skew", cl::desc(pipelineHelp("routing-skew")),
+                   cl::value_desc("S"), cl::init(PipelineOptions().routingSkew),
+                   cl::cat(compileCat), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<int64_t> mtpOpt("mtp",
                         cl::desc("Speculative decoding with DeepSeek's MTP "
                                  "module: verify 1 + N tokens per step, "
@@ -281,8 +291,7 @@ cl::opt<std::string> whatIfChipOpt(
 cl::opt<int64_t> stepsOpt("steps", cl::desc("Decode steps (default 1)"),
                           cl::value_desc("N"), cl::init(1), cl::cat(simCat),
                           cl::sub(simulateCmd), cl::sub(runCmd));
-cl::opt<std::string> simReportOpt("report",
-                                  cl::desc("Write the JSON report"),
+cl::opt<std::string> simReportOpt("report", cl::desc("Write the JSON report"),
                                   cl::value_desc("file"), cl::init(""),
                                   cl::cat(simCat), cl::sub(simulateCmd),
                                   cl::sub(runCmd));
@@ -318,25 +327,25 @@ cl::opt<bool> noPrefillOpt("no-prefill",
 
 cl::OptionCategory sweepCat("Sweep options (lists are comma separated; the "
                             "grid is their product)");
-cl::opt<std::string> sweepModelOpt("model", cl::desc("Models (default: deepseek-r1)"),
+cl::opt<std::string> sweepModelOpt("model",
+                                   cl::desc("Models (default: deepseek-r1)"),
                                    cl::value_desc("a,b,..."),
                                    cl::init("deepseek-r1"), cl::cat(sweepCat),
                                    cl::sub(sweepCmd));
 cl::opt<std::string> sweepChipOpt("chip",
                                   cl::desc(pipelineHelp("chip", "Chips: ")),
                                   cl::value_desc("a,b,..."),
-                                  cl::init(PipelineOptions().chip), cl::cat(sweepCat),
-                                  cl::sub(sweepCmd));
+                                  cl::init(PipelineOptions().chip),
+                                  cl::cat(sweepCat), cl::sub(sweepCmd));
 cl::opt<std::string>
     sweepContextOpt("context",
                     cl::desc("Contexts in tokens, 8k = 8192 (default: 128k)"),
                     cl::value_desc("N,N,..."), cl::init("128k"),
                     cl::cat(sweepCat), cl::sub(sweepCmd));
-cl::opt<std::string>
-    sweepBatchOpt("batch",
-                  cl::desc("Batches; max = the largest that fits (default: max)"),
-                  cl::value_desc("B,B,..."), cl::init("max"), cl::cat(sweepCat),
-                  cl::sub(sweepCmd));
+cl::opt<std::string> sweepBatchOpt(
+    "batch", cl::desc("Batches; max = the largest that fits (default: max)"),
+    cl::value_desc("B,B,..."), cl::init("max"), cl::cat(sweepCat),
+    cl::sub(sweepCmd));
 cl::opt<std::string>
     sweepKvOpt("kv",
                cl::desc("KV policies; a key=value item belongs to the policy "
@@ -366,24 +375,27 @@ cl::opt<std::string>
                   cl::desc("Weight dtypes: bf16, fp8 (default: checkpoint's)"),
                   cl::value_desc("d,d"), cl::init(""), cl::cat(sweepCat),
                   cl::sub(sweepCmd));
-cl::opt<std::string> sweepMlaOpt(
-    "mla-cache", cl::desc("MLA cache layouts: replicate, sequence, batch "
-                          "(default: replicate)"),
-    cl::value_desc("a,b"), cl::init(""), cl::cat(sweepCat), cl::sub(sweepCmd));
-cl::opt<std::string> sweepMoeOpt(
-    "moe", cl::desc("MoE modes: expert, split (default: expert)"),
-    cl::value_desc("a,b"), cl::init(""), cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::opt<std::string>
+    sweepMlaOpt("mla-cache",
+                cl::desc("MLA cache layouts: replicate, sequence, batch "
+                         "(default: replicate)"),
+                cl::value_desc("a,b"), cl::init(""), cl::cat(sweepCat),
+                cl::sub(sweepCmd));
+cl::opt<std::string>
+    sweepMoeOpt("moe", cl::desc("MoE modes: expert, split (default: expert)"),
+                cl::value_desc("a,b"), cl::init(""), cl::cat(sweepCat),
+                cl::sub(sweepCmd));
 cl::opt<std::string> sweepMtpOpt(
     "mtp", cl::desc("MTP draft depths, 0 to 8; 0 = off (default: 0)"),
     cl::value_desc("N,N"), cl::init(""), cl::cat(sweepCat), cl::sub(sweepCmd));
 cl::opt<std::string> sweepAcceptanceOpt(
-    "mtp-acceptance",
-    cl::desc("MTP acceptance probabilities (default: 0.8)"),
+    "mtp-acceptance", cl::desc("MTP acceptance probabilities (default: 0.8)"),
     cl::value_desc("P,P"), cl::init(""), cl::cat(sweepCat), cl::sub(sweepCmd));
-cl::opt<std::string> sweepDdrOpt(
-    "allow-ddr", cl::desc("Weights into DDR: false, true (default: false)"),
-    cl::value_desc("false,true"), cl::init(""), cl::cat(sweepCat),
-    cl::sub(sweepCmd));
+cl::opt<std::string>
+    sweepDdrOpt("allow-ddr",
+                cl::desc("Weights into DDR: false, true (default: false)"),
+                cl::value_desc("false,true"), cl::init(""), cl::cat(sweepCat),
+                cl::sub(sweepCmd));
 cl::opt<int64_t> sweepStepsOpt("steps",
                                cl::desc("Decode steps per point (default 16)"),
                                cl::value_desc("N"), cl::init(16),
@@ -393,8 +405,7 @@ cl::opt<bool> sweepPrefillOpt(
     cl::desc("Also simulate each point's prefill of one context-long prompt, "
              "as run does: fills the ttft_s column (default: decode only)"),
     cl::init(false), cl::cat(sweepCat), cl::sub(sweepCmd));
-cl::opt<int64_t> jobsOpt("j",
-                         cl::desc("Points run at once (default: 1)"),
+cl::opt<int64_t> jobsOpt("j", cl::desc("Points run at once (default: 1)"),
                          cl::value_desc("N"), cl::init(1), cl::Prefix,
                          cl::cat(sweepCat), cl::sub(sweepCmd));
 cl::opt<std::string> shardOpt("shard",
@@ -439,8 +450,8 @@ cl::opt<std::string>
                     cl::desc("CSV of requests: arrival_s,prompt_tokens,"
                              "output_tokens, or an Azure LLM inference or "
                              "BurstGPT trace (see --trace-format)"),
-                    cl::value_desc("file.csv"), cl::init(""),
-                    cl::cat(serveCat), cl::sub(runCmd));
+                    cl::value_desc("file.csv"), cl::init(""), cl::cat(serveCat),
+                    cl::sub(runCmd));
 cl::opt<std::string> deploymentOpt(
     "deployment",
     cl::desc("Serve the models a deployment file lists, each with its own "
@@ -480,11 +491,12 @@ cl::opt<std::string> scheduleOpt(
              "prefill-first)"),
     cl::value_desc("prefill-first|chunked"), cl::init("prefill-first"),
     cl::cat(serveCat), cl::sub(runCmd));
-cl::opt<double, false, FiniteDouble> rateOpt("rate",
-                        cl::desc("Generate Poisson arrivals at R requests/s "
-                                 "(default 1)"),
-                        cl::value_desc("R"), cl::init(1.0), cl::cat(serveCat),
-                        cl::sub(runCmd));
+cl::opt<double, false, FiniteDouble>
+    rateOpt("rate",
+            cl::desc("Generate Poisson arrivals at R requests/s "
+                     "(default 1)"),
+            cl::value_desc("R"), cl::init(1.0), cl::cat(serveCat),
+            cl::sub(runCmd));
 cl::opt<int64_t> requestsOpt("requests",
                              cl::desc("Generated requests (default 100)"),
                              cl::value_desc("N"), cl::init(100),
@@ -498,11 +510,12 @@ cl::opt<std::string> promptTokensOpt(
 cl::opt<std::string> outputTokensOpt(
     "output-tokens", cl::desc("Mean generated output length (default 512)"),
     cl::value_desc("N"), cl::init("512"), cl::cat(serveCat), cl::sub(runCmd));
-cl::opt<double, false, FiniteDouble> spreadOpt("length-spread",
-                          cl::desc("Generated lengths are uniform in "
-                                   "mean*(1 -+ F) (default 0.5)"),
-                          cl::value_desc("F"), cl::init(0.5),
-                          cl::cat(serveCat), cl::sub(runCmd));
+cl::opt<double, false, FiniteDouble>
+    spreadOpt("length-spread",
+              cl::desc("Generated lengths are uniform in "
+                       "mean*(1 -+ F) (default 0.5)"),
+              cl::value_desc("F"), cl::init(0.5), cl::cat(serveCat),
+              cl::sub(runCmd));
 
 cl::opt<std::string> modelCacheOpt(
     "model-cache",
@@ -576,15 +589,18 @@ Error checkOutputPaths() {
     const std::string *path;
   };
   const Named inputs[] = {
-      {"--model", &modelOpt},          {"--chip", &chipOpt},
-      {"--chip", &simChipOpt},         {"--what-if-chip", &whatIfChipOpt},
-      {"the program", &programOpt},    {"--trace-requests", &requestsFileOpt},
+      {"--model", &modelOpt},           {"--chip", &chipOpt},
+      {"--chip", &simChipOpt},          {"--what-if-chip", &whatIfChipOpt},
+      {"the program", &programOpt},     {"--trace-requests", &requestsFileOpt},
       {"--deployment", &deploymentOpt}, {"the trace", &traceFileOpt},
   };
   const Named outputs[] = {
-      {"-o", &compileOutOpt},          {"--report", &reportOpt},
-      {"--report", &simReportOpt},     {"--trace", &traceOpt},
-      {"--csv", &csvOpt},              {"--svg", &svgOpt},
+      {"-o", &compileOutOpt},
+      {"--report", &reportOpt},
+      {"--report", &simReportOpt},
+      {"--trace", &traceOpt},
+      {"--csv", &csvOpt},
+      {"--svg", &svgOpt},
       {"--write-requests", &writeRequestsOpt},
       {"--request-results", &requestResultsOpt},
       {"-o", &outputOpt},
@@ -602,7 +618,8 @@ Error checkOutputPaths() {
     return spelled(a) == spelled(b);
   };
   auto given = [](const std::string &path) {
-    return !path.empty() && path != "-" && !StringRef(path).starts_with("/dev/");
+    return !path.empty() && path != "-" &&
+           !StringRef(path).starts_with("/dev/");
   };
   for (size_t i = 0; i < std::size(outputs); ++i) {
     const Named &out = outputs[i];
@@ -680,8 +697,8 @@ std::optional<std::string> unknownFlag(int argc, char **argv) {
                          .str()
                    : formatv("{0} takes {1} file argument{2}; '{3}' is one "
                              "too many (see `snapflow {0} --help`)",
-                             sub->getName(), maxWords,
-                             maxWords == 1 ? "" : "s", arg)
+                             sub->getName(), maxWords, maxWords == 1 ? "" : "s",
+                             arg)
                          .str();
       continue;
     }
@@ -772,8 +789,7 @@ llvm::Expected<WorkloadOptions> workload(bool allowMax = false,
   // must name a real group size.
   if (tpOpt.getNumOccurrences() && tpOpt < 1)
     return createStringError(inconvertibleErrorCode(),
-                             "--tp must be >= 1, got " +
-                                 std::to_string(tpOpt));
+                             "--tp must be >= 1, got " + std::to_string(tpOpt));
   auto context = parseTokens(contextOpt, "--context");
   if (!context)
     return context.takeError();
@@ -809,14 +825,15 @@ Error checkChoice(StringRef flag, StringRef value,
     return Error::success();
   std::string expected;
   for (size_t i = 0; i < choices.size(); ++i)
-    expected += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") +
+    expected += (i == 0                    ? ""
+                 : i + 1 == choices.size() ? " or "
+                                           : ", ") +
                 choices[i].str();
-  return createStringError(inconvertibleErrorCode(),
-                           "--" + flag + ": expected " + expected + ", got '" +
-                               value + "'" +
-                               didYouMean(value, std::vector<std::string>(
-                                                     choices.begin(),
-                                                     choices.end())));
+  return createStringError(
+      inconvertibleErrorCode(),
+      "--" + flag + ": expected " + expected + ", got '" + value + "'" +
+          didYouMean(value,
+                     std::vector<std::string>(choices.begin(), choices.end())));
 }
 
 Error checkMappingChoices() {
@@ -1034,14 +1051,11 @@ int main(int argc, char **argv) {
     auto co = compileOptions();
     if (!co)
       return fail(co.takeError());
-    bool generating = rateOpt.getNumOccurrences() ||
-                      loadPeriodOpt.getNumOccurrences() ||
-                      durationOpt.getNumOccurrences() ||
-                      requestsOpt.getNumOccurrences() ||
-                      seedOpt.getNumOccurrences() ||
-                      promptTokensOpt.getNumOccurrences() ||
-                      outputTokensOpt.getNumOccurrences() ||
-                      spreadOpt.getNumOccurrences();
+    bool generating =
+        rateOpt.getNumOccurrences() || loadPeriodOpt.getNumOccurrences() ||
+        durationOpt.getNumOccurrences() || requestsOpt.getNumOccurrences() ||
+        seedOpt.getNumOccurrences() || promptTokensOpt.getNumOccurrences() ||
+        outputTokensOpt.getNumOccurrences() || spreadOpt.getNumOccurrences();
     if (!serveOpt) {
       // Name the serving flags given, each of which needs --serve.
       std::vector<std::string> given;
@@ -1056,10 +1070,9 @@ int main(int argc, char **argv) {
       if (!given.empty())
         return fail(createStringError(
             inconvertibleErrorCode(),
-            llvm::join(given, ", ") +
-                (given.size() == 1 ? " needs" : " need") + " --serve"));
-      auto r =
-          runWorkload(*w, maxBatch, *co, simulateOptions());
+            llvm::join(given, ", ") + (given.size() == 1 ? " needs" : " need") +
+                " --serve"));
+      auto r = runWorkload(*w, maxBatch, *co, simulateOptions());
       if (!r)
         return fail(r.takeError());
       printSimulation(outs(), *r, profileOpt);
@@ -1080,8 +1093,8 @@ int main(int argc, char **argv) {
     else
       return fail(createStringError(
           inconvertibleErrorCode(),
-          "--schedule: expected prefill-first or chunked, got '" +
-              scheduleOpt + "'"));
+          "--schedule: expected prefill-first or chunked, got '" + scheduleOpt +
+              "'"));
     so.generate = generating;
     so.gen.rate = rateOpt;
     so.gen.count = requestsOpt;
@@ -1146,8 +1159,8 @@ int main(int argc, char **argv) {
       return fail(trace.takeError());
     printTrace(outs(), traceFileOpt, *trace);
     if (!svgOpt.empty()) {
-      if (Error e = drawOccupancy(*trace, sys::path::filename(traceFileOpt),
-                                  svgOpt))
+      if (Error e =
+              drawOccupancy(*trace, sys::path::filename(traceFileOpt), svgOpt))
         return fail(std::move(e));
       outs() << "occupancy plot: " << svgOpt << "\n";
     }

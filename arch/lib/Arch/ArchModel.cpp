@@ -241,8 +241,9 @@ public:
       return yaml.fail();
     auto *top = llvm::dyn_cast<llvm::yaml::MappingNode>(root);
     if (!top) {
-      error(root, "chip file must be a mapping with keys snapflow_arch_version, "
-                  "name, description, socket, system");
+      error(root,
+            "chip file must be a mapping with keys snapflow_arch_version, "
+            "name, description, socket, system");
       return yaml.fail();
     }
     parseTop(top);
@@ -287,8 +288,7 @@ private:
         sawName = scalarText(value, model.name, key);
         if (sawName && model.name.empty())
           error(value, "'name' must not be empty");
-        else if (sawName && !expectedName.empty() &&
-                 model.name != expectedName)
+        else if (sawName && !expectedName.empty() && model.name != expectedName)
           error(value, "name '" + model.name +
                            "' does not match the file name; set name: " +
                            expectedName);
@@ -499,7 +499,8 @@ private:
                "switch; got '" +
                t.str() + "'";
     } else if (key == "collective_algorithm") {
-      std::optional<CollectiveAlgorithm> algorithm = parseCollectiveAlgorithm(t);
+      std::optional<CollectiveAlgorithm> algorithm =
+          parseCollectiveAlgorithm(t);
       if (!algorithm)
         return "'system.collective_algorithm' must be one of " +
                collectiveAlgorithmNames(", ") + "; got '" + t.str() + "'";
@@ -645,8 +646,8 @@ llvm::Expected<ArchModel> ArchModel::fromValues(
   model.origin = origin.str();
   std::string errors;
   auto error = [&](const llvm::Twine &msg) {
-    errors += (errors.empty() ? "" : "\n") + origin.str() + ": error: " +
-              msg.str();
+    errors +=
+        (errors.empty() ? "" : "\n") + origin.str() + ": error: " + msg.str();
   };
   if (name.empty())
     error("the chip needs a name");
@@ -685,12 +686,11 @@ ArchModel::withOverrides(llvm::ArrayRef<std::string> assignments,
   for (const ParamDecl &d : params())
     values.emplace_back(d.info.dottedKey(),
                         ArchModelParser::valueText(*this, d));
-  const std::map<std::string, std::string> before(values.begin(),
-                                                  values.end());
+  const std::map<std::string, std::string> before(values.begin(), values.end());
   std::string errors;
   auto error = [&](const llvm::Twine &msg) {
-    errors += (errors.empty() ? "" : "\n") + origin.str() + ": error: " +
-              msg.str();
+    errors +=
+        (errors.empty() ? "" : "\n") + origin.str() + ": error: " + msg.str();
   };
   llvm::StringSet<> seen;
   for (const std::string &assignment : assignments) {
@@ -698,12 +698,12 @@ ArchModel::withOverrides(llvm::ArrayRef<std::string> assignments,
     StringRef key = split.first.trim(), text = split.second.trim();
     if (!StringRef(assignment).contains('=') || key.empty() || text.empty()) {
       error("expected KEY=VALUE with a chip key such as "
-            "system.link_latency_ns=500, got '" + assignment + "'");
+            "system.link_latency_ns=500, got '" +
+            assignment + "'");
       continue;
     }
-    auto it = llvm::find_if(values, [&](const auto &v) {
-      return v.first == key;
-    });
+    auto it =
+        llvm::find_if(values, [&](const auto &v) { return v.first == key; });
     if (it == values.end()) {
       // The closest declared key, by edit distance on the dotted name.
       llvm::SmallVector<StringRef> keys;
@@ -731,10 +731,9 @@ ArchModel::withOverrides(llvm::ArrayRef<std::string> assignments,
   model->sources = sources;
   for (const std::string &assignment : assignments) {
     StringRef key = StringRef(assignment).split('=').first.trim();
-    model->sources[key.str()] =
-        ("what-if: set by " + origin + "; " + this->name + " has " +
-         before.at(key.str()))
-            .str();
+    model->sources[key.str()] = ("what-if: set by " + origin + "; " +
+                                 this->name + " has " + before.at(key.str()))
+                                    .str();
   }
   return std::move(*model);
 }
@@ -815,9 +814,9 @@ double ArchModel::systolicUtilization(double rows) const {
   // weights' outputs or keys, fill the other), so the array is used at
   // rows / (the rows rounded up to whole tiles), the better of the two.
   double lanes = static_cast<double>(socketParams.pcuLanes);
-  double stages = std::max(
-      1.0, static_cast<double>(socketParams.pcuSystolicFlopsPerCycle) / 2.0 /
-               lanes);
+  double stages =
+      std::max(1.0, static_cast<double>(socketParams.pcuSystolicFlopsPerCycle) /
+                        2.0 / lanes);
   auto along = [&](double side) {
     return rows / (std::ceil(rows / side) * side);
   };

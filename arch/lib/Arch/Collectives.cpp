@@ -284,9 +284,8 @@ double arch::busiestLinkLoad(Topology topology, int64_t links,
 }
 
 CollectiveCost arch::collectiveCost(CollectiveKind kind,
-                                    CollectiveAlgorithm algorithm,
-                                    double bytes, int64_t g,
-                                    const SystemParams &system) {
+                                    CollectiveAlgorithm algorithm, double bytes,
+                                    int64_t g, const SystemParams &system) {
   CollectiveCost c;
   c.algorithm = algorithm;
   if (g < 2)

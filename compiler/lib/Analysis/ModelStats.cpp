@@ -59,8 +59,9 @@ struct StatsWalker {
       double global = double(moe.getNumExperts() * moe.getExpertShards());
       double idle = 1.0 - double(moe.getTopK()) / global;
       std::optional<int64_t> idleParams = (times * routed).get();
-      c.inactive += idleParams ? CheckedInt::fromDouble(double(*idleParams) * idle)
-                               : CheckedInt::overflow();
+      c.inactive += idleParams
+                        ? CheckedInt::fromDouble(double(*idleParams) * idle)
+                        : CheckedInt::overflow();
     }
     Value cacheValue;
     if (auto gqa = dyn_cast<llm::AttentionOp>(op))

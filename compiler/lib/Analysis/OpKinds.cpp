@@ -70,7 +70,8 @@ OpKindAnalysis::OpKindAnalysis(func::FuncOp fn) {
     // stream, not a linear) stays a norm and ends the walk.
     SmallVector<Value> work;
     for (Value v : attn->getOperands())
-      if (isa<RankedTensorType>(v.getType()) && !v.getDefiningOp<llm::ParamOp>())
+      if (isa<RankedTensorType>(v.getType()) &&
+          !v.getDefiningOp<llm::ParamOp>())
         work.push_back(v);
     while (!work.empty()) {
       Operation *def = work.pop_back_val().getDefiningOp();

@@ -29,7 +29,8 @@ FailureOr<ProgramStats> snapflow::computeProgramStats(df::ProgramOp program) {
     ++s.sections;
     for (Operation &op : section.getBody().front()) {
       if (auto load = dyn_cast<df::LoadOp>(op)) {
-        loaded[tierOf(load.getSrcAttr())] += times * streamBytes(load.getResult());
+        loaded[tierOf(load.getSrcAttr())] +=
+            times * streamBytes(load.getResult());
       } else if (auto store = dyn_cast<df::StoreOp>(op)) {
         stored[tierOf(store.getDstAttr())] +=
             times * streamBytes(store.getInput());

@@ -65,8 +65,8 @@ struct AssignTargetPass
     module.emitError() << "assign-target: the module is compiled for '"
                        << before.getName() << "' (" << before.fingerprint()
                        << "), not '" << model->getName() << "' ("
-                       << model->fingerprint()
-                       << "); they differ in " << llvm::join(diff, ", ");
+                       << model->fingerprint() << "); they differ in "
+                       << llvm::join(diff, ", ");
     signalPassFailure();
   }
 };

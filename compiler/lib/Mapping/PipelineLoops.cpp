@@ -4,9 +4,9 @@
 // calls of the decoder-layer kernel into one kernel with a pipelined outer
 // loop; a layer loop of several kernels (an MoE layer) has no consecutive
 // calls of one kernel and stays as it is. What that overlaps is inferred
-// (docs/Simulator.md): the next layer's weights and KV stream in while this layer's tail drains. This pass marks
-// the loops and gives their off-chip loads the SRAM to run ahead into; the
-// simulator does the overlapping.
+// (docs/Simulator.md): the next layer's weights and KV stream in while this
+// layer's tail drains. This pass marks the loops and gives their off-chip loads
+// the SRAM to run ahead into; the simulator does the overlapping.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,8 +74,8 @@ struct PipelineLoopsPass
       int64_t bytes = 0;
       for (df::LoadOp load : loads) {
         auto type = load.getResult().getType();
-        auto extra = static_cast<int64_t>(
-            std::floor(double(load.getTiles()) * scale));
+        auto extra =
+            static_cast<int64_t>(std::floor(double(load.getTiles()) * scale));
         if (extra <= 0)
           continue;
         load.getResult().setType(df::StreamType::get(
@@ -87,12 +87,11 @@ struct PipelineLoopsPass
     }
     if (plan && prefetch > 0)
       df::setMemoryPlan(
-          program,
-          df::MemoryPlanAttr::get(
-              program.getContext(), plan.getWeightsBytes(), plan.getKvBytes(),
-              plan.getActivationBytes(), peak, plan.getHbmBytes(),
-              plan.getDdrBytes(), plan.getMaxBatch(), prefetch,
-              plan.getDiagnostic()));
+          program, df::MemoryPlanAttr::get(
+                       program.getContext(), plan.getWeightsBytes(),
+                       plan.getKvBytes(), plan.getActivationBytes(), peak,
+                       plan.getHbmBytes(), plan.getDdrBytes(),
+                       plan.getMaxBatch(), prefetch, plan.getDiagnostic()));
   }
 };
 

@@ -37,7 +37,7 @@ double gib(int64_t bytes) { return static_cast<double>(bytes) / (1LL << 30); }
 struct Tensor {
   Operation *owner = nullptr; ///< defining op (param, activation) or null (KV)
   int64_t bytes = 0;
-  double readFraction = 1.0; ///< share of the bytes one step reads
+  double readFraction = 1.0;   ///< share of the bytes one step reads
   int64_t first = 0, last = 0; ///< live range (activations)
   arch::MemoryTier tier = arch::MemoryTier::HBM;
 };
@@ -64,9 +64,7 @@ private:
     // Number ops in program order; a region's ops end where their parent does.
     DenseMap<Operation *, int64_t> index, endIndex;
     int64_t counter = 0;
-    fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      index[op] = counter++;
-    });
+    fn.walk<WalkOrder::PreOrder>([&](Operation *op) { index[op] = counter++; });
     fn.walk<WalkOrder::PostOrder>([&](Operation *op) {
       int64_t end = index[op];
       for (Region &r : op->getRegions())
@@ -111,17 +109,17 @@ private:
         if (auto cache = dyn_cast<kv::KVCacheTypeInterface>(t))
           if (auto format = cache.getFormat();
               format && !format.quantizesOnWrite(/*prefill=*/true))
-            kvTotal += cache.getFullBytesPerTokenPerLayer() *
-                       cache.getSlots() * cache.getBatch();
+            kvTotal += cache.getFullBytesPerTokenPerLayer() * cache.getSlots() *
+                       cache.getBatch();
 
     llvm::StringSet<> seenParams;
     fn.walk([&](Operation *op) {
       if (auto param = dyn_cast<llm::ParamOp>(op)) {
         // A weight named twice (MTP depths reusing the module) is stored once.
         if (!seenParams.insert(param.getName()).second) {
-          df::setPlacement(op, df::PlacementAttr::get(
-                                   op->getContext(), arch::MemoryTier::HBM,
-                                   ArrayRef<int64_t>()));
+          df::setPlacement(op, df::PlacementAttr::get(op->getContext(),
+                                                      arch::MemoryTier::HBM,
+                                                      ArrayRef<int64_t>()));
           return;
         }
         CheckedInt times = 1;
@@ -284,10 +282,10 @@ private:
     for (const Tensor &t : activations)
       df::setPlacement(t.owner,
                        df::PlacementAttr::get(ctx, t.tier, {t.first, t.last}));
-    df::setMemoryPlan(fn, df::MemoryPlanAttr::get(
-                              ctx, weightBytes, kvBytes, activationPeak,
-                              sramPeak, hbm, ddr, maxBatch,
-                              /*prefetch_bytes=*/0, misfit));
+    df::setMemoryPlan(
+        fn, df::MemoryPlanAttr::get(ctx, weightBytes, kvBytes, activationPeak,
+                                    sramPeak, hbm, ddr, maxBatch,
+                                    /*prefetch_bytes=*/0, misfit));
     return success();
   }
 

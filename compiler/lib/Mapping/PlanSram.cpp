@@ -1,4 +1,5 @@
-//===- PlanSram.cpp - The memory plan, section by section ------------------===//
+//===- PlanSram.cpp - The memory plan, section by section
+//------------------===//
 //
 // plan-memory places activations by their live ranges in the phase function,
 // before there are streams. Once lower-to-df has built the sections, this
@@ -81,11 +82,10 @@ struct PlanSramPass : public snapflow::impl::PlanSramBase<PlanSramPass> {
   using PlanSramBase::PlanSramBase;
 
   void runOnOperation() override {
-    if (failed(forEachProgram(getOperation(),
-                              [&](df::ProgramOp program,
-                                  const arch::ArchModel &chip) {
-                                return plan(program, chip);
-                              })))
+    if (failed(forEachProgram(getOperation(), [&](df::ProgramOp program,
+                                                  const arch::ArchModel &chip) {
+          return plan(program, chip);
+        })))
       signalPassFailure();
   }
 
@@ -111,11 +111,11 @@ struct PlanSramPass : public snapflow::impl::PlanSramBase<PlanSramPass> {
         break;
       }
       // The largest tensor live there moves to HBM (ties: declared first).
-      df::TensorOp victim = *std::max_element(
-          worst.live.begin(), worst.live.end(),
-          [](df::TensorOp a, df::TensorOp b) {
-            return tensorBytes(a) < tensorBytes(b);
-          });
+      df::TensorOp victim =
+          *std::max_element(worst.live.begin(), worst.live.end(),
+                            [](df::TensorOp a, df::TensorOp b) {
+                              return tensorBytes(a) < tensorBytes(b);
+                            });
       victim.setTierAttr(
           df::TierAttr::get(program.getContext(), arch::MemoryTier::HBM));
       int64_t bytes = tensorBytes(victim);
@@ -146,13 +146,12 @@ struct PlanSramPass : public snapflow::impl::PlanSramBase<PlanSramPass> {
     // A misfit plan-memory found stays the plan's first word.
     StringRef diagnostic = plan.getDiagnostic();
     std::string why = diagnostic.empty() ? misfit : diagnostic.str();
-    df::setMemoryPlan(
-        program,
-        df::MemoryPlanAttr::get(program.getContext(), plan.getWeightsBytes(),
-                                plan.getKvBytes(), plan.getActivationBytes(),
-                                peak, hbm, plan.getDdrBytes(),
-                                plan.getMaxBatch(), plan.getPrefetchBytes(),
-                                why));
+    df::setMemoryPlan(program,
+                      df::MemoryPlanAttr::get(
+                          program.getContext(), plan.getWeightsBytes(),
+                          plan.getKvBytes(), plan.getActivationBytes(), peak,
+                          hbm, plan.getDdrBytes(), plan.getMaxBatch(),
+                          plan.getPrefetchBytes(), why));
     return success();
   }
 };

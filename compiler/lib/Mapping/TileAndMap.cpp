@@ -194,10 +194,9 @@ private:
       bool several = kernels.size() > 1;
       for (auto &[suffix, ops] : kernels) {
         int64_t index = static_cast<int64_t>(summaries.size());
-        std::string name =
-            !g.loop ? llvm::formatv("part_{0}", index).str()
-            : suffix.empty() ? g.name
-                             : g.name + "_" + suffix;
+        std::string name = !g.loop ? llvm::formatv("part_{0}", index).str()
+                           : suffix.empty() ? g.name
+                                            : g.name + "_" + suffix;
         summaries.push_back(mapSection(name, g.repeat, ops, index, chip,
                                        g.loop && several ? g.name : ""));
       }
@@ -218,7 +217,8 @@ private:
       return StringRef("experts");
     if (isa<kv::RecallOp>(op))
       return StringRef("recall");
-    if (auto gather = dyn_cast<kv::GatherStoreOp>(op); gather && gather.getIndices())
+    if (auto gather = dyn_cast<kv::GatherStoreOp>(op);
+        gather && gather.getIndices())
       return StringRef("select");
     return std::nullopt;
   }
@@ -240,12 +240,14 @@ private:
       double rate = *kind == df::StageKind::gemm ? s.pcuSystolicFlopsPerCycle
                                                  : s.pcuSimdFlopsPerCycle;
       int64_t streamed = streamedBytes(op);
-      int64_t tile = std::max(
-          kMinTileBytes, ceilDiv(CheckedInt(streamed), static_cast<int64_t>(maxTiles)).value());
-      int64_t count =
-          streamed > 0
-              ? std::max<int64_t>(1, ceilDiv(CheckedInt(streamed), tile).value())
-              : 1;
+      int64_t tile =
+          std::max(kMinTileBytes,
+                   ceilDiv(CheckedInt(streamed), static_cast<int64_t>(maxTiles))
+                       .value());
+      int64_t count = streamed > 0
+                          ? std::max<int64_t>(
+                                1, ceilDiv(CheckedInt(streamed), tile).value())
+                          : 1;
       // A chunked prefill's one graph serves every chunk: PCUs are shared
       // for the mean chunk, which does half the last chunk's prefix work.
       double opFlops =
@@ -253,8 +255,8 @@ private:
           0.5 * static_cast<double>(llm::getPrefixFlops(op).value());
       // A GEMM of few rows leaves part of the systolic arrays idle.
       if (*kind == df::StageKind::gemm)
-        rate *= chip.systolicUtilization(
-            static_cast<double>(cost.getGemmRows()));
+        rate *=
+            chip.systolicUtilization(static_cast<double>(cost.getGemmRows()));
       // A stage's time on p PCUs is its compute and the crossing of its
       // results over their p network lanes, both / p: PCUs go by the sum,
       // so an add over a long prompt is not left pushing gigabytes through
@@ -284,9 +286,9 @@ private:
         loaderIndex.push_back(i);
       }
     SmallVector<int64_t> agcus(n, 0);
-    SmallVector<int64_t> loaderShare = share(
-        std::max<int64_t>(s.agcuCount, loadWeights.size()), loadWeights,
-        /*floor=*/1);
+    SmallVector<int64_t> loaderShare =
+        share(std::max<int64_t>(s.agcuCount, loadWeights.size()), loadWeights,
+              /*floor=*/1);
     // The AGCUs are a pool the loads of a section share in time (the
     // simulator arbitrates it). A memory-bound stage, whose FLOPs per
     // streamed byte are below the chip's ridge point, may use all of them:
@@ -301,20 +303,20 @@ private:
     for (int64_t i = 0; i < n; ++i) {
       Operation *op = stages[i];
       // Double-buffered tiles, plus one PMU per stream end.
-      int64_t pmus = 2 * ((tileBytes[i] + s.sramBytesPerPmu - 1) /
-                          s.sramBytesPerPmu) +
-                     streams[i];
+      int64_t pmus =
+          2 * ((tileBytes[i] + s.sramBytesPerPmu - 1) / s.sramBytesPerPmu) +
+          streams[i];
       df::setStageMap(op, df::StageMapAttr::get(op->getContext(), kinds[i],
-                                                tiles[i], tileBytes[i],
-                                                pcus[i], pmus, agcus[i]));
+                                                tiles[i], tileBytes[i], pcus[i],
+                                                pmus, agcus[i]));
       pcuSum += pcus[i];
       pmuSum += pmus;
       agcuSum = std::max(agcuSum, agcus[i]); // lanes of the busiest stage
     }
     double ratio = 1.0;
     if (oversubscribed || pmuSum > s.pmuCount)
-      ratio = std::max({1.0, double(pcuSum) / s.pcuCount,
-                        double(pmuSum) / s.pmuCount});
+      ratio = std::max(
+          {1.0, double(pcuSum) / s.pcuCount, double(pmuSum) / s.pmuCount});
     return df::SectionMapAttr::get(&getContext(), name, repeat, n, pcuSum,
                                    pmuSum, agcuSum, llvm::APFloat(ratio), loop);
   }

@@ -8,9 +8,9 @@
 
 #include "snapflow/Pipelines/Pipelines.h"
 
+#include "snapflow/Conversion/Passes.h"
 #include "snapflow/Dialect/KV/Transforms/Passes.h"
 #include "snapflow/Dialect/LLM/Transforms/Passes.h"
-#include "snapflow/Conversion/Passes.h"
 #include "snapflow/Mapping/Passes.h"
 
 #include "snapflow/Support/Number.h"
@@ -24,7 +24,7 @@ using namespace snapflow;
 
 const PipelineOptions::Info &PipelineOptions::info(llvm::StringRef flag) {
   static const Info infos[] = {
-#define SNAPFLOW_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)            \
+#define SNAPFLOW_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)             \
   {FLAG, HELP, #DEFAULT},
 #include "snapflow/Pipelines/PipelineOptions.def"
   };
@@ -116,14 +116,14 @@ void snapflow::buildSnapflowPipeline(OpPassManager &pm,
 namespace {
 /// `--snapflow-pipeline="chip=... kv=..."`: every PipelineOptions field.
 struct CLIPipelineOptions : public PassPipelineOptions<CLIPipelineOptions> {
-#define SNAPFLOW_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)            \
+#define SNAPFLOW_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)             \
   Option<TYPE> FIELD{*this, FLAG, llvm::cl::init(DEFAULT),                     \
                      llvm::cl::desc(HELP)};
 #include "snapflow/Pipelines/PipelineOptions.def"
 
   PipelineOptions get() const {
     PipelineOptions o;
-#define SNAPFLOW_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)            \
+#define SNAPFLOW_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)             \
   o.FIELD = FIELD;
 #include "snapflow/Pipelines/PipelineOptions.def"
     return o;

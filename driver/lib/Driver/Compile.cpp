@@ -16,8 +16,8 @@
 #include "snapflow/Models/ModelBuilder.h"
 #include "snapflow/Pipelines/Pipelines.h"
 #include "snapflow/Sim/Loader/Loader.h"
-#include "snapflow/Support/Version.h"
 #include "snapflow/Support/Output.h"
+#include "snapflow/Support/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -74,8 +74,9 @@ std::string DiagnosticCollector::text(llvm::StringRef otherwise) const {
 
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
-                              const WorkloadOptions &o, const CompileOptions &c,
-                              int64_t batch, const std::string &phase) {
+                               const WorkloadOptions &o,
+                               const CompileOptions &c, int64_t batch,
+                               const std::string &phase) {
   if (phase != "decode" && phase != "prefill")
     return makeError("--phase must be decode or prefill, got '" + phase + "'");
   int64_t mtp = phase == "decode" ? c.mtp : 0;
@@ -105,8 +106,7 @@ snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
   // The last chunk's queries score the prompt when the policy chooses: a
   // chunk shorter than its observation window failed in kv.score's
   // verifier (R15).
-  int64_t observed =
-      w.kvObservedQueries * w.config.tokensPerCachePosition();
+  int64_t observed = w.kvObservedQueries * w.config.tokensPerCachePosition();
   if (phase == "prefill" && build.prefillChunk > 0 &&
       build.prefillChunk < o.context && build.prefillChunk < observed)
     return makeError(llvm::formatv(
@@ -168,8 +168,8 @@ snapflow::driver::compilePrefill(mlir::MLIRContext &context, const Workload &w,
     auto module = compileModel(context, w, o, fixed, batch, "prefill");
     if (!module || i + 1 == chunks.size())
       return module;
-    df::MemoryPlanAttr plan = df::getMemoryPlan(
-        (*module)->lookupSymbol<df::ProgramOp>("prefill"));
+    df::MemoryPlanAttr plan =
+        df::getMemoryPlan((*module)->lookupSymbol<df::ProgramOp>("prefill"));
     if (!plan || plan.fits())
       return module;
   }
@@ -180,8 +180,8 @@ snapflow::driver::compilePrefill(mlir::MLIRContext &context, const Workload &w,
 /// ProgramFailure. `maxBatch` receives the plan's largest batch that fits.
 static llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 compileFitting(mlir::MLIRContext &context, const Workload &w,
-               const WorkloadOptions &o, const CompileOptions &c,
-               int64_t batch, bool prefill, int64_t &maxBatch) {
+               const WorkloadOptions &o, const CompileOptions &c, int64_t batch,
+               bool prefill, int64_t &maxBatch) {
   auto module = prefill ? compilePrefill(context, w, o, c, batch)
                         : compileModel(context, w, o, c, batch, "decode");
   if (!module)
@@ -196,11 +196,9 @@ compileFitting(mlir::MLIRContext &context, const Workload &w,
   return std::move(*module);
 }
 
-llvm::Expected<sim::Program>
-snapflow::driver::compileProgram(mlir::MLIRContext &context, const Workload &w,
-                                 const WorkloadOptions &o,
-                                 const CompileOptions &c, int64_t batch,
-                                 bool prefill, int64_t *maxBatch) {
+llvm::Expected<sim::Program> snapflow::driver::compileProgram(
+    mlir::MLIRContext &context, const Workload &w, const WorkloadOptions &o,
+    const CompileOptions &c, int64_t batch, bool prefill, int64_t *maxBatch) {
   int64_t largest = 0;
   auto module = compileFitting(context, w, o, c, batch, prefill, largest);
   if (maxBatch)
@@ -213,11 +211,9 @@ snapflow::driver::compileProgram(mlir::MLIRContext &context, const Workload &w,
   return sim::readProgram(**module, prefill ? "<prefill>" : "<decode>", phase);
 }
 
-llvm::Expected<int64_t>
-snapflow::driver::findMaxBatch(mlir::MLIRContext &context, const Workload &w,
-                               const WorkloadOptions &o,
-                               const CompileOptions &options,
-                               std::optional<int64_t> estimate) {
+llvm::Expected<int64_t> snapflow::driver::findMaxBatch(
+    mlir::MLIRContext &context, const Workload &w, const WorkloadOptions &o,
+    const CompileOptions &options, std::optional<int64_t> estimate) {
   // What fits does not depend on which experts the tokens pick (every
   // expert's weights are stored; tiles keep their size), so the seeded
   // routing draws, whose cost grows with the batch, are left out and the
@@ -301,9 +297,9 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
                     : compileModel(context, *w, o, c, o.batch, c.phase);
   if (!module)
     return module.takeError();
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
 
   auto program = (*module)->lookupSymbol<df::ProgramOp>(c.phase);
   if (!program)

@@ -191,9 +191,8 @@ private:
           ok = false;
         } else {
           d.options.context = *n;
-          d.contextFrom = llvm::formatv("'context' at {0}:{1}", path,
-                                        yaml.lineOf(v))
-                              .str();
+          d.contextFrom =
+              llvm::formatv("'context' at {0}:{1}", path, yaml.lineOf(v)).str();
         }
       } else if (key == "kv") {
         d.options.kv = value;

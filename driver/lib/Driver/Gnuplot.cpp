@@ -113,8 +113,8 @@ Error snapflow::driver::runGnuplot(llvm::ArrayRef<GnuplotScript> scripts) {
                             ? "'" + dir.str() + "' is not a folder"
                             : "no folder '" + dir.str() + "'"));
     if (llvm::sys::fs::access(dir, llvm::sys::fs::AccessMode::Write))
-      return makeError("cannot write " + s.svg + ": the folder '" +
-                       dir.str() + "' is not writable");
+      return makeError("cannot write " + s.svg + ": the folder '" + dir.str() +
+                       "' is not writable");
   }
   auto gnuplot = llvm::sys::findProgramByName("gnuplot");
   if (!gnuplot)
@@ -159,12 +159,12 @@ Error snapflow::driver::runGnuplot(llvm::ArrayRef<GnuplotScript> scripts) {
   };
   if (rc != 0) {
     removeAll();
-    return makeError("gnuplot failed drawing " + scripts.front().svg +
-                     (scripts.size() > 1
-                          ? " and " + std::to_string(scripts.size() - 1) +
-                                " other plot(s)"
-                          : std::string()) +
-                     (message.empty() ? "" : ": " + message));
+    return makeError(
+        "gnuplot failed drawing " + scripts.front().svg +
+        (scripts.size() > 1
+             ? " and " + std::to_string(scripts.size() - 1) + " other plot(s)"
+             : std::string()) +
+        (message.empty() ? "" : ": " + message));
   }
   // gnuplot exits 0 when its output fails (a full disk), leaving a
   // truncated SVG: one that does not end its document is not renamed over

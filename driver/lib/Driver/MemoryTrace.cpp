@@ -37,8 +37,8 @@ llvm::Expected<MemoryTrace> snapflow::driver::readMemoryTrace(StringRef path) {
   return parseMemoryTrace((*buffer)->getBuffer(), path);
 }
 
-llvm::Expected<MemoryTrace>
-snapflow::driver::parseMemoryTrace(StringRef text, StringRef path) {
+llvm::Expected<MemoryTrace> snapflow::driver::parseMemoryTrace(StringRef text,
+                                                               StringRef path) {
   auto parsed = parseJson(text, path);
   if (!parsed)
     return parsed.takeError();
@@ -51,8 +51,8 @@ snapflow::driver::parseMemoryTrace(StringRef text, StringRef path) {
   for (size_t i = 0; i < events->size(); ++i) {
     const llvm::json::Object *e = (*events)[i].getAsObject();
     if (!e)
-      return makeError(llvm::formatv("{0}: traceEvents[{1}] is not an object",
-                                     path, i));
+      return makeError(
+          llvm::formatv("{0}: traceEvents[{1}] is not an object", path, i));
     // Times in [0, the simulator's horizon] microseconds; every byte count
     // in [0, 2^63).
     constexpr double kMaxTraceUs = sim::kHorizonPs * 1e-6;
@@ -212,8 +212,8 @@ Error snapflow::driver::drawOccupancy(const MemoryTrace &d, StringRef trace,
                      "install` brings it)");
   llvm::SmallString<128> script;
   int fd;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("snapflow-trace", "gp", fd, script))
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("snapflow-trace",
+                                                              "gp", fd, script))
     return makeError("cannot create a temporary file: " + ec.message());
   // One panel per tier in use, each on its own scale: on one axis a DDR
   // holding weights put every line flat at 0 on 1.5 TiB, and SRAM, the one
@@ -258,8 +258,7 @@ Error snapflow::driver::drawOccupancy(const MemoryTrace &d, StringRef trace,
                         "font 'sans,12' background rgb 'white'\n",
                         height);
     os << gnuplotOutput(svg);
-    os << "set multiplot title " << gnuplotText(title)
-       << " font 'sans,13'\n";
+    os << "set multiplot title " << gnuplotText(title) << " font 'sans,13'\n";
     // Each panel named in its title (a key inside the data hid the lines
     // near the top).
     os << "set grid\nunset key\n"

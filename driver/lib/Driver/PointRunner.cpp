@@ -2,11 +2,11 @@
 //
 // The sweep and the server talk over one Unix socket pair: the sweep sends a
 // request (a header, then the report path, the stderr path and the program
-// in ProgramIO's form, sim/Core/ProgramIO.h), the server answers with a PointExit when that point's process
-// ends. The server waits for requests and for its children at once: a
-// SIGCHLD handler writes to a pipe that poll() watches beside the socket.
-// When the sweep closes its end, the server waits for the points still
-// running, reports them and exits.
+// in ProgramIO's form, sim/Core/ProgramIO.h), the server answers with a
+// PointExit when that point's process ends. The server waits for requests and
+// for its children at once: a SIGCHLD handler writes to a pipe that poll()
+// watches beside the socket. When the sweep closes its end, the server waits
+// for the points still running, reports them and exits.
 //
 //===----------------------------------------------------------------------===//
 

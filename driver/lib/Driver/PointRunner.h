@@ -1,4 +1,5 @@
-//===- PointRunner.h - Simulating sweep points in forked processes -*- C++ -*-===//
+//===- PointRunner.h - Simulating sweep points in forked processes -*- C++
+//-*-===//
 //
 // SystemC elaborates once per process, so every point of a sweep simulates
 // in a process of its own. Forking those from the sweep itself is costly:
@@ -43,9 +44,10 @@ public:
 
   /// Simulates `steps` steps of the program `bytes` (point `index`,
   /// with the prefill program `prefillBytes` first when not empty,
-  /// serializeProgram's) on the chip it records, writing the report to `reportPath` and anything
-  /// the process prints on stderr to `errPath`. Exit 0: ok; 2: the program
-  /// cannot run (the reason in `errPath`); 1: another error.
+  /// serializeProgram's) on the chip it records, writing the report to
+  /// `reportPath` and anything the process prints on stderr to `errPath`. Exit
+  /// 0: ok; 2: the program cannot run (the reason in `errPath`); 1: another
+  /// error.
   llvm::Error submit(int64_t index, int64_t steps, llvm::StringRef bytes,
                      llvm::StringRef reportPath, llvm::StringRef errPath,
                      llvm::StringRef prefillBytes = {});

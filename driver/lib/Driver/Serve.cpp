@@ -1,4 +1,5 @@
-//===- Serve.cpp - A serving deployment ------------------------------------===//
+//===- Serve.cpp - A serving deployment
+//------------------------------------===//
 //
 // The deployment of `snapflow run --serve` (Serve.h): requests, shape
 // buckets and their graphs, one SystemC run for the step costs, the serving
@@ -14,9 +15,9 @@
 #include "snapflow/Sim/Core/Simulator.h"
 #include "snapflow/Sim/Loader/Loader.h"
 #include "snapflow/Sim/Trace/Trace.h"
-#include "snapflow/Support/Version.h"
 #include "snapflow/Support/Output.h"
 #include "snapflow/Support/Progress.h"
+#include "snapflow/Support/Version.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -76,14 +77,16 @@ Percentiles snapflow::driver::summarize(const std::vector<double> &v) {
 }
 
 Percentiles snapflow::driver::summarize(const Distribution &d) {
-  return {d.percentile(0.50), d.percentile(0.90), d.percentile(0.99),
-          d.mean(), d.max()};
+  return {d.percentile(0.50), d.percentile(0.90), d.percentile(0.99), d.mean(),
+          d.max()};
 }
 
 namespace {
 llvm::json::Object toJson(const Percentiles &p) {
-  return llvm::json::Object{{"p50", p.p50},   {"p90", p.p90},
-                            {"p99", p.p99},   {"mean", p.mean},
+  return llvm::json::Object{{"p50", p.p50},
+                            {"p90", p.p90},
+                            {"p99", p.p99},
+                            {"mean", p.mean},
                             {"max", p.max}};
 }
 
@@ -167,10 +170,11 @@ std::string gibText(double bytes) {
 
 } // namespace
 
-llvm::Expected<ServeOutcome>
-snapflow::driver::serve(const WorkloadOptions &o, bool maxBatch,
-                        const CompileOptions &c, const SimulateOptions &s,
-                        const ServeOptions &so) {
+llvm::Expected<ServeOutcome> snapflow::driver::serve(const WorkloadOptions &o,
+                                                     bool maxBatch,
+                                                     const CompileOptions &c,
+                                                     const SimulateOptions &s,
+                                                     const ServeOptions &so) {
   return serve(std::vector<DeployedWorkload>{{o, maxBatch}}, c, s, so);
 }
 
@@ -252,15 +256,15 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
     source = so.requestsPath;
     // Name the format read, and what of a public trace was left out.
     if (info.format != sim::serving::TraceFormat::Snapflow)
-      source += llvm::formatv(" ({0} trace{1})",
-                              sim::serving::traceFormatName(info.format),
-                              info.skipped
-                                  ? llvm::formatv(", {0} with 0 tokens "
-                                                  "skipped",
-                                                  info.skipped)
-                                        .str()
-                                  : std::string())
-                    .str();
+      source +=
+          llvm::formatv(" ({0} trace{1})",
+                        sim::serving::traceFormatName(info.format),
+                        info.skipped ? llvm::formatv(", {0} with 0 tokens "
+                                                     "skipped",
+                                                     info.skipped)
+                                           .str()
+                                     : std::string())
+              .str();
   } else {
     // Each flag in its range (Serving.h, limits; NaN fails every test).
     if (!(so.gen.rate >= kMinRate && so.gen.rate <= kMaxRate))
@@ -330,9 +334,9 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
         l.spread = so.gen.spread;
         loads.push_back(l);
       }
-      double duration =
-          so.durationS > 0 ? so.durationS
-                           : double(so.gen.count) / (so.gen.rate * double(n));
+      double duration = so.durationS > 0
+                            ? so.durationS
+                            : double(so.gen.count) / (so.gen.rate * double(n));
       if (duration > kMaxArrivalS)
         return makeError(llvm::formatv(
             "--requests {0} at --rate {1} requests/s per model spread "
@@ -350,11 +354,10 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
       requests = sim::serving::generatePeriodic(loads, duration, so.gen.seed);
       source = llvm::formatv(
           "generated: {0} requests/s per model{1} over {2} s, seed {3}", rate,
-          so.loadPeriodS > 0
-              ? llvm::formatv(", period {0} s, amplitude {1}",
-                              so.loadPeriodS, so.loadAmplitude)
-                    .str()
-              : std::string(", Poisson"),
+          so.loadPeriodS > 0 ? llvm::formatv(", period {0} s, amplitude {1}",
+                                             so.loadPeriodS, so.loadAmplitude)
+                                   .str()
+                             : std::string(", Poisson"),
           duration, so.gen.seed);
       if (requests.empty())
         return makeError(source + ": no requests; raise --rate or --duration");
@@ -376,8 +379,8 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
             return makeError(llvm::formatv(
                 "{0}:{1}: error: model '{2}' could be '{3}' or '{4}'; "
                 "name each deployed model its own way",
-                so.requestsPath, r.line, r.modelName,
-                models[found]->o.model, models[k]->o.model));
+                so.requestsPath, r.line, r.modelName, models[found]->o.model,
+                models[k]->o.model));
           found = static_cast<int>(k);
         }
       if (found < 0) {
@@ -399,19 +402,18 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   // --write-requests: the load as a trace `--trace-requests` reads back to
   // the same requests (seconds in the shortest text that reads back).
   if (!so.writeRequestsPath.empty())
-    if (Error e = writeOutput(
-            so.writeRequestsPath, [&](llvm::raw_ostream &os) {
-              os << "arrival_s,prompt_tokens,output_tokens"
-                 << (several ? ",model" : "") << "\n";
-              for (const Request &r : requests) {
-                os << csv::number(r.arrivalS) << ',' << r.promptTokens << ','
-                   << r.outputTokens;
-                if (several)
-                  os << ',' << csv::field(models[r.model]->deployed.name);
-                os << '\n';
-              }
-              return Error::success();
-            }))
+    if (Error e = writeOutput(so.writeRequestsPath, [&](llvm::raw_ostream &os) {
+          os << "arrival_s,prompt_tokens,output_tokens"
+             << (several ? ",model" : "") << "\n";
+          for (const Request &r : requests) {
+            os << csv::number(r.arrivalS) << ',' << r.promptTokens << ','
+               << r.outputTokens;
+            if (several)
+              os << ',' << csv::field(models[r.model]->deployed.name);
+            os << '\n';
+          }
+          return Error::success();
+        }))
       return makeError("--write-requests: " + so.writeRequestsPath + ": " +
                        llvm::toString(std::move(e)));
   for (size_t i = 0; i < requests.size(); ++i)
@@ -500,9 +502,9 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
     m.ddrBytes = m.deployed.weightBytes +
                  maxTensorBytes(m.programs, arch::MemoryTier::DDR);
   }
-  double compileS = std::chrono::duration<double>(
-                        std::chrono::steady_clock::now() - start)
-                        .count();
+  double compileS =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
 
   // Placement: DDR holds every model's weights; HBM each resident model.
   if (several) {
@@ -568,9 +570,9 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   simOptions.trace = false;
   start = std::chrono::steady_clock::now();
   sim::SimResult sim = sim::simulate(jobs, chip, simOptions);
-  double simS = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
+  double simS =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   if (!sim.failure.empty())
     return llvm::make_error<ProgramFailure>("serving step costs: " +
                                             sim.failure);
@@ -625,12 +627,11 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   llvm::raw_ostream *results = nullptr;
   auto writeResult = [&](const RequestResult &q) {
     // Seconds in the shortest text that reads back to the same double.
-    *results << q.id << ',' << q.slot << ',' << csv::number(q.arrivalS)
-             << ',' << q.promptTokens << ',' << q.outputTokens << ','
+    *results << q.id << ',' << q.slot << ',' << csv::number(q.arrivalS) << ','
+             << q.promptTokens << ',' << q.outputTokens << ','
              << csv::number(q.prefillStartS) << ','
              << csv::number(q.firstTokenS) << ',' << csv::number(q.finishS)
-             << ',' << csv::number(q.ttftS()) << ','
-             << csv::number(q.tpotS());
+             << ',' << csv::number(q.ttftS()) << ',' << csv::number(q.tpotS());
     if (several)
       *results << ',' << csv::number(q.switchWaitS);
     const Prepared &m = *models[q.model];
@@ -670,8 +671,7 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
       os << csv::kProvenanceHeader << "\n";
       serveAll();
       // A loop that failed leaves no file; its error is reported below.
-      return *outcome ? Error::success()
-                      : makeError("the serving loop failed");
+      return *outcome ? Error::success() : makeError("the serving loop failed");
     });
     results = nullptr;
     if (written) {
@@ -685,9 +685,9 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   llvm::Expected<ServeResult> &served = *outcome;
   if (!served)
     return served.takeError();
-  double loopS = std::chrono::duration<double>(
-                     std::chrono::steady_clock::now() - start)
-                     .count();
+  double loopS =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   const ServeResult &r = *served;
 
   // Latencies, over every request and per model.
@@ -709,8 +709,8 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   Percentiles pTtft = summarize(all.ttft), pTpot = summarize(all.tpot),
               pE2e = summarize(all.e2e), pWait = summarize(all.wait);
   double kvPeak = r.kvPeakBytes, kvMean = r.kvMeanBytes;
-  double throughput = r.makespanS > 0 ? double(r.outputTokens) / r.makespanS
-                                      : 0;
+  double throughput =
+      r.makespanS > 0 ? double(r.outputTokens) / r.makespanS : 0;
 
   ServeOutcome out;
   // The KV policies and formats as resolved for each model's context.
@@ -894,8 +894,8 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
       report["switches"] = std::move(sw);
       report["model_cache"] = cachePolicyName(cache.policy).str();
       if (cache.policy == sim::serving::CachePolicy::Prewarm)
-        report["forecast"] = llvm::json::Object{
-            {"window_s", cache.windowS}, {"period_s", cache.periodS}};
+        report["forecast"] = llvm::json::Object{{"window_s", cache.windowS},
+                                                {"period_s", cache.periodS}};
     }
     // Written as a stream, keys in order, the per-request results one at a
     // time: a million requests must not become one JSON value in memory.
@@ -1018,14 +1018,13 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
               });
             for (const Span &sp : r.spans) {
               j.objectBegin();
-              j.attribute("name",
-                          llvm::formatv("{0}r{1} {2}",
-                                        several ? out.models[sp.model].name +
-                                                      " "
-                                                : std::string(),
-                                        sp.request,
-                                        sp.prefill ? "prefill" : "decode")
-                              .str());
+              j.attribute(
+                  "name",
+                  llvm::formatv("{0}r{1} {2}",
+                                several ? out.models[sp.model].name + " "
+                                        : std::string(),
+                                sp.request, sp.prefill ? "prefill" : "decode")
+                      .str());
               j.attribute("cat", sp.prefill ? "prefill" : "decode");
               j.attribute("ph", "X");
               j.attribute("pid", 0);
@@ -1042,9 +1041,8 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
             }
             for (const sim::serving::Switch &x : r.switches)
               j.object([&] {
-                j.attribute("name",
-                            (x.prewarm ? "prewarm " : "switch in ") +
-                                out.models[x.model].name);
+                j.attribute("name", (x.prewarm ? "prewarm " : "switch in ") +
+                                        out.models[x.model].name);
                 j.attribute("cat", "switch");
                 j.attribute("ph", "X");
                 j.attribute("pid", 0);

@@ -1,4 +1,5 @@
-//===- Simulate.cpp - Running df programs on the SystemC model -------------===//
+//===- Simulate.cpp - Running df programs on the SystemC model
+//-------------===//
 //
 // `simulate` loads a df program (the compiler's output), refuses one that
 // does not fit its chip, runs the SystemC model and writes the report, the
@@ -51,11 +52,9 @@ Error snapflow::driver::checkFits(const sim::Program &p,
   return Error::success();
 }
 
-llvm::Expected<llvm::json::Object>
-snapflow::driver::simulatePrograms(const sim::Program &decode,
-                                   const sim::Program *prefill,
-                                   const arch::ArchModel &chip,
-                                   const SimulateOptions &o) {
+llvm::Expected<llvm::json::Object> snapflow::driver::simulatePrograms(
+    const sim::Program &decode, const sim::Program *prefill,
+    const arch::ArchModel &chip, const SimulateOptions &o) {
   if (Error e = checkFits(decode, chip))
     return std::move(e);
   if (prefill)
@@ -90,9 +89,9 @@ snapflow::driver::simulatePrograms(const sim::Program &decode,
   };
   auto start = std::chrono::steady_clock::now();
   sim::SimResult result = sim::simulate(jobs, chip, so);
-  double wall = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
+  double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   if (!result.failure.empty())
     return llvm::make_error<ProgramFailure>(decode.name + ": " +
                                             result.failure);
@@ -182,10 +181,10 @@ snapflow::driver::simulateFile(const std::string &path,
   SimulationOutcome out;
   if (!decode->target.differences(*chip).empty() ||
       decode->target.getName() != chip->getName())
-    out.notes.push_back(llvm::formatv(
-        "what-if: compiled for {0} ({1}), simulated on {2} ({3})",
-        decode->target.getName(), decode->target.fingerprint(),
-        chip->getName(), chip->fingerprint()));
+    out.notes.push_back(
+        llvm::formatv("what-if: compiled for {0} ({1}), simulated on {2} ({3})",
+                      decode->target.getName(), decode->target.fingerprint(),
+                      chip->getName(), chip->fingerprint()));
   auto report =
       simulatePrograms(*decode, prefill ? &*prefill : nullptr, *chip, o);
   if (!report)

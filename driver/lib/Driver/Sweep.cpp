@@ -21,8 +21,8 @@
 #include "snapflow/Sim/Stats/ReportSchema.h"
 #include "snapflow/Support/CheckedInt.h"
 #include "snapflow/Support/Input.h"
-#include "snapflow/Support/Output.h"
 #include "snapflow/Support/Json.h"
+#include "snapflow/Support/Output.h"
 #include "snapflow/Support/Version.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -131,7 +131,8 @@ std::string csvLine(llvm::ArrayRef<std::string> fields) {
   return line;
 }
 
-Error writeRows(StringRef path, const std::vector<std::vector<std::string>> &rows) {
+Error writeRows(StringRef path,
+                const std::vector<std::vector<std::string>> &rows) {
   return writeOutput(path, [&](llvm::raw_ostream &os) {
     os << csvLine(sweepColumns()) << "\n";
     for (const auto &r : rows)
@@ -204,41 +205,45 @@ llvm::Expected<SweepGrid> SweepGrid::parse(const SweepOptions &o) {
                   StringRef expected) -> Error {
     for (const std::string &v : values)
       if (!ok(v))
-        return makeError(formatv("--{0}: expected {1}, got '{2}'", flag,
-                                 expected, v));
+        return makeError(
+            formatv("--{0}: expected {1}, got '{2}'", flag, expected, v));
     return Error::success();
   };
-  if (Error e = check(g.mlaCaches, "mla-cache",
-                      [](StringRef v) {
-                        return v == "replicate" || v == "sequence" ||
-                               v == "batch";
-                      },
-                      "replicate, sequence or batch"))
+  if (Error e = check(
+          g.mlaCaches, "mla-cache",
+          [](StringRef v) {
+            return v == "replicate" || v == "sequence" || v == "batch";
+          },
+          "replicate, sequence or batch"))
     return std::move(e);
-  if (Error e = check(g.moes, "moe",
-                      [](StringRef v) { return v == "expert" || v == "split"; },
-                      "expert or split"))
+  if (Error e = check(
+          g.moes, "moe",
+          [](StringRef v) { return v == "expert" || v == "split"; },
+          "expert or split"))
     return std::move(e);
-  if (Error e = check(g.mtps, "mtp",
-                      [](StringRef v) {
-                        int64_t n;
-                        return !v.getAsInteger(10, n) && n >= 0 &&
-                               n <= models::BuildOptions::kMaxMtpDepth;
-                      },
-                      formatv("draft depths in [0, {0}]",
-                              models::BuildOptions::kMaxMtpDepth)
-                          .str()))
+  if (Error e = check(
+          g.mtps, "mtp",
+          [](StringRef v) {
+            int64_t n;
+            return !v.getAsInteger(10, n) && n >= 0 &&
+                   n <= models::BuildOptions::kMaxMtpDepth;
+          },
+          formatv("draft depths in [0, {0}]",
+                  models::BuildOptions::kMaxMtpDepth)
+              .str()))
     return std::move(e);
-  if (Error e = check(g.mtpAcceptances, "mtp-acceptance",
-                      [](StringRef v) {
-                        double p;
-                        return !v.getAsDouble(p) && p >= 0 && p <= 1;
-                      },
-                      "probabilities in [0, 1]"))
+  if (Error e = check(
+          g.mtpAcceptances, "mtp-acceptance",
+          [](StringRef v) {
+            double p;
+            return !v.getAsDouble(p) && p >= 0 && p <= 1;
+          },
+          "probabilities in [0, 1]"))
     return std::move(e);
-  if (Error e = check(g.allowDdrs, "allow-ddr",
-                      [](StringRef v) { return v == "true" || v == "false"; },
-                      "true or false"))
+  if (Error e = check(
+          g.allowDdrs, "allow-ddr",
+          [](StringRef v) { return v == "true" || v == "false"; },
+          "true or false"))
     return std::move(e);
   // --set KEY=V1,V2: one axis per flag; the grid takes their product,
   // counted before it is built (eight axes of ten values were 1e8 strings
@@ -268,8 +273,7 @@ llvm::Expected<SweepGrid> SweepGrid::parse(const SweepOptions &o) {
     std::vector<std::string> product;
     for (const std::string &prefix : g.sets)
       for (const std::string &v : values)
-        product.push_back((prefix.empty() ? "" : prefix + ";") + key + "=" +
-                          v);
+        product.push_back((prefix.empty() ? "" : prefix + ";") + key + "=" + v);
     g.sets = std::move(product);
   }
   if (Error e = check(
@@ -307,8 +311,7 @@ llvm::Expected<SweepGrid> SweepGrid::parse(const SweepOptions &o) {
     // at a time: no rule relates two keys).
     for (const auto &[key, values] : setAxes)
       for (const std::string &v : values)
-        if (auto changed = a->withOverrides({key + "=" + v}, "--set");
-            !changed)
+        if (auto changed = a->withOverrides({key + "=" + v}, "--set"); !changed)
           return changed.takeError();
   }
   {
@@ -323,8 +326,8 @@ llvm::Expected<SweepGrid> SweepGrid::parse(const SweepOptions &o) {
   }
   for (const std::string &b : g.batches) {
     int64_t n;
-    if (b != "max" && (StringRef(b).getAsInteger(10, n) || n <= 0 ||
-                       n > models::kMaxBatch))
+    if (b != "max" &&
+        (StringRef(b).getAsInteger(10, n) || n <= 0 || n > models::kMaxBatch))
       return makeError(formatv("--batch: expected numbers in [1, {0}] or "
                                "max, got '{1}'",
                                models::kMaxBatch, b));
@@ -725,8 +728,8 @@ snapflow::driver::readSweepRows(StringRef path) {
       return makeError(formatv("{0}:{1}: a malformed row ({2} fields, "
                                "expected {3}); was the file edited?",
                                path, line, cols.size(), columns));
-    std::string key = identityKey(llvm::ArrayRef(cols).slice(
-        1, std::size(kInputColumns) - 1));
+    std::string key = identityKey(
+        llvm::ArrayRef(cols).slice(1, std::size(kInputColumns) - 1));
     if (!rows.emplace(key, std::move(cols)).second)
       return makeError(formatv("{0}:{1}: the point of this row is already "
                                "on an earlier line",
@@ -811,8 +814,7 @@ Error checkPoints(const std::vector<SweepPoint> &points) {
               ? "--model " + q.model + " and " + p.model + " are one config"
           : q.chip != p.chip
               ? "--chip " + q.chip + " and " + p.chip + " are one chip"
-          : q.kv != p.kv
-              ? "--kv " + q.kv + " and " + p.kv + " resolve alike"
+          : q.kv != p.kv ? "--kv " + q.kv + " and " + p.kv + " resolve alike"
           : q.kvFormat != p.kvFormat
               ? "--kv-format " + q.kvFormat + " and " + p.kvFormat +
                     " are one format"
@@ -856,8 +858,8 @@ public:
       StringRef(p.batch).getAsInteger(10, batch); // checked by the grid
     }
     o.batch = batch;
-    auto program =
-        compileProgram(context, **w, o, compileOptions(p), batch, /*prefill=*/false);
+    auto program = compileProgram(context, **w, o, compileOptions(p), batch,
+                                  /*prefill=*/false);
     if (!program)
       return program.takeError();
     Prepared out{sim::serializeProgram(*program), {}};
@@ -866,8 +868,8 @@ public:
                                 /*prefill=*/true);
       if (pre)
         out.prefill = sim::serializeProgram(*pre);
-      else if (Error e = llvm::handleErrors(
-                   pre.takeError(), [](const ProgramFailure &) {}))
+      else if (Error e = llvm::handleErrors(pre.takeError(),
+                                            [](const ProgramFailure &) {}))
         return std::move(e);
     }
     return out;
@@ -992,8 +994,8 @@ publishedAccuracy(const SweepPoint &p, const llvm::json::Object &report) {
       if (at != std::string::npos)
         StringRef(format).substr(at + 5).consumeInteger(10, bits);
       for (const kv::PublishedAccuracy &r : f->getPublishedAccuracy())
-        if (bits > 0 && StringRef(r.setting).starts_with(
-                            std::to_string(bits) + " bits")) {
+        if (bits > 0 &&
+            StringRef(r.setting).starts_with(std::to_string(bits) + " bits")) {
           consider(r);
           formatRow = &r;
         }
@@ -1019,13 +1021,13 @@ publishedAccuracy(const SweepPoint &p, const llvm::json::Object &report) {
                     .str()};
   // With a policy and a format, the larger of their published losses: the
   // two together were not published, so it is what is known, not a bound.
-  return {formatv("{0:f2}", worstLoss).str(),
-          formatv("{0}{1}, {2}, {3}: {4} against {5} uncompressed ({6})",
-                  compressing && quantized ? "larger of policy and format: "
-                                           : "",
-                  worst->benchmark, worst->model, worst->setting,
-                  worst->score, worst->full, worst->source)
-              .str()};
+  return {
+      formatv("{0:f2}", worstLoss).str(),
+      formatv("{0}{1}, {2}, {3}: {4} against {5} uncompressed ({6})",
+              compressing && quantized ? "larger of policy and format: " : "",
+              worst->benchmark, worst->model, worst->setting, worst->score,
+              worst->full, worst->source)
+          .str()};
 }
 
 std::vector<std::string> makeRow(const SweepPoint &p, StringRef status,
@@ -1095,9 +1097,9 @@ public:
     const std::string &status = row[kStatusColumn];
     if (status != "ok")
       ++failed;
-    double elapsed = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     double eta = elapsed / finished * (total - finished);
     if (tty) {
       int width = 30;
@@ -1184,13 +1186,13 @@ placeRows(std::map<std::string, std::vector<std::string>> rows,
     rows.erase(it);
   }
   if (!rows.empty())
-    return makeError(formatv("{0}: {1} row(s) are not points of the grid "
-                             "(the first: {2}); was the file edited?",
-                             path, rows.size(),
-                             llvm::join(rows.begin()->second.begin() + 1,
-                                        rows.begin()->second.begin() +
-                                            std::size(kInputColumns),
-                                        " ")));
+    return makeError(formatv(
+        "{0}: {1} row(s) are not points of the grid "
+        "(the first: {2}); was the file edited?",
+        path, rows.size(),
+        llvm::join(rows.begin()->second.begin() + 1,
+                   rows.begin()->second.begin() + std::size(kInputColumns),
+                   " ")));
   return placed;
 }
 
@@ -1207,18 +1209,18 @@ public:
     std::string path = pathIn(dir, "sweep.lock");
     int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0)
-      return makeError("cannot create " + path + ": " +
-                       std::error_code(errno, std::generic_category())
-                           .message());
+      return makeError(
+          "cannot create " + path + ": " +
+          std::error_code(errno, std::generic_category()).message());
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       int err = errno;
       char holder[256] = {0};
       ssize_t n = ::pread(fd, holder, sizeof holder - 1, 0);
       ::close(fd);
       if (err != EWOULDBLOCK)
-        return makeError("cannot lock " + path + ": " +
-                         std::error_code(err, std::generic_category())
-                             .message());
+        return makeError(
+            "cannot lock " + path + ": " +
+            std::error_code(err, std::generic_category()).message());
       std::string who = StringRef(holder, n > 0 ? n : 0).trim().str();
       return makeError(dir + " is in use by another sweep" +
                        (who.empty() ? "" : " (" + who + ")") +
@@ -1227,9 +1229,8 @@ public:
     char host[128] = {0};
     ::gethostname(host, sizeof host - 1);
     std::string who = formatv("pid {0} on {1}", ::getpid(), host).str();
-    if (::ftruncate(fd, 0) != 0 ||
-        ::pwrite(fd, who.data(), who.size(), 0) !=
-            static_cast<ssize_t>(who.size())) {
+    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, who.data(), who.size(), 0) !=
+                                       static_cast<ssize_t>(who.size())) {
       // The holder's name is for messages only; the lock is what counts.
     }
     return SweepLock(fd);
@@ -1392,8 +1393,8 @@ Error snapflow::driver::runSweep(const SweepOptions &o, llvm::raw_ostream &os) {
       return exit.takeError();
     auto it = running.find(exit->index);
     if (it == running.end())
-      return makeError(formatv("internal error: point {0} ended twice",
-                               exit->index));
+      return makeError(
+          formatv("internal error: point {0} ended twice", exit->index));
     if (Error e = append(childRow(it->second, exit->status)))
       return e;
     llvm::sys::fs::remove(it->second.report);
@@ -1419,8 +1420,8 @@ Error snapflow::driver::runSweep(const SweepOptions &o, llvm::raw_ostream &os) {
     r.point = p;
     r.report = pathIn(scratch, std::to_string(p.index) + ".json");
     r.err = pathIn(scratch, std::to_string(p.index) + ".err");
-    if (Error e = runner.submit(p.index, o.steps, text->decode, r.report,
-                                r.err, text->prefill))
+    if (Error e = runner.submit(p.index, o.steps, text->decode, r.report, r.err,
+                                text->prefill))
       return e;
     running.emplace(p.index, std::move(r));
   }

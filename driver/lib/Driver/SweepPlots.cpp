@@ -21,13 +21,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "snapflow/Arch/ArchModel.h"
-#include "snapflow/Support/Output.h"
 #include "snapflow/Driver/Csv.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/Gnuplot.h"
 #include "snapflow/Driver/Sweep.h"
 #include "snapflow/Models/ModelConfig.h"
 #include "snapflow/Support/Input.h"
+#include "snapflow/Support/Output.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -213,9 +213,10 @@ std::string ticLabel(double x) {
 /// Tics at the values swept, as many as fit `width` pixels without their
 /// labels touching: powers of two first (the values people sweep), then
 /// the others (a resolved `--batch max`) where there is room.
-std::vector<std::pair<std::string, double>>
-pickTics(const std::set<double> &xs, double lo, double hi, bool logx,
-         double width, bool tokens) {
+std::vector<std::pair<std::string, double>> pickTics(const std::set<double> &xs,
+                                                     double lo, double hi,
+                                                     bool logx, double width,
+                                                     bool tokens) {
   auto at = [&](double x) {
     return logx ? width * std::log(x / lo) / std::log(hi / lo)
                 : width * (x - lo) / (hi - lo);
@@ -397,7 +398,8 @@ Error writePlot(const Plot &p, StringRef plotsDir,
     hi += pad;
   }
   std::vector<std::string> tics;
-  for (const auto &[label, x] : pickTics(xs, lo, hi, p.logx, plotWidth, p.tokenTics))
+  for (const auto &[label, x] :
+       pickTics(xs, lo, hi, p.logx, plotWidth, p.tokenTics))
     tics.push_back(llvm::formatv("\"{0}\" {1}", label, gnum(x)));
 
   auto dashOf = [&](int variant) -> std::string {
@@ -601,57 +603,56 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   // What a chart holds fixed, for its title: every setting that has one
   // value over its rows, but those the chart shows (its x axis, its
   // lines), so the chart stands alone.
-  auto fixedSettings = [&](const std::vector<const std::vector<std::string> *>
-                               &rows,
-                           std::initializer_list<StringRef> shown) {
-    struct Setting {
-      const char *column, *name, *unset;
-    };
-    static const Setting settings[] = {
-        {"context", "context", nullptr},
-        {"batch", "batch", nullptr},
-        {"kv", "kv", nullptr},
-        {"kv_format", "kv-format", "bf16"},
-        {"cla", "cla", nullptr},
-        {"tp", "tp", nullptr},
-        {"weights_dtype", "weights", nullptr},
-        {"mla_cache", "mla-cache", "replicate"},
-        {"moe", "moe", "expert"},
-        {"mtp", "mtp", nullptr},
-        {"mtp_acceptance", "mtp-acceptance", nullptr},
-        {"allow_ddr", "allow-ddr", nullptr},
-        {"set", "set", nullptr}};
-    // The MLA cache and MoE mode are said for the models they apply to
-    // (each config read once per drawing).
-    auto [mla, moe] = rows.empty()
-                          ? std::pair<bool, bool>()
-                          : kindOf(t.get(*rows.front(), "model"));
-    std::vector<std::string> parts;
-    for (const Setting &st : settings) {
-      if (t.column(st.column) < 0 || llvm::is_contained(shown, st.column) ||
-          (StringRef(st.column) == "mla_cache" && !mla) ||
-          (StringRef(st.column) == "moe" && !moe))
-        continue;
-      std::set<std::string> values;
-      for (const auto *r : rows)
-        values.insert(t.get(*r, st.column));
-      if (values.size() != 1)
-        continue;
-      std::string v = *values.begin();
-      if (v.empty() && !st.unset)
-        continue; // the config's or the tool's default, said nowhere else
-      if (v.empty())
-        v = st.unset;
-      if (StringRef(st.column) == "context")
-        v = ticLabel(std::stod(v));
-      if (StringRef(st.column) == "batch" && v == "max")
-        v = "largest that fits";
-      if (StringRef(st.column) == "tp" && v == "0")
-        v = "every socket";
-      parts.push_back(std::string(st.name) + " " + v);
-    }
-    return parts.empty() ? std::string() : "\n" + llvm::join(parts, ", ");
-  };
+  auto fixedSettings =
+      [&](const std::vector<const std::vector<std::string> *> &rows,
+          std::initializer_list<StringRef> shown) {
+        struct Setting {
+          const char *column, *name, *unset;
+        };
+        static const Setting settings[] = {
+            {"context", "context", nullptr},
+            {"batch", "batch", nullptr},
+            {"kv", "kv", nullptr},
+            {"kv_format", "kv-format", "bf16"},
+            {"cla", "cla", nullptr},
+            {"tp", "tp", nullptr},
+            {"weights_dtype", "weights", nullptr},
+            {"mla_cache", "mla-cache", "replicate"},
+            {"moe", "moe", "expert"},
+            {"mtp", "mtp", nullptr},
+            {"mtp_acceptance", "mtp-acceptance", nullptr},
+            {"allow_ddr", "allow-ddr", nullptr},
+            {"set", "set", nullptr}};
+        // The MLA cache and MoE mode are said for the models they apply to
+        // (each config read once per drawing).
+        auto [mla, moe] = rows.empty() ? std::pair<bool, bool>()
+                                       : kindOf(t.get(*rows.front(), "model"));
+        std::vector<std::string> parts;
+        for (const Setting &st : settings) {
+          if (t.column(st.column) < 0 || llvm::is_contained(shown, st.column) ||
+              (StringRef(st.column) == "mla_cache" && !mla) ||
+              (StringRef(st.column) == "moe" && !moe))
+            continue;
+          std::set<std::string> values;
+          for (const auto *r : rows)
+            values.insert(t.get(*r, st.column));
+          if (values.size() != 1)
+            continue;
+          std::string v = *values.begin();
+          if (v.empty() && !st.unset)
+            continue; // the config's or the tool's default, said nowhere else
+          if (v.empty())
+            v = st.unset;
+          if (StringRef(st.column) == "context")
+            v = ticLabel(std::stod(v));
+          if (StringRef(st.column) == "batch" && v == "max")
+            v = "largest that fits";
+          if (StringRef(st.column) == "tp" && v == "0")
+            v = "every socket";
+          parts.push_back(std::string(st.name) + " " + v);
+        }
+        return parts.empty() ? std::string() : "\n" + llvm::join(parts, ", ");
+      };
 
   bool gp = haveGnuplot();
   std::vector<std::string> drawnNames, skipped, tooTall;
@@ -674,12 +675,11 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
     // context was a wall of single dots).
     bool batchMaxOnly =
         batchesHere.size() == 1 && *batchesHere.begin() == "max";
-    Plot throughput =
-        makePlot("throughput_vs_context" + suffix,
-                 "Decode throughput against context: " + scope +
-                     fixedSettings(rows, {"context"}),
-                 "context (tokens)", {"tokens/s, all sequences"},
-                 /*logx=*/true);
+    Plot throughput = makePlot("throughput_vs_context" + suffix,
+                               "Decode throughput against context: " + scope +
+                                   fixedSettings(rows, {"context"}),
+                               "context (tokens)", {"tokens/s, all sequences"},
+                               /*logx=*/true);
     Plot scaling = makePlot(
         "batch_scaling" + suffix,
         (batchMaxOnly ? "Decode throughput against the largest batch that "
@@ -702,17 +702,16 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
              ? "Peak memory per socket against the largest batch that fits: "
              : "Peak memory per socket against batch: ") +
             scope +
-            fixedSettings(rows, batchMaxOnly
-                                    ? std::initializer_list<StringRef>{"batch"}
-                                    : std::initializer_list<StringRef>{
-                                          "batch", "context"}) +
+            fixedSettings(
+                rows,
+                batchMaxOnly
+                    ? std::initializer_list<StringRef>{"batch"}
+                    : std::initializer_list<StringRef>{"batch", "context"}) +
             (batchMaxOnly ? "\none line per policy, its points the contexts"
-                          : maxContext > 0
-                                ? "\nat context " + ticLabel(maxContext) +
-                                      " (" +
-                                      std::to_string(int64_t(maxContext)) +
-                                      " tokens)"
-                                : std::string()),
+             : maxContext > 0
+                 ? "\nat context " + ticLabel(maxContext) + " (" +
+                       std::to_string(int64_t(maxContext)) + " tokens)"
+                 : std::string()),
         batchMaxOnly ? "largest batch that fits (sequences)"
                      : "batch (sequences)",
         {"peak memory (GiB per socket)"},
@@ -722,9 +721,8 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
       double context = t.num(row, "context");
       double batch = t.num(row, "report.batch");
       std::string kv = t.get(row, "kv") + variantOf(row);
-      std::string batchKey = t.get(row, "batch") == "max"
-                                 ? "max"
-                                 : numKey(t.num(row, "batch"));
+      std::string batchKey =
+          t.get(row, "batch") == "max" ? "max" : numKey(t.num(row, "batch"));
       Facet byBatch{batchKey,
                     t.get(row, "batch") == "max"
                         ? "largest batch that fits"
@@ -739,7 +737,8 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
           batchMaxOnly ? kv + "\x01" : kv + "\x01" + numKey(context);
       Facet facet = batchMaxOnly ? Facet{} : byContext;
       Series &all = scaling.line(key + "a", kv, kv, facet);
-      all.points.push_back({batch, t.num(row, "report.throughput_tokens_per_s")});
+      all.points.push_back(
+          {batch, t.num(row, "report.throughput_tokens_per_s")});
       Series &perUser = scaling.line(key + "u", kv, kv, facet);
       perUser.points.push_back(
           {batch, t.num(row, "report.per_user_tokens_per_s")});
@@ -793,8 +792,8 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
         p = makePlot(
             "kv_methods" + suffix + "-" + contextLabel(row),
             "KV methods at context " + contextLabel(row) + ": " + scope +
-                fixedSettings(rows, {"context", "batch", "kv", "kv_format",
-                                     "cla"}) +
+                fixedSettings(rows,
+                              {"context", "batch", "kv", "kv_format", "cla"}) +
                 "\none line per policy (dashed: layers share K/V), "
                 "its points the KV formats",
             "largest batch that fits (sequences)", {"tokens/s, all sequences"},
@@ -831,9 +830,9 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
     std::vector<Plot> setPlots;
     for (const auto &[key, values] : setValues) {
       bool numeric = values.size() > 1 && llvm::all_of(values, [](auto &v) {
-        double d;
-        return !StringRef(v).getAsDouble(d);
-      });
+                       double d;
+                       return !StringRef(v).getAsDouble(d);
+                     });
       if (!numeric)
         continue;
       std::string file;
@@ -895,20 +894,20 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   // published loss" without a hand join.
   using Best = std::map<std::tuple<std::string, std::string, double>,
                         const std::vector<std::string> *>;
-  auto bestOf = [&](llvm::function_ref<bool(const std::vector<std::string> &)>
-                        keep) {
-    Best best;
-    for (const auto *r : ok) {
-      if (!keep(*r))
-        continue;
-      auto &b = best[std::make_tuple(t.get(*r, "model"), t.get(*r, "chip"),
-                                     t.num(*r, "context"))];
-      if (!b || t.num(*r, "report.throughput_tokens_per_s") >
-                    t.num(*b, "report.throughput_tokens_per_s"))
-        b = r;
-    }
-    return best;
-  };
+  auto bestOf =
+      [&](llvm::function_ref<bool(const std::vector<std::string> &)> keep) {
+        Best best;
+        for (const auto *r : ok) {
+          if (!keep(*r))
+            continue;
+          auto &b = best[std::make_tuple(t.get(*r, "model"), t.get(*r, "chip"),
+                                         t.num(*r, "context"))];
+          if (!b || t.num(*r, "report.throughput_tokens_per_s") >
+                        t.num(*b, "report.throughput_tokens_per_s"))
+            b = r;
+        }
+        return best;
+      };
   constexpr double kLossBudgetPct = 1.0;
   bool hasAccuracy = t.column("accuracy.loss_pct") >= 0;
   Best best = bestOf([](const auto &) { return true; });
@@ -1004,8 +1003,7 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
 
   os << "summary: " << summary << "\n";
   if (!drawnNames.empty())
-    os << "plots: " << plotsDir << "/{" << llvm::join(drawnNames, ",")
-       << "}\n";
+    os << "plots: " << plotsDir << "/{" << llvm::join(drawnNames, ",") << "}\n";
   if (!skipped.empty())
     os << "no plot " << llvm::join(skipped, ", ")
        << ": it needs two or more points along its x axis\n";

@@ -1,4 +1,5 @@
-//===- Workload.cpp - What to compile and simulate -------------------------===//
+//===- Workload.cpp - What to compile and simulate
+//-------------------------===//
 
 #include "snapflow/Driver/Workload.h"
 

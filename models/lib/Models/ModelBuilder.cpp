@@ -1,10 +1,12 @@
-//===- ModelBuilder.cpp - config.json -> llm IR ----------------------------===//
+//===- ModelBuilder.cpp - config.json -> llm IR
+//----------------------------===//
 //
 // Weights are `llm.param`s named as in the Hugging Face checkpoint (routed
-// experts stacked along a leading expert axis: `...mlp.experts.gate_proj.weight`
-// is `tensor<E x I x H>`). Projection weights take the checkpoint dtype (fp8
-// for DeepSeek-V3/R1); embeddings, norms, the router and the output head stay
-// bf16, as in the published checkpoints. Activations and caches are bf16.
+// experts stacked along a leading expert axis:
+// `...mlp.experts.gate_proj.weight` is `tensor<E x I x H>`). Projection weights
+// take the checkpoint dtype (fp8 for DeepSeek-V3/R1); embeddings, norms, the
+// router and the output head stay bf16, as in the published checkpoints.
+// Activations and caches are bf16.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,13 +36,11 @@ class PhaseBuilder {
 public:
   PhaseBuilder(OpBuilder &b, const ModelConfig &c, const BuildOptions &o,
                llm::Phase phase)
-      : b(b), c(c), phase(phase), loc(b.getUnknownLoc()),
-        bf16(b.getBF16Type()),
+      : b(b), c(c), phase(phase), loc(b.getUnknownLoc()), bf16(b.getBF16Type()),
         projType(o.weightsDtype.value_or(c.weightDtype) == WeightDtype::FP8
                      ? Type(b.getFloat8E4M3FNType())
                      : Type(b.getBF16Type())),
-        batch(o.batch),
-        mtp(phase == llm::Phase::decode ? o.mtpDepth : 0),
+        batch(o.batch), mtp(phase == llm::Phase::decode ? o.mtpDepth : 0),
         acceptance(o.mtpAcceptance),
         chunking(phase == llm::Phase::prefill
                      ? chunkPrompt(o.promptTokens, o.prefillChunk)
@@ -49,8 +49,7 @@ public:
         slots(phase == llm::Phase::prefill
                   ? chunking.chunkTokens * chunking.chunks
                   : o.contextTokens),
-        prompt(phase == llm::Phase::prefill ? o.promptTokens
-                                            : o.contextTokens),
+        prompt(phase == llm::Phase::prefill ? o.promptTokens : o.contextTokens),
         prefix((chunking.chunks - 1) * chunking.chunkTokens) {}
 
   func::FuncOp build(StringRef name) {
@@ -85,9 +84,9 @@ public:
     }
     Value last = h;
     h = norm("model.norm.weight", h);
-    Value head = c.tieWordEmbeddings
-                     ? embedTable
-                     : param("lm_head.weight", {c.vocabSize, c.hiddenSize}, bf16);
+    Value head = c.tieWordEmbeddings ? embedTable
+                                     : param("lm_head.weight",
+                                             {c.vocabSize, c.hiddenSize}, bf16);
     SmallVector<Value> outs{b.create<llm::LMHeadOp>(
         loc, logitsType, h, head, phase == llm::Phase::prefill)};
 
@@ -150,11 +149,10 @@ private:
     // One cache layer per CLA group; each MTP depth caches its own.
     int64_t layers = c.cacheLayers() + mtp;
     if (c.isMLA())
-      return kv::LatentCacheType::get(b.getContext(), layers, batch, slots,
-                                      c.kvLoraRank, c.qkRopeHeadDim, bf16,
-                                      policy, /*seq_shards=*/1,
-                                      kv::KVFormatAttrInterface(),
-                                      /*batch_shards=*/1);
+      return kv::LatentCacheType::get(
+          b.getContext(), layers, batch, slots, c.kvLoraRank, c.qkRopeHeadDim,
+          bf16, policy, /*seq_shards=*/1, kv::KVFormatAttrInterface(),
+          /*batch_shards=*/1);
     return kv::CacheType::get(b.getContext(), layers, batch, slots,
                               c.numKvHeads, c.headDim, bf16, policy,
                               kv::KVFormatAttrInterface());
@@ -166,7 +164,8 @@ private:
     if (p.empty())
       p = "model.layers." + std::to_string(i) + ".";
     Value x = norm(p + "input_layernorm.weight", h);
-    Value attn = c.isMLA() ? mla(i, p + "self_attn.", x) : gqa(i, p + "self_attn.", x);
+    Value attn =
+        c.isMLA() ? mla(i, p + "self_attn.", x) : gqa(i, p + "self_attn.", x);
     h = b.create<llm::AddOp>(loc, h, attn);
     x = norm(p + "post_attention_layernorm.weight", h);
     Value ffn = c.isMoELayer(i) ? moe(p + "mlp.", x) : mlp(p + "mlp.", x);
@@ -220,10 +219,10 @@ private:
 
   Value mlp(const std::string &p, Value x) {
     int64_t hs = c.hiddenSize, is = c.intermediateSize;
-    return b.create<llm::MLPOp>(loc, x.getType(), x,
-                                param(p + "gate_proj.weight", {is, hs}, projType),
-                                param(p + "up_proj.weight", {is, hs}, projType),
-                                param(p + "down_proj.weight", {hs, is}, projType));
+    return b.create<llm::MLPOp>(
+        loc, x.getType(), x, param(p + "gate_proj.weight", {is, hs}, projType),
+        param(p + "up_proj.weight", {is, hs}, projType),
+        param(p + "down_proj.weight", {hs, is}, projType));
   }
 
   /// An MoE block as the checkpoint's code runs it: the router picks each
@@ -239,9 +238,9 @@ private:
     Value gate = param(p + "experts.gate_proj.weight", {e, im, hs}, projType);
     Value up = param(p + "experts.up_proj.weight", {e, im, hs}, projType);
     Value down = param(p + "experts.down_proj.weight", {e, hs, im}, projType);
-    Value routed = b.create<llm::MoEOp>(loc, x.getType(), x, routing, gate, up,
-                                        down, e, k, /*expert_shards=*/1,
-                                        /*expected_active_experts=*/FloatAttr());
+    Value routed = b.create<llm::MoEOp>(
+        loc, x.getType(), x, routing, gate, up, down, e, k, /*expert_shards=*/1,
+        /*expected_active_experts=*/FloatAttr());
     if (c.numSharedExperts == 0)
       return routed;
     int64_t s = c.numSharedExperts * im;
@@ -355,10 +354,9 @@ snapflow::models::buildModel(MLIRContext &context, const ModelConfig &config,
     if (succeeded(verify(*module)))
       return std::move(module);
   }
-  return optionError(llvm::formatv("{0} at batch {1}, context {2}: {3}",
-                                   config.name, options.batch,
-                                   std::max(options.promptTokens,
-                                            options.contextTokens),
-                                   diagnostics)
-                         .str());
+  return optionError(
+      llvm::formatv(
+          "{0} at batch {1}, context {2}: {3}", config.name, options.batch,
+          std::max(options.promptTokens, options.contextTokens), diagnostics)
+          .str());
 }

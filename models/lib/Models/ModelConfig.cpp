@@ -168,13 +168,13 @@ private:
 
 /// Ranges of the config fields (docs/Models.md, "Limits"): far above any
 /// published model, far below what would overflow a 64-bit byte count.
-constexpr int64_t kMaxWidth = 1 << 20;       ///< hidden, intermediate sizes
+constexpr int64_t kMaxWidth = 1 << 20; ///< hidden, intermediate sizes
 constexpr int64_t kMaxLayers = 4096;
-constexpr int64_t kMaxHeads = 1 << 14;       ///< attention and KV heads
+constexpr int64_t kMaxHeads = 1 << 14; ///< attention and KV heads
 constexpr int64_t kMaxHeadDim = 1 << 14;
 constexpr int64_t kMaxVocab = 1 << 24;
-constexpr int64_t kMaxPositions = 1 << 27;   ///< 134,217,728 tokens
-constexpr int64_t kMaxRank = 1 << 16;        ///< LoRA ranks
+constexpr int64_t kMaxPositions = 1 << 27; ///< 134,217,728 tokens
+constexpr int64_t kMaxRank = 1 << 16;      ///< LoRA ranks
 constexpr int64_t kMaxExperts = 1 << 16;
 constexpr int64_t kMaxMtpLayers = 64;
 
@@ -368,8 +368,7 @@ llvm::Expected<ModelConfig> ModelConfig::parse(StringRef json,
       c.moeIntermediateSize = r.integer("moe_intermediate_size", 1, kMaxWidth);
       c.firstKDenseReplace =
           r.optionalInteger("first_k_dense_replace", 0, 0, c.numLayers);
-      c.moeLayerFreq =
-          r.optionalInteger("moe_layer_freq", 1, 1, c.numLayers);
+      c.moeLayerFreq = r.optionalInteger("moe_layer_freq", 1, 1, c.numLayers);
     }
     c.numMtpLayers =
         r.optionalInteger("num_nextn_predict_layers", 0, 0, kMaxMtpLayers);
@@ -389,8 +388,9 @@ llvm::Expected<ModelConfig> ModelConfig::parse(StringRef json,
     if (method && *method == "fp8")
       c.weightDtype = WeightDtype::FP8;
     else if (method)
-      return makeError(origin + ": error: field 'quantization_config."
-                                "quant_method' is '" +
+      return makeError(origin +
+                       ": error: field 'quantization_config."
+                       "quant_method' is '" +
                        *method + "'; supported: fp8");
   }
   return c;
@@ -455,8 +455,8 @@ std::string ModelConfig::fingerprint() const {
   std::string text = llvm::formatv(
       "{0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10:e17} {11:e17} {12} {13} ",
       modelType, static_cast<int>(arch), hiddenSize, intermediateSize,
-      numLayers, numHeads, numKvHeads, headDim, vocabSize,
-      tieWordEmbeddings, rmsNormEps, ropeTheta, maxPositionEmbeddings,
+      numLayers, numHeads, numKvHeads, headDim, vocabSize, tieWordEmbeddings,
+      rmsNormEps, ropeTheta, maxPositionEmbeddings,
       static_cast<int>(weightDtype));
   text += llvm::formatv("{0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11}",
                         qLoraRank, kvLoraRank, qkNopeHeadDim, qkRopeHeadDim,

@@ -13,8 +13,10 @@ const ComponentInfo &Buffer::info() {
       {"tiles_out", "tiles", "tiles handed on (x reads)"},
   };
   static const ComponentInfo info{
-      "PMU buffer", "a df.buffer: tiles staged in PMUs, re-read `reads` times",
-      {}, stats};
+      "PMU buffer",
+      "a df.buffer: tiles staged in PMUs, re-read `reads` times",
+      {},
+      stats};
   return info;
 }
 

@@ -9,7 +9,8 @@ using namespace snapflow::sim;
 
 const ComponentInfo &CollectiveUnit::info() {
   static const ParamInfo params[] = {
-      {"algorithm", "-", "the df.collective's, else system.collective_algorithm",
+      {"algorithm", "-",
+       "the df.collective's, else system.collective_algorithm",
        "the compiler's choice per collective: rounds, hops and link load "
        "(arch/Collectives.h)"},
       {"link_bandwidth", "bytes/s", "system.link_bytes_per_s",
@@ -26,9 +27,9 @@ const ComponentInfo &CollectiveUnit::info() {
       {"link_busy", "ps", "peer link time spent sending"},
       {"collectives", "collectives", "collectives run"},
   };
-  static const ComponentInfo info{
-      "collective", "a df.collective over the socket's peer link", params,
-      stats};
+  static const ComponentInfo info{"collective",
+                                  "a df.collective over the socket's peer link",
+                                  params, stats};
   return info;
 }
 
@@ -57,13 +58,12 @@ CollectiveUnit::CollectiveUnit(const arch::ArchModel &chip,
                                CollectiveGroups *groups)
     : system(chip.system()), hopPs(chip.system().linkLatencyNs * 1000.0),
       launchPs(chip.system().collectiveLaunchNs * 1000.0),
-      outputLanes(chip.socket().agcuCount), link(chip.system().linkBytesPerS / 1e12, 1, 0), groups(groups) {}
+      outputLanes(chip.socket().agcuCount),
+      link(chip.system().linkBytesPerS / 1e12, 1, 0), groups(groups) {}
 
-arch::CollectiveCost CollectiveUnit::costOf(const Node &n,
-                                            double bytes) const {
-  return arch::chooseCollective(n.collective, bytes,
-                                std::max<int64_t>(2, n.group), system,
-                                n.algorithm);
+arch::CollectiveCost CollectiveUnit::costOf(const Node &n, double bytes) const {
+  return arch::chooseCollective(
+      n.collective, bytes, std::max<int64_t>(2, n.group), system, n.algorithm);
 }
 
 void CollectiveUnit::run(SectionRun &r, int index) {

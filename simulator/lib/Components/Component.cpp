@@ -17,9 +17,8 @@ using namespace snapflow::sim;
 
 llvm::ArrayRef<const ComponentInfo *> snapflow::sim::allComponents() {
   static const ComponentInfo *all[] = {
-      &SectionController::info(), &PcuStage::info(),
-      &DmaEngine::info(),         &MemoryTierServer::info(),
-      &OnChipNetwork::info(),     &Buffer::info(),
+      &SectionController::info(), &PcuStage::info(),      &DmaEngine::info(),
+      &MemoryTierServer::info(),  &OnChipNetwork::info(), &Buffer::info(),
       &CollectiveUnit::info(),
   };
   return all;

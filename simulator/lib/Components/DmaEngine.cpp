@@ -50,8 +50,8 @@ DmaEngine::DmaEngine(const arch::ArchModel &chip)
            chip.socket().agcuCount, 0) {}
 
 MemoryTierServer &DmaEngine::tierOf(SectionRun &r, const Node &n) {
-  arch::MemoryTier t = n.tensor >= 0 ? r.program->tensors[n.tensor].tier
-                                     : arch::MemoryTier::HBM;
+  arch::MemoryTier t =
+      n.tensor >= 0 ? r.program->tensors[n.tensor].tier : arch::MemoryTier::HBM;
   return r.socket->tier(t);
 }
 

@@ -9,7 +9,8 @@ using namespace snapflow::sim;
 
 const ComponentInfo &OnChipNetwork::info() {
   static const ParamInfo params[] = {
-      {"lane_bytes_per_cycle", "bytes/cycle", "socket.noc_stream_bytes_per_cycle",
+      {"lane_bytes_per_cycle", "bytes/cycle",
+       "socket.noc_stream_bytes_per_cycle",
        "bytes one lane of the vector network carries per cycle"},
       {"mean_hops", "hops", "socket.mesh_rows, socket.mesh_cols",
        "mean distance between two units of the mesh, (rows + cols) / 3"},
@@ -33,7 +34,8 @@ OnChipNetwork::OnChipNetwork(const arch::ArchModel &chip) {
   const arch::SocketParams &s = chip.socket();
   periodPs = 1e12 / s.clockHz;
   laneBytesPerCycle = double(s.nocStreamBytesPerCycle);
-  meanHopsPs = (s.meshRows + s.meshCols) / 3.0 * s.nocHopLatencyCycles * periodPs;
+  meanHopsPs =
+      (s.meshRows + s.meshCols) / 3.0 * s.nocHopLatencyCycles * periodPs;
 }
 
 double OnChipNetwork::crossPs(int64_t tileBytes, int64_t lanes) const {

@@ -26,8 +26,9 @@ const ComponentInfo &PcuStage::info() {
       {"steps", "steps", "stage steps (one tile's worth of work each)"},
   };
   static const ComponentInfo info{
-      "PCU stage", "a df.stage: compute steps on its PCUs, paced by its streams",
-      params, stats};
+      "PCU stage",
+      "a df.stage: compute steps on its PCUs, paced by its streams", params,
+      stats};
   return info;
 }
 
@@ -42,10 +43,10 @@ PcuStage::PcuStage(const arch::ArchModel &chip) : chip(chip) {
 void PcuStage::run(SectionRun &r, int index) {
   const Node &n = r.section->nodes[index];
   // A gemm of few rows fills its systolic arrays only in part.
-  double rate = n.stageKind == StageKind::Gemm
-                    ? systolicPerCycle *
-                          chip.systolicUtilization(double(n.gemmRows))
-                    : simdPerCycle;
+  double rate =
+      n.stageKind == StageKind::Gemm
+          ? systolicPerCycle * chip.systolicUtilization(double(n.gemmRows))
+          : simdPerCycle;
   if (r.nodeTiles(index) == 0) {
     // Idle this chunk (the selection before the last one): what reaches it
     // is taken and dropped.

@@ -25,7 +25,8 @@ const ComponentInfo &SectionController::info() {
   };
   static const StatInfo stats[] = {
       {"reconfigurations", "sections", "sections loaded (program loads)"},
-      {"calls", "calls", "kernel calls (section runs; a pipelined loop is one)"},
+      {"calls", "calls",
+       "kernel calls (section runs; a pipelined loop is one)"},
       {"iterations_simulated", "iterations", "loop iterations simulated"},
       {"iterations_accounted", "iterations",
        "identical loop iterations fast-forwarded"},
@@ -434,8 +435,8 @@ double SectionController::launch(int j, int i, Profile &profile) {
   return ps;
 }
 
-void SectionController::accountIterations(int j, int i, int64_t index,
-                                          double t, double rest) {
+void SectionController::accountIterations(int j, int i, int64_t index, double t,
+                                          double rest) {
   stats[IterationsAccounted] += rest;
   if (!tracing)
     return;
@@ -469,8 +470,7 @@ void SectionController::runChunk(int j, JobResult &jr, Profile &profile) {
              p.sections[end].loop == p.sections[i].loop)
         ++end;
     if (end - i > 1)
-      runKernelLoop(j, static_cast<int>(i), static_cast<int>(end), jr,
-                    profile);
+      runKernelLoop(j, static_cast<int>(i), static_cast<int>(end), jr, profile);
     else
       runSection(j, static_cast<int>(i), jr, profile);
     i = end;
@@ -515,8 +515,8 @@ void SectionController::runSection(int j, int i, JobResult &jr,
   sample(carriedOf[j][i]);
 }
 
-void SectionController::runKernelLoop(int j, int first, int end,
-                                      JobResult &jr, Profile &profile) {
+void SectionController::runKernelLoop(int j, int first, int end, JobResult &jr,
+                                      Profile &profile) {
   // A loop whose body is several kernels (an MoE layer: the attention and
   // the router, then the experts the router chose): each iteration calls
   // them in turn, each call paying its launch, with its program load (the

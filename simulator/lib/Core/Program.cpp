@@ -50,7 +50,8 @@ int64_t snapflow::sim::tilesInChunk(int64_t tiles, int64_t prefixTiles,
                                     int64_t chunk, int64_t chunks) {
   if (prefixTiles <= 0 || chunks <= 1 || chunk >= chunks - 1)
     return tiles;
-  return tiles - prefixTiles + (prefixTiles * chunk + chunks - 2) / (chunks - 1);
+  return tiles - prefixTiles +
+         (prefixTiles * chunk + chunks - 2) / (chunks - 1);
 }
 
 Section::ChunkTiles Section::tilesInChunk(int64_t chunk, int64_t chunks,
@@ -60,10 +61,10 @@ Section::ChunkTiles Section::tilesInChunk(int64_t chunk, int64_t chunks,
   // Whether the selection (lastChunk nodes) runs in this chunk.
   bool selects = chunk >= chunks - 1 && selection;
   for (const Node &n : nodes)
-    out.nodes.push_back(n.lastChunk && !selects ? 0
-                                             : sim::tilesInChunk(
-                                                   n.tiles, n.prefixTiles,
-                                                   chunk, chunks));
+    out.nodes.push_back(
+        n.lastChunk && !selects
+            ? 0
+            : sim::tilesInChunk(n.tiles, n.prefixTiles, chunk, chunks));
   // A stream carries what its producer emits: a load's tiles this chunk, a
   // stage's fixed output count, what a buffer or collective passes on.
   out.streams.assign(streams.size(), -1);

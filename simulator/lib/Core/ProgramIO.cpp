@@ -107,7 +107,8 @@ public:
     }
     return true;
   }
-  template <typename E> bool enumeration(E &v, int64_t count, const char *what) {
+  template <typename E>
+  bool enumeration(E &v, int64_t count, const char *what) {
     int64_t x;
     if (!integer(x, what) || x < 0 || x >= count)
       return fail(what);
@@ -213,7 +214,8 @@ std::string snapflow::sim::serializeProgram(const Program &p) {
   return std::move(w.out);
 }
 
-llvm::Expected<Program> snapflow::sim::deserializeProgram(llvm::StringRef bytes) {
+llvm::Expected<Program>
+snapflow::sim::deserializeProgram(llvm::StringRef bytes) {
   Reader r(bytes);
   auto error = [&]() {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), r.error);
@@ -229,11 +231,10 @@ llvm::Expected<Program> snapflow::sim::deserializeProgram(llvm::StringRef bytes)
     return error();
   std::vector<std::pair<std::string, std::string>> values(paramCount);
   for (auto &[key, text] : values)
-    if (!(r.string(key, "target parameter") &&
-          r.string(text, "target value")))
+    if (!(r.string(key, "target parameter") && r.string(text, "target value")))
       return error();
-  auto chip =
-      arch::ArchModel::fromValues(chipName, chipDescription, values, chipOrigin);
+  auto chip = arch::ArchModel::fromValues(chipName, chipDescription, values,
+                                          chipOrigin);
   if (!chip)
     return chip.takeError();
   p.target = std::move(*chip);
@@ -259,8 +260,7 @@ llvm::Expected<Program> snapflow::sim::deserializeProgram(llvm::StringRef bytes)
     if (!(r.string(s.name, "section name") &&
           r.integer(s.repeat, "section repeat") &&
           r.integer(pipelined, "section pipelined") &&
-          r.string(s.loop, "section loop") &&
-          r.count(nodes, "node count")))
+          r.string(s.loop, "section loop") && r.count(nodes, "node count")))
       return error();
     s.nodes.resize(nodes);
     for (Node &n : s.nodes)

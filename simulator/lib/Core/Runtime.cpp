@@ -75,8 +75,8 @@ void SectionRun::push(int node, int stream, int64_t lanes) {
 }
 
 std::vector<Stats *> Socket::stats() {
-  return {&tiers[0]->stats, &tiers[1]->stats, &tiers[2]->stats,
-          &network->stats,  &pcus->stats,     &dma->stats,
+  return {&tiers[0]->stats, &tiers[1]->stats,   &tiers[2]->stats,
+          &network->stats,  &pcus->stats,       &dma->stats,
           &buffers->stats,  &collectives->stats};
 }
 

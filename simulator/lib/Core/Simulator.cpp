@@ -173,8 +173,8 @@ private:
   /// wait for: a load of a tensor the section also stores reads what the
   /// previous iteration wrote (the layer carry). The KV cache is exempt:
   /// each iteration reads and writes its own layer's slice.
-  static std::vector<std::vector<int>>
-  carriedDependencies(const Program &p, const Section &sec) {
+  static std::vector<std::vector<int>> carriedDependencies(const Program &p,
+                                                           const Section &sec) {
     std::vector<std::vector<int>> out(sec.nodes.size());
     for (size_t l = 0; l < sec.nodes.size(); ++l) {
       const Node &load = sec.nodes[l];
@@ -288,7 +288,8 @@ void Engine::reportDeadlock() {
             continue;
           if (w.stream < 0) {
             os << "\n    " << run->section->nodes[k].label << " waits to "
-               << w.what << " " << run->program->tensors[run->section->nodes[k].tensor].name;
+               << w.what << " "
+               << run->program->tensors[run->section->nodes[k].tensor].name;
             continue;
           }
           const Stream &st = run->section->streams[w.stream];
@@ -314,8 +315,7 @@ SimResult snapflow::sim::simulate(const std::vector<Job> &jobs,
   // Slurm's, a container's) by throwing sc_report, which nothing caught, so
   // the run aborted in std::terminate (reliability defect R05). The kernel
   // cannot run again after it, which is fine: the run ends with the error.
-  auto stopped = [&](const Engine *engine, llvm::StringRef what,
-                     bool memory) {
+  auto stopped = [&](const Engine *engine, llvm::StringRef what, bool memory) {
     SimResult failed;
     size_t processes = 0;
     if (engine)

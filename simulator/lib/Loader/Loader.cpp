@@ -207,8 +207,8 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
       // Every byte count the simulator and the roofline form from this node
       // (tiles x tile bytes, once per loop iteration) must fit in 64 bits.
       for (int stream : llvm::concat<int>(n.inputs, n.outputs))
-        if ((CheckedInt(s.streams[stream].tiles) *
-             s.streams[stream].tileBytes * s.repeat)
+        if ((CheckedInt(s.streams[stream].tiles) * s.streams[stream].tileBytes *
+             s.repeat)
                 .overflowed())
           return op.emitOpError("moves more bytes per step than a 64-bit "
                                 "count holds (tiles x tile bytes x repeat)");
@@ -240,14 +240,14 @@ llvm::Expected<Program> choose(ModuleOp module, llvm::StringRef bufferName,
     std::string known;
     for (df::ProgramOp p : programs)
       known += (known.empty() ? "" : ", ") + p.getSymName().str();
-    return makeError(bufferName + ": error: " +
-                     (programs.empty()
-                          ? std::string("no df.program; compile with "
-                                        "`snapflow compile -o` first")
-                          : "no df.program @" +
-                                (name.empty() ? std::string("decode")
-                                              : name.str()) +
-                                "; the file has " + known));
+    return makeError(
+        bufferName + ": error: " +
+        (programs.empty()
+             ? std::string("no df.program; compile with "
+                           "`snapflow compile -o` first")
+             : "no df.program @" +
+                   (name.empty() ? std::string("decode") : name.str()) +
+                   "; the file has " + known));
   }
   FailureOr<Program> program = convertProgram(chosen);
   if (failed(program)) {
@@ -268,8 +268,8 @@ llvm::Expected<Program> snapflow::sim::parseProgram(llvm::StringRef text,
   // levels (module, program, section, attributes).
   // A report or a config given by mistake: say so, not MLIR's "expected
   // operation name in quotes".
-  if (StringRef head = text.ltrim(); head.consume_front("{") &&
-                                      head.ltrim().starts_with("\""))
+  if (StringRef head = text.ltrim();
+      head.consume_front("{") && head.ltrim().starts_with("\""))
     return makeError(bufferName +
                      ": error: this is a JSON file (a report, a config), not "
                      "a df program; simulate takes the .mlir that `snapflow "

@@ -32,17 +32,23 @@ namespace {
 struct FormatSpec {
   TraceFormat format;
   const char *name, *title;
-  const char *columns[3]; ///< arrival, prompt tokens, output tokens
+  const char *columns[3];  ///< arrival, prompt tokens, output tokens
   const char *modelColumn; ///< optional; null when the format has none
 };
 const FormatSpec kFormats[] = {
-    {TraceFormat::Snapflow, "snapflow", "snapflow",
+    {TraceFormat::Snapflow,
+     "snapflow",
+     "snapflow",
      {"arrival_s", "prompt_tokens", "output_tokens"},
      "model"},
-    {TraceFormat::Azure, "azure", "Azure LLM inference",
+    {TraceFormat::Azure,
+     "azure",
+     "Azure LLM inference",
      {"TIMESTAMP", "ContextTokens", "GeneratedTokens"},
      nullptr},
-    {TraceFormat::BurstGPT, "burstgpt", "BurstGPT",
+    {TraceFormat::BurstGPT,
+     "burstgpt",
+     "BurstGPT",
      {"Timestamp", "Request tokens", "Response tokens"},
      "Model"},
 };
@@ -80,8 +86,7 @@ bool digits(StringRef text, int64_t &value) {
 }
 
 int64_t daysInMonth(int64_t y, int64_t m) {
-  static const int kDays[12] = {31, 28, 31, 30, 31, 30,
-                                31, 31, 30, 31, 30, 31};
+  static const int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
   return m == 2 && leap ? 29 : kDays[m - 1];
 }
@@ -222,18 +227,17 @@ snapflow::sim::serving::parseRequests(StringRef text, StringRef path,
       if (!spec && nearest)
         return located(
             lineNo, 1,
-            llvm::formatv("the header needs the columns {0},{1},{2}{3}; "
-                          "'{4}' is missing",
-                          nearest->columns[0], nearest->columns[1],
-                          nearest->columns[2],
-                          nearest->format == TraceFormat::Snapflow
-                              ? ""
-                              : std::string(" of ") +
-                                    (nearest->format == TraceFormat::Azure
-                                         ? "an "
-                                         : "a ") +
-                                    nearest->title + " trace",
-                          nearest->columns[nearestMissing]));
+            llvm::formatv(
+                "the header needs the columns {0},{1},{2}{3}; "
+                "'{4}' is missing",
+                nearest->columns[0], nearest->columns[1], nearest->columns[2],
+                nearest->format == TraceFormat::Snapflow
+                    ? ""
+                    : std::string(" of ") +
+                          (nearest->format == TraceFormat::Azure ? "an "
+                                                                 : "a ") +
+                          nearest->title + " trace",
+                nearest->columns[nearestMissing]));
       if (!spec)
         return located(lineNo, 1,
                        "the header is not one of a known request trace: "
@@ -343,11 +347,10 @@ snapflow::sim::serving::parseRequests(StringRef text, StringRef path,
                             "(arrival_s,prompt_tokens,output_tokens, or an "
                             "Azure or BurstGPT trace's) and rows");
   if (requests.empty())
-    return makeError(path + ": error: no requests after the header" +
-                     (skipped ? llvm::formatv(" ({0} with 0 tokens skipped)",
-                                              skipped)
-                                    .str()
-                              : std::string()));
+    return makeError(
+        path + ": error: no requests after the header" +
+        (skipped ? llvm::formatv(" ({0} with 0 tokens skipped)", skipped).str()
+                 : std::string()));
   // A public trace's clock starts at its first request.
   if (spec->format != TraceFormat::Snapflow) {
     double first = requests.front().arrivalS;
@@ -379,7 +382,8 @@ snapflow::sim::serving::generateRequests(const GeneratorOptions &o) {
   // standard distributions are not specified bit for bit).
   auto uniform = [&] { return double(rng() >> 11) * 0x1.0p-53; };
   auto length = [&](int64_t mean) {
-    double lo = double(mean) * (1 - o.spread), hi = double(mean) * (1 + o.spread);
+    double lo = double(mean) * (1 - o.spread),
+           hi = double(mean) * (1 + o.spread);
     return std::max<int64_t>(1, std::llround(lo + (hi - lo) * uniform()));
   };
   std::vector<Request> out;
@@ -395,7 +399,6 @@ snapflow::sim::serving::generateRequests(const GeneratorOptions &o) {
   }
   return out;
 }
-
 
 std::vector<Request>
 snapflow::sim::serving::generatePeriodic(llvm::ArrayRef<PeriodicLoad> loads,
@@ -422,8 +425,8 @@ snapflow::sim::serving::generatePeriodic(llvm::ArrayRef<PeriodicLoad> loads,
       if (t >= durationS)
         break;
       double rate =
-          l.rate * (1 + l.amplitude * std::sin(2 * M_PI *
-                                               (t / l.periodS + l.phase)));
+          l.rate *
+          (1 + l.amplitude * std::sin(2 * M_PI * (t / l.periodS + l.phase)));
       double keep = uniform();
       if (keep * peak >= rate)
         continue;

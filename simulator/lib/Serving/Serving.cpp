@@ -45,9 +45,9 @@ Error snapflow::sim::serving::validate(llvm::ArrayRef<Request> requests,
     if (r.promptTokens < 1 || r.outputTokens < 1 ||
         r.promptTokens > config.maxContext - r.outputTokens) {
       std::string where =
-          r.line > 0 ? llvm::formatv("{0}:{1}: error: ", source, r.line).str()
-                     : llvm::formatv("{0}: error: request {1}: ", source, r.id)
-                           .str();
+          r.line > 0
+              ? llvm::formatv("{0}:{1}: error: ", source, r.line).str()
+              : llvm::formatv("{0}: error: request {1}: ", source, r.id).str();
       return makeError(llvm::formatv(
           "{0}prompt_tokens + output_tokens = {1} + {2} exceeds the context "
           "of {3} tokens a slot holds ({4})",
@@ -105,8 +105,7 @@ struct ModelState {
 
 /// The chunks of a prefill bucket: its chunk times, or the whole prefill.
 llvm::ArrayRef<double> chunksOf(const CostTable &costs, int b) {
-  if (size_t(b) < costs.prefillChunkS.size() &&
-      !costs.prefillChunkS[b].empty())
+  if (size_t(b) < costs.prefillChunkS.size() && !costs.prefillChunkS[b].empty())
     return costs.prefillChunkS[b];
   return costs.prefillS[b];
 }
@@ -187,7 +186,7 @@ private:
   size_t finished = 0;
   // The switch under way.
   int switching = -1;
-  double switchLeft = 0; ///< bytes still to move
+  double switchLeft = 0;  ///< bytes still to move
   double switchEndS = -1; ///< set when it ended during the current turn
   std::deque<int> demand, prewarms;
   /// Models evicted once drained, for the next switch.
@@ -426,8 +425,8 @@ void Loop::manageCache() {
       std::vector<double> lastUse;
       for (const ModelState &m : models)
         lastUse.push_back(m.lastUseS);
-      llvm::ArrayRef<double> by = prewarm ? llvm::ArrayRef<double>(expected)
-                                          : llvm::ArrayRef<double>();
+      llvm::ArrayRef<double> by =
+          prewarm ? llvm::ArrayRef<double>(expected) : llvm::ArrayRef<double>();
       std::vector<int> victims, drains;
       double freed = 0;
       for (int k : evictionOrder(idle, lastUse, by))
@@ -746,8 +745,7 @@ llvm::Expected<ServeResult> snapflow::sim::serving::serveModels(
   return loop.run();
 }
 
-llvm::Expected<ServeResult>
-snapflow::sim::serving::serve(
+llvm::Expected<ServeResult> snapflow::sim::serving::serve(
     llvm::ArrayRef<Request> requests, const CostTable &costs,
     const ServeConfig &cfg,
     llvm::function_ref<void(const RequestResult &)> onFinish) {

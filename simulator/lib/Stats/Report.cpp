@@ -174,7 +174,7 @@ Object profileObject(const Profile &pr, const Program &p,
 } // namespace
 
 const Program *snapflow::sim::reportedPrefill(const Program &decode,
-                                             const Program *prefill) {
+                                              const Program *prefill) {
   if (prefill)
     return prefill;
   return decode.phase == "prefill" ? &decode : nullptr;
@@ -251,9 +251,9 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
     llvm::json::Value selectionS = 0.0;
     if (pre->hasSelection()) {
       const JobResult *w = jobFor(r, pre->phase, /*withoutSelection=*/true);
-      selectionS = w ? llvm::json::Value(seconds(p->lastChunkPs() -
-                                                 w->lastChunkPs()))
-                     : llvm::json::Value(nullptr);
+      selectionS =
+          w ? llvm::json::Value(seconds(p->lastChunkPs() - w->lastChunkPs()))
+            : llvm::json::Value(nullptr);
     }
     ttftProfile = profileObject(p->profile, *pre, &p->chunkProfiles);
     ttftBreakdown = Object{{"chunks", pre->chunks},
@@ -370,9 +370,7 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
 }
 
 void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
-  auto num = [&](llvm::StringRef key) {
-    return r.getNumber(key).value_or(0);
-  };
+  auto num = [&](llvm::StringRef key) { return r.getNumber(key).value_or(0); };
   const Object *roof = r.getObject("roofline");
   const Object *util = r.getObject("utilization");
   const Object *bd = r.getObject("breakdown");
@@ -431,10 +429,10 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
   std::string bound = roof->getString("binding").value_or("-").str();
   std::string binds;
   if (bound == "collective_latency") {
-    binds = llvm::formatv("; binds: the collective latency chain, {0:f3} ms",
-                          roof->getNumber("collective_latency_s").value_or(0) *
-                              1e3)
-                .str();
+    binds =
+        llvm::formatv("; binds: the collective latency chain, {0:f3} ms",
+                      roof->getNumber("collective_latency_s").value_or(0) * 1e3)
+            .str();
     double most = -1;
     for (const char *k : {"compute", "hbm", "ddr", "sram", "link"})
       if (double v = roof->getNumber(std::string(k) + "_s").value_or(0);
@@ -443,12 +441,12 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
         bound = k;
       }
   }
-  os << llvm::formatv("  step latency   {0:f3} ms; roofline bound {1:f3} ms "
-                      "({2}), efficiency {3:f2}{4}\n",
-                      num("step_latency_s") * 1e3,
-                      roof->getNumber("step_latency_lower_bound_s").value_or(0) *
-                          1e3,
-                      bound, num("roofline_efficiency"), binds);
+  os << llvm::formatv(
+      "  step latency   {0:f3} ms; roofline bound {1:f3} ms "
+      "({2}), efficiency {3:f2}{4}\n",
+      num("step_latency_s") * 1e3,
+      roof->getNumber("step_latency_lower_bound_s").value_or(0) * 1e3, bound,
+      num("roofline_efficiency"), binds);
   // A tier whose occupancy peaks above what the socket has: the plan
   // over-commits it (said here rather than left for the reader to find).
   if (const Object *mem = r.getObject("memory"))
@@ -510,22 +508,19 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
       std::string names;
       for (const std::string &a : algorithms)
         names += (names.empty() ? "" : ", ") + a;
-      os << llvm::formatv("  collectives    {0:f0} per step ({1}); {2:f3} ms of "
-                          "latency, {3:f3} ms after their producers' last "
-                          "tile\n",
-                          count, names,
-                          coll->getNumber("latency_s_per_step").value_or(0) *
-                              1e3,
-                          coll->getNumber("exposed_s_per_step").value_or(0) *
-                              1e3);
+      os << llvm::formatv(
+          "  collectives    {0:f0} per step ({1}); {2:f3} ms of "
+          "latency, {3:f3} ms after their producers' last "
+          "tile\n",
+          count, names, coll->getNumber("latency_s_per_step").value_or(0) * 1e3,
+          coll->getNumber("exposed_s_per_step").value_or(0) * 1e3);
     }
   }
-  os << llvm::formatv("  utilization    PCU {0:p}, HBM {1:p}, DDR {2:p}, "
-                      "link {3:p}\n",
-                      util->getNumber("pcu").value_or(0),
-                      util->getNumber("hbm").value_or(0),
-                      util->getNumber("ddr").value_or(0),
-                      util->getNumber("link").value_or(0));
+  os << llvm::formatv(
+      "  utilization    PCU {0:p}, HBM {1:p}, DDR {2:p}, "
+      "link {3:p}\n",
+      util->getNumber("pcu").value_or(0), util->getNumber("hbm").value_or(0),
+      util->getNumber("ddr").value_or(0), util->getNumber("link").value_or(0));
   if (const Object *traffic = r.getObject("traffic_bytes_per_step"))
     os << llvm::formatv("  traffic        {0:f1} MB HBM, {1:f1} MB DDR per "
                         "step\n",
@@ -544,14 +539,13 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
                           "step (the policy's and format's work)\n",
                           u->getNumber("flops_per_step").value_or(0) / 1e9,
                           u->getNumber("bytes_per_step").value_or(0) / 1e6);
-  os << llvm::formatv("  simulated      {0} cycles, {1} of {2} steps and "
-                      "{3} loop iterations simulated ({4} fast-forwarded); "
-                      "{5:f2} s wall\n",
-                      *r.getInteger("simulated_cycles"),
-                      *r.getInteger("steps_simulated"), *r.getInteger("steps"),
-                      *r.getInteger("iterations_simulated"),
-                      *r.getInteger("iterations_fast_forwarded"),
-                      num("wall_time_s"));
+  os << llvm::formatv(
+      "  simulated      {0} cycles, {1} of {2} steps and "
+      "{3} loop iterations simulated ({4} fast-forwarded); "
+      "{5:f2} s wall\n",
+      *r.getInteger("simulated_cycles"), *r.getInteger("steps_simulated"),
+      *r.getInteger("steps"), *r.getInteger("iterations_simulated"),
+      *r.getInteger("iterations_fast_forwarded"), num("wall_time_s"));
 }
 
 namespace {
@@ -574,12 +568,11 @@ void printProfileTable(llvm::raw_ostream &os, llvm::StringRef title,
           }
   }
   os << title << "\n";
-  os << llvm::formatv("  {0,-18} {1,10} {2,7}", "operator", "path ms",
-                      "share");
+  os << llvm::formatv("  {0,-18} {1,10} {2,7}", "operator", "path ms", "share");
   for (const std::string &r : resources)
     os << llvm::formatv(" {0,9}", r + " ms");
-  os << llvm::formatv(" {0,9} {1,10} {2,9} {3,9} {4,9}\n", "busy ms",
-                      "GFLOP", "HBM MB", "DDR MB", "SRAM MB");
+  os << llvm::formatv(" {0,9} {1,10} {2,9} {3,9} {4,9}\n", "busy ms", "GFLOP",
+                      "HBM MB", "DDR MB", "SRAM MB");
   double total = 0;
   for (const llvm::json::Value &v : *ops) {
     const Object *o = v.getAsObject();
@@ -610,8 +603,8 @@ void printProfileTable(llvm::raw_ostream &os, llvm::StringRef title,
     os << "  chunks:";
     for (const llvm::json::Value &v : *chunks)
       if (const Object *o = v.getAsObject())
-        os << llvm::formatv(" {0:f3} ms", o->getNumber("time_s").value_or(0) *
-                                              1e3);
+        os << llvm::formatv(" {0:f3} ms",
+                            o->getNumber("time_s").value_or(0) * 1e3);
     os << "\n";
   }
 }
@@ -629,24 +622,22 @@ void snapflow::sim::printProfile(llvm::raw_ostream &os, const Object &r) {
         *p, step);
   if (const Object *b = r.getObject("binds"))
     if (llvm::StringRef op = b->getString("operator").value_or(""); !op.empty())
-      os << llvm::formatv("  binds: {0} on {1}, {2:f3} ms ({3:p} of the "
-                          "step); roofline bound {4:f3} ms ({5})\n",
-                          op, b->getString("resource").value_or(""),
-                          b->getNumber("s").value_or(0) * 1e3,
-                          b->getNumber("share").value_or(0),
-                          r.getObject("roofline")
-                                  ->getNumber("step_latency_lower_bound_s")
-                                  .value_or(0) *
-                              1e3,
-                          r.getObject("roofline")
-                              ->getString("binding")
-                              .value_or("-"));
+      os << llvm::formatv(
+          "  binds: {0} on {1}, {2:f3} ms ({3:p} of the "
+          "step); roofline bound {4:f3} ms ({5})\n",
+          op, b->getString("resource").value_or(""),
+          b->getNumber("s").value_or(0) * 1e3,
+          b->getNumber("share").value_or(0),
+          r.getObject("roofline")
+                  ->getNumber("step_latency_lower_bound_s")
+                  .value_or(0) *
+              1e3,
+          r.getObject("roofline")->getString("binding").value_or("-"));
   if (const Object *p = r.getObject("ttft_profile")) {
     double ttft = r.getNumber("ttft_s").value_or(step);
-    printProfileTable(os,
-                      llvm::formatv("profile of the prefill ({0:f3} ms)",
-                                    ttft * 1e3)
-                          .str(),
-                      *p, ttft);
+    printProfileTable(
+        os,
+        llvm::formatv("profile of the prefill ({0:f3} ms)", ttft * 1e3).str(),
+        *p, ttft);
   }
 }

@@ -29,8 +29,8 @@ Roofline snapflow::sim::computeRoofline(const Program &p,
         case NodeKind::Store: {
           const Stream &in = sec.streams[n.inputs[0]];
           int t = static_cast<int>(p.tensors[n.tensor].tier);
-          r.bytes[t] += times * double(tiles.streams[n.inputs[0]]) *
-                        double(in.tileBytes);
+          r.bytes[t] +=
+              times * double(tiles.streams[n.inputs[0]]) * double(in.tileBytes);
           break;
         }
         case NodeKind::Stage:
@@ -40,10 +40,11 @@ Roofline snapflow::sim::computeRoofline(const Program &p,
         case NodeKind::Collective: {
           const Stream &in = sec.streams[n.inputs[0]];
           // The algorithm the node runs with, on the simulated chip.
-          double bytes = double(tiles.streams[n.inputs[0]]) * double(in.tileBytes);
+          double bytes =
+              double(tiles.streams[n.inputs[0]]) * double(in.tileBytes);
           arch::CollectiveCost c = arch::chooseCollective(
-              n.collective, bytes, std::max<int64_t>(2, n.group),
-              chip.system(), n.algorithm);
+              n.collective, bytes, std::max<int64_t>(2, n.group), chip.system(),
+              n.algorithm);
           r.linkBytes += times * c.linkBytesPerByte * bytes;
           r.collectiveLatencySeconds += times * c.seconds();
           break;

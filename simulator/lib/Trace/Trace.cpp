@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "snapflow/Sim/Trace/Trace.h"
-#include "snapflow/Support/Version.h"
 #include "snapflow/Support/Output.h"
+#include "snapflow/Support/Version.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -379,9 +379,10 @@ constexpr int64_t kStepsTrack = 0, kSectionsTrack = 1, kCriticalTrack = 2,
 
 } // namespace
 
-llvm::Error snapflow::sim::writeChromeTrace(
-    llvm::StringRef path, const SimResult &r,
-    llvm::ArrayRef<const Program *> programs, const arch::ArchModel &chip) {
+llvm::Error
+snapflow::sim::writeChromeTrace(llvm::StringRef path, const SimResult &r,
+                                llvm::ArrayRef<const Program *> programs,
+                                const arch::ArchModel &chip) {
   // One track per node of each job's sections, in program order; a run of
   // several programs (prefill and decode) names each track's phase.
   std::map<std::tuple<int, int, int>, int64_t> tracks;
@@ -458,10 +459,10 @@ llvm::Error snapflow::sim::writeChromeTrace(
         const Section &sec = p->sections[e.section];
         // Accounted iterations of a loop of several kernels cover them all.
         std::string name =
-            phase(e) + (e.kind == TraceEvent::IterationsAccounted &&
-                                !sec.loop.empty()
-                            ? sec.loop
-                            : sec.name);
+            phase(e) +
+            (e.kind == TraceEvent::IterationsAccounted && !sec.loop.empty()
+                 ? sec.loop
+                 : sec.name);
         if (e.kind == TraceEvent::IterationsAccounted)
           name += llvm::formatv(" x{0} (fast-forwarded)", e.count).str();
         else if (e.count > 1)

@@ -1,11 +1,12 @@
 //===- ArchModel.h - The one description of the chip ----------------------===//
 //
-// ArchModel is the single C++ model of an SN40L-like chip that both the compiler
-// (tiling, memory planning) and the simulator (component parameters) read. It is
-// built from a versioned YAML file in which every key carries its unit and every
-// value carries its source ("published: ...", "inferred: ...", "test: ...").
-// Every parameter is declared once in a table (ArchModel.cpp) with its unit, rule
-// and description; the loader, `snapflow list` and docs/ArchConfig.md follow it.
+// ArchModel is the single C++ model of an SN40L-like chip that both the
+// compiler (tiling, memory planning) and the simulator (component parameters)
+// read. It is built from a versioned YAML file in which every key carries its
+// unit and every value carries its source ("published: ...", "inferred: ...",
+// "test: ..."). Every parameter is declared once in a table (ArchModel.cpp)
+// with its unit, rule and description; the loader, `snapflow list` and
+// docs/ArchConfig.md follow it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,7 +53,8 @@ enum class CollectiveAlgorithm {
 };
 llvm::StringRef collectiveAlgorithmName(CollectiveAlgorithm algorithm);
 /// The algorithm named `name` ("auto", "ring", ..., "one_shot"), if any.
-std::optional<CollectiveAlgorithm> parseCollectiveAlgorithm(llvm::StringRef name);
+std::optional<CollectiveAlgorithm>
+parseCollectiveAlgorithm(llvm::StringRef name);
 /// Every algorithm name, "auto" first, joined by `separator`.
 std::string collectiveAlgorithmNames(llvm::StringRef separator);
 
@@ -97,7 +99,8 @@ struct SystemParams {
   double collectiveLaunchNs = 0;
 };
 
-/// One declared parameter of the chip file: where it lives, its unit and its rule.
+/// One declared parameter of the chip file: where it lives, its unit and its
+/// rule.
 struct ArchParamInfo {
   /// How the value is written: an integer, a real number, or one of a few
   /// names (topology, algorithm).
@@ -110,9 +113,7 @@ struct ArchParamInfo {
   Kind kind = Kind::Integer;
 
   /// "socket.clock_hz".
-  std::string dottedKey() const {
-    return std::string(section) + "." + key;
-  }
+  std::string dottedKey() const { return std::string(section) + "." + key; }
 };
 
 /// The chip model. Immutable once loaded.
@@ -157,7 +158,8 @@ public:
   const std::string &getOrigin() const { return origin; }
   const SocketParams &socket() const { return socketParams; }
   const SystemParams &system() const { return systemParams; }
-  /// The source text of a parameter ("published: ..."), keyed "socket.clock_hz".
+  /// The source text of a parameter ("published: ..."), keyed
+  /// "socket.clock_hz".
   llvm::StringRef getSource(llvm::StringRef dottedKey) const;
   /// The value of a declared parameter as canonical text: an integer in
   /// decimal, a real number in the shortest form that reads back exactly, a

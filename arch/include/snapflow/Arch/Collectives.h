@@ -1,4 +1,5 @@
-//===- Collectives.h - Collective algorithms on the peer network -*- C++ -*-===//
+//===- Collectives.h - Collective algorithms on the peer network -*- C++
+//-*-===//
 //
 // How a collective moves data between the sockets of a tensor-parallel group,
 // and what that costs on the chip file's peer network. One place for every

@@ -43,8 +43,8 @@ enum class OpKind {
   AllReduce,        ///< collectives, by kind
   AllGather,
   AllToAll,
-  KernelLaunch,     ///< program load, argument load and execute of a call
-  Other,            ///< anything untagged (a hand-written program)
+  KernelLaunch, ///< program load, argument load and execute of a call
+  Other,        ///< anything untagged (a hand-written program)
 };
 constexpr int kNumOpKinds = static_cast<int>(OpKind::Other) + 1;
 

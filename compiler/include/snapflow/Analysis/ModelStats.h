@@ -1,4 +1,5 @@
-//===- ModelStats.h - Parameters, KV and cost of a phase function -*- C++ -*-===//
+//===- ModelStats.h - Parameters, KV and cost of a phase function -*- C++
+//-*-===//
 //
 // Reads what a phase function of llm IR implies: parameter counts (total and
 // active per token), weight bytes, KV bytes per token, and the FLOPs and bytes

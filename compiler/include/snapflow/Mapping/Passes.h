@@ -17,11 +17,11 @@ class ArchModel;
 /// Runs `fn` on each df.program of `module` with the chip of the module's
 /// df.target, stopping at the first failure. A module without a target has
 /// no df.program (the df verifier), so nothing runs.
-mlir::LogicalResult forEachProgram(
-    mlir::ModuleOp module,
-    llvm::function_ref<mlir::LogicalResult(df::ProgramOp,
-                                           const arch::ArchModel &)>
-        fn);
+mlir::LogicalResult
+forEachProgram(mlir::ModuleOp module,
+               llvm::function_ref<mlir::LogicalResult(df::ProgramOp,
+                                                      const arch::ArchModel &)>
+                   fn);
 
 #define GEN_PASS_DECL
 #include "snapflow/Mapping/Passes.h.inc"

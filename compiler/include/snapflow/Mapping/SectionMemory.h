@@ -1,4 +1,5 @@
-//===- SectionMemory.h - What a df section holds in SRAM at once -*- C++ -*-===//
+//===- SectionMemory.h - What a df section holds in SRAM at once -*- C++
+//-*-===//
 //
 // A section's stages run together, so while it runs a socket holds every
 // stream buffer of the section at its depth, and every SRAM tensor whose

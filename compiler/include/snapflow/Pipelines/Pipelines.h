@@ -20,7 +20,7 @@ namespace snapflow {
 /// Options of the snapflow pipeline, with their defaults
 /// (PipelineOptions.def).
 struct PipelineOptions {
-#define SNAPFLOW_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)            \
+#define SNAPFLOW_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)             \
   TYPE FIELD = DEFAULT;
 #include "snapflow/Pipelines/PipelineOptions.def"
 

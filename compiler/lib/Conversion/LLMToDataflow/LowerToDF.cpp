@@ -77,8 +77,8 @@ int64_t closestDivisor(int64_t n, int64_t want) {
 /// iteration); dimensions 1 .. keep-1 are cut into single units (e.g. one
 /// routed expert per tile) and count towards the pieces. Returns the tile
 /// shape and the exact piece count per layer.
-std::pair<SmallVector<int64_t>, int64_t>
-cutTile(ArrayRef<int64_t> shape, int64_t want, unsigned keep) {
+std::pair<SmallVector<int64_t>, int64_t> cutTile(ArrayRef<int64_t> shape,
+                                                 int64_t want, unsigned keep) {
   SmallVector<int64_t> tile(shape);
   int64_t pieces = 1;
   for (unsigned i = 0; i < keep && i < tile.size(); ++i) {
@@ -130,10 +130,10 @@ public:
     df::setKVUpkeep(program,
                     df::KVUpkeepAttr::get(fn.getContext(), stats->kvUpkeepFlops,
                                           stats->kvUpkeepBytes));
-    df::setSections(program, llvm::to_vector(llvm::map_range(
-                                 sections, [](Attribute a) {
-                                   return cast<df::SectionMapAttr>(a);
-                                 })));
+    df::setSections(program,
+                    llvm::to_vector(llvm::map_range(sections, [](Attribute a) {
+                      return cast<df::SectionMapAttr>(a);
+                    })));
     Block *body = b.createBlock(&program.getBody());
     decls = OpBuilder::atBlockBegin(body);
     OpKindAnalysis kindsOfFn(fn);
@@ -162,9 +162,9 @@ public:
     OpBuilder sb = OpBuilder::atBlockEnd(body);
     for (auto &[index, ops] : order) {
       if (index < 0 || index >= static_cast<int64_t>(sections.size()))
-        return fn.emitOpError() << "df.section " << index
-                                << " is not one of its " << sections.size()
-                                << " df.sections";
+        return fn.emitOpError()
+               << "df.section " << index << " is not one of its "
+               << sections.size() << " df.sections";
       auto info = cast<df::SectionMapAttr>(sections[index]);
       auto section = sb.create<df::SectionOp>(
           loc, info.getName(), info.getRepeat(), /*pipelined=*/false,
@@ -208,10 +208,10 @@ private:
   void declareKV() {
     for (Type t : fn.getArgumentTypes())
       if (auto cache = dyn_cast<kv::KVCacheTypeInterface>(t)) {
-        kvType = RankedTensorType::get(
-            {cache.getLayers(), cache.getBatch(), cache.getSlots(),
-             cache.getValuesPerToken()},
-            cache.getDtype());
+        kvType =
+            RankedTensorType::get({cache.getLayers(), cache.getBatch(),
+                                   cache.getSlots(), cache.getValuesPerToken()},
+                                  cache.getDtype());
         // A format stores its slots as bytes, and keeps its residual (the
         // newest tokens at the dtype) beside them.
         if (kv::KVFormatAttrInterface format = cache.getFormat()) {
@@ -234,17 +234,17 @@ private:
           // A format that quantizes a prefill's tokens after writing them
           // (ZipCache, by their saliency) holds one layer's at the dtype.
           if (prefill && !format.quantizesOnWrite(/*prefill=*/true)) {
-            stagingType = RankedTensorType::get(
-                {1, cache.getBatch(), cache.getSlots(),
-                 cache.getValuesPerToken()},
-                cache.getDtype());
+            stagingType =
+                RankedTensorType::get({1, cache.getBatch(), cache.getSlots(),
+                                       cache.getValuesPerToken()},
+                                      cache.getDtype());
             declare("kv_staging", stagingType, arch::MemoryTier::HBM,
                     /*kvCache=*/true);
           }
         }
         declare("kv_cache", kvType, arch::MemoryTier::HBM, /*kvCache=*/true);
-        if (int64_t perSlot = cache.getPolicy().getSlotStateBytes(
-                kv::getGroups(cache));
+        if (int64_t perSlot =
+                cache.getPolicy().getSlotStateBytes(kv::getGroups(cache));
             perSlot > 0) {
           stateType = RankedTensorType::get(
               {cache.getLayers(), cache.getBatch(), cache.getSlots(), perSlot},
@@ -270,10 +270,10 @@ private:
                   /*kvCache=*/true);
         }
         if (int64_t staged = llm::getStagedPromptSlots(fn); staged > 0) {
-          promptType = RankedTensorType::get(
-              {cache.getLayers(), cache.getBatch(), staged,
-               cache.getValuesPerToken()},
-              cache.getDtype());
+          promptType =
+              RankedTensorType::get({cache.getLayers(), cache.getBatch(),
+                                     staged, cache.getValuesPerToken()},
+                                    cache.getDtype());
           declare("prompt_kv", promptType, arch::MemoryTier::HBM);
         }
       }
@@ -290,8 +290,8 @@ private:
     };
     fn.walk([&](llm::RepeatOp loop) {
       for (auto [k, arg] : llvm::enumerate(loop.getBody().getArguments())) {
-        std::string name = llvm::formatv("{0}_carry{1}",
-                                         loop.getFirstLayer(), k);
+        std::string name =
+            llvm::formatv("{0}_carry{1}", loop.getFirstLayer(), k);
         homeFor(arg, name);
         homeFor(loop.getInits()[k], name);
         homeFor(loop.getResult(k), name);
@@ -341,8 +341,7 @@ private:
     // is answered by the trace and the report (it was `@spillN`).
     llvm::StringSet<> spillNames;
     auto spillName = [&](Operation *op, Value r) {
-      std::string name =
-          ("spill." + op->getName().stripDialect()).str();
+      std::string name = ("spill." + op->getName().stripDialect()).str();
       if (std::optional<int64_t> layer = llm::getLayer(op))
         name += ".l" + std::to_string(*layer);
       if (op->getNumResults() > 1)
@@ -467,8 +466,8 @@ private:
     if (part)
       tileBytes = std::clamp<int64_t>(bytes / tokens * rows, 1, tileBytes);
     int64_t count = 0;
-    RankedTensorType tile = activationTile(
-        v.getType(), (bytes + tileBytes - 1) / tileBytes, count);
+    RankedTensorType tile =
+        activationTile(v.getType(), (bytes + tileBytes - 1) / tileBytes, count);
     Operation *def = v.getDefiningOp();
     declare(home->second, homeType(v),
             def ? tierOf(def) : arch::MemoryTier::SRAM);
@@ -523,7 +522,8 @@ private:
     bool staged = prefixSlots > 0 && promptType;
     RankedTensorType src = staged ? promptType : kvType;
     int64_t layerBytes = bytesOf(src) / src.getDimSize(0);
-    int64_t want = std::max<int64_t>(1, layerBytes / std::max<int64_t>(1, tileBytes));
+    int64_t want =
+        std::max<int64_t>(1, layerBytes / std::max<int64_t>(1, tileBytes));
     auto [tile, pieces] = cutTile(src.getShape(), want, /*keep=*/1);
     int64_t slots = src.getDimSize(2);
     int64_t tiles =
@@ -659,8 +659,8 @@ private:
                 /*keep=*/1)
             .first;
     auto type = RankedTensorType::get(tile, full.getElementType());
-    int64_t count = std::max<int64_t>(
-        1, (bytes + bytesOf(type) - 1) / bytesOf(type));
+    int64_t count =
+        std::max<int64_t>(1, (bytes + bytesOf(type) - 1) / bytesOf(type));
     return {type, count};
   }
 
@@ -712,11 +712,10 @@ private:
         residualType ? std::min(residualType.getDimSize(2), perSequence) : 0;
     SmallVector<KVWrite, 2> out;
     if (perSequence > residual)
-      out.push_back({"kv_cache", tileOf(kvType, 1),
-                     (perSequence - residual) * batch});
-    if (residual > 0)
       out.push_back(
-          {"kv_residual", tileOf(residualType, 1), residual * batch});
+          {"kv_cache", tileOf(kvType, 1), (perSequence - residual) * batch});
+    if (residual > 0)
+      out.push_back({"kv_residual", tileOf(residualType, 1), residual * batch});
     return out;
   }
 
@@ -744,14 +743,11 @@ private:
         isStagedRead(op))
       return success();
     if (auto ar = dyn_cast<llm::AllReduceOp>(op))
-      return collective(op, df::CollectiveKind::all_reduce,
-                        ar.getGroupSize());
+      return collective(op, df::CollectiveKind::all_reduce, ar.getGroupSize());
     if (auto ag = dyn_cast<llm::AllGatherOp>(op))
-      return collective(op, df::CollectiveKind::all_gather,
-                        ag.getGroupSize());
+      return collective(op, df::CollectiveKind::all_gather, ag.getGroupSize());
     if (auto aa = dyn_cast<llm::AllToAllOp>(op))
-      return collective(op, df::CollectiveKind::all_to_all,
-                        aa.getGroupSize());
+      return collective(op, df::CollectiveKind::all_to_all, aa.getGroupSize());
     df::StageMapAttr map = df::getStageMap(op);
     if (!map) {
       if (isa<CostOpInterface>(op))
@@ -852,23 +848,23 @@ private:
             fraction = moe.getActiveExperts() / moe.getNumExperts();
             routed = true;
           }
-        int64_t want = std::max<int64_t>(
-            1, tiles * bytesOf(v.getType()) /
-                   std::max<int64_t>(1, weightBytes));
+        int64_t want =
+            std::max<int64_t>(1, tiles * bytesOf(v.getType()) /
+                                     std::max<int64_t>(1, weightBytes));
         // The embedding reads only the rows it looks up.
         if (auto embed = dyn_cast<llm::EmbedOp>(op)) {
           int64_t rows = elementsOf(embed.getTokens().getType());
           auto type = cast<RankedTensorType>(v.getType());
-          declare(param.getName().str(),
-                  RankedTensorType::get({1, type.getDimSize(0),
-                                         type.getDimSize(1)},
-                                        type.getElementType()),
-                  tierOf(param));
+          declare(
+              param.getName().str(),
+              RankedTensorType::get({1, type.getDimSize(0), type.getDimSize(1)},
+                                    type.getElementType()),
+              tierOf(param));
           inputs.push_back(b.create<df::LoadOp>(
               op->getLoc(),
               streamOf(RankedTensorType::get({1, 1, type.getDimSize(1)},
-                                             type.getElementType())), tag,
-              param.getName().str(), rows));
+                                             type.getElementType())),
+              tag, param.getName().str(), rows));
           continue;
         }
         inputs.push_back(loadWeight(param, want, fraction, routed));
@@ -882,8 +878,8 @@ private:
       }
       // The scores read only the observation window's queries.
       int64_t rows = 0;
-      if (auto score = dyn_cast<kv::ScoreOp>(op); score &&
-                                                  v == score.getQueries())
+      if (auto score = dyn_cast<kv::ScoreOp>(op);
+          score && v == score.getQueries())
         rows = score.getObsWindow();
       Value s = streamFor(v, tiles, rows);
       if (!s)
@@ -915,21 +911,21 @@ private:
         // By the tier it was declared with: a symbol lookup scans the
         // program, quadratic over an unfused model's loads (R12).
         auto it = declaredTier.find(load.getSrc());
-        return it != declaredTier.end() &&
-               it->second != arch::MemoryTier::SRAM;
+        return it != declaredTier.end() && it->second != arch::MemoryTier::SRAM;
       };
       for (Value in : inputs)
         if (auto load = in.getDefiningOp<df::LoadOp>())
           if (load->getParentOp() == b.getInsertionBlock()->getParentOp() &&
               offChip(load) && !homeNames.contains(load.getSrc())) {
             loads.push_back(load);
-            total += load.getTiles() * load.getResult().getType().getTileBytes();
+            total +=
+                load.getTiles() * load.getResult().getType().getTileBytes();
           }
       for (df::LoadOp load : loads) {
         int64_t bytes =
             load.getTiles() * load.getResult().getType().getTileBytes();
-        load.setAgcus(std::max<int64_t>(
-            1, agcus * bytes / std::max<int64_t>(1, total)));
+        load.setAgcus(
+            std::max<int64_t>(1, agcus * bytes / std::max<int64_t>(1, total)));
       }
     }
 
@@ -945,9 +941,9 @@ private:
     for (Value r : op->getResults())
       if (isa<RankedTensorType>(r.getType()) && !r.use_empty() &&
           bytesOf(r.getType()) > kFanOutBytes)
-        tiles = std::max(tiles, (bytesOf(r.getType()) +
-                                 kActivationTileBytes - 1) /
-                                    kActivationTileBytes);
+        tiles =
+            std::max(tiles, (bytesOf(r.getType()) + kActivationTileBytes - 1) /
+                                kActivationTileBytes);
     SmallVector<Type> outTypes;
     SmallVector<int64_t> outCounts;
     SmallVector<Value> outValues;
@@ -997,8 +993,9 @@ private:
     int64_t flopsPerTile =
         ceilDiv(CheckedInt(flops), std::max<int64_t>(1, tiles)).value();
     auto st = b.create<df::StageOp>(
-        op->getLoc(), outTypes, tag, df::StageKindAttr::get(op->getContext(), kind),
-        inputs, b.getI64IntegerAttr(pcus), b.getI64IntegerAttr(flopsPerTile),
+        op->getLoc(), outTypes, tag,
+        df::StageKindAttr::get(op->getContext(), kind), inputs,
+        b.getI64IntegerAttr(pcus), b.getI64IntegerAttr(flopsPerTile),
         b.getI64IntegerAttr(tiles), b.getDenseI64ArrayAttr(outCounts),
         b.getI64IntegerAttr(prefixTiles), /*last_chunk=*/nullptr,
         /*rows=*/nullptr);
@@ -1013,12 +1010,14 @@ private:
     if (kvTokens > 0 && isa<kv::RecallOp>(op))
       written[op->getResult(0)] = st.getOutputs()[next];
     for (const KVWrite &w : kvWrites)
-      b.create<df::StoreOp>(op->getLoc(), tag, st.getOutputs()[next++], w.tensor);
+      b.create<df::StoreOp>(op->getLoc(), tag, st.getOutputs()[next++],
+                            w.tensor);
     for (const AuxTraffic &a : aux)
       if (a.written > 0) {
         if (isa<kv::BackupOp>(op) && a.tensor == "kv_digest")
           written[op->getResult(0)] = st.getOutputs()[next];
-        b.create<df::StoreOp>(op->getLoc(), tag, st.getOutputs()[next++], a.tensor);
+        b.create<df::StoreOp>(op->getLoc(), tag, st.getOutputs()[next++],
+                              a.tensor);
       }
     return success();
   }
@@ -1057,10 +1056,10 @@ private:
       homeTy = RankedTensorType::get(
           {n / tile.getNumElements(), tile.getNumElements()},
           tile.getElementType());
-      homeTy = RankedTensorType::get(
-          {homeTy.getDimSize(0) * tile.getDimSize(0),
-           tile.getNumElements() / tile.getDimSize(0)},
-          tile.getElementType());
+      homeTy =
+          RankedTensorType::get({homeTy.getDimSize(0) * tile.getDimSize(0),
+                                 tile.getNumElements() / tile.getDimSize(0)},
+                                tile.getElementType());
     }
     Operation *def = v.getDefiningOp();
     declare(home->second, homeTy, def ? tierOf(def) : arch::MemoryTier::SRAM);

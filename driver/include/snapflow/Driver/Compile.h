@@ -1,4 +1,5 @@
-//===- Compile.h - From a workload to a df program ---------------*- C++ -*-===//
+//===- Compile.h - From a workload to a df program ---------------*- C++
+//-*-===//
 //
 // The compile driver: builds one phase of a model, runs the snapflow
 // pipeline with the workload's options (exactly what `snapflow-opt
@@ -88,7 +89,7 @@ struct CompileOutcome {
   int64_t weightsBytes = 0, kvBytes = 0, activationBytes = 0, hbmBytes = 0,
           hbmCapacity = 0;
   int64_t ddrBytes = 0, ddrCapacity = 0; ///< weights placed there, a backup
-  int64_t prefetchBytes = 0; ///< SRAM of pipelined loops' prefetch
+  int64_t prefetchBytes = 0;             ///< SRAM of pipelined loops' prefetch
   /// A prefill: the chunks its static graph runs over the prompt (1: the
   /// whole prompt at once); 0 for a decode.
   int64_t chunks = 0;

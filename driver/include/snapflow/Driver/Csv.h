@@ -1,4 +1,5 @@
-//===- Csv.h - The CSV dialect of snapflow's result files --------*- C++ -*-===//
+//===- Csv.h - The CSV dialect of snapflow's result files --------*- C++
+//-*-===//
 //
 // Fields are quoted only when they hold a comma, a quote or a newline
 // (newlines become spaces); quotes inside quoted fields are doubled.

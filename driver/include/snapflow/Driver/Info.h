@@ -1,4 +1,5 @@
-//===- Info.h - What a model costs on a chip, and its llm IR -----*- C++ -*-===//
+//===- Info.h - What a model costs on a chip, and its llm IR -----*- C++
+//-*-===//
 //
 // `snapflow info`: parameters, KV bytes (from the compressed IR, the same the
 // compiler emits) and the per-socket memory plan of the compiler, with
@@ -21,9 +22,9 @@ namespace driver {
 /// What `snapflow info` reports.
 struct ModelInfo {
   Workload workload;
-  ModelStats stats;         ///< of the decode graph after kv-compress
+  ModelStats stats; ///< of the decode graph after kv-compress
   int64_t batch = 0, context = 0;
-  int64_t kvBytes = 0;      ///< every sequence of the batch, all sockets
+  int64_t kvBytes = 0; ///< every sequence of the batch, all sockets
   /// Of kvBytes, the policy's state beside the K/V: per-slot state (H2O's
   /// scores, Scissorhands' history) and page digests (ArkVale); 0 for none.
   int64_t kvStateBytes = 0;
@@ -40,9 +41,9 @@ struct ModelInfo {
 };
 
 /// `mlaCache` is `--mla-cache`: replicate, sequence or batch.
-llvm::Expected<ModelInfo> describeWorkload(const WorkloadOptions &options,
-                                           llvm::StringRef mlaCache =
-                                               "replicate");
+llvm::Expected<ModelInfo>
+describeWorkload(const WorkloadOptions &options,
+                 llvm::StringRef mlaCache = "replicate");
 
 /// Options of `snapflow import` beyond the workload.
 struct ImportOptions {

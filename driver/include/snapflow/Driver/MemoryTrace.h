@@ -1,4 +1,5 @@
-//===- MemoryTrace.h - Reading a memory trace back ---------------*- C++ -*-===//
+//===- MemoryTrace.h - Reading a memory trace back ---------------*- C++
+//-*-===//
 //
 // A trace written by `snapflow simulate|run --trace` (Chrome Trace Event
 // JSON) read back: the memory counters per socket, the chip's capacities and

@@ -42,7 +42,7 @@ struct ServeOptions {
   /// snapflow trace with a model column when several models are deployed;
   /// "" for none.
   std::string writeRequestsPath;
-  bool generate = false;    ///< --rate or --requests given
+  bool generate = false; ///< --rate or --requests given
   /// --schedule: how prefills share the chip with decode steps.
   sim::serving::Schedule schedule = sim::serving::Schedule::PrefillFirst;
   sim::serving::GeneratorOptions gen;
@@ -57,7 +57,6 @@ struct ServeOptions {
   /// --requests in all).
   double loadPeriodS = 0, loadAmplitude = 0.8, durationS = 0;
 };
-
 
 /// The chunk the chunked schedule carries per step when --prefill-chunk is
 /// auto: 512 tokens, the smaller token budget Sarathi-Serve evaluates

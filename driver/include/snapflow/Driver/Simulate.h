@@ -65,9 +65,10 @@ llvm::Expected<SimulationOutcome> simulateFile(const std::string &path,
 
 /// `snapflow run`: compile and simulate; `maxBatch` picks the largest batch
 /// that fits.
-llvm::Expected<SimulationOutcome>
-runWorkload(const WorkloadOptions &workload, bool maxBatch,
-            const CompileOptions &compile, const SimulateOptions &simulate);
+llvm::Expected<SimulationOutcome> runWorkload(const WorkloadOptions &workload,
+                                              bool maxBatch,
+                                              const CompileOptions &compile,
+                                              const SimulateOptions &simulate);
 
 /// Simulates decode (and prefill when given) on `chip`, writes the files
 /// `options` asks for, and returns the report. The entry the sweep's

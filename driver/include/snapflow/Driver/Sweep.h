@@ -78,8 +78,8 @@ struct SweepPoint {
   std::string kv;
   std::string kvFormat; ///< "" (bf16) or a --kv-format value
   std::string cla;      ///< "" (the config's) or a share factor
-  int64_t tp = 0;    ///< 0: every socket of the chip
-  std::string dtype; ///< "" (checkpoint), "bf16" or "fp8"
+  int64_t tp = 0;       ///< 0: every socket of the chip
+  std::string dtype;    ///< "" (checkpoint), "bf16" or "fp8"
   /// Compiler options; "" is the default.
   std::string mlaCache, moe, mtp, mtpAcceptance, allowDdr;
   /// Chip parameters changed, "KEY=VALUE;KEY=VALUE" ("" for none).

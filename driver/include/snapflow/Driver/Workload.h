@@ -34,7 +34,7 @@ struct WorkloadOptions {
   int64_t context = 131072; ///< decode: tokens in context; prefill: prompt
   int64_t batch = 8;
   std::string kv = PipelineOptions().kv;
-  int64_t tp = 0; ///< 0: every socket of the chip
+  int64_t tp = 0;           ///< 0: every socket of the chip
   std::string weightsDtype; ///< "" (checkpoint), "bf16" or "fp8"
   /// The KV element format (`--kv-format`), under any policy.
   std::string kvFormat = PipelineOptions().kvFormat;
@@ -90,8 +90,8 @@ struct CompileOptions {
   /// sweep verifies once: a program is as checked either way, and the
   /// verifier was a fifth of a sweep's compile time.
   bool verifyEachPass = true;
-  std::string output;         ///< compile: "" for none
-  std::string reportPath;     ///< compile: "" for none
+  std::string output;     ///< compile: "" for none
+  std::string reportPath; ///< compile: "" for none
 };
 
 } // namespace driver

@@ -28,8 +28,9 @@ constexpr int64_t kMaxBatch = 1 << 20;
 /// What to build.
 struct BuildOptions {
   int64_t batch = 1;
-  int64_t promptTokens = 4096;  ///< L of @prefill
-  int64_t contextTokens = 4096; ///< C of @decode (tokens attended, incl. the new one)
+  int64_t promptTokens = 4096; ///< L of @prefill
+  int64_t contextTokens =
+      4096; ///< C of @decode (tokens attended, incl. the new one)
   bool buildPrefill = true;
   bool buildDecode = true;
   /// Overrides the checkpoint's dtype of projection weights.

@@ -45,7 +45,8 @@ inline std::optional<size_t> firstTooDeep(llvm::StringRef text, int limit) {
 inline std::string lineColumn(llvm::StringRef text, size_t offset) {
   llvm::StringRef before = text.take_front(offset);
   size_t lineStart = before.rfind('\n');
-  size_t col = offset - (lineStart == llvm::StringRef::npos ? 0 : lineStart + 1);
+  size_t col =
+      offset - (lineStart == llvm::StringRef::npos ? 0 : lineStart + 1);
   return std::to_string(before.count('\n') + 1) + ":" + std::to_string(col + 1);
 }
 

@@ -39,9 +39,9 @@ inline llvm::Error outputError(llvm::StringRef path, std::error_code ec) {
 
 /// Writes with `write` to `os`, flushed; the first error of the stream
 /// (cleared, so its destructor does not abort) or of `write`.
-inline llvm::Error writeChecked(
-    llvm::raw_fd_ostream &os, llvm::StringRef path,
-    llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write) {
+inline llvm::Error
+writeChecked(llvm::raw_fd_ostream &os, llvm::StringRef path,
+             llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write) {
   llvm::Error e = write(os);
   os.flush();
   if (os.has_error()) {
@@ -94,8 +94,7 @@ writeOutput(llvm::StringRef path,
   llvm::SmallString<256> temp;
   int fd = -1;
   if (std::error_code ec = llvm::sys::fs::createUniqueFile(
-          target + ".tmp-%%%%%%", fd, temp,
-          llvm::sys::fs::OF_None,
+          target + ".tmp-%%%%%%", fd, temp, llvm::sys::fs::OF_None,
           llvm::sys::fs::all_read | llvm::sys::fs::all_write))
     return detail::outputError(path, ec);
   llvm::Error e = llvm::Error::success();

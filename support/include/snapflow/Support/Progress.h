@@ -59,9 +59,9 @@ public:
       return;
     if (!lines && ++calls % 64 != 0 && done != total)
       return;
-    double now = std::chrono::duration<double>(
-                     std::chrono::steady_clock::now() - start)
-                     .count();
+    double now =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     if (now < delay || (shown && now - lastS < *interval))
       return;
     lastS = now;
@@ -77,8 +77,7 @@ public:
                                                    double(total - done)))
                     .str();
       width = std::max(width, text.size());
-      llvm::errs() << "\r" << text
-                   << std::string(width - text.size(), ' ');
+      llvm::errs() << "\r" << text << std::string(width - text.size(), ' ');
     } else {
       llvm::errs() << text << "\n";
     }

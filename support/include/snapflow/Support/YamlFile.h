@@ -124,11 +124,10 @@ private:
       node->skip();
       return;
     }
-    if (depth > kMaxDepth &&
-        (llvm::isa<llvm::yaml::MappingNode>(node) ||
-         llvm::isa<llvm::yaml::SequenceNode>(node))) {
-      probe.printError(node, "nested deeper than " +
-                                 llvm::Twine(kMaxDepth) + " levels");
+    if (depth > kMaxDepth && (llvm::isa<llvm::yaml::MappingNode>(node) ||
+                              llvm::isa<llvm::yaml::SequenceNode>(node))) {
+      probe.printError(node, "nested deeper than " + llvm::Twine(kMaxDepth) +
+                                 " levels");
       node->skip();
       return;
     }

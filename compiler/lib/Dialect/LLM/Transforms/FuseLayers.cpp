@@ -171,8 +171,7 @@ Value atPosition(const Layer &other, const Layer &first, Value v) {
 /// the loop carries (a loop's results are exactly its carried values).
 /// Outputs are compared by their position in the layer: which of a layer's
 /// values reach later ops differs between layers.
-bool allCarried(const Layer &first, const Layer &last,
-                ArrayRef<size_t> perm) {
+bool allCarried(const Layer &first, const Layer &last, ArrayRef<size_t> perm) {
   llvm::SmallDenseSet<std::pair<size_t, unsigned>> carriedAt;
   for (size_t k : perm)
     carriedAt.insert(positionIn(first, first.outputs[k]));

@@ -66,11 +66,12 @@ struct MoERoutingPass : public llm::impl::MoERoutingBase<MoERoutingPass> {
   using MoERoutingBase::MoERoutingBase;
 
   void runOnOperation() override {
-    if (trials < 1 || !(skew >= 0) || !std::isfinite(static_cast<double>(skew))) {
-      getOperation().emitError()
-          << "moe-routing: trials must be >= 1 and skew a finite number >= 0, got "
-          << static_cast<int64_t>(trials) << " and "
-          << static_cast<double>(skew);
+    if (trials < 1 || !(skew >= 0) ||
+        !std::isfinite(static_cast<double>(skew))) {
+      getOperation().emitError() << "moe-routing: trials must be >= 1 and skew "
+                                    "a finite number >= 0, got "
+                                 << static_cast<int64_t>(trials) << " and "
+                                 << static_cast<double>(skew);
       return signalPassFailure();
     }
     // One draw per distinct shape: a static graph repeats the same layers.

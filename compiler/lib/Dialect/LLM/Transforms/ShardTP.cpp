@@ -67,9 +67,9 @@ struct ShardTPPass : public llm::impl::ShardTPBase<ShardTPPass> {
     }
     if (target && groupSize > target.getSockets()) {
       module.emitError() << "shard-tp: tp " << groupSize
-                         << " is not possible on "
-                         << target.getName().strref() << ", which has "
-                         << target.getSockets() << " socket(s)";
+                         << " is not possible on " << target.getName().strref()
+                         << ", which has " << target.getSockets()
+                         << " socket(s)";
       return signalPassFailure();
     }
     if (mlaCache != "replicate" && mlaCache != "sequence" &&
@@ -111,8 +111,8 @@ private:
                            StringRef what, bool pad = false) {
     auto param = w.getDefiningOp<ParamOp>();
     if (!param)
-      return user->emitOpError() << "shard-tp: " << what
-                                 << " is not an llm.param";
+      return user->emitOpError()
+             << "shard-tp: " << what << " is not an llm.param";
     if (!sharded.insert(param).second)
       return success();
     auto t = tensorOf(w);
@@ -152,12 +152,11 @@ private:
                             int64_t headDim, StringRef what) {
     auto [linear, rope] = projectionOf(v);
     if (!linear)
-      return attn->emitOpError() << "shard-tp: the " << what
-                                 << " is not produced by llm.linear";
+      return attn->emitOpError()
+             << "shard-tp: the " << what << " is not produced by llm.linear";
     auto w = tensorOf(linear.getWeight());
     if (sharded.insert(linear.getWeight().getDefiningOp()).second)
-      cast<Value>(linear.getWeight())
-          .setType(withDim(w, 0, heads * headDim));
+      cast<Value>(linear.getWeight()).setType(withDim(w, 0, heads * headDim));
     // A bias (GPT-NeoX) splits with the output columns.
     if (Value bias = linear.getBias())
       if (sharded.insert(bias.getDefiningOp()).second)
@@ -193,8 +192,8 @@ private:
     int64_t hq = attn.getNumHeads(), hkv = attn.getNumKvHeads(),
             d = attn.getHeadDim();
     if (hq % n != 0)
-      return attn.emitOpError() << "cannot split " << hq
-                                << " attention heads over tp = " << n;
+      return attn.emitOpError()
+             << "cannot split " << hq << " attention heads over tp = " << n;
     int64_t kvLocal;
     if (hkv % n == 0)
       kvLocal = hkv / n;
@@ -237,8 +236,8 @@ private:
     int64_t h = attn.getNumHeads(), nope = attn.getQkNopeHeadDim(),
             rope = attn.getQkRopeHeadDim(), v = attn.getVHeadDim();
     if (h % n != 0)
-      return attn.emitOpError() << "cannot split " << h
-                                << " attention heads over tp = " << n;
+      return attn.emitOpError()
+             << "cannot split " << h << " attention heads over tp = " << n;
     if (mlaCache == "sequence") {
       // A page backup and its digests span the whole sequence: their split
       // over sockets (and each socket's share of the recalls) is not
@@ -263,8 +262,8 @@ private:
     }
     if (mlaCache == "batch" && attn.getPhase() == Phase::decode)
       return shardMLAByBatch(attn);
-    if (failed(shardColumn(attn, attn.getQuery(), h / n, nope + rope,
-                           "query")) ||
+    if (failed(
+            shardColumn(attn, attn.getQuery(), h / n, nope + rope, "query")) ||
         failed(shardParam(attn, attn.getKvUp(), 0, "KV up-projection")))
       return failure();
     attn.setNumHeads(h / n);
@@ -290,16 +289,16 @@ private:
              << "--mla-cache batch does not model the page backup of "
              << cache.getPolicy().getLabel()
              << "; use the replicated latent cache (--mla-cache replicate)";
-    if (failed(shardColumn(attn, attn.getQuery(), h / n, nope + rope,
-                           "query")))
+    if (failed(shardColumn(attn, attn.getQuery(), h / n, nope + rope, "query")))
       return failure();
     Value q = attn.getQuery(), latent = attn.getLatent();
     int64_t batch = tensorOf(q).getDimSize(0);
     int64_t local = (batch + n - 1) / n;
     OpBuilder b(attn);
     auto toBatch = b.create<AllToAllOp>(
-        attn.getLoc(), withDim(withDim(q.getType(), 0, local), 2, h * (nope + rope)),
-        q, n, b.getI64IntegerAttr(0), b.getI64IntegerAttr(2));
+        attn.getLoc(),
+        withDim(withDim(q.getType(), 0, local), 2, h * (nope + rope)), q, n,
+        b.getI64IntegerAttr(0), b.getI64IntegerAttr(2));
     auto mine = b.create<ShardSliceOp>(
         attn.getLoc(), withDim(latent.getType(), 0, local), latent,
         /*dim=*/0, /*shards=*/n);
@@ -342,8 +341,8 @@ private:
             Value(pool.getResult()).setType(scores.getType());
             work.push_back(pool.getResult());
           } else if (auto topk = dyn_cast<kv::TopKOp>(use)) {
-            Value(topk.getIndices()).setType(
-                withDim(topk.getIndices().getType(), 1, groups));
+            Value(topk.getIndices())
+                .setType(withDim(topk.getIndices().getType(), 1, groups));
           }
         }
       }
@@ -399,8 +398,8 @@ private:
         if (auto shared = other.getDefiningOp<MLPOp>()) {
           if (failed(shardParam(shared, shared.getGate(), 0,
                                 "shared expert gate")) ||
-              failed(shardParam(shared, shared.getUp(), 0,
-                                "shared expert up")) ||
+              failed(
+                  shardParam(shared, shared.getUp(), 0, "shared expert up")) ||
               failed(shardParam(shared, shared.getDown(), 1,
                                 "shared expert down")))
             return failure();
@@ -540,8 +539,8 @@ private:
     SmallVector<Type> inputs;
     for (BlockArgument arg : fn.getArguments())
       inputs.push_back(arg.getType());
-    fn.setType(FunctionType::get(fn.getContext(), inputs,
-                                 ret.getOperandTypes()));
+    fn.setType(
+        FunctionType::get(fn.getContext(), inputs, ret.getOperandTypes()));
     return success();
   }
 

@@ -1,4 +1,5 @@
-//===- DataflowDialect.cpp - df dialect: verifiers -------------------------===//
+//===- DataflowDialect.cpp - df dialect: verifiers
+//-------------------------===//
 //
 // Structural rules of dataflow programs: streams carry tiles of one type from
 // one producer, loads and stores name declared tensors of matching element
@@ -127,8 +128,9 @@ std::optional<arch::OpKind> snapflow::df::getOpKind(Operation *op) {
 static std::vector<std::pair<std::string, std::string>>
 targetValues(DictionaryAttr socket, DictionaryAttr system) {
   std::vector<std::pair<std::string, std::string>> values;
-  for (auto [section, dict] : {std::pair<StringRef, DictionaryAttr>{"socket", socket},
-                               {"system", system}})
+  for (auto [section, dict] :
+       {std::pair<StringRef, DictionaryAttr>{"socket", socket},
+        {"system", system}})
     for (NamedAttribute entry : dict) {
       std::string text;
       if (auto i = dyn_cast<IntegerAttr>(entry.getValue())) {
@@ -140,7 +142,8 @@ targetValues(DictionaryAttr socket, DictionaryAttr system) {
       } else {
         text = "<not a number or name>";
       }
-      values.push_back({(section + "." + entry.getName().strref()).str(), text});
+      values.push_back(
+          {(section + "." + entry.getName().strref()).str(), text});
     }
   return values;
 }
@@ -246,9 +249,9 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
       parser.parseEqual() || parser.parseAttribute(system) ||
       parser.parseGreater())
     return {};
-  TargetAttr target = TargetAttr::getChecked(
-      [&] { return parser.emitError(loc); }, ctx, StringAttr::get(ctx, name),
-      socket, system);
+  TargetAttr target =
+      TargetAttr::getChecked([&] { return parser.emitError(loc); }, ctx,
+                             StringAttr::get(ctx, name), socket, system);
   // One spelling per chip: values as the chip model types them (an integer
   // written as 4.0 reads back as 4 : i64), so equal chips are equal
   // attributes.
@@ -265,10 +268,10 @@ void TargetAttr::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
-LogicalResult
-StageMapAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     StageKind kind, int64_t tiles, int64_t tileBytes,
-                     int64_t pcus, int64_t pmus, int64_t agcus) {
+LogicalResult StageMapAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   StageKind kind, int64_t tiles,
+                                   int64_t tileBytes, int64_t pcus,
+                                   int64_t pmus, int64_t agcus) {
   if (tiles < 1 || pcus < 1 || pmus < 0 || agcus < 0 || tileBytes < 0)
     return emitError() << "df.stage needs tiles >= 1, pcus >= 1 and "
                           "tile_bytes, pmus, agcus >= 0; got tiles = "
@@ -309,8 +312,8 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 MemoryPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        int64_t weights, int64_t kv, int64_t activations,
-                       int64_t sram, int64_t hbm, int64_t ddr,
-                       int64_t maxBatch, int64_t prefetch, StringRef) {
+                       int64_t sram, int64_t hbm, int64_t ddr, int64_t maxBatch,
+                       int64_t prefetch, StringRef) {
   for (int64_t v :
        {weights, kv, activations, sram, hbm, ddr, maxBatch, prefetch})
     if (v < 0)
@@ -354,11 +357,10 @@ LogicalResult DFDialect::verifyOperationAttribute(Operation *op,
     return expect(isa<StageMapAttr>(value), "a #df.stage");
   if (name == SectionsAttrHelper::getNameStr()) {
     auto list = dyn_cast<ArrayAttr>(value);
-    return expect(list && llvm::all_of(list,
-                                       [](Attribute a) {
-                                         return isa<SectionMapAttr>(a);
-                                       }),
-                  "a list of #df.section");
+    return expect(
+        list && llvm::all_of(
+                    list, [](Attribute a) { return isa<SectionMapAttr>(a); }),
+        "a list of #df.section");
   }
   if (name == PlacementAttrHelper::getNameStr())
     return expect(isa<PlacementAttr>(value), "a #df.placement");
@@ -397,8 +399,8 @@ static DFDialect *dialectOf(Operation *op) {
 }
 
 TargetAttr snapflow::df::getTarget(Operation *op) {
-  ModuleOp module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
-                                      : op->getParentOfType<ModuleOp>();
+  ModuleOp module =
+      isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
   return module ? dialectOf(module)->getTargetAttrHelper().getAttr(module)
                 : TargetAttr();
 }
@@ -534,28 +536,28 @@ static LogicalResult verifyTensorRef(Operation *op, FlatSymbolRefAttr ref,
                                      StreamType stream,
                                      SymbolTableCollection &symbols) {
   auto program = op->getParentOfType<ProgramOp>();
-  auto tensor = program ? symbols.lookupNearestSymbolFrom<TensorOp>(
-                              program, ref.getAttr())
-                        : TensorOp();
+  auto tensor =
+      program
+          ? symbols.lookupNearestSymbolFrom<TensorOp>(program, ref.getAttr())
+          : TensorOp();
   if (!tensor)
-    return op->emitOpError() << "names " << ref
-                             << ", which is not a df.tensor of the program";
+    return op->emitOpError()
+           << "names " << ref << ", which is not a df.tensor of the program";
   auto type = cast<RankedTensorType>(tensor.getType());
   RankedTensorType tile = stream.getTile();
   if (tile.getElementType() != type.getElementType())
-    return op->emitOpError() << "stream tile element type "
-                             << tile.getElementType()
-                             << " does not match tensor " << ref << " of type "
-                             << type;
+    return op->emitOpError()
+           << "stream tile element type " << tile.getElementType()
+           << " does not match tensor " << ref << " of type " << type;
   if (tile.getRank() != type.getRank())
-    return op->emitOpError() << "stream tile " << tile
-                             << " does not have the rank of tensor " << ref
-                             << " (" << type << ")";
+    return op->emitOpError()
+           << "stream tile " << tile << " does not have the rank of tensor "
+           << ref << " (" << type << ")";
   for (auto [t, d] : llvm::zip(tile.getShape(), type.getShape()))
     if (t <= 0 || d % t != 0)
-      return op->emitOpError() << "stream tile " << tile
-                               << " does not tile tensor " << ref << " ("
-                               << type << ") evenly";
+      return op->emitOpError()
+             << "stream tile " << tile << " does not tile tensor " << ref
+             << " (" << type << ") evenly";
   return success();
 }
 
@@ -572,8 +574,8 @@ LogicalResult ProgramOp::verify() {
                        "module has no df.target attribute");
   if (getTp() > target.getSockets())
     return emitOpError() << "spans tp = " << getTp() << " sockets but its "
-                         << "target '" << target.getName().strref()
-                         << "' has " << target.getSockets();
+                         << "target '" << target.getName().strref() << "' has "
+                         << target.getSockets();
   for (Operation &op : getBody().front())
     if (!isa<TensorOp, SectionOp>(op))
       return op.emitOpError("is not allowed directly in a df.program; only "
@@ -665,8 +667,8 @@ static LogicalResult verifyUnits(Operation *op, StringRef name, int64_t count,
 static LogicalResult verifyPrefixTiles(Operation *op, int64_t prefix,
                                        int64_t tiles) {
   if (prefix < 0 || prefix > tiles)
-    return op->emitOpError() << "prefix_tiles must be in [0, tiles = "
-                             << tiles << "], got " << prefix;
+    return op->emitOpError() << "prefix_tiles must be in [0, tiles = " << tiles
+                             << "], got " << prefix;
   return success();
 }
 

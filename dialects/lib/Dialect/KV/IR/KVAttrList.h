@@ -24,10 +24,11 @@ namespace kv {
 namespace detail {
 
 /// A type passed as a value, so a generic lambda can take it (C++17).
-template <typename T> struct Tag { using type = T; };
+template <typename T> struct Tag {
+  using type = T;
+};
 
-template <typename Interface, typename Attr, typename F>
-void visitIf(F &f) {
+template <typename Interface, typename Attr, typename F> void visitIf(F &f) {
   if constexpr (std::is_base_of_v<typename Interface::template Trait<Attr>,
                                   Attr>)
     f(Tag<Attr>());
@@ -81,9 +82,9 @@ template <typename Interface> std::string usageLines() {
     llvm::SmallVector<llvm::StringRef> lines;
     Attr::getUsage().split(lines, '\n');
     for (auto [i, line] : llvm::enumerate(lines))
-      out += llvm::formatv("  {0,-13} {1}\n",
-                           i == 0 ? Attr::getMnemonic() : llvm::StringRef(),
-                           line);
+      out +=
+          llvm::formatv("  {0,-13} {1}\n",
+                        i == 0 ? Attr::getMnemonic() : llvm::StringRef(), line);
   });
   return out;
 }

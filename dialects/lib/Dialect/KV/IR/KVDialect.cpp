@@ -20,9 +20,9 @@ using namespace mlir;
 using namespace snapflow;
 using namespace snapflow::kv;
 
+#include "snapflow/Dialect/KV/IR/KVAttrInterfaces.cpp.inc"
 #include "snapflow/Dialect/KV/IR/KVDialect.cpp.inc"
 #include "snapflow/Dialect/KV/IR/KVEnums.cpp.inc"
-#include "snapflow/Dialect/KV/IR/KVAttrInterfaces.cpp.inc"
 #include "snapflow/Dialect/KV/IR/KVTypeInterfaces.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
@@ -266,9 +266,9 @@ static int64_t verifyCacheValues(Operation *op, KVCacheTypeInterface cache,
 static LogicalResult verifyLayer(Operation *op, KVCacheTypeInterface cache,
                                  int64_t layer) {
   if (layer < 0 || layer >= cache.getLayers())
-    return op->emitOpError() << "layer " << layer
-                             << " is out of range for a cache of "
-                             << cache.getLayers() << " layers";
+    return op->emitOpError()
+           << "layer " << layer << " is out of range for a cache of "
+           << cache.getLayers() << " layers";
   return success();
 }
 
@@ -370,8 +370,8 @@ LogicalResult ScoreOp::verify() {
         w.getDimSize(0) / heads <= d.absorbedDim)
       return emitOpError()
              << "absorb weight " << w << " must be tensor<num_heads*(nope + "
-             << "v) x kv_lora_rank> with kv_lora_rank < key width "
-             << d.keyDim << " and nope < query width " << d.queryDim;
+             << "v) x kv_lora_rank> with kv_lora_rank < key width " << d.keyDim
+             << " and nope < query width " << d.queryDim;
   } else if (d.queryDim != d.keyDim) {
     return emitOpError() << "query head width " << d.queryDim
                          << " differs from key width " << d.keyDim
@@ -444,7 +444,9 @@ LogicalResult PoolOp::verify() {
 CheckedInt PoolOp::getFlops() {
   return getKernel() * snapflow::getNumElements(getScores().getType());
 }
-CheckedInt PoolOp::getBytesRead() { return getTensorBytes(getScores().getType()); }
+CheckedInt PoolOp::getBytesRead() {
+  return getTensorBytes(getScores().getType());
+}
 CheckedInt PoolOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
@@ -464,9 +466,9 @@ LogicalResult TopKOp::verify() {
   int64_t prompt = s.getDimSize(2);
   if (sinks + k + recent > prompt)
     return emitOpError() << "budget sinks + k + recent = " << sinks << " + "
-                         << k << " + " << recent << " = "
-                         << sinks + k + recent << " exceeds the context of "
-                         << prompt << " prompt tokens";
+                         << k << " + " << recent << " = " << sinks + k + recent
+                         << " exceeds the context of " << prompt
+                         << " prompt tokens";
   if (idx.getRank() != 3 || !idx.getElementType().isSignlessInteger(32) ||
       idx.getDimSize(0) != s.getDimSize(0) ||
       idx.getDimSize(1) != s.getDimSize(1) || idx.getDimSize(2) != k)
@@ -480,7 +482,9 @@ CheckedInt TopKOp::getFlops() {
   int64_t logK = static_cast<int64_t>(std::ceil(std::log2(getK() + 1.0)));
   return snapflow::getNumElements(s) * logK;
 }
-CheckedInt TopKOp::getBytesRead() { return getTensorBytes(getScores().getType()); }
+CheckedInt TopKOp::getBytesRead() {
+  return getTensorBytes(getScores().getType());
+}
 CheckedInt TopKOp::getBytesWritten() {
   return getTensorBytes(getIndices().getType());
 }
@@ -495,8 +499,7 @@ LogicalResult GatherStoreOp::verify() {
     return failure();
   KVPolicyAttrInterface policy = cache.getPolicy();
   if (!policy.isCompressing())
-    return emitOpError() << "needs a compressing cache policy, got "
-                         << policy;
+    return emitOpError() << "needs a compressing cache policy, got " << policy;
   int64_t tokens =
       verifyCacheValues(*this, cache, getValues().getTypes(), "prompt");
   if (tokens < 0)
@@ -527,8 +530,7 @@ LogicalResult GatherStoreOp::verify() {
   if (kept.get() != budget)
     return emitOpError() << "sinks + selected + recent = "
                          << kept.get().value_or(-1)
-                         << " tokens but the cache has " << budget
-                         << " slots";
+                         << " tokens but the cache has " << budget << " slots";
   bool stateful = policy.getSlotStateBytes(getGroups(cache)) > 0;
   if (stateful && (!getScores() || !getIndices()))
     return emitOpError() << "needs the selection's indices and scores: "
@@ -563,8 +565,8 @@ CheckedInt GatherStoreOp::getBytesRead() {
     bytes += getTensorBytes(indices.getType());
   // The kept tokens' scores, one f32 per slot and group.
   if (getScores())
-    bytes += CheckedInt(cache.getBatch()) * getGroups(cache) *
-             cache.getSlots() * 4;
+    bytes +=
+        CheckedInt(cache.getBatch()) * getGroups(cache) * cache.getSlots() * 4;
   return bytes;
 }
 CheckedInt GatherStoreOp::getStateBytesWritten() {
@@ -599,8 +601,7 @@ LogicalResult EvictOp::verify() {
       !t.getElementType().isF32())
     return emitOpError() << "probs must be tensor<" << cache.getBatch() << "x"
                          << groups << "x" << cache.getSlots()
-                         << "xf32> (batch x KV-head groups x slots), got "
-                         << t;
+                         << "xf32> (batch x KV-head groups x slots), got " << t;
   return success();
 }
 StepCost EvictOp::getBatchCost() {
@@ -788,7 +789,8 @@ static KVFormatAttrInterface formatOrError(Operation *op,
   KVFormatAttrInterface format = cache.getFormat();
   if (!format)
     op->emitOpError() << "needs a cache with a format (#kv.kivi, "
-                         "#kv.zipcache, ...), got " << cache;
+                         "#kv.zipcache, ...), got "
+                      << cache;
   return format;
 }
 
@@ -810,8 +812,9 @@ LogicalResult QuantizeOp::verify() {
         t.getDimSize(1) != groups || t.getDimSize(2) < 1 ||
         t.getDimSize(2) > getTokens())
       return emitOpError() << "salient must be tensor<" << cache.getBatch()
-                           << "x" << groups << "xKxi32> with 1 <= K <= "
-                           << getTokens() << " (the tokens), got " << t;
+                           << "x" << groups
+                           << "xKxi32> with 1 <= K <= " << getTokens()
+                           << " (the tokens), got " << t;
     if (getEvery() != 1)
       return emitOpError("a salient set is chosen once, at prefill: every "
                          "must be 1");
@@ -830,8 +833,7 @@ CheckedInt QuantizeOp::getFlops() {
 }
 CheckedInt QuantizeOp::getBytesRead() {
   auto cache = cast<KVCacheTypeInterface>(getCache().getType());
-  CheckedInt bytes =
-      cache.getFullBytesPerTokenPerLayer() * getTokensPerStep();
+  CheckedInt bytes = cache.getFullBytesPerTokenPerLayer() * getTokensPerStep();
   if (Value salient = getSalient())
     bytes += getTensorBytes(salient.getType());
   return bytes;
@@ -874,10 +876,9 @@ CheckedInt RequantizeOp::getStoredBytesRead() {
 }
 CheckedInt RequantizeOp::getResidualBytesRead() {
   auto cache = cast<KVCacheTypeInterface>(getCache().getType());
-  return perStep(cache,
-                 cache.getFullBytesPerTokenPerLayer() *
-                     cache.getResidualSlots(),
-                 getEvery());
+  return perStep(
+      cache, cache.getFullBytesPerTokenPerLayer() * cache.getResidualSlots(),
+      getEvery());
 }
 CheckedInt RequantizeOp::getStoredBytesWritten() {
   auto cache = cast<KVCacheTypeInterface>(getCache().getType());
@@ -904,10 +905,9 @@ CheckedInt RequantizeOp::getBytesRead() {
   // The last query of each sequence re-quantized this step, and its cache.
   auto q = cast<RankedTensorType>(getQueries().getType());
   auto cache = cast<KVCacheTypeInterface>(getCache().getType());
-  CheckedInt query = perStep(cache,
-                             CheckedInt(q.getDimSize(2)) *
-                                 getElementBytes(q.getElementType()),
-                             getEvery());
+  CheckedInt query = perStep(
+      cache, CheckedInt(q.getDimSize(2)) * getElementBytes(q.getElementType()),
+      getEvery());
   return query + getStoredBytesRead() + getResidualBytesRead();
 }
 CheckedInt RequantizeOp::getBytesWritten() { return getStoredBytesWritten(); }

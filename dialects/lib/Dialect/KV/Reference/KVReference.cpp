@@ -45,8 +45,7 @@ Matrix snapflow::kv::ref::score(const Matrix &queries, const Matrix &keys,
   return out;
 }
 
-Matrix snapflow::kv::ref::pool(const Matrix &scores, int64_t kernel,
-                               bool max) {
+Matrix snapflow::kv::ref::pool(const Matrix &scores, int64_t kernel, bool max) {
   Matrix out(scores.rows, scores.cols);
   int64_t half = kernel / 2;
   for (int64_t r = 0; r < scores.rows; ++r)
@@ -62,9 +61,10 @@ Matrix snapflow::kv::ref::pool(const Matrix &scores, int64_t kernel,
   return out;
 }
 
-std::vector<std::vector<int64_t>>
-snapflow::kv::ref::topk(const Matrix &scores, int64_t k, int64_t sinks,
-                        int64_t recent) {
+std::vector<std::vector<int64_t>> snapflow::kv::ref::topk(const Matrix &scores,
+                                                          int64_t k,
+                                                          int64_t sinks,
+                                                          int64_t recent) {
   std::vector<std::vector<int64_t>> out;
   for (int64_t g = 0; g < scores.rows; ++g) {
     std::vector<int64_t> candidates;
@@ -198,8 +198,7 @@ float snapflow::kv::ref::pageBound(const PageDigest &page,
 
 std::vector<int64_t>
 snapflow::kv::ref::recallPages(const std::vector<PageDigest> &pages,
-                               const std::vector<float> &query,
-                               int64_t count) {
+                               const std::vector<float> &query, int64_t count) {
   std::vector<int64_t> order(pages.size());
   std::iota(order.begin(), order.end(), 0);
   std::vector<float> bound;
@@ -435,8 +434,7 @@ float KIVICache::keyScale(int64_t t, int64_t c) const {
   if (t >= quantizedKeys())
     return 0;
   const KeyBlock &b = keyBlocks[size_t(t / residual)];
-  return b.groups[size_t(c * (residual / group) + (t - b.first) / group)]
-      .scale;
+  return b.groups[size_t(c * (residual / group) + (t - b.first) / group)].scale;
 }
 
 float KIVICache::valueScale(int64_t t, int64_t c) const {
@@ -524,9 +522,10 @@ std::vector<float> snapflow::kv::ref::quarotDequantize(const QuantGroup &g) {
   return head;
 }
 
-MixedQuant snapflow::kv::ref::zipcacheQuantize(
-    const Matrix &tokens, const std::vector<float> &saliency,
-    int64_t salientPercent, int high, int low) {
+MixedQuant
+snapflow::kv::ref::zipcacheQuantize(const Matrix &tokens,
+                                    const std::vector<float> &saliency,
+                                    int64_t salientPercent, int high, int low) {
   int64_t n = tokens.rows;
   assert(int64_t(saliency.size()) == n && salientPercent >= 0 &&
          salientPercent <= 100);
@@ -545,8 +544,7 @@ MixedQuant snapflow::kv::ref::zipcacheQuantize(
     int b = q.salient[size_t(t)] ? high : low;
     q.bits.push_back(b);
     auto row = tokens.data.begin() + t * tokens.cols;
-    q.groups.push_back(
-        quantize(std::vector<float>(row, row + tokens.cols), b));
+    q.groups.push_back(quantize(std::vector<float>(row, row + tokens.cols), b));
   }
   return q;
 }

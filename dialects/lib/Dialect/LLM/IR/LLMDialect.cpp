@@ -149,8 +149,8 @@ void snapflow::llm::copyLayerMarker(Operation *from, Operation *to) {
     setLayer(to, *layer);
 }
 int64_t snapflow::llm::getTensorParallelism(Operation *op) {
-  ModuleOp module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
-                                      : op->getParentOfType<ModuleOp>();
+  ModuleOp module =
+      isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
   if (!module)
     return 1;
   IntegerAttr tp = dialectOf(module)->getTpAttrHelper().getAttr(module);
@@ -190,7 +190,8 @@ int64_t snapflow::llm::getStagedPromptSlots(Operation *fn) {
   kv::KVCacheTypeInterface cache;
   fn->walk([&](Operation *op) {
     withAttention(op, [&](auto a) {
-      chunkTokens = cast<RankedTensorType>(a.getQuery().getType()).getDimSize(1);
+      chunkTokens =
+          cast<RankedTensorType>(a.getQuery().getType()).getDimSize(1);
       cache = cast<kv::KVCacheTypeInterface>(a.getCache().getType());
     });
   });
@@ -264,12 +265,12 @@ static int64_t gemmRows(Value v) { return rows(v).get().value_or(0); }
 static LogicalResult verifyStatic(Operation *op) {
   for (Type t : op->getOperandTypes())
     if (auto s = dyn_cast<ShapedType>(t); s && !s.hasStaticShape())
-      return op->emitOpError() << "operand type " << t
-                               << " must have a static shape";
+      return op->emitOpError()
+             << "operand type " << t << " must have a static shape";
   for (Type t : op->getResultTypes())
     if (auto s = dyn_cast<ShapedType>(t); s && !s.hasStaticShape())
-      return op->emitOpError() << "result type " << t
-                               << " must have a static shape";
+      return op->emitOpError()
+             << "result type " << t << " must have a static shape";
   return success();
 }
 
@@ -279,9 +280,9 @@ static LogicalResult expectBTW(Operation *op, StringRef what, Value v,
   RankedTensorType t = tensorOf(v);
   if (t.getRank() != 3 || t.getDimSize(0) != batch ||
       t.getDimSize(1) != tokens || t.getDimSize(2) != width)
-    return op->emitOpError() << what << " must be tensor<" << batch << "x"
-                             << tokens << "x" << width << "xT>, got "
-                             << v.getType();
+    return op->emitOpError()
+           << what << " must be tensor<" << batch << "x" << tokens << "x"
+           << width << "xT>, got " << v.getType();
   return success();
 }
 
@@ -291,8 +292,8 @@ static LogicalResult expectShape(Operation *op, StringRef what, Value v,
     std::string dims;
     for (int64_t d : shape)
       dims += std::to_string(d) + "x";
-    return op->emitOpError() << what << " must be tensor<" << dims
-                             << "T>, got " << v.getType();
+    return op->emitOpError()
+           << what << " must be tensor<" << dims << "T>, got " << v.getType();
   }
   return success();
 }
@@ -300,9 +301,9 @@ static LogicalResult expectShape(Operation *op, StringRef what, Value v,
 static LogicalResult verifyLayerIndex(Operation *op, int64_t layer,
                                       int64_t layers) {
   if (layer < 0 || layer >= layers)
-    return op->emitOpError() << "layer " << layer
-                             << " is out of range for a cache of " << layers
-                             << " layers";
+    return op->emitOpError()
+           << "layer " << layer << " is out of range for a cache of " << layers
+           << " layers";
   return success();
 }
 
@@ -347,8 +348,7 @@ static CheckedInt causalPairs(CheckedInt t) { return t * (t + 1) / 2; }
 /// f32>, the softmax over the slots summed over each group's query heads
 /// (and the step's queries).
 static LogicalResult verifyProbs(Operation *op, Value probs, Phase phase,
-                                 int64_t batch, int64_t groups,
-                                 int64_t slots) {
+                                 int64_t batch, int64_t groups, int64_t slots) {
   if (!probs)
     return success();
   if (phase != Phase::decode)
@@ -481,7 +481,9 @@ CheckedInt LayerNormOp::getBytesWritten() {
 }
 
 CheckedInt AddOp::getFlops() { return numElements(getResult()); }
-CheckedInt AddOp::getBytesRead() { return 2 * getTensorBytes(getResult().getType()); }
+CheckedInt AddOp::getBytesRead() {
+  return 2 * getTensorBytes(getResult().getType());
+}
 CheckedInt AddOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
@@ -506,7 +508,9 @@ CheckedInt RopeOp::getFlops() {
   // Each rotated pair: 4 multiplies and 2 adds, i.e. 3 FLOPs per element.
   return 3 * rows(getInput()) * getNumHeads() * getRotaryDim();
 }
-CheckedInt RopeOp::getBytesRead() { return getTensorBytes(getInput().getType()); }
+CheckedInt RopeOp::getBytesRead() {
+  return getTensorBytes(getInput().getType());
+}
 CheckedInt RopeOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());
 }
@@ -677,8 +681,8 @@ LogicalResult MoEOp::verify() {
   if (FloatAttr active = getExpectedActiveExpertsAttr())
     if (active.getValueAsDouble() <= 0 ||
         active.getValueAsDouble() > static_cast<double>(e))
-      return emitOpError() << "expected_active_experts must be in (0, "
-                           << e << "], got " << active.getValueAsDouble();
+      return emitOpError() << "expected_active_experts must be in (0, " << e
+                           << "], got " << active.getValueAsDouble();
   return success();
 }
 double MoEOp::getActiveExperts() {
@@ -700,8 +704,8 @@ CheckedInt MoEOp::getFlops() {
 // The tokens each active expert of this socket takes: the step's
 // assignments to its experts over the experts they touch.
 int64_t MoEOp::getGemmRows() {
-  double assignments = static_cast<double>(gemmRows(getInput())) *
-                       getTopK() / getExpertShards();
+  double assignments =
+      static_cast<double>(gemmRows(getInput())) * getTopK() / getExpertShards();
   return std::max<int64_t>(
       1, std::llround(assignments / std::max(1.0, getActiveExperts())));
 }
@@ -893,8 +897,7 @@ LogicalResult MLAAttentionOp::verify() {
       t + getPrefix() > cache.getSlots() * cache.getSeqShards())
     return emitOpError() << "prefill of " << t + getPrefix()
                          << " tokens does not fit a full cache of "
-                         << cache.getSlots() * cache.getSeqShards()
-                         << " slots";
+                         << cache.getSlots() * cache.getSeqShards() << " slots";
   return verifyProbs(*this, getProbs(), getPhase(), b, 1, cache.getSlots());
 }
 CheckedInt MLAAttentionOp::getFlops() {
@@ -1139,8 +1142,7 @@ LogicalResult RepeatOp::verify() {
   if (getCount() < 1)
     return emitOpError() << "count must be >= 1, got " << getCount();
   if (getFirstLayer() < 0)
-    return emitOpError() << "first_layer must be >= 0, got "
-                         << getFirstLayer();
+    return emitOpError() << "first_layer must be >= 0, got " << getFirstLayer();
   if (getStride() && *getStride() < 1)
     return emitOpError() << "stride must be >= 1, got " << *getStride();
   Block &body = getBody().front();
@@ -1218,8 +1220,7 @@ CheckedInt AllReduceOp::getLinkBytes() {
 }
 
 LogicalResult AllGatherOp::verify() {
-  if (failed(verifyStatic(*this)) ||
-      failed(verifyGroup(*this, getGroupSize())))
+  if (failed(verifyStatic(*this)) || failed(verifyGroup(*this, getGroupSize())))
     return failure();
   RankedTensorType in = tensorOf(getInput()), out = tensorOf(getResult());
   int64_t dim = getDim();
@@ -1246,8 +1247,7 @@ CheckedInt AllGatherOp::getLinkBytes() {
 }
 
 LogicalResult AllToAllOp::verify() {
-  if (failed(verifyStatic(*this)) ||
-      failed(verifyGroup(*this, getGroupSize())))
+  if (failed(verifyStatic(*this)) || failed(verifyGroup(*this, getGroupSize())))
     return failure();
   RankedTensorType in = tensorOf(getInput()), out = tensorOf(getResult());
   int64_t g = getGroupSize();
@@ -1274,14 +1274,14 @@ LogicalResult AllToAllOp::verify() {
                          << ", got " << out;
   for (int64_t d = 0; d < rank; ++d) {
     int64_t want = in.getDimSize(d), got = out.getDimSize(d);
-    bool ok = d == *split     ? got == (want + g - 1) / g
-              : d == *concat  ? got <= want * g && got > (want - 1) * g
-                              : got == want;
+    bool ok = d == *split    ? got == (want + g - 1) / g
+              : d == *concat ? got <= want * g && got > (want - 1) * g
+                             : got == want;
     if (!ok)
-      return emitOpError()
-             << "result " << out << " is not " << in << " split along dim "
-             << *split << " and stacked along dim " << *concat << " over "
-             << g << " sockets";
+      return emitOpError() << "result " << out << " is not " << in
+                           << " split along dim " << *split
+                           << " and stacked along dim " << *concat << " over "
+                           << g << " sockets";
   }
   return success();
 }

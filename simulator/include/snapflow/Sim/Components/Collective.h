@@ -49,10 +49,10 @@ private:
 struct CollectiveRecord {
   int job = 0, section = 0, node = 0;
   arch::CollectiveAlgorithm algorithm = arch::CollectiveAlgorithm::Ring;
-  double bytes = 0;     ///< message bytes per run
-  int64_t runs = 0;     ///< runs simulated
-  double spanPs = 0;    ///< first input tile to last output tile, summed
-  double exposedPs = 0; ///< last input tile to last output tile, summed
+  double bytes = 0;          ///< message bytes per run
+  int64_t runs = 0;          ///< runs simulated
+  double spanPs = 0;         ///< first input tile to last output tile, summed
+  double exposedPs = 0;      ///< last input tile to last output tile, summed
   arch::CollectiveCost cost; ///< the model for the whole message
 };
 

@@ -31,7 +31,12 @@ namespace sim {
 class SectionController {
 public:
   static const ComponentInfo &info();
-  enum Stat { Reconfigurations, Calls, IterationsSimulated, IterationsAccounted };
+  enum Stat {
+    Reconfigurations,
+    Calls,
+    IterationsSimulated,
+    IterationsAccounted
+  };
 
   SectionController(const std::vector<Job> &jobs, const arch::ArchModel &chip,
                     const SimOptions &options, std::vector<Socket> &sockets,
@@ -47,8 +52,7 @@ public:
   /// Run-wide totals read from every socket's components, for attribution
   /// and results (per socket they are the components' own statistics).
   struct Totals {
-    double pcuBusyPs = 0, flops = 0, linkBusyPs = 0, linkBytes = 0,
-           tiles = 0;
+    double pcuBusyPs = 0, flops = 0, linkBusyPs = 0, linkBytes = 0, tiles = 0;
     std::array<double, 3> tierBusyPs{}, tierBytes{};
     Totals operator-(const Totals &o) const;
   };

@@ -78,7 +78,7 @@ struct Node {
   /// A gemm's rows (df `rows`: activations sharing each weight), which set
   /// how much of the systolic arrays it fills; 0 when unknown (full).
   int64_t gemmRows = 0;
-  std::vector<int> inputs, outputs;  ///< stream indices
+  std::vector<int> inputs, outputs; ///< stream indices
   std::vector<int64_t> outputTiles; ///< per output stream
   // Buffer.
   int64_t pmus = 1, bytes = 0, reads = 1;
@@ -128,13 +128,13 @@ constexpr const char *kProvenanceKeys[] = {
 
 /// A whole program for one socket of a TP group of `tp` sockets.
 struct Program {
-  std::string name;  ///< "decode" or "prefill"
+  std::string name; ///< "decode" or "prefill"
   /// The chip it was mapped for: the module's df.target, every parameter.
   arch::ArchModel target;
   std::string phase; ///< "decode" or "prefill"
   int64_t tp = 1;
   int64_t batch = 1;
-  int64_t tokens = 0;      ///< context (decode) or prompt (prefill) tokens
+  int64_t tokens = 0;       ///< context (decode) or prompt (prefill) tokens
   double tokensPerStep = 1; ///< accepted tokens per sequence per step (MTP)
   /// A chunked prefill: one step runs every section once per chunk, the
   /// nodes' prefix tiles growing with the chunk (llm.workload `chunks`).

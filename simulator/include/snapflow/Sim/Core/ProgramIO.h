@@ -1,4 +1,5 @@
-//===- ProgramIO.h - A Program as bytes and back ------------------*- C++ -*-===//
+//===- ProgramIO.h - A Program as bytes and back ------------------*- C++
+//-*-===//
 //
 // The hand-off between a process that compiled a program and one that
 // simulates it, without MLIR on the receiving side: a sweep sends each

@@ -178,7 +178,7 @@ struct Profile {
 struct JobResult {
   std::string phase;
   bool withoutSelection = false; ///< Job::withoutSelection
-  double stepPs = 0;  ///< one step (the last simulated)
+  double stepPs = 0;             ///< one step (the last simulated)
   /// Each chunk of the last simulated step, in order (one entry unchunked;
   /// a what-if job's only chunk is its last): what serving charges a step
   /// that carries chunk j of a prompt.
@@ -192,10 +192,10 @@ struct JobResult {
   /// unchunked).
   Profile profile;
   std::vector<Profile> chunkProfiles;
-  double flops = 0;    ///< per step
+  double flops = 0; ///< per step
   /// Per step, per tier: loads, stores and a background copy's blocks.
   std::array<double, 3> bytes{};
-  double linkBytes = 0;          ///< per step
+  double linkBytes = 0; ///< per step
   /// Bytes the job's copy (Job::copy) moved per socket: its whole size for
   /// a copy alone, those of the last step for a background copy.
   double copyBytes = 0;

@@ -115,7 +115,8 @@ readRequests(llvm::StringRef path, TraceFormat format = TraceFormat::Auto,
 /// readRequests of a file's `text`; errors name `path`.
 llvm::Expected<std::vector<Request>>
 parseRequests(llvm::StringRef text, llvm::StringRef path,
-              TraceFormat format = TraceFormat::Auto, TraceInfo *info = nullptr);
+              TraceFormat format = TraceFormat::Auto,
+              TraceInfo *info = nullptr);
 
 /// A seeded synthetic workload: Poisson arrivals at `rate` per second;
 /// prompt and output lengths uniform in mean*(1 -+ spread), at least 1.
@@ -136,7 +137,7 @@ struct PeriodicLoad {
   double rate = 1;      ///< mean requests per second
   double amplitude = 0; ///< in [0, 1]
   double periodS = 600;
-  double phase = 0;     ///< fraction of a period
+  double phase = 0; ///< fraction of a period
   int64_t promptMean = 1024, outputMean = 256;
   double spread = 0.5;
 };
@@ -175,9 +176,9 @@ struct ServeConfig {
   std::string maxContextFrom = "--context";
   /// KV tokens a slot keeps (the policy's budget; maxContext for full KV).
   int64_t kvTokensPerSlot = 0;
-  double kvBytesPerToken = 0;   ///< per socket
-  double weightBytes = 0;       ///< per socket, resident
-  double kvAllocatedBytes = 0;  ///< per socket, the static KV allocation
+  double kvBytesPerToken = 0;  ///< per socket
+  double weightBytes = 0;      ///< per socket, resident
+  double kvAllocatedBytes = 0; ///< per socket, the static KV allocation
   /// Tokens a decode step accepts per sequence: 1, or with MTP speculation
   /// its expected value from the acceptance rate; a sequence accumulates
   /// them and emits the whole tokens.
@@ -252,8 +253,8 @@ struct Switch {
 struct ModelResult {
   int64_t switches = 0; ///< times brought in (prewarms included)
   int64_t prewarms = 0, evictions = 0;
-  double switchS = 0;   ///< time spent being switched in
-  double chipS = 0;     ///< chip time in its graphs
+  double switchS = 0; ///< time spent being switched in
+  double chipS = 0;   ///< chip time in its graphs
   int64_t prefills = 0, decodeSteps = 0, outputTokens = 0;
   double decodeSlotUtilization = 0;
   Distribution tokenGaps;
@@ -336,8 +337,8 @@ serve(llvm::ArrayRef<Request> requests, const CostTable &costs,
 
 /// Errors on the first request that cannot be served under `config`,
 /// naming its line (or index when generated).
-llvm::Error validate(llvm::ArrayRef<Request> requests, const ServeConfig &config,
-                     llvm::StringRef source);
+llvm::Error validate(llvm::ArrayRef<Request> requests,
+                     const ServeConfig &config, llvm::StringRef source);
 
 /// Nearest-rank percentile: the smallest value with at least q of the values
 /// at or below it. 0 for no values.

@@ -19,9 +19,9 @@ namespace sim {
 
 /// When a report carries a key.
 enum class ReportPresence {
-  Always,  ///< every report
-  Prefill, ///< a report whose program is a prefill
-  WhatIf,  ///< a report of a program simulated on another chip
+  Always,      ///< every report
+  Prefill,     ///< a report whose program is a prefill
+  WhatIf,      ///< a report of a program simulated on another chip
   WithPrefill, ///< a report of a run that simulated a prefill (a TTFT)
 };
 

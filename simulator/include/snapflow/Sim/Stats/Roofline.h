@@ -27,7 +27,7 @@ struct Roofline {
   std::array<double, 3> bytes{};       ///< per tier per step
   std::array<double, 3> tierSeconds{}; ///< bytes / bandwidth
   double systolicFlops = 0, simdFlops = 0;
-  double computeSeconds = 0; ///< systolic / peak + SIMD / peak
+  double computeSeconds = 0;             ///< systolic / peak + SIMD / peak
   double linkBytes = 0, linkSeconds = 0; ///< on the busiest link direction
   double collectiveLatencySeconds = 0;   ///< every collective, in series
   double lowerBoundSeconds = 0;

@@ -124,9 +124,9 @@ llvm::Expected<mlir::Attribute> parseSpelling(
 
 /// parsePolicy, then resolveFor(contextTokens): the policy with every number
 /// fixed for sequences of `contextTokens` tokens.
-llvm::Expected<KVPolicyAttrInterface>
-resolvePolicy(mlir::MLIRContext *context, llvm::StringRef text,
-              int64_t contextTokens);
+llvm::Expected<KVPolicyAttrInterface> resolvePolicy(mlir::MLIRContext *context,
+                                                    llvm::StringRef text,
+                                                    int64_t contextTokens);
 
 /// The shape of a cache type, for its format.
 CacheShape getCacheShape(mlir::Type cache);
@@ -190,28 +190,26 @@ verifyBudgetKeys(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
 
 /// The slots of a budget policy for `contextTokens`: `budget`, or
 /// ceil(context / ratio) (0 if that overflows).
-int64_t budgetSlots(std::optional<int64_t> budget,
-                    std::optional<int64_t> ratio, int64_t contextTokens);
+int64_t budgetSlots(std::optional<int64_t> budget, std::optional<int64_t> ratio,
+                    int64_t contextTokens);
 
 /// The budget checks shared by the policies that score prompt tokens:
 /// `budget` slots (for a context of `contextTokens` > 0) must not exceed
 /// the context and must hold an observation window and one chosen token.
 /// Emits the error naming `policy` and returns false otherwise.
-bool checkSelectionBudget(llvm::StringRef policy, int64_t contextTokens,
-                          int64_t budget,
-                          llvm::function_ref<mlir::InFlightDiagnostic()>
-                              emitError);
+bool checkSelectionBudget(
+    llvm::StringRef policy, int64_t contextTokens, int64_t budget,
+    llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
 /// The pooling kernel of a policy that pools prompt scores over a prompt
 /// of at least `budget` tokens: `kernel` as given, which must fit the
 /// budget, or `defaultKernel` narrowed to the widest odd width that does
 /// (a 3-token context pooled 7 wide failed in kv.pool's verifier, R17).
 /// -1 after an error naming `policy` and its `kernel` key.
-int64_t resolvePoolKernel(llvm::StringRef policy,
-                          std::optional<int64_t> kernel,
-                          int64_t defaultKernel, int64_t budget,
-                          llvm::function_ref<mlir::InFlightDiagnostic()>
-                              emitError);
+int64_t
+resolvePoolKernel(llvm::StringRef policy, std::optional<int64_t> kernel,
+                  int64_t defaultKernel, int64_t budget,
+                  llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
 /// The SnapKV selection shared by the policies that score prompt tokens:
 /// kv.score of the last `obsWindow` queries against every prompt key,
@@ -220,9 +218,9 @@ int64_t resolvePoolKernel(llvm::StringRef policy,
 /// `kernel` 1 pools nothing (no kv.pool). Returns the indices and the
 /// scores they were chosen by.
 Selection buildScoredSelection(mlir::OpBuilder &builder, mlir::Location loc,
-                               const SelectionInputs &inputs,
-                               int64_t obsWindow, int64_t kernel,
-                               PoolKind pool, int64_t sinks, int64_t recent);
+                               const SelectionInputs &inputs, int64_t obsWindow,
+                               int64_t kernel, PoolKind pool, int64_t sinks,
+                               int64_t recent);
 } // namespace kv
 } // namespace snapflow
 

@@ -42,7 +42,9 @@ struct Matrix {
   Matrix(int64_t rows, int64_t cols)
       : rows(rows), cols(cols), data(std::size_t(rows * cols), 0.0f) {}
   float &at(int64_t r, int64_t c) { return data[std::size_t(r * cols + c)]; }
-  float at(int64_t r, int64_t c) const { return data[std::size_t(r * cols + c)]; }
+  float at(int64_t r, int64_t c) const {
+    return data[std::size_t(r * cols + c)];
+  }
 };
 
 /// kv.score: the last `obsWindow` of the L queries attend (softmax in f32,
@@ -65,8 +67,7 @@ std::vector<std::vector<int64_t>> topk(const Matrix &scores, int64_t k,
 /// order: the first `sinks`, the selected (per group), the last `recent`.
 /// With no selection (StreamingLLM) only sinks and recent.
 std::vector<std::vector<int64_t>>
-gatherStore(int64_t promptTokens, int64_t groups, int64_t sinks,
-            int64_t recent,
+gatherStore(int64_t promptTokens, int64_t groups, int64_t sinks, int64_t recent,
             const std::vector<std::vector<int64_t>> &selected = {});
 
 /// SnapStream's decode cache of one group: frozen sinks and selected
@@ -117,10 +118,9 @@ public:
   const Touched &lastStep() const { return touched; }
 
 private:
-  int64_t insert(int64_t position, const std::vector<float> &probs,
-                 float own);
+  int64_t insert(int64_t position, const std::vector<float> &probs, float own);
   int64_t heavy, recent;
-  std::vector<int64_t> tokens;   ///< token position per slot
+  std::vector<int64_t> tokens;    ///< token position per slot
   std::vector<float> accumulated; ///< accumulated attention per slot
   Touched touched;
 };
@@ -267,9 +267,7 @@ public:
   int64_t fullKeys() const { return int64_t(fullKeyRows.size()); }
   int64_t fullValues() const { return int64_t(fullValueRows.size()); }
   /// Tokens whose key (value) is held quantized.
-  int64_t quantizedKeys() const {
-    return int64_t(keyBlocks.size()) * residual;
-  }
+  int64_t quantizedKeys() const { return int64_t(keyBlocks.size()) * residual; }
   int64_t quantizedValues() const { return int64_t(valueTokens.size()); }
   /// The token positions the cache holds keys (values) for, as stored: the
   /// quantized ones, then the full-precision ones, oldest first.
@@ -299,9 +297,7 @@ public:
   };
   Rate averagePerStep(int64_t first, int64_t last) const;
   /// What the append of token `step` quantized.
-  const Touched &touchedAt(int64_t step) const {
-    return history[size_t(step)];
-  }
+  const Touched &touchedAt(int64_t step) const { return history[size_t(step)]; }
 
 private:
   /// A token kept at full precision.

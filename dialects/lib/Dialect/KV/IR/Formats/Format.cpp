@@ -72,8 +72,7 @@ snapflow::kv::parseFormat(MLIRContext *context, StringRef text) {
   auto format = dyn_cast<KVFormatAttrInterface>(*attr);
   if (!format)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "KV format '" + text +
-                                       "': not a KV format");
+                                   "KV format '" + text + "': not a KV format");
   return format.resolve();
 }
 
@@ -110,8 +109,7 @@ CheckedInt snapflow::kv::getWriteFlops(Type type, int64_t tokens,
   if (!format || !format.quantizesOnWrite(prefill))
     return 0;
   return CheckedInt(tokens - residualOf(cache, tokens)) *
-         cache.getValuesPerToken() * format.getQuantizeOps() *
-         cache.getBatch();
+         cache.getValuesPerToken() * format.getQuantizeOps() * cache.getBatch();
 }
 
 CheckedInt snapflow::kv::getReadFlops(Type type, int64_t tokens) {

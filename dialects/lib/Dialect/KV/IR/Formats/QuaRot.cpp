@@ -30,8 +30,7 @@ QuaRotFormatAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 bool QuaRotFormatAttr::isResolved() const { return getBits().has_value(); }
 KVFormatAttrInterface QuaRotFormatAttr::resolve() const {
-  return QuaRotFormatAttr::get(getContext(),
-                               getBits().value_or(kDefaultBits));
+  return QuaRotFormatAttr::get(getContext(), getBits().value_or(kDefaultBits));
 }
 LogicalResult QuaRotFormatAttr::verifyFor(
     const CacheShape &shape,
@@ -43,7 +42,8 @@ LogicalResult QuaRotFormatAttr::verifyFor(
   return success();
 }
 int64_t QuaRotFormatAttr::getTokenBits(const CacheShape &shape) const {
-  return (shape.keyWidth + shape.valueWidth) * getBits().value_or(kDefaultBits) +
+  return (shape.keyWidth + shape.valueWidth) *
+             getBits().value_or(kDefaultBits) +
          shape.groupsPerToken * 2 * kScaleBits;
 }
 int64_t QuaRotFormatAttr::getQuantizeOps() const { return 5; }

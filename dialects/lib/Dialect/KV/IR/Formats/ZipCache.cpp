@@ -80,22 +80,21 @@ Value ZipCacheFormatAttr::buildPrefillWork(OpBuilder &b, Location loc,
     int64_t probes = std::max<int64_t>(
         1, std::min((in.prompt * getProbes().value_or(kProbes) + 99) / 100,
                     q.getDimSize(1)));
-    auto scoreType = RankedTensorType::get({in.batch, in.groups, in.prompt},
-                                           b.getF32Type());
-    Value scores = b.create<ScoreOp>(
-        loc, scoreType, in.queries, in.keys, in.keyUp,
-        b.getI64IntegerAttr(in.heads), b.getI64IntegerAttr(in.groups),
-        b.getI64IntegerAttr(probes));
-    auto indexType = RankedTensorType::get({in.batch, in.groups, salient},
-                                           b.getI32Type());
-    indices = b.create<TopKOp>(loc, indexType, scores,
-                               b.getI64IntegerAttr(salient),
-                               b.getI64IntegerAttr(0), b.getI64IntegerAttr(0));
+    auto scoreType =
+        RankedTensorType::get({in.batch, in.groups, in.prompt}, b.getF32Type());
+    Value scores = b.create<ScoreOp>(loc, scoreType, in.queries, in.keys,
+                                     in.keyUp, b.getI64IntegerAttr(in.heads),
+                                     b.getI64IntegerAttr(in.groups),
+                                     b.getI64IntegerAttr(probes));
+    auto indexType =
+        RankedTensorType::get({in.batch, in.groups, salient}, b.getI32Type());
+    indices =
+        b.create<TopKOp>(loc, indexType, scores, b.getI64IntegerAttr(salient),
+                         b.getI64IntegerAttr(0), b.getI64IntegerAttr(0));
   }
-  return b.create<QuantizeOp>(loc, in.cache.getType(), in.cache, indices,
-                              b.getI64IntegerAttr(in.layer),
-                              b.getI64IntegerAttr(kept),
-                              b.getI64IntegerAttr(1));
+  return b.create<QuantizeOp>(
+      loc, in.cache.getType(), in.cache, indices, b.getI64IntegerAttr(in.layer),
+      b.getI64IntegerAttr(kept), b.getI64IntegerAttr(1));
 }
 
 Value ZipCacheFormatAttr::buildDecodeWork(OpBuilder &b, Location loc,

@@ -70,8 +70,7 @@ llvm::Expected<Attribute> snapflow::kv::detail::parseSpelling(
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "unknown " + what + " '" + name + "'" + didYouMean(name, names) +
-            " (expected " + llvm::join(names, ", ") +
-            "; see `snapflow list`)");
+            " (expected " + llvm::join(names, ", ") + "; see `snapflow list`)");
   if (trimmed.contains(':') && rest.trim().empty())
     return spellingError("empty parameter list");
   // name:k=v,k=v  ->  #kv.name<k = v, k = v>; a bare name is the
@@ -306,9 +305,10 @@ bool snapflow::kv::checkSelectionBudget(
   return true;
 }
 
-int64_t snapflow::kv::resolvePoolKernel(
-    StringRef policy, std::optional<int64_t> kernel, int64_t defaultKernel,
-    int64_t budget, function_ref<InFlightDiagnostic()> emitError) {
+int64_t
+snapflow::kv::resolvePoolKernel(StringRef policy, std::optional<int64_t> kernel,
+                                int64_t defaultKernel, int64_t budget,
+                                function_ref<InFlightDiagnostic()> emitError) {
   if (!kernel) {
     int64_t widest = budget % 2 == 1 ? budget : budget - 1;
     return std::max<int64_t>(1, std::min(defaultKernel, widest));

@@ -67,11 +67,10 @@ KVPolicyAttrInterface SnapKVPolicyAttr::resolveFor(
                                      budget, emitError);
   if (kernel < 0)
     return {};
-  return getChecked(
-      emitError, getContext(), std::optional<int64_t>(budget),
-      std::optional<int64_t>(), std::optional<int64_t>(obs),
-      std::optional<int64_t>(kernel),
-      std::optional<PoolKind>(getPool().value_or(PoolKind::max)));
+  return getChecked(emitError, getContext(), std::optional<int64_t>(budget),
+                    std::optional<int64_t>(), std::optional<int64_t>(obs),
+                    std::optional<int64_t>(kernel),
+                    std::optional<PoolKind>(getPool().value_or(PoolKind::max)));
 }
 
 Selection
