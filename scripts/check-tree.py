@@ -3,31 +3,38 @@
 
   format   every C++ source is what clang-format-19 makes of it under the
            committed .clang-format (`make format` rewrites them)
+  layers   the simulator's floors include only downwards: Core names no
+           component and not the engine, Components not the engine, and
+           the readers of results (Stats, Trace, Serving, Loader) neither
 
 Each failure names the file (and line) and what to do; exit 1 on any.
 Usage: check-tree.py [--src DIR] [CHECK ...]   (default: every check)
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
 
 
 def sources(src):
-    """Tracked C++ files (every *.cpp and *.h when not in a git checkout)."""
+    """Tracked C++ files (every *.cpp and *.h when `src` is not the top of a
+    git checkout)."""
+    def git(*args):
+        return subprocess.run(['git', '-C', src] + list(args), check=True,
+                              capture_output=True, text=True).stdout
     try:
-        out = subprocess.run(['git', '-C', src, 'ls-files', '*.cpp', '*.h'],
-                             check=True, capture_output=True, text=True).stdout
-        return sorted(out.split())
+        if os.path.samefile(git('rev-parse', '--show-toplevel').strip(), src):
+            return sorted(git('ls-files', '*.cpp', '*.h').split())
     except (OSError, subprocess.CalledProcessError):
-        found = []
-        for root, dirs, files in os.walk(src):
-            dirs[:] = [d for d in dirs
-                       if not d.startswith(('.', 'build'))]
-            found += [os.path.relpath(os.path.join(root, f), src)
-                      for f in files if f.endswith(('.cpp', '.h'))]
-        return sorted(found)
+        pass
+    found = []
+    for root, dirs, files in os.walk(src):
+        dirs[:] = [d for d in dirs if not d.startswith(('.', 'build'))]
+        found += [os.path.relpath(os.path.join(root, f), src)
+                  for f in files if f.endswith(('.cpp', '.h'))]
+    return sorted(found)
 
 
 def check_format(src, files):
@@ -46,7 +53,37 @@ def check_format(src, files):
     return errors
 
 
-CHECKS = {'format': check_format}
+# Simulator folders and the Sim/ folders their files must never include
+# (docs/Architecture.md draws the arrows).
+FORBIDDEN = {
+    'Core': ('Components', 'Engine'),
+    'Components': ('Engine',),
+    'Stats': ('Components', 'Engine'),
+    'Trace': ('Components', 'Engine'),
+    'Serving': ('Components', 'Engine'),
+    'Loader': ('Components', 'Engine'),
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s*"snapflow/Sim/([A-Za-z]+)/')
+
+
+def check_layers(src, files):
+    errors = []
+    for f in files:
+        m = re.match(r'simulator/(?:include/snapflow/Sim|lib)/([A-Za-z]+)/', f)
+        if not m or m.group(1) not in FORBIDDEN:
+            continue
+        floor = m.group(1)
+        with open(os.path.join(src, f), encoding='utf-8') as text:
+            for n, line in enumerate(text, 1):
+                inc = INCLUDE.match(line)
+                if inc and inc.group(1) in FORBIDDEN[floor]:
+                    errors.append(f'{f}:{n}: {floor} includes Sim/{inc.group(1)}; '
+                                  f'{floor} must not depend on '
+                                  + ' or '.join(FORBIDDEN[floor]))
+    return errors
+
+
+CHECKS = {'format': check_format, 'layers': check_layers}
 
 
 def main():

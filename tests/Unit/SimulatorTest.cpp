@@ -17,9 +17,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "snapflow/Sim/Core/Simulator.h"
-#include "snapflow/Sim/Components/Component.h"
+#include "snapflow/Sim/Engine/Simulator.h"
 #include "snapflow/Sim/Components/DmaEngine.h"
+#include "snapflow/Sim/Engine/Registry.h"
 
 #include "gtest/gtest.h"
 

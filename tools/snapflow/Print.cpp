@@ -6,7 +6,7 @@
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Models/ModelConfig.h"
-#include "snapflow/Sim/Components/Component.h"
+#include "snapflow/Sim/Engine/Registry.h"
 #include "snapflow/Sim/Stats/Report.h"
 #include "snapflow/Sim/Stats/ReportSchema.h"
 #include "snapflow/Support/Version.h"

@@ -4,7 +4,7 @@
 
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/Gnuplot.h"
-#include "snapflow/Sim/Core/Simulator.h"
+#include "snapflow/Sim/Core/Results.h"
 #include "snapflow/Support/Input.h"
 #include "snapflow/Support/Json.h"
 

@@ -15,7 +15,7 @@
 #include "snapflow/Driver/Compile.h"
 #include "snapflow/Driver/Csv.h"
 #include "snapflow/Driver/Errors.h"
-#include "snapflow/Sim/Core/Simulator.h"
+#include "snapflow/Sim/Engine/Simulator.h"
 #include "snapflow/Sim/Loader/Loader.h"
 #include "snapflow/Sim/Stats/Report.h"
 #include "snapflow/Sim/Trace/Trace.h"

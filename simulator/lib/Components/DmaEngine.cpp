@@ -49,23 +49,23 @@ DmaEngine::DmaEngine(const arch::ArchModel &chip)
       pool(double(chip.socket().agcuCount) * laneBytesPerCycle / periodPs,
            chip.socket().agcuCount, 0) {}
 
-MemoryTierServer &DmaEngine::tierOf(SectionRun &r, const Node &n) {
+MemoryPort &DmaEngine::tierOf(SectionRun &r, const Node &n) {
   arch::MemoryTier t =
       n.tensor >= 0 ? r.program->tensors[n.tensor].tier : arch::MemoryTier::HBM;
-  return r.socket->tier(t);
+  return r.ports->tier(t);
 }
 
 void DmaEngine::runLoad(SectionRun &r, int index) {
   const Node &n = r.section->nodes[index];
   const Stream &out = r.section->streams[n.outputs[0]];
-  MemoryTierServer &tier = tierOf(r, n);
+  MemoryPort &tier = tierOf(r, n);
   bool onChip = n.tensor >= 0 &&
                 r.program->tensors[n.tensor].tier == arch::MemoryTier::SRAM;
   // The load's own lanes: a server of its own for this run.
   BandwidthServer lanes(double(std::max<int64_t>(1, n.agcus)) *
                             laneBytesPerCycle / periodPs,
                         1, 0);
-  double hops = r.socket->network->hopsPs();
+  double hops = r.ports->network->hopsPs();
   std::deque<double> inFlight;
   auto land = [&] {
     waitUntil(inFlight.front());
@@ -99,7 +99,7 @@ void DmaEngine::runLoad(SectionRun &r, int index) {
 void DmaEngine::runStore(SectionRun &r, int index) {
   const Node &n = r.section->nodes[index];
   const Stream &in = r.section->streams[n.inputs[0]];
-  MemoryTierServer &tier = tierOf(r, n);
+  MemoryPort &tier = tierOf(r, n);
   double last = nowPs();
   for (int64_t tile = 0, tiles = r.streamTiles(n.inputs[0]); tile < tiles;
        ++tile) {
@@ -112,8 +112,8 @@ void DmaEngine::runStore(SectionRun &r, int index) {
   r.charge(index, PathPart::Memory);
 }
 
-void DmaEngine::runCopy(Socket &s, CopyRun &c) {
-  MemoryTierServer &from = s.tier(c.from), &to = s.tier(c.to);
+void DmaEngine::runCopy(const SocketPorts &s, CopyRun &c) {
+  MemoryPort &from = s.tier(c.from), &to = s.tier(c.to);
   double hops = s.network->hopsPs();
   // Each block goes through three reservations, each made when the block
   // reaches it (a reservation made ahead of time would hold the server for

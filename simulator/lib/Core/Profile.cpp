@@ -1,6 +1,6 @@
 //===- Profile.cpp - Where a step's time went, by operator ----------------===//
 
-#include "snapflow/Sim/Core/Simulator.h"
+#include "snapflow/Sim/Core/Results.h"
 
 #include "llvm/Support/ErrorHandling.h"
 

@@ -2,13 +2,6 @@
 
 #include "snapflow/Sim/Core/Runtime.h"
 
-#include "snapflow/Sim/Components/Buffer.h"
-#include "snapflow/Sim/Components/Collective.h"
-#include "snapflow/Sim/Components/DmaEngine.h"
-#include "snapflow/Sim/Components/MemoryTier.h"
-#include "snapflow/Sim/Components/Network.h"
-#include "snapflow/Sim/Components/PcuStage.h"
-
 using namespace snapflow;
 using namespace snapflow::sim;
 
@@ -63,7 +56,7 @@ void SectionRun::push(int node, int stream, int64_t lanes) {
   NodeRun &nr = nodes[node];
   int64_t tileBytes = section->streams[stream].tileBytes;
   if (lanes > 0) {
-    double net = socket->network->crossPs(tileBytes, lanes);
+    double net = ports->network->crossPs(tileBytes, lanes);
     waitFor(net);
     charge(node, PathPart::Network);
   }
@@ -71,18 +64,5 @@ void SectionRun::push(int node, int stream, int64_t lanes) {
   streams[stream]->push(nr.path);
   nr.wait = {};
   nr.touch();
-  socket->network->recordTile(tileBytes);
-}
-
-std::vector<Stats *> Socket::stats() {
-  return {&tiers[0]->stats, &tiers[1]->stats,   &tiers[2]->stats,
-          &network->stats,  &pcus->stats,       &dma->stats,
-          &buffers->stats,  &collectives->stats};
-}
-
-StatsSnapshot snapflow::sim::snapshot(Socket &socket) {
-  StatsSnapshot out;
-  for (Stats *s : socket.stats())
-    out.emplace_back(s->getValues().begin(), s->getValues().end());
-  return out;
+  ports->network->recordTile(tileBytes);
 }

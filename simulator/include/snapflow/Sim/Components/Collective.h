@@ -11,8 +11,8 @@
 #define SNAPFLOW_SIM_COMPONENTS_COLLECTIVE_H
 
 #include "snapflow/Arch/ArchModel.h"
-#include "snapflow/Sim/Components/BandwidthServer.h"
 #include "snapflow/Sim/Components/Component.h"
+#include "snapflow/Sim/Core/BandwidthServer.h"
 #include "snapflow/Sim/Core/Program.h"
 #include "snapflow/Sim/Core/Runtime.h"
 

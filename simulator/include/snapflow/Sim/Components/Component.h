@@ -14,7 +14,6 @@
 #define SNAPFLOW_SIM_COMPONENTS_COMPONENT_H
 
 #include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <cstddef>
 #include <vector>
@@ -66,12 +65,6 @@ private:
   const ComponentInfo *info;
   std::vector<double> values;
 };
-
-/// Every component kind the simulator has, in wiring order.
-llvm::ArrayRef<const ComponentInfo *> allComponents();
-
-/// Prints each component's parameters and statistics with their units.
-void describeComponents(llvm::raw_ostream &os);
 
 } // namespace sim
 } // namespace snapflow

@@ -16,8 +16,8 @@
 #define SNAPFLOW_SIM_COMPONENTS_DMAENGINE_H
 
 #include "snapflow/Arch/ArchModel.h"
-#include "snapflow/Sim/Components/BandwidthServer.h"
 #include "snapflow/Sim/Components/Component.h"
+#include "snapflow/Sim/Core/BandwidthServer.h"
 #include "snapflow/Sim/Core/Runtime.h"
 
 namespace snapflow {
@@ -44,12 +44,12 @@ public:
   /// The process of store node `index` for one run of its section.
   void runStore(SectionRun &r, int index);
   /// The socket's copy (CopyRun), once or until stopped.
-  void runCopy(Socket &s, CopyRun &c);
+  void runCopy(const SocketPorts &s, CopyRun &c);
 
   Stats stats{info()};
 
 private:
-  class MemoryTierServer &tierOf(SectionRun &r, const Node &n);
+  MemoryPort &tierOf(SectionRun &r, const Node &n);
 
   double periodPs;
   double laneBytesPerCycle; ///< one AGCU lane: min(AGCU port, NoC stream)

@@ -10,13 +10,14 @@
 #define SNAPFLOW_SIM_COMPONENTS_MEMORYTIER_H
 
 #include "snapflow/Arch/ArchModel.h"
-#include "snapflow/Sim/Components/BandwidthServer.h"
 #include "snapflow/Sim/Components/Component.h"
+#include "snapflow/Sim/Core/BandwidthServer.h"
+#include "snapflow/Sim/Core/Ports.h"
 
 namespace snapflow {
 namespace sim {
 
-class MemoryTierServer {
+class MemoryTierServer final : public MemoryPort {
 public:
   static const ComponentInfo &info();
   enum Stat { Bytes, BusyPs };
@@ -25,7 +26,7 @@ public:
 
   /// Moves `bytes` starting no earlier than `nowPs`; returns the picosecond
   /// the data has arrived (latency included).
-  double transfer(double bytes, double nowPs);
+  double transfer(double bytes, double nowPs) override;
   arch::MemoryTier getTier() const { return tier; }
   int64_t getChannels() const { return server.getChannels(); }
 

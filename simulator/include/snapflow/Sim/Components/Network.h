@@ -11,11 +11,12 @@
 
 #include "snapflow/Arch/ArchModel.h"
 #include "snapflow/Sim/Components/Component.h"
+#include "snapflow/Sim/Core/Ports.h"
 
 namespace snapflow {
 namespace sim {
 
-class OnChipNetwork {
+class OnChipNetwork final : public NetworkPort {
 public:
   static const ComponentInfo &info();
   enum Stat { Tiles, Bytes };
@@ -23,11 +24,11 @@ public:
   explicit OnChipNetwork(const arch::ArchModel &chip);
 
   /// Picoseconds for a tile of `tileBytes` to cross over `lanes` lanes.
-  double crossPs(int64_t tileBytes, int64_t lanes) const;
+  double crossPs(int64_t tileBytes, int64_t lanes) const override;
   /// Picoseconds of the mean hop distance alone.
-  double hopsPs() const { return meanHopsPs; }
+  double hopsPs() const override { return meanHopsPs; }
   /// Counts a tile handed from one unit to another.
-  void recordTile(int64_t tileBytes) {
+  void recordTile(int64_t tileBytes) override {
     stats[Tiles] += 1;
     stats[Bytes] += double(tileBytes);
   }

@@ -1,17 +1,19 @@
 //===- Runtime.h - State of a running program ------------------*- C++ -*-===//
 //
 // What the engine wires and the components act on: the run of one section
-// on one socket (its streams and per-node activity), one socket's components,
-// and simulated time. Components reach each other only through these.
+// on one socket (its streams and per-node activity), a bulk copy, and
+// simulated time. Components reach the rest of their socket only through
+// the run's ports (Ports.h).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SNAPFLOW_SIM_CORE_RUNTIME_H
 #define SNAPFLOW_SIM_CORE_RUNTIME_H
 
-#include "snapflow/Sim/Components/TileStream.h"
+#include "snapflow/Sim/Core/Ports.h"
 #include "snapflow/Sim/Core/Program.h"
-#include "snapflow/Sim/Core/Simulator.h"
+#include "snapflow/Sim/Core/Results.h"
+#include "snapflow/Sim/Core/TileStream.h"
 
 #include <systemc>
 
@@ -20,14 +22,6 @@
 
 namespace snapflow {
 namespace sim {
-
-class Buffer;
-class CollectiveUnit;
-class DmaEngine;
-class MemoryTierServer;
-class OnChipNetwork;
-class PcuStage;
-class Stats;
 
 /// Simulated time in picoseconds (the time resolution), exact.
 inline double nowPs() { return double(sc_core::sc_time_stamp().value()); }
@@ -77,8 +71,6 @@ struct NodeRun {
   }
 };
 
-struct Socket;
-
 /// One span of a critical path: node `node` waited `ps` on its own work of
 /// kind `part`, after the path that `parent` ends (-1: the section's start).
 struct PathSegment {
@@ -93,7 +85,7 @@ struct PathSegment {
 struct SectionRun {
   const Program *program = nullptr;
   const Section *section = nullptr;
-  Socket *socket = nullptr;
+  SocketPorts *ports = nullptr; ///< its socket's memory tiers and network
   int job = 0, index = 0, socketIndex = 0;
   std::vector<std::unique_ptr<TileStream>> streams;
   std::vector<NodeRun> nodes;
@@ -160,28 +152,6 @@ struct CopyRun {
   double moved = 0; ///< bytes written so far (all starts)
   sc_core::sc_event start, done;
 };
-
-/// One socket's components and its runs of every section of every job.
-struct Socket {
-  std::unique_ptr<MemoryTierServer> tiers[3]; ///< by arch::MemoryTier
-  std::unique_ptr<OnChipNetwork> network;
-  std::unique_ptr<PcuStage> pcus;
-  std::unique_ptr<DmaEngine> dma;
-  std::unique_ptr<Buffer> buffers;
-  std::unique_ptr<CollectiveUnit> collectives;
-  std::vector<std::vector<std::unique_ptr<SectionRun>>> runs; // [job][section]
-  std::unique_ptr<CopyRun> copy = std::make_unique<CopyRun>();
-
-  MemoryTierServer &tier(arch::MemoryTier t) {
-    return *tiers[static_cast<int>(t)];
-  }
-  /// Every component's statistics, in a fixed order.
-  std::vector<Stats *> stats();
-};
-
-/// A snapshot of statistics: one vector per block of Socket::stats().
-using StatsSnapshot = std::vector<std::vector<double>>;
-StatsSnapshot snapshot(Socket &socket);
 
 } // namespace sim
 } // namespace snapflow

@@ -10,7 +10,7 @@
 #define SNAPFLOW_SIM_STATS_REPORT_H
 
 #include "snapflow/Arch/ArchModel.h"
-#include "snapflow/Sim/Core/Simulator.h"
+#include "snapflow/Sim/Core/Results.h"
 #include "snapflow/Sim/Stats/Roofline.h"
 
 #include "llvm/Support/JSON.h"

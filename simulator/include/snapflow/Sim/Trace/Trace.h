@@ -26,7 +26,7 @@
 #ifndef SNAPFLOW_SIM_TRACE_TRACE_H
 #define SNAPFLOW_SIM_TRACE_TRACE_H
 
-#include "snapflow/Sim/Core/Simulator.h"
+#include "snapflow/Sim/Core/Results.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

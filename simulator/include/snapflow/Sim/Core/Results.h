@@ -1,16 +1,15 @@
-//===- Simulator.h - The cycle-approximate SN40L-like model ----*- C++ -*-===//
+//===- Results.h - What a simulation is asked and answers ------*- C++ -*-===//
 //
-// Runs df programs on a SystemC model of one socket (or every socket of the
-// TP group) of the chip an ArchModel describes: a process per stage, load,
-// store, buffer and collective, bounded tile streams between them, HBM/DDR/
-// SRAM and peer links as shared bandwidth servers, and a section controller
-// that loads sections (reconfiguration cost) and runs their kernel loops.
-// Time is annotated per tile (loosely timed), never ticked per cycle.
+// The simulator's vocabulary above the program: how to simulate (options,
+// jobs, copies) and what a run reports (per-job results, the profile by
+// operator, collectives, trace events and memory samples). The engine
+// (Sim/Engine/Simulator.h) fills them; the report, trace and serving code
+// read them without knowing the engine or its components.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SNAPFLOW_SIM_CORE_SIMULATOR_H
-#define SNAPFLOW_SIM_CORE_SIMULATOR_H
+#ifndef SNAPFLOW_SIM_CORE_RESULTS_H
+#define SNAPFLOW_SIM_CORE_RESULTS_H
 
 #include "snapflow/Arch/ArchModel.h"
 #include "snapflow/Arch/OpKind.h"
@@ -248,12 +247,7 @@ struct SimResult {
   int64_t stepsUnsampled = 0;
 };
 
-/// Runs `jobs` one after the other in one SystemC elaboration. SystemC allows
-/// one elaboration per process: call this once per process.
-SimResult simulate(const std::vector<Job> &jobs, const arch::ArchModel &chip,
-                   const SimOptions &options);
-
 } // namespace sim
 } // namespace snapflow
 
-#endif // SNAPFLOW_SIM_CORE_SIMULATOR_H
+#endif // SNAPFLOW_SIM_CORE_RESULTS_H

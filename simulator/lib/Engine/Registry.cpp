@@ -1,6 +1,6 @@
-//===- Component.cpp - The components and their declarations --------------===//
+//===- Registry.cpp - The components the engine builds --------------------===//
 
-#include "snapflow/Sim/Components/Component.h"
+#include "snapflow/Sim/Engine/Registry.h"
 
 #include "snapflow/Sim/Components/Buffer.h"
 #include "snapflow/Sim/Components/Collective.h"
@@ -8,7 +8,7 @@
 #include "snapflow/Sim/Components/MemoryTier.h"
 #include "snapflow/Sim/Components/Network.h"
 #include "snapflow/Sim/Components/PcuStage.h"
-#include "snapflow/Sim/Components/SectionController.h"
+#include "snapflow/Sim/Engine/SectionController.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

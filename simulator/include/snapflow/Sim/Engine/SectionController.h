@@ -17,8 +17,8 @@
 
 #include "snapflow/Arch/ArchModel.h"
 #include "snapflow/Sim/Components/Component.h"
-#include "snapflow/Sim/Core/Runtime.h"
-#include "snapflow/Sim/Core/Simulator.h"
+#include "snapflow/Sim/Core/Results.h"
+#include "snapflow/Sim/Engine/Socket.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 

@@ -1,12 +1,6 @@
 //===- SectionController.cpp - Sections, kernel loops, steps --------------===//
 
-#include "snapflow/Sim/Components/SectionController.h"
-
-#include "snapflow/Sim/Components/Collective.h"
-#include "snapflow/Sim/Components/DmaEngine.h"
-#include "snapflow/Sim/Components/MemoryTier.h"
-#include "snapflow/Sim/Components/Network.h"
-#include "snapflow/Sim/Components/PcuStage.h"
+#include "snapflow/Sim/Engine/SectionController.h"
 
 #include <cassert>
 #include <climits>

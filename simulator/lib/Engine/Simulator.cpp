@@ -10,16 +10,10 @@
 //===----------------------------------------------------------------------===//
 
 #define SC_INCLUDE_DYNAMIC_PROCESSES
-#include "snapflow/Sim/Core/Simulator.h"
+#include "snapflow/Sim/Engine/Simulator.h"
 
-#include "snapflow/Sim/Components/Buffer.h"
-#include "snapflow/Sim/Components/Collective.h"
-#include "snapflow/Sim/Components/DmaEngine.h"
-#include "snapflow/Sim/Components/MemoryTier.h"
-#include "snapflow/Sim/Components/Network.h"
-#include "snapflow/Sim/Components/PcuStage.h"
-#include "snapflow/Sim/Components/SectionController.h"
-#include "snapflow/Sim/Core/Runtime.h"
+#include "snapflow/Sim/Engine/SectionController.h"
+#include "snapflow/Sim/Engine/Socket.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -97,6 +91,7 @@ private:
     sock.dma = std::make_unique<DmaEngine>(chip);
     sock.buffers = std::make_unique<Buffer>();
     sock.collectives = std::make_unique<CollectiveUnit>(chip, groups.get());
+    sock.connect();
     spawnCopy(sock);
     for (size_t j = 0; j < jobs.size(); ++j) {
       sock.runs.emplace_back();
@@ -107,7 +102,7 @@ private:
         auto run = std::make_unique<SectionRun>();
         run->program = &p;
         run->section = &p.sections[i];
-        run->socket = &sock;
+        run->ports = sock.ports.get();
         run->job = static_cast<int>(j);
         run->index = static_cast<int>(i);
         run->socketIndex = k;
@@ -127,7 +122,7 @@ private:
         if (run->section->pipelined)
           run->carriedFrom = carriedDependencies(p, *run->section);
         for (size_t n = 0; n < run->section->nodes.size(); ++n)
-          spawn(*run, static_cast<int>(n));
+          spawn(sock, *run, static_cast<int>(n));
         sock.runs.back().push_back(std::move(run));
       }
     }
@@ -135,15 +130,16 @@ private:
 
   /// The process of node `n` of run `r`: each start of its section runs the
   /// node on its component.
-  void spawn(SectionRun &r, int n) {
+  void spawn(Socket &sock, SectionRun &r, int n) {
+    Socket *s = &sock;
     SectionRun *run = &r;
     sc_core::sc_spawn(
-        [run, n] {
+        [s, run, n] {
           while (true) {
             sc_core::wait(*run->starts[n]);
             for (int64_t k = 0; k < run->iterations; ++k) {
               run->awaitCarried(n, k);
-              dispatch(*run, n);
+              dispatch(*s, *run, n);
               run->finishIteration(n, k);
             }
             if (++run->doneCount ==
@@ -161,7 +157,7 @@ private:
         [s] {
           while (true) {
             sc_core::wait(s->copy->start);
-            s->dma->runCopy(*s, *s->copy);
+            s->dma->runCopy(*s->ports, *s->copy);
             s->copy->running = false;
             s->copy->done.notify(sc_core::SC_ZERO_TIME);
           }
@@ -189,8 +185,7 @@ private:
     return out;
   }
 
-  static void dispatch(SectionRun &r, int n) {
-    Socket &s = *r.socket;
+  static void dispatch(Socket &s, SectionRun &r, int n) {
     switch (r.section->nodes[n].kind) {
     case NodeKind::Stage:
       return s.pcus->run(r, n);
