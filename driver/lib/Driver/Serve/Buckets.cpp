@@ -1,0 +1,181 @@
+//===- Buckets.cpp - Slots, shape buckets and their graphs ----------------===//
+//
+// The second phase of a serving run (Phases.h). A static-graph deployment
+// keeps one compiled graph per shape: prompt lengths and decode contexts
+// round up to power-of-two buckets, each bucket is compiled, and the
+// deployment must fit the chip's DDR (every model's weights) and, with a
+// static cache, its HBM (every model resident).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phases.h"
+
+#include "snapflow/Driver/Compile.h"
+#include "snapflow/Driver/Errors.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <chrono>
+
+using namespace snapflow;
+using namespace snapflow::driver;
+using namespace snapflow::driver::phases;
+using namespace snapflow::sim::serving;
+using llvm::Error;
+
+std::string phases::policyFor(const Workload &w, int64_t tokens) {
+  // kvSlots counts cache positions (a Block Transformer's are blocks).
+  if (!w.kvCompressing || w.kvSlots >= w.config.cachePositions(tokens))
+    return "full";
+  return w.kvLabel;
+}
+
+Buckets phases::bucketsOf(const std::vector<Request> &requests,
+                          const std::vector<size_t> &mine, int64_t context) {
+  Buckets b;
+  int64_t lo = context, hi = 0;
+  for (size_t i : mine) {
+    const Request &r = requests[i];
+    b.prefill.insert(bucketFor(r.promptTokens, context));
+    lo = std::min(lo, r.promptTokens + 1);
+    hi = std::max(hi, r.promptTokens + r.outputTokens);
+  }
+  for (int64_t t = bucketFor(lo, context);; t *= 2) {
+    b.decode.insert(std::min(t, context));
+    if (t >= hi || t >= context)
+      break;
+  }
+  // The full-context graph fixes the KV allocation and the resident
+  // tensors.
+  b.decode.insert(context);
+  return b;
+}
+
+namespace {
+
+double maxTensorBytes(const std::vector<sim::Program> &programs,
+                      arch::MemoryTier tier) {
+  double most = 0;
+  for (const sim::Program &p : programs)
+    most = std::max(most, double(p.tensorBytes(tier)));
+  return most;
+}
+
+std::string gibText(double bytes) {
+  return llvm::formatv("{0:f2} GiB", bytes / double(1ull << 30)).str();
+}
+
+/// One model's slots and graphs: a prefill graph per prompt bucket (one
+/// sequence), a decode graph per context bucket (every slot).
+Error buildModel(mlir::MLIRContext &context, Prepared &m,
+                 const std::vector<Request> &requests, const CompileOptions &c,
+                 bool chunked, bool several) {
+  const WorkloadOptions &o = m.o;
+  // Slots: --batch, or the most that fit at the full context.
+  int64_t slots = o.batch;
+  if (m.maxBatch) {
+    auto largest = findMaxBatch(context, m.w, o, c);
+    if (!largest)
+      return largest.takeError();
+    slots = *largest;
+  }
+  m.cfg().slots = slots;
+  Buckets buckets = bucketsOf(requests, m.requests, o.context);
+  // The chunked schedule's prefill graphs run a chunk per step.
+  CompileOptions prefillOptions = c;
+  if (chunked && c.prefillChunk == kPrefillChunkAuto)
+    prefillOptions.prefillChunk = kScheduleChunk;
+  m.prefillChunk = prefillOptions.prefillChunk;
+  m.programs.reserve(buckets.prefill.size() + buckets.decode.size());
+  auto build = [&](bool prefill, int64_t tokens) -> Error {
+    WorkloadOptions bo = o;
+    bo.context = tokens;
+    bo.kv = policyFor(m.w, tokens);
+    auto p = compileProgram(context, m.w, bo, prefill ? prefillOptions : c,
+                            prefill ? 1 : slots, prefill);
+    if (!p) {
+      std::string why = llvm::toString(p.takeError());
+      return llvm::make_error<ProgramFailure>(llvm::formatv(
+          "{0}the {1} graph for {2} tokens (bucket of --serve) cannot run: "
+          "{3}",
+          several ? m.w.config.name + ": " : std::string(),
+          prefill ? "prefill" : "decode", tokens, why));
+    }
+    if (Error e = checkFits(*p, m.w.chip))
+      return e;
+    m.programs.push_back(std::move(*p));
+    m.shapes.push_back({prefill, tokens});
+    return Error::success();
+  };
+  for (int64_t b : buckets.prefill)
+    if (Error e = build(true, b))
+      return e;
+  for (int64_t b : buckets.decode)
+    if (Error e = build(false, b))
+      return e;
+  m.res = residency(m.full());
+  m.deployed.weightBytes = double(m.full().weightBytes);
+  m.deployed.hbmBytes = maxTensorBytes(m.programs, arch::MemoryTier::HBM);
+  // DDR holds every model's weights, whether cached in HBM or not, and
+  // whatever its graphs place in DDR.
+  m.ddrBytes = m.deployed.weightBytes +
+               maxTensorBytes(m.programs, arch::MemoryTier::DDR);
+  return Error::success();
+}
+
+} // namespace
+
+Residency phases::residency(const sim::Program &p) {
+  Residency r;
+  for (const sim::Tensor &t : p.tensors)
+    (t.isKV ? r.kv : r.bytes)[static_cast<int>(t.tier)] += double(t.bytes);
+  return r;
+}
+
+llvm::Expected<double> phases::buildGraphs(Models &models,
+                                           const std::vector<Request> &requests,
+                                           const CompileOptions &c,
+                                           Schedule schedule) {
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  auto start = std::chrono::steady_clock::now();
+  for (auto &m : models)
+    if (Error e = buildModel(context, *m, requests, c,
+                             schedule == Schedule::Chunked, models.size() > 1))
+      return std::move(e);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+Error phases::checkPlacement(const Models &models, const arch::ArchModel &chip,
+                             CacheOptions &cache) {
+  cache.hbmBytes = double(chip.tierBytesPerSocket(arch::MemoryTier::HBM));
+  if (models.size() < 2)
+    return Error::success();
+  // DDR holds every model's weights; HBM each resident model.
+  double ddr = 0, hbm = 0;
+  std::string ddrParts, hbmParts;
+  for (const auto &m : models) {
+    ddr += m->ddrBytes;
+    hbm += m->deployed.hbmBytes;
+    ddrParts += llvm::formatv("{0}{1} {2}", ddrParts.empty() ? "" : " + ",
+                              m->deployed.name, gibText(m->ddrBytes));
+    hbmParts += llvm::formatv("{0}{1} {2}", hbmParts.empty() ? "" : " + ",
+                              m->deployed.name, gibText(m->deployed.hbmBytes));
+  }
+  double ddrCap = double(chip.tierBytesPerSocket(arch::MemoryTier::DDR));
+  double hbmCap = double(chip.tierBytesPerSocket(arch::MemoryTier::HBM));
+  if (ddr > ddrCap)
+    return llvm::make_error<ProgramFailure>(llvm::formatv(
+        "the deployment does not fit: DDR binds: every model's weights "
+        "stay in DDR, {0} = {1} per socket, above the {2} of {3}",
+        ddrParts, gibText(ddr), gibText(ddrCap), chip.getName()));
+  if (cache.policy == CachePolicy::Static && hbm > hbmCap)
+    return llvm::make_error<ProgramFailure>(llvm::formatv(
+        "the deployment does not fit: HBM binds: --model-cache static keeps "
+        "every model resident, {0} = {1} per socket, above the {2} of {3}; "
+        "cache them (--model-cache on-demand or prewarm) or give fewer "
+        "slots (--batch)",
+        hbmParts, gibText(hbm), gibText(hbmCap), chip.getName()));
+  return Error::success();
+}

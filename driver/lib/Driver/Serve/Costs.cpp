@@ -1,0 +1,128 @@
+//===- Costs.cpp - The step costs, measured in one SystemC run ------------===//
+//
+// The third phase of a serving run (Phases.h): one SystemC run times every
+// graph of every model (a prefill once, a decode two steps so the second is
+// steady state). With a model cache that switches, every graph runs again
+// beside a switch (the copy contends for the tiers) and each model's switch
+// alone. The serving loop replays these costs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phases.h"
+
+#include "snapflow/Driver/Errors.h"
+#include "snapflow/Sim/Engine/Simulator.h"
+
+#include <chrono>
+
+using namespace snapflow;
+using namespace snapflow::driver;
+using namespace snapflow::driver::phases;
+using namespace snapflow::sim::serving;
+using llvm::Error;
+
+namespace {
+
+/// The jobs of the run and where each group starts.
+struct CostJobs {
+  std::vector<sim::Job> jobs;
+  size_t contendedBase = 0, switchBase = 0;
+};
+
+CostJobs costJobs(const Models &models, bool switching) {
+  CostJobs out;
+  int64_t largestWeights = 0;
+  for (const auto &m : models)
+    largestWeights = std::max(largestWeights, m->full().weightBytes);
+  for (const auto &m : models)
+    for (size_t i = 0; i < m->programs.size(); ++i)
+      out.jobs.push_back({&m->programs[i], m->shapes[i].first ? 1 : 2});
+  out.contendedBase = out.jobs.size();
+  if (switching)
+    for (const auto &m : models)
+      for (size_t i = 0; i < m->programs.size(); ++i) {
+        sim::Job j(&m->programs[i], m->shapes[i].first ? 1 : 2);
+        j.copy = sim::Copy{std::max<int64_t>(1, largestWeights),
+                           arch::MemoryTier::DDR, arch::MemoryTier::HBM};
+        out.jobs.push_back(j);
+      }
+  out.switchBase = out.jobs.size();
+  if (switching)
+    for (const auto &m : models) {
+      sim::Job j;
+      j.copy = sim::Copy{m->full().weightBytes, arch::MemoryTier::DDR,
+                         arch::MemoryTier::HBM};
+      out.jobs.push_back(j);
+    }
+  return out;
+}
+
+/// Adds shape `i` of `m`, timed by `jr`, to `costs`; with a switch beside
+/// it, the bytes per second the copy moved.
+void fill(const Prepared &m, CostTable &costs, const sim::JobResult &jr,
+          size_t i, std::vector<double> *prefillBps,
+          std::vector<double> *decodeBps) {
+  double seconds = jr.stepPs * 1e-12;
+  double bps = jr.stepPs > 0 ? jr.copyBytes / (jr.stepPs * 1e-12) : 0;
+  if (m.shapes[i].first) {
+    costs.prefillBuckets.push_back(m.shapes[i].second);
+    costs.prefillS.push_back(seconds);
+    std::vector<double> chunks;
+    for (double ps : jr.chunkPs)
+      chunks.push_back(ps * 1e-12);
+    costs.prefillChunkS.push_back(std::move(chunks));
+    if (prefillBps)
+      prefillBps->push_back(bps);
+  } else {
+    costs.decodeBuckets.push_back(m.shapes[i].second);
+    costs.decodeStepS.push_back(seconds);
+    if (decodeBps)
+      decodeBps->push_back(bps);
+  }
+}
+
+} // namespace
+
+llvm::Expected<double> phases::measureCosts(Models &models,
+                                            const arch::ArchModel &chip,
+                                            const SimulateOptions &s,
+                                            const CacheOptions &cache,
+                                            Schedule schedule) {
+  const bool switching = cache.policy != CachePolicy::Static;
+  CostJobs cj = costJobs(models, switching);
+  sim::SimOptions simOptions;
+  simOptions.fastForward = s.fastForward;
+  simOptions.allSockets = s.allSockets;
+  simOptions.trace = false;
+  auto start = std::chrono::steady_clock::now();
+  sim::SimResult sim = sim::simulate(cj.jobs, chip, simOptions);
+  double simS =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (!sim.failure.empty())
+    return llvm::make_error<ProgramFailure>("serving step costs: " +
+                                            sim.failure);
+  size_t job = 0, contendedJob = cj.contendedBase, switchJob = cj.switchBase;
+  for (auto &mp : models) {
+    Prepared &m = *mp;
+    DeployedModel &d = m.deployed;
+    for (size_t i = 0; i < m.programs.size(); ++i)
+      fill(m, d.costs, sim.jobs[job++], i, nullptr, nullptr);
+    if (switching) {
+      for (size_t i = 0; i < m.programs.size(); ++i)
+        fill(m, d.contended, sim.jobs[contendedJob++], i, &d.prefillCopyBps,
+             &d.decodeCopyBps);
+      d.switchS = sim.jobs[switchJob++].stepPs * 1e-12;
+    }
+    const sim::Program &full = m.full();
+    m.cfg().kvAllocatedBytes = double(full.kvBytes);
+    // With MTP every decode graph verifies the same draft depth: its
+    // expected accepted tokens per sequence and step.
+    m.cfg().tokensPerStep = full.tokensPerStep;
+    m.cfg().schedule = schedule;
+    m.cfg().kvBytesPerToken =
+        double(full.kvBytes) / double(m.cfg().slots * m.cfg().kvTokensPerSlot);
+    m.cfg().weightBytes = double(full.weightBytes);
+  }
+  return simS;
+}

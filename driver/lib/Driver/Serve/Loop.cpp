@@ -1,0 +1,91 @@
+//===- Loop.cpp - The serving loop ----------------------------------------===//
+//
+// The fourth phase of a serving run (Phases.h): the loop (Sim/Serving)
+// replays the measured costs over the requests. Per-request results stream
+// to --request-results as they complete, through writeOutput: into a
+// temporary file renamed when the loop has finished and every write
+// succeeded, so the file is whole or absent (a device or a pipe is written
+// in place).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phases.h"
+
+#include "snapflow/Driver/Csv.h"
+#include "snapflow/Driver/Errors.h"
+#include "snapflow/Support/Output.h"
+#include "snapflow/Support/Progress.h"
+#include "snapflow/Support/Version.h"
+
+#include <optional>
+
+using namespace snapflow;
+using namespace snapflow::driver;
+using namespace snapflow::driver::phases;
+using namespace snapflow::sim::serving;
+using llvm::Error;
+
+llvm::Expected<ServeResult> phases::runLoop(const Load &load,
+                                            const Models &models,
+                                            const arch::ArchModel &chip,
+                                            const CacheOptions &cache,
+                                            const ServeOptions &so) {
+  const bool several = models.size() > 1;
+  llvm::raw_ostream *results = nullptr;
+  auto writeResult = [&](const RequestResult &q) {
+    // Seconds in the shortest text that reads back to the same double.
+    *results << q.id << ',' << q.slot << ',' << csv::number(q.arrivalS) << ','
+             << q.promptTokens << ',' << q.outputTokens << ','
+             << csv::number(q.prefillStartS) << ','
+             << csv::number(q.firstTokenS) << ',' << csv::number(q.finishS)
+             << ',' << csv::number(q.ttftS()) << ',' << csv::number(q.tpotS());
+    if (several)
+      *results << ',' << csv::number(q.switchWaitS);
+    const Prepared &m = *models[q.model];
+    *results << csv::provenanceCells(m.deployed.name, chip.getName(),
+                                     m.w.kvLabel, versionString())
+             << '\n';
+  };
+  std::vector<DeployedModel> deployed;
+  for (const auto &m : models)
+    deployed.push_back(m->deployed);
+  std::optional<llvm::Expected<ServeResult>> outcome;
+  // How far the loop is, on a terminal (R14: ten million requests ran for
+  // minutes without a word).
+  Progress progress("serving", "requests finished",
+                    static_cast<int64_t>(load.requests.size()));
+  int64_t finished = 0;
+  auto onFinish = [&](const RequestResult &q) {
+    if (results)
+      writeResult(q);
+    progress.update(++finished);
+  };
+  auto serveAll = [&] {
+    outcome.emplace(serveModels(load.requests, deployed, cache, onFinish));
+  };
+  if (so.resultsPath.empty()) {
+    serveAll();
+    return std::move(*outcome);
+  }
+  Error written = writeOutput(so.resultsPath, [&](llvm::raw_ostream &os) {
+    results = &os;
+    os << "id,slot,arrival_s,prompt_tokens,output_tokens,"
+          "prefill_start_s,first_token_s,finish_s,ttft_s,tpot_s";
+    // Every row ends naming its model, chip, policy and snapflow.
+    if (several)
+      os << ",switch_wait_s";
+    os << csv::kProvenanceHeader << "\n";
+    serveAll();
+    // A loop that failed leaves no file; its error is reported below.
+    return *outcome ? Error::success() : makeError("the serving loop failed");
+  });
+  // The file could not be written (or not even begun: then the loop did not
+  // run), or the loop failed and its error is the one to report.
+  if (written) {
+    if (!outcome || *outcome)
+      return makeError("--request-results: " +
+                       llvm::toString(std::move(written)));
+    llvm::consumeError(std::move(written));
+  }
+  return std::move(*outcome);
+}

@@ -1,0 +1,325 @@
+//===- Requests.cpp - The deployment's models and its requests ------------===//
+//
+// The first phase of a serving run (Phases.h): the models deployed, the
+// cache flags, and the requests read from a trace or generated, each given
+// its model and checked against its slots.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phases.h"
+
+#include "snapflow/Driver/Csv.h"
+#include "snapflow/Driver/Errors.h"
+#include "snapflow/Support/Output.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace snapflow;
+using namespace snapflow::driver;
+using namespace snapflow::driver::phases;
+using namespace snapflow::sim::serving;
+using llvm::Error;
+
+llvm::Expected<CacheOptions> phases::resolveCache(const ServeOptions &so,
+                                                  bool several) {
+  CacheOptions cache = so.cache;
+  if (!so.cachePolicyGiven)
+    cache.policy = several ? CachePolicy::OnDemand : CachePolicy::Static;
+  using namespace limits;
+  // A window under a millisecond is shorter than any step; the period is 0
+  // (none known) or at least a window.
+  if (!(cache.windowS >= 1e-3 && cache.windowS <= kMaxArrivalS))
+    return makeError(llvm::formatv("--forecast-window must be from 0.001 to "
+                                   "{0} s, got {1}",
+                                   csv::number(kMaxArrivalS),
+                                   csv::number(cache.windowS)));
+  if (!(cache.periodS == 0 ||
+        (cache.periodS >= cache.windowS && cache.periodS <= kMaxArrivalS)))
+    return makeError(llvm::formatv("--forecast-period must be 0 (none) or "
+                                   "from --forecast-window ({0} s) to {1} "
+                                   "s, got {2}",
+                                   csv::number(cache.windowS),
+                                   csv::number(kMaxArrivalS),
+                                   csv::number(cache.periodS)));
+  return cache;
+}
+
+llvm::Expected<Models>
+phases::prepareModels(const std::vector<DeployedWorkload> &workloads) {
+  Models models;
+  for (const DeployedWorkload &d : workloads) {
+    const WorkloadOptions &o = d.options;
+    auto p = std::make_unique<Prepared>();
+    p->o = o;
+    p->maxBatch = d.maxBatch;
+    p->cfg().maxContextFrom = d.contextFrom;
+    auto w = resolveWorkload(o, /*needChip=*/true);
+    if (!w)
+      return w.takeError();
+    p->w = std::move(*w);
+    // A config file's model goes by the file's name.
+    llvm::StringRef configName = p->w.config.name;
+    p->deployed.name = configName.contains('/') || configName.ends_with(".json")
+                           ? llvm::sys::path::stem(configName).str()
+                           : configName.str();
+    // A model goes by its name in a trace's model column; two spellings of
+    // one name (llama-3.2-1b and sub/llama-3.2-1b.json) were both deployed
+    // and its rows all went to the last (R20).
+    for (const auto &q : models)
+      if (q->deployed.name == p->deployed.name)
+        return makeError(
+            q->o.model == o.model
+                ? "--model names " + o.model +
+                      " twice; a deployment serves each model once"
+                : "'" + q->o.model + "' and '" + o.model +
+                      "' are both the model '" + p->deployed.name +
+                      "'; a deployment serves each model once, by a name "
+                      "its own");
+    models.push_back(std::move(p));
+  }
+  return std::move(models);
+}
+
+namespace {
+
+/// --trace-requests: the file's requests, its source naming the format read
+/// and what of a public trace was left out.
+llvm::Expected<Load> readLoad(const ServeOptions &so) {
+  Load load;
+  TraceInfo info;
+  auto r = readRequests(so.requestsPath, so.traceFormat, &info);
+  if (!r)
+    return r.takeError();
+  load.requests = std::move(*r);
+  load.hasModel = info.hasModel;
+  load.source = so.requestsPath;
+  if (info.format != TraceFormat::Snapflow)
+    load.source +=
+        llvm::formatv(" ({0} trace{1})", traceFormatName(info.format),
+                      info.skipped ? llvm::formatv(", {0} with 0 tokens "
+                                                   "skipped",
+                                                   info.skipped)
+                                         .str()
+                                   : std::string())
+            .str();
+  return std::move(load);
+}
+
+/// The generator's flags, each in its range (Serving.h, limits; NaN fails
+/// every test).
+Error checkGenerator(const GeneratorOptions &gen) {
+  using namespace limits;
+  if (!(gen.rate >= kMinRate && gen.rate <= kMaxRate))
+    return makeError(llvm::formatv("--rate must be from {0} to {1} "
+                                   "requests/s, got {2}",
+                                   csv::number(kMinRate), csv::number(kMaxRate),
+                                   csv::number(gen.rate)));
+  if (gen.count < 1 || gen.count > kMaxRequests)
+    return makeError(llvm::formatv("--requests must be from 1 to {0}, got "
+                                   "{1}",
+                                   kMaxRequests, gen.count));
+  for (auto [flag, mean] : {std::pair{"--prompt-tokens", gen.promptMean},
+                            std::pair{"--output-tokens", gen.outputMean}})
+    if (mean < 1 || mean > kMaxTokens)
+      return makeError(llvm::formatv("{0} must be from 1 to {1}, got {2}", flag,
+                                     kMaxTokens, mean));
+  if (!(gen.spread >= 0 && gen.spread <= 1))
+    return makeError(llvm::formatv("--length-spread must be in [0, 1], got "
+                                   "{0}",
+                                   gen.spread));
+  return Error::success();
+}
+
+/// One model, flat load: --requests Poisson arrivals at --rate.
+llvm::Expected<Load> generatePoisson(const GeneratorOptions &gen,
+                                     const std::string &rate) {
+  using namespace limits;
+  // The arrivals must end inside the served time: the mean span is
+  // requests / rate.
+  if (double(gen.count) / gen.rate > kMaxArrivalS)
+    return makeError(llvm::formatv(
+        "--requests {0} at --rate {1} requests/s spread arrivals over "
+        "about {2} s; snapflow serves arrivals up to {3} s",
+        gen.count, rate, csv::number(double(gen.count) / gen.rate),
+        csv::number(kMaxArrivalS)));
+  Load load;
+  load.requests = generateRequests(gen);
+  if (!load.requests.empty() && load.requests.back().arrivalS > kMaxArrivalS)
+    return makeError(llvm::formatv(
+        "--requests {0} at --rate {1} requests/s: the last arrives at "
+        "{2} s; snapflow serves arrivals up to {3} s",
+        gen.count, rate, csv::number(load.requests.back().arrivalS),
+        csv::number(kMaxArrivalS)));
+  load.source = llvm::formatv("generated: Poisson {0} requests/s, seed {1}",
+                              rate, gen.seed);
+  return std::move(load);
+}
+
+/// Several models, or a period or duration: each model at --rate, its peak
+/// a 1/n period after the one before.
+llvm::Expected<Load> generatePeriodicLoad(const ServeOptions &so, size_t n,
+                                          const std::string &rate) {
+  using namespace limits;
+  if (!(so.loadPeriodS >= 0 && so.loadPeriodS <= kMaxArrivalS))
+    return makeError(llvm::formatv("--load-period must be from 0 to "
+                                   "{0} s, got {1}",
+                                   csv::number(kMaxArrivalS),
+                                   csv::number(so.loadPeriodS)));
+  if (!(so.loadAmplitude >= 0 && so.loadAmplitude <= 1))
+    return makeError(llvm::formatv("--load-amplitude must be in [0, 1], "
+                                   "got {0}",
+                                   so.loadAmplitude));
+  if (!(so.durationS >= 0 && so.durationS <= kMaxArrivalS))
+    return makeError(llvm::formatv("--duration must be from 0 to {0} "
+                                   "s, got {1}",
+                                   csv::number(kMaxArrivalS),
+                                   csv::number(so.durationS)));
+  const GeneratorOptions &gen = so.gen;
+  std::vector<PeriodicLoad> loads;
+  for (size_t k = 0; k < n; ++k) {
+    PeriodicLoad l;
+    l.rate = gen.rate;
+    l.amplitude = so.loadPeriodS > 0 ? so.loadAmplitude : 0;
+    l.periodS = so.loadPeriodS > 0 ? so.loadPeriodS : 1;
+    l.phase = double(k) / double(n);
+    l.promptMean = gen.promptMean;
+    l.outputMean = gen.outputMean;
+    l.spread = gen.spread;
+    loads.push_back(l);
+  }
+  double duration = so.durationS > 0
+                        ? so.durationS
+                        : double(gen.count) / (gen.rate * double(n));
+  if (duration > kMaxArrivalS)
+    return makeError(llvm::formatv(
+        "--requests {0} at --rate {1} requests/s per model spread "
+        "arrivals over {2} s; snapflow serves arrivals up to {3} s",
+        gen.count, rate, csv::number(duration), csv::number(kMaxArrivalS)));
+  // The expected count bounds the memory the generator takes.
+  double expected = gen.rate * duration * double(n) *
+                    (1 + (so.loadPeriodS > 0 ? so.loadAmplitude : 0));
+  if (expected > double(kMaxRequests))
+    return makeError(llvm::formatv(
+        "--rate {0} requests/s per model over {1} s is about {2} "
+        "requests; snapflow serves at most {3} in one run",
+        rate, csv::number(duration), std::llround(expected), kMaxRequests));
+  Load load;
+  load.requests = generatePeriodic(loads, duration, gen.seed);
+  load.source = llvm::formatv(
+      "generated: {0} requests/s per model{1} over {2} s, seed {3}", rate,
+      so.loadPeriodS > 0 ? llvm::formatv(", period {0} s, amplitude {1}",
+                                         so.loadPeriodS, so.loadAmplitude)
+                               .str()
+                         : std::string(", Poisson"),
+      duration, gen.seed);
+  if (load.requests.empty())
+    return makeError(load.source + ": no requests; raise --rate or --duration");
+  return std::move(load);
+}
+
+} // namespace
+
+llvm::Expected<Load> phases::loadRequests(const ServeOptions &so,
+                                          size_t models) {
+  if (!so.requestsPath.empty()) {
+    if (so.generate)
+      return makeError("--trace-requests and --rate/--requests exclude each "
+                       "other");
+    return readLoad(so);
+  }
+  if (Error e = checkGenerator(so.gen))
+    return std::move(e);
+  std::string rate;
+  llvm::raw_string_ostream(rate) << llvm::format("%g", so.gen.rate);
+  if (models == 1 && so.loadPeriodS == 0 && so.durationS == 0)
+    return generatePoisson(so.gen, rate);
+  return generatePeriodicLoad(so, models, rate);
+}
+
+Error phases::assignModels(Load &load, const Models &models,
+                           llvm::StringRef path) {
+  const size_t n = models.size();
+  // One model serves every request, whatever the column says (BurstGPT's
+  // ChatGPT and GPT-4 replayed on the one model deployed).
+  if (n < 2)
+    return Error::success();
+  if (!load.hasModel) {
+    if (path.empty())
+      return Error::success(); // generated: the generator chose
+    return makeError(path +
+                     ": error: several models are deployed, but the trace has "
+                     "no model column (snapflow's 'model', BurstGPT's "
+                     "'Model') to say which each request asks for");
+  }
+  for (Request &r : load.requests) {
+    int found = -1;
+    for (size_t k = 0; k < n; ++k)
+      if (r.modelName == models[k]->o.model ||
+          r.modelName == models[k]->w.config.name ||
+          r.modelName == llvm::sys::path::stem(models[k]->o.model)) {
+        if (found >= 0)
+          return makeError(llvm::formatv(
+              "{0}:{1}: error: model '{2}' could be '{3}' or '{4}'; "
+              "name each deployed model its own way",
+              path, r.line, r.modelName, models[found]->o.model,
+              models[k]->o.model));
+        found = static_cast<int>(k);
+      }
+    if (found < 0) {
+      std::vector<std::string> names;
+      for (const auto &m : models)
+        names.push_back(m->o.model);
+      return makeError(llvm::formatv(
+          "{0}:{1}: error: model '{2}' is not deployed (--model {3})", path,
+          r.line, r.modelName, llvm::join(names, ",")));
+    }
+    r.model = found;
+  }
+  return Error::success();
+}
+
+Error phases::writeRequests(llvm::StringRef path, const Load &load,
+                            const Models &models) {
+  if (path.empty())
+    return Error::success();
+  // Seconds in the shortest text that reads back.
+  const bool several = models.size() > 1;
+  if (Error e = writeOutput(path, [&](llvm::raw_ostream &os) {
+        os << "arrival_s,prompt_tokens,output_tokens"
+           << (several ? ",model" : "") << "\n";
+        for (const Request &r : load.requests) {
+          os << csv::number(r.arrivalS) << ',' << r.promptTokens << ','
+             << r.outputTokens;
+          if (several)
+            os << ',' << csv::field(models[r.model]->deployed.name);
+          os << '\n';
+        }
+        return Error::success();
+      }))
+    return makeError("--write-requests: " + path + ": " +
+                     llvm::toString(std::move(e)));
+  return Error::success();
+}
+
+Error phases::distribute(const Load &load, Models &models) {
+  for (size_t i = 0; i < load.requests.size(); ++i)
+    models[load.requests[i].model]->requests.push_back(i);
+  for (auto &m : models) {
+    m->cfg().maxContext = m->o.context;
+    // kvSlots counts cache positions; a Block Transformer's holds a block.
+    m->cfg().kvTokensPerSlot = std::min(
+        m->w.kvSlots * m->w.config.tokensPerCachePosition(), m->o.context);
+    std::vector<Request> mine;
+    for (size_t i : m->requests)
+      mine.push_back(load.requests[i]);
+    if (Error e = validate(mine, m->cfg(), load.source))
+      return e;
+  }
+  return Error::success();
+}

@@ -1,0 +1,560 @@
+//===- ServeReport.cpp - What a serving run reports -----------------------===//
+//
+// The last phase of a serving run (Phases.h): the latencies over every
+// request and per model, the report (streamed: a million requests never
+// become one JSON value), the occupancy CSV and the Chrome trace.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Phases.h"
+
+#include "snapflow/Driver/Csv.h"
+#include "snapflow/Driver/Errors.h"
+#include "snapflow/Sim/Trace/Trace.h"
+#include "snapflow/Support/Output.h"
+#include "snapflow/Support/Version.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace snapflow;
+using namespace snapflow::driver;
+using namespace snapflow::driver::phases;
+using namespace snapflow::sim::serving;
+using llvm::Error;
+
+std::vector<const Sample *> phases::thin(const std::vector<Sample> &samples,
+                                         size_t target) {
+  std::vector<const Sample *> out;
+  size_t k = std::max<size_t>(1, samples.size() / target);
+  for (size_t i = 0; i < samples.size(); ++i)
+    if (i % k == 0 || i + 1 == samples.size() ||
+        (i > 0 && samples[i].activeSlots != samples[i - 1].activeSlots))
+      out.push_back(&samples[i]);
+  return out;
+}
+
+namespace {
+
+llvm::json::Object toJson(const Percentiles &p) {
+  return llvm::json::Object{{"p50", p.p50},
+                            {"p90", p.p90},
+                            {"p99", p.p99},
+                            {"mean", p.mean},
+                            {"max", p.max}};
+}
+
+/// The step cost of every bucket, as the report lists them.
+llvm::json::Object costsJson(const CostTable &costs) {
+  llvm::json::Array prefill, decode;
+  for (size_t i = 0; i < costs.prefillBuckets.size(); ++i)
+    prefill.push_back(llvm::json::Object{
+        {"prompt_tokens", costs.prefillBuckets[i]},
+        {"seconds", costs.prefillS[i]},
+        {"chunk_seconds", llvm::json::Array(costs.prefillChunkS[i])}});
+  for (size_t i = 0; i < costs.decodeBuckets.size(); ++i)
+    decode.push_back(
+        llvm::json::Object{{"context_tokens", costs.decodeBuckets[i]},
+                           {"step_seconds", costs.decodeStepS[i]}});
+  return llvm::json::Object{{"prefill", std::move(prefill)},
+                            {"decode", std::move(decode)}};
+}
+
+/// Latencies of a set of requests.
+struct Lists {
+  std::vector<double> ttft, tpot, e2e, wait, switchWait;
+};
+
+/// The report's keys for several models: every model of the deployment,
+/// the cache policy and its switches.
+void addModels(llvm::json::Object &report, const ServeOutcome &out,
+               const ServeResult &r, const Models &models,
+               const CacheOptions &cache) {
+  const size_t n = models.size();
+  // Every model of the deployment, the cache policy and its switches.
+  llvm::json::Array ms, sw;
+  for (size_t k = 0; k < n; ++k) {
+    const ModelOutcome &mo = out.models[k];
+    const ModelResult &mr = r.models[k];
+    const Prepared &m = *models[k];
+    ms.push_back(llvm::json::Object{
+        {"model", mo.name},
+        {"model_fingerprint", m.w.config.fingerprint()},
+        {"weights_dtype", weightsDtypeLabel(m.w)},
+        {"kv", mo.kv},
+        {"kv_format", m.w.kvFormatLabel},
+        {"slots", mo.slots},
+        {"context_tokens", mo.context},
+        {"requests_count", mo.requests},
+        {"weight_bytes_per_socket", mo.weightBytes},
+        {"hbm_bytes_per_socket", mo.hbmBytes},
+        {"switch_s", mo.switchS},
+        {"switches", mr.switches},
+        {"prewarms", mr.prewarms},
+        {"evictions", mr.evictions},
+        {"switching_s", mr.switchS},
+        {"chip_s", mr.chipS},
+        {"output_tokens", mr.outputTokens},
+        {"throughput_tokens_per_s", mo.throughputTokensPerS},
+        {"ttft_s", toJson(mo.ttft)},
+        {"tpot_s", toJson(mo.tpot)},
+        {"tbt_s", toJson(mo.tbt)},
+        {"switch_wait_s", toJson(mo.switchWait)},
+        {"decode_slot_utilization", mr.decodeSlotUtilization},
+        {"hbm_held_bytes_per_socket",
+         llvm::json::Object{{"peak", mr.hbmPeakBytes},
+                            {"mean", mr.hbmMeanBytes}}},
+        {"step_costs", costsJson(mo.costs)},
+    });
+  }
+  for (const sim::serving::Switch &x : r.switches) {
+    llvm::json::Array ev;
+    for (int e : x.evicted)
+      ev.push_back(out.models[e].name);
+    sw.push_back(llvm::json::Object{{"model", out.models[x.model].name},
+                                    {"start_s", x.startS},
+                                    {"end_s", x.endS},
+                                    {"prewarm", x.prewarm},
+                                    {"evicted", std::move(ev)}});
+  }
+  report["models"] = std::move(ms);
+  report["switches"] = std::move(sw);
+  report["model_cache"] = cachePolicyName(cache.policy).str();
+  if (cache.policy == sim::serving::CachePolicy::Prewarm)
+    report["forecast"] = llvm::json::Object{{"window_s", cache.windowS},
+                                            {"period_s", cache.periodS}};
+}
+
+/// The report without its per-request results.
+llvm::json::Object reportObject(const ServeOutcome &out, const ServeResult &r,
+                                const Load &load, const Models &models,
+                                const arch::ArchModel &chip,
+                                const CacheOptions &cache,
+                                const ServeOptions &so, const WallTimes &wall) {
+  const bool several = models.size() > 1;
+  const Prepared &first = *models[0];
+  // Several models: each one's, joined by ';' as `model` and `kv`.
+  auto joined = [&](auto of) {
+    std::vector<std::string> parts;
+    for (const auto &m : models)
+      parts.push_back(of(*m));
+    return llvm::join(parts, ";");
+  };
+  llvm::json::Object report{
+      {"snapflow", versionString()},
+      {"model", out.model},
+      // Several models: each one's, joined by ';' as `model` and `kv`.
+      {"model_fingerprint",
+       joined([](const Prepared &m) { return m.w.config.fingerprint(); })},
+      {"chip", chip.getName()},
+      {"chip_fingerprint", chip.fingerprint()},
+      {"tp", first.w.tp},
+      {"kv", out.kv},
+      {"kv_format",
+       joined([](const Prepared &m) { return m.w.kvFormatLabel; })},
+      {"weights_dtype",
+       joined([](const Prepared &m) { return weightsDtypeLabel(m.w); })},
+      {"serve_options", serveOptionsText(out, so, cache, several)},
+      {"slots", out.slots},
+      {"context_tokens", first.o.context},
+      {"requests_source", load.source},
+      {"schedule", scheduleName(so.schedule)},
+      {"prefill_chunk_tokens", out.prefillChunk == kPrefillChunkAuto
+                                   ? llvm::json::Value("auto")
+                                   : llvm::json::Value(out.prefillChunk)},
+      {"prefill_chunks", r.prefillChunks},
+      {"mixed_steps", r.mixedSteps},
+      {"requests_count", out.requests},
+      {"makespan_s", r.makespanS},
+      {"prefill_s", r.prefillS},
+      {"decode_s", r.decodeS},
+      {"idle_s", r.idleS},
+      {"decode_steps", r.decodeSteps},
+      {"tokens_per_step", first.cfg().tokensPerStep},
+      {"output_tokens", r.outputTokens},
+      {"throughput_tokens_per_s", out.throughputTokensPerS},
+      {"requests_per_s", out.requestsPerS},
+      {"ttft_s", toJson(out.ttft)},
+      {"tpot_s", toJson(out.tpot)},
+      {"tbt_s", toJson(out.tbt)},
+      {"e2e_s", toJson(out.e2e)},
+      {"queue_wait_s", toJson(out.wait)},
+      {"decode_slot_utilization", r.decodeSlotUtilization},
+      {"kv_live_bytes_per_socket",
+       llvm::json::Object{{"peak", out.kvPeakBytes},
+                          {"mean", out.kvMeanBytes}}},
+      {"kv_allocated_bytes_per_socket", out.kvAllocatedBytes},
+      {"step_costs", costsJson(first.deployed.costs)},
+      {"wall_time_s", llvm::json::Object{{"compile", wall.compile},
+                                         {"simulate", wall.simulate},
+                                         {"loop", wall.loop}}},
+  };
+  if (several)
+    addModels(report, out, r, models, cache);
+  return report;
+}
+
+/// Writes `report` with keys in order and the per-request results one at a
+/// time.
+Error streamReport(llvm::StringRef path, const llvm::json::Object &report,
+                   const ServeResult &r, const ServeOutcome &out,
+                   bool several) {
+  // Written as a stream, keys in order, the per-request results one at a
+  // time: a million requests must not become one JSON value in memory.
+  if (Error e = writeOutput(path, [&](llvm::raw_ostream &f) {
+        llvm::json::OStream j(f, 2);
+        std::vector<std::string> keys;
+        for (const auto &kv : report)
+          keys.push_back(kv.first.str());
+        keys.push_back("requests");
+        llvm::sort(keys);
+        j.objectBegin();
+        for (const std::string &key : keys) {
+          if (key != "requests") {
+            j.attribute(key, *report.get(key));
+            continue;
+          }
+          j.attributeArray("requests", [&] {
+            for (const RequestResult &q : r.requests)
+              j.object([&] {
+                j.attribute("arrival_s", q.arrivalS);
+                j.attribute("finish_s", q.finishS);
+                j.attribute("first_token_s", q.firstTokenS);
+                j.attribute("id", q.id);
+                if (several)
+                  j.attribute("model", out.models[q.model].name);
+                j.attribute("output_tokens", q.outputTokens);
+                j.attribute("prefill_start_s", q.prefillStartS);
+                j.attribute("prompt_tokens", q.promptTokens);
+                j.attribute("slot", q.slot);
+                if (several)
+                  j.attribute("switch_wait_s", q.switchWaitS);
+                j.attribute("tpot_s", q.tpotS());
+                j.attribute("ttft_s", q.ttftS());
+              });
+          });
+        }
+        j.objectEnd();
+        f << "\n";
+        return Error::success();
+      }))
+    return std::move(e);
+  return Error::success();
+}
+
+/// Occupancy at a sample: resident tensors plus the KV the live tokens
+/// hold. With several models, HBM is each resident model's footprint (its
+/// weights, KV allocation and other HBM tensors), DDR every model's weights
+/// and DDR tensors, SRAM the largest resident model's.
+std::array<double, 4> occupancyAt(const Sample &smp, const Models &models) {
+  const size_t n = models.size();
+  const bool several = n > 1;
+  const Prepared &first = *models[0];
+  const Residency &res = first.res;
+  if (several) {
+    std::array<double, 4> v{0, 0, 0, smp.kvLiveBytes};
+    for (size_t k = 0; k < n; ++k) {
+      v[2] += models[k]->ddrBytes;
+      if (k < smp.hbmByModel.size() && smp.hbmByModel[k] > 0) {
+        v[1] += smp.hbmByModel[k];
+        v[0] = std::max(v[0], models[k]->res.bytes[0]);
+      }
+    }
+    return v;
+  }
+  double live = first.cfg().kvAllocatedBytes > 0
+                    ? smp.kvLiveBytes / first.cfg().kvAllocatedBytes
+                    : 0.0;
+  std::array<double, 4> v{res.bytes[0], res.bytes[1], res.bytes[2], 0};
+  for (int t = 0; t < 3; ++t) {
+    v[t] += live * res.kv[t];
+    v[3] += live * res.kv[t];
+  }
+  return v;
+}
+
+/// The occupancy CSV: a row per kept sample.
+Error writeOccupancyCsv(llvm::StringRef path, const ServeOutcome &out,
+                        const std::vector<const Sample *> &kept,
+                        const Models &models, const arch::ArchModel &chip) {
+  const bool several = models.size() > 1;
+  return writeOutput(path, [&](llvm::raw_ostream &f) {
+    f << "time_s,sram_bytes,hbm_bytes,ddr_bytes,kv_bytes,active_slots,"
+         "waiting";
+    if (several)
+      for (const ModelOutcome &mo : out.models)
+        f << ",hbm_" << mo.name << "_bytes";
+    f << csv::kProvenanceHeader << "\n";
+    // Several models: their names and policies joined by ';'.
+    std::string provenance = csv::provenanceCells(out.model, chip.getName(),
+                                                  out.kv, versionString());
+    for (const Sample *smp : kept) {
+      auto v = occupancyAt(*smp, models);
+      f << llvm::formatv("{0:e},{1},{2},{3},{4},{5},{6}", smp->timeS,
+                         int64_t(v[0]), int64_t(v[1]), int64_t(v[2]),
+                         int64_t(v[3]), smp->activeSlots, smp->waiting);
+      for (double b : smp->hbmByModel)
+        f << ',' << int64_t(b);
+      f << provenance << "\n";
+    }
+    return Error::success();
+  });
+}
+
+/// The Chrome trace: a thread per slot of every model (then the switches),
+/// a span per request's prefill and decode, the memory and slot counters.
+Error writeServeTrace(llvm::StringRef path, const ServeOutcome &out,
+                      const ServeResult &r,
+                      const std::vector<const Sample *> &kept,
+                      const Models &models, const arch::ArchModel &chip) {
+  const size_t n = models.size();
+  const bool several = n > 1;
+  // The trace's threads: every model's slots in turn, then (several models)
+  // the switches.
+  std::vector<int64_t> firstSlot(n, 0);
+  int64_t threads = 0;
+  for (size_t k = 0; k < n; ++k) {
+    firstSlot[k] = threads;
+    threads += models[k]->cfg().slots;
+  }
+  return writeOutput(path, [&](llvm::raw_ostream &f) {
+    llvm::json::OStream j(f);
+    j.objectBegin();
+    j.attribute("displayTimeUnit", "ms");
+    j.attributeArray("traceEvents", [&] {
+      if (r.spansDropped > 0)
+        j.object([&] {
+          j.attribute("name", llvm::formatv("slot spans after the first {0} "
+                                            "omitted ({1} more)",
+                                            r.spans.size(), r.spansDropped)
+                                  .str());
+          j.attribute("ph", "i");
+          j.attribute("s", "g");
+          j.attribute("pid", 0);
+          j.attribute("ts", 0);
+        });
+      for (const Span &sp : r.spans) {
+        j.objectBegin();
+        j.attribute("name",
+                    llvm::formatv("{0}r{1} {2}",
+                                  several ? out.models[sp.model].name + " "
+                                          : std::string(),
+                                  sp.request, sp.prefill ? "prefill" : "decode")
+                        .str());
+        j.attribute("cat", sp.prefill ? "prefill" : "decode");
+        j.attribute("ph", "X");
+        j.attribute("pid", 0);
+        j.attribute("tid", firstSlot[sp.model] + sp.slot + 1);
+        sim::writeSliceTime(j, sim::traceNsOfSeconds(sp.startS),
+                            sim::traceNsOfSeconds(sp.endS));
+        j.attributeObject("args", [&] {
+          j.attribute("request", sp.request);
+          j.attribute("model", out.models[sp.model].name);
+          j.attribute("slot", sp.slot);
+          j.attribute("phase", sp.prefill ? "prefill" : "decode");
+        });
+        j.objectEnd();
+      }
+      for (const sim::serving::Switch &x : r.switches)
+        j.object([&] {
+          j.attribute("name", (x.prewarm ? "prewarm " : "switch in ") +
+                                  out.models[x.model].name);
+          j.attribute("cat", "switch");
+          j.attribute("ph", "X");
+          j.attribute("pid", 0);
+          j.attribute("tid", threads + 1);
+          sim::writeSliceTime(j, sim::traceNsOfSeconds(x.startS),
+                              sim::traceNsOfSeconds(x.endS));
+          j.attributeObject("args", [&] {
+            j.attribute("model", out.models[x.model].name);
+            std::vector<std::string> ev;
+            for (int e : x.evicted)
+              ev.push_back(out.models[e].name);
+            j.attribute("evicted", llvm::join(ev, ","));
+          });
+        });
+      // A serving counter at a sample's time; `args` writes its values.
+      auto counter = [&](const Sample &smp, llvm::StringRef name,
+                         llvm::function_ref<void()> args) {
+        j.object([&] {
+          j.attribute("name", name);
+          j.attribute("cat", "serving");
+          j.attribute("ph", "C");
+          j.attribute("pid", 0);
+          j.attribute("tid", 0);
+          sim::writeTraceTs(j, sim::traceNsOfSeconds(smp.timeS));
+          j.attributeObject("args", args);
+        });
+      };
+      for (const Sample *smp : kept) {
+        sim::writeMemoryCounter(j, sim::traceNsOfSeconds(smp->timeS),
+                                occupancyAt(*smp, models));
+        counter(*smp, "slots", [&] {
+          j.attribute("active", smp->activeSlots);
+          j.attribute("waiting", smp->waiting);
+        });
+        if (several)
+          counter(*smp, "hbm by model", [&] {
+            for (size_t k = 0; k < smp->hbmByModel.size(); ++k)
+              j.attribute(out.models[k].name, smp->hbmByModel[k]);
+          });
+      }
+      sim::writeProcessName(j, 0, "snapflow serve · " + chip.getName());
+      auto threadName = [&](int64_t tid, const std::string &name) {
+        sim::writeTrackName(j, 0, tid, name);
+      };
+      for (size_t k = 0; k < n; ++k)
+        for (int64_t slot = 0; slot < models[k]->cfg().slots; ++slot)
+          threadName(
+              firstSlot[k] + slot + 1,
+              llvm::formatv("{0}slot {1}",
+                            several ? out.models[k].name + " " : std::string(),
+                            slot));
+      if (several)
+        threadName(threads + 1, "switches");
+    });
+    std::vector<const sim::Program *> fulls;
+    for (const auto &m : models)
+      fulls.push_back(&m->full());
+    sim::writeTraceProvenance(j, fulls, chip);
+    sim::writeTraceMetadata(j, fulls, chip);
+    j.objectEnd();
+    f << "\n";
+    return Error::success();
+  });
+}
+
+} // namespace
+
+ServeOutcome phases::summarizeOutcome(const ServeResult &r, const Load &load,
+                                      const Models &models,
+                                      const arch::ArchModel &chip,
+                                      const CacheOptions &cache,
+                                      const ServeOptions &so,
+                                      const WallTimes &wall) {
+  const size_t n = models.size();
+  // Latencies, over every request and per model.
+  Lists all;
+  std::vector<Lists> per(n);
+  for (const RequestResult &q : r.requests) {
+    for (Lists *l : {&all, &per[q.model]}) {
+      l->ttft.push_back(q.ttftS());
+      if (q.outputTokens > 1)
+        l->tpot.push_back(q.tpotS());
+      l->e2e.push_back(q.finishS - q.arrivalS);
+      l->wait.push_back(q.prefillStartS - q.arrivalS);
+      l->switchWait.push_back(q.switchWaitS);
+    }
+  }
+  ServeOutcome out;
+  // The KV policies as resolved for each model's context.
+  std::vector<std::string> names, kvs;
+  for (const auto &m : models) {
+    names.push_back(m->deployed.name);
+    kvs.push_back(m->w.kvLabel);
+  }
+  const Prepared &first = *models[0];
+  out.model = llvm::join(names, ",");
+  out.chip = chip.getName();
+  out.kv = llvm::join(kvs, ";");
+  out.source = load.source;
+  out.schedule = so.schedule;
+  out.prefillChunk = first.prefillChunk;
+  out.tp = first.w.tp;
+  out.context = first.o.context;
+  out.requests = static_cast<int64_t>(load.requests.size());
+  for (const auto &m : models) {
+    out.slots += m->cfg().slots;
+    out.graphs += static_cast<int64_t>(m->programs.size());
+    out.kvAllocatedBytes += m->cfg().kvAllocatedBytes;
+  }
+  out.costs = first.deployed.costs;
+  out.ttft = summarize(all.ttft);
+  out.tokensPerStep = first.cfg().tokensPerStep;
+  out.blockTokens = first.w.config.tokensPerCachePosition();
+  out.tpot = summarize(all.tpot);
+  out.tbt = summarize(r.tokenGaps);
+  out.e2e = summarize(all.e2e);
+  out.wait = summarize(all.wait);
+  out.throughputTokensPerS =
+      r.makespanS > 0 ? double(r.outputTokens) / r.makespanS : 0;
+  out.requestsPerS =
+      r.makespanS > 0 ? double(load.requests.size()) / r.makespanS : 0;
+  out.kvPeakBytes = r.kvPeakBytes;
+  out.kvMeanBytes = r.kvMeanBytes;
+  out.compileS = wall.compile;
+  out.simulateS = wall.simulate;
+  out.loopS = wall.loop;
+  out.cachePolicy = cache.policy;
+  for (size_t k = 0; k < n; ++k) {
+    const Prepared &m = *models[k];
+    ModelOutcome mo;
+    mo.name = m.deployed.name;
+    mo.kv = m.w.kvLabel;
+    mo.slots = m.cfg().slots;
+    mo.context = m.o.context;
+    mo.requests = static_cast<int64_t>(m.requests.size());
+    mo.weightBytes = m.deployed.weightBytes;
+    mo.hbmBytes = m.deployed.hbmBytes;
+    mo.switchS = m.deployed.switchS;
+    mo.costs = m.deployed.costs;
+    mo.ttft = summarize(per[k].ttft);
+    mo.tpot = summarize(per[k].tpot);
+    mo.tbt = summarize(r.models[k].tokenGaps);
+    mo.switchWait = summarize(per[k].switchWait);
+    mo.throughputTokensPerS =
+        r.makespanS > 0 ? double(r.models[k].outputTokens) / r.makespanS : 0;
+    out.models.push_back(std::move(mo));
+  }
+  return out;
+}
+
+std::string phases::serveOptionsText(const ServeOutcome &out,
+                                     const ServeOptions &so,
+                                     const CacheOptions &cache, bool several) {
+  std::string text =
+      llvm::formatv("schedule={0} prefill-chunk={1}", scheduleName(so.schedule),
+                    out.prefillChunk == kPrefillChunkAuto
+                        ? std::string("auto")
+                        : std::to_string(out.prefillChunk))
+          .str();
+  if (so.requestsPath.empty())
+    text += llvm::formatv(
+        " rate={0} requests={1} seed={2} prompt-mean={3} output-mean={4} "
+        "length-spread={5} load-period={6} load-amplitude={7} duration={8}",
+        csv::number(so.gen.rate), so.gen.count, so.gen.seed, so.gen.promptMean,
+        so.gen.outputMean, csv::number(so.gen.spread),
+        csv::number(so.loadPeriodS), csv::number(so.loadAmplitude),
+        csv::number(so.durationS));
+  if (several)
+    text += llvm::formatv(
+        " model-cache={0} forecast-window={1} forecast-period={2}",
+        cachePolicyName(cache.policy), csv::number(cache.windowS),
+        csv::number(cache.periodS));
+  return text;
+}
+
+Error phases::writeServeOutputs(const ServeOutcome &out, const ServeResult &r,
+                                const Load &load, const Models &models,
+                                const arch::ArchModel &chip,
+                                const CacheOptions &cache,
+                                const ServeOptions &so,
+                                const SimulateOptions &s,
+                                const WallTimes &wall) {
+  if (!s.reportPath.empty())
+    if (Error e = streamReport(
+            s.reportPath,
+            reportObject(out, r, load, models, chip, cache, so, wall), r, out,
+            models.size() > 1))
+      return e;
+  std::vector<const Sample *> kept = thin(r.samples);
+  if (!s.csvPath.empty())
+    if (Error e = writeOccupancyCsv(s.csvPath, out, kept, models, chip))
+      return e;
+  if (!s.tracePath.empty())
+    if (Error e = writeServeTrace(s.tracePath, out, r, kept, models, chip))
+      return e;
+  return Error::success();
+}
