@@ -90,16 +90,17 @@ TEST(SweepGrid, PointsAreTheProductInGridOrder) {
   ASSERT_EQ(points.size(), 2u * 2u * 2u);
   // Context outermost of the varying axes, then batch, then kv.
   EXPECT_EQ(points[0].context, 1024);
-  EXPECT_EQ(points[0].batch, "1");
+  EXPECT_EQ(points[0].batch.value, 1);
   EXPECT_EQ(points[0].kv, "full");
   EXPECT_EQ(points[1].kv, "snapstream:budget=256,sinks=4");
-  EXPECT_EQ(points[2].batch, "max");
+  EXPECT_TRUE(points[2].batch.isMax());
   EXPECT_EQ(points[4].context, 2048);
   for (size_t i = 0; i < points.size(); ++i)
     EXPECT_EQ(points[i].index, static_cast<int64_t>(i));
   // Unset axes have their one default value.
   EXPECT_EQ(points[0].tp, 0);
-  EXPECT_EQ(points[0].dtype, "");
+  EXPECT_EQ(points[0].weightsDtype, std::nullopt);
+  EXPECT_EQ(points[0].inputs()[9], ""); // weights_dtype: the checkpoint's
 }
 
 TEST(SweepGrid, RefusesBadValuesByAxis) {
@@ -148,8 +149,9 @@ TEST(SweepManifest, OlderGridsSweptTheDefaultFormatAndSharing) {
   TempFile file(llvm::formatv("{0:2}", v).str(), "json");
   auto back = SweepManifest::read(file.path);
   ASSERT_TRUE(static_cast<bool>(back)) << message(back.takeError());
-  EXPECT_EQ(back->grid.kvFormats, std::vector<std::string>{""});
-  EXPECT_EQ(back->grid.clas, std::vector<std::string>{""});
+  EXPECT_EQ(back->grid.kvFormats,
+            std::vector<std::optional<std::string>>{std::nullopt});
+  EXPECT_EQ(back->grid.clas, std::vector<std::optional<int64_t>>{std::nullopt});
   EXPECT_FALSE(static_cast<bool>(checkContinuation(*back, m, false)));
   SweepOptions withFormats = smallGrid();
   withFormats.kvFormats = "bf16,kivi2";
@@ -169,14 +171,14 @@ TEST(SweepGrid, FormatsAndSharingFollowThePolicy) {
   o.clas = "1,2";
   auto grid = SweepGrid::parse(o);
   ASSERT_TRUE(static_cast<bool>(grid)) << message(grid.takeError());
-  ASSERT_EQ(grid->kvFormats,
-            (std::vector<std::string>{"bf16", "kivi:bits=2,group=64"}));
+  ASSERT_EQ(grid->kvFormats, (std::vector<std::optional<std::string>>{
+                                 "bf16", "kivi:bits=2,group=64"}));
   std::vector<SweepPoint> points = grid->points();
   ASSERT_EQ(points.size(), 4u);
   EXPECT_EQ(points[1].kvFormat, "bf16");
-  EXPECT_EQ(points[1].cla, "2");
+  EXPECT_EQ(points[1].cla, 2);
   EXPECT_EQ(points[2].kvFormat, "kivi:bits=2,group=64");
-  EXPECT_EQ(points[2].cla, "1");
+  EXPECT_EQ(points[2].cla, 1);
   // Llama-3.2-1B has 16 layers: a share factor of 17 names the axis.
   o.clas = "17";
   EXPECT_NE(message(SweepGrid::parse(o).takeError()).find("--cla"),

@@ -327,75 +327,27 @@ cl::opt<bool> noPrefillOpt("no-prefill",
 
 cl::OptionCategory sweepCat("Sweep options (lists are comma separated; the "
                             "grid is their product)");
-cl::opt<std::string> sweepModelOpt("model",
-                                   cl::desc("Models (default: deepseek-r1)"),
-                                   cl::value_desc("a,b,..."),
-                                   cl::init("deepseek-r1"), cl::cat(sweepCat),
-                                   cl::sub(sweepCmd));
-cl::opt<std::string> sweepChipOpt("chip",
-                                  cl::desc(pipelineHelp("chip", "Chips: ")),
-                                  cl::value_desc("a,b,..."),
-                                  cl::init(PipelineOptions().chip),
-                                  cl::cat(sweepCat), cl::sub(sweepCmd));
-cl::opt<std::string>
-    sweepContextOpt("context",
-                    cl::desc("Contexts in tokens, 8k = 8192 (default: 128k)"),
-                    cl::value_desc("N,N,..."), cl::init("128k"),
-                    cl::cat(sweepCat), cl::sub(sweepCmd));
-cl::opt<std::string> sweepBatchOpt(
-    "batch", cl::desc("Batches; max = the largest that fits (default: max)"),
-    cl::value_desc("B,B,..."), cl::init("max"), cl::cat(sweepCat),
-    cl::sub(sweepCmd));
-cl::opt<std::string>
-    sweepKvOpt("kv",
-               cl::desc("KV policies; a key=value item belongs to the policy "
-                        "before it: full,snapstream:budget=8192,recent=1024 is "
-                        "two (default: snapstream:ratio=4)"),
-               cl::value_desc("p,p,..."), cl::init("snapstream:ratio=4"),
-               cl::cat(sweepCat), cl::sub(sweepCmd));
-cl::opt<std::string> sweepKvFormatOpt(
-    "kv-format",
-    cl::desc("KV element formats, each with any policy; a key=value item "
-             "belongs to the format before it: bf16,kivi:bits=2,group=64 is "
-             "two (default: bf16)"),
-    cl::value_desc("f,f,..."), cl::init(""), cl::cat(sweepCat),
-    cl::sub(sweepCmd));
-cl::opt<std::string> sweepClaOpt(
-    "cla",
-    cl::desc("Cross-layer attention share factors (1: off; default: each "
-             "config's)"),
-    cl::value_desc("S,S"), cl::init(""), cl::cat(sweepCat), cl::sub(sweepCmd));
-cl::opt<std::string> sweepTpOpt("tp",
-                                cl::desc("Tensor-parallel sockets (default: "
-                                         "all sockets of each chip)"),
-                                cl::value_desc("N,N,..."), cl::init(""),
-                                cl::cat(sweepCat), cl::sub(sweepCmd));
-cl::opt<std::string>
-    sweepDtypeOpt("weights-dtype",
-                  cl::desc("Weight dtypes: bf16, fp8 (default: checkpoint's)"),
-                  cl::value_desc("d,d"), cl::init(""), cl::cat(sweepCat),
-                  cl::sub(sweepCmd));
-cl::opt<std::string>
-    sweepMlaOpt("mla-cache",
-                cl::desc("MLA cache layouts: replicate, sequence, batch "
-                         "(default: replicate)"),
-                cl::value_desc("a,b"), cl::init(""), cl::cat(sweepCat),
-                cl::sub(sweepCmd));
-cl::opt<std::string>
-    sweepMoeOpt("moe", cl::desc("MoE modes: expert, split (default: expert)"),
-                cl::value_desc("a,b"), cl::init(""), cl::cat(sweepCat),
-                cl::sub(sweepCmd));
-cl::opt<std::string> sweepMtpOpt(
-    "mtp", cl::desc("MTP draft depths, 0 to 8; 0 = off (default: 0)"),
-    cl::value_desc("N,N"), cl::init(""), cl::cat(sweepCat), cl::sub(sweepCmd));
-cl::opt<std::string> sweepAcceptanceOpt(
-    "mtp-acceptance", cl::desc("MTP acceptance probabilities (default: 0.8)"),
-    cl::value_desc("P,P"), cl::init(""), cl::cat(sweepCat), cl::sub(sweepCmd));
-cl::opt<std::string>
-    sweepDdrOpt("allow-ddr",
-                cl::desc("Weights into DDR: false, true (default: false)"),
-                cl::value_desc("false,true"), cl::init(""), cl::cat(sweepCat),
-                cl::sub(sweepCmd));
+/// A sweep axis's flag (SweepAxes.def): a comma list.
+template <class Traits> struct SweepAxisFlag {
+  cl::opt<std::string> opt;
+  SweepAxisFlag(const char *flag, std::string init, const char *valueDesc,
+                const char *help)
+      : opt(StringRef(flag), cl::desc(help), cl::value_desc(valueDesc),
+            cl::init(init), cl::cat(sweepCat), cl::sub(sweepCmd)) {}
+  std::string value() const { return opt; }
+};
+/// The chip-parameter axes are --set, shared with the other commands.
+template <> struct SweepAxisFlag<ChipSetAxis> {
+  SweepAxisFlag(const char *, std::string, const char *, const char *) {}
+  std::vector<std::string> value() const {
+    return {setOpt.begin(), setOpt.end()};
+  }
+};
+#define SNAPFLOW_SWEEP_AXIS(FIELD, VALUES, TRAITS, COLUMN, FLAG, PRESENCE,     \
+                            CLI_DEFAULT, VALUE_DESC, HELP, TARGET)             \
+  SweepAxisFlag<TRAITS> sweep_##FIELD##Flag(FLAG, CLI_DEFAULT, VALUE_DESC,     \
+                                            HELP);
+#include "snapflow/Driver/SweepAxes.def"
 cl::opt<int64_t> sweepStepsOpt("steps",
                                cl::desc("Decode steps per point (default 16)"),
                                cl::value_desc("N"), cl::init(16),
@@ -907,21 +859,9 @@ Error sweep() {
                                  "' (expected merge or plot)");
   }
   SweepOptions o;
-  o.models = sweepModelOpt;
-  o.chips = sweepChipOpt;
-  o.contexts = sweepContextOpt;
-  o.batches = sweepBatchOpt;
-  o.kv = sweepKvOpt;
-  o.kvFormats = sweepKvFormatOpt;
-  o.clas = sweepClaOpt;
-  o.tps = sweepTpOpt;
-  o.weightsDtypes = sweepDtypeOpt;
-  o.mlaCaches = sweepMlaOpt;
-  o.moes = sweepMoeOpt;
-  o.mtps = sweepMtpOpt;
-  o.mtpAcceptances = sweepAcceptanceOpt;
-  o.allowDdrs = sweepDdrOpt;
-  o.sets.assign(setOpt.begin(), setOpt.end());
+#define SNAPFLOW_SWEEP_AXIS(FIELD, VALUES, ...)                                \
+  o.VALUES = sweep_##FIELD##Flag.value();
+#include "snapflow/Driver/SweepAxes.def"
   o.jobs = jobsOpt;
   o.steps = sweepStepsOpt;
   o.prefill = sweepPrefillOpt;

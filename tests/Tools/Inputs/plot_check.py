@@ -6,7 +6,7 @@
                                  exits 1 if any fails to render or renders
                                  empty
   plot_check.py styles GP...     checks the layout of sweep plot scripts
-                                 (SweepPlots.cpp): in each panel the lines
+                                 (Sweep/Plots.cpp): in each panel the lines
                                  differ in colour, dash pattern and point
                                  type, and number at most 8; every legend
                                  lies right of every data panel; the canvas

@@ -1,11 +1,11 @@
-//===- Sweep.h - Design-space sweeps -----------------------------*- C++
-//-*-===//
+//===- Sweep.h - Design-space sweeps ----------------------------*- C++ -*-===//
 //
 // A sweep runs `snapflow run` (decode, no prefill) at every point of a grid,
-// the product of comma lists of models, chips, contexts, batches, KV
-// policies, KV formats, CLA share factors, TP degrees, weight dtypes,
-// compiler options and chip parameters, and writes DIR/results.csv, one
-// row per point, then the plots and the summary (SweepPlots).
+// the product of the comma lists of its axes (SweepAxes.def: models, chips,
+// contexts, batches, KV policies and formats, CLA share factors, TP degrees,
+// weight dtypes, compiler options and chip parameters), and writes
+// DIR/results.csv, one row per point, then the plots and the summary
+// (SweepPlots).
 //
 // Nothing computed is lost, nor silently mixed:
 //   - DIR/sweep.json records the grid, the steps per point, the shard, the
@@ -30,6 +30,9 @@
 #ifndef SNAPFLOW_DRIVER_SWEEP_H
 #define SNAPFLOW_DRIVER_SWEEP_H
 
+#include "snapflow/Driver/SweepAxis.h"
+
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -50,14 +53,10 @@ namespace driver {
 constexpr int64_t kMaxSweepPoints = 100000;
 
 struct SweepOptions {
-  std::string models, chips, contexts, batches, kv, tps, weightsDtypes;
-  /// KV element formats and CLA share factors ("" when not given: the
-  /// default format, the config's sharing).
-  std::string kvFormats, clas;
-  /// Compiler options as axes ("" when not given: the default).
-  std::string mlaCaches, moes, mtps, mtpAcceptances, allowDdrs;
-  /// Chip parameters as axes: "KEY=V1,V2,..." each (`--set`).
-  std::vector<std::string> sets;
+  /// Each axis's comma list as given ("" when not given), SweepAxes.def's
+  /// VALUES; `sets` holds the --set axes, each "KEY=V1,V2,...".
+#define SNAPFLOW_SWEEP_AXIS(FIELD, VALUES, TRAITS, ...) TRAITS::option VALUES;
+#include "snapflow/Driver/SweepAxes.def"
   int64_t jobs = 1;
   int64_t steps = 16;
   /// Also simulate each point's prefill of one context-long prompt (as
@@ -69,52 +68,50 @@ struct SweepOptions {
   std::string outputDir;
 };
 
-/// One point: the inputs of one `snapflow run`.
+/// The number of axes (SweepAxes.def).
+constexpr size_t kSweepAxes = 0
+#define SNAPFLOW_SWEEP_AXIS(...) +1
+#include "snapflow/Driver/SweepAxes.def"
+    ;
+
+/// What SweepAxes.def declares of each axis, in grid order.
+struct SweepAxisInfo {
+  const char *column; ///< CSV column and sweep.json key
+  const char *flag;   ///< without the dashes
+  AxisPresence presence;
+  std::string defaultText; ///< a value left at its default, printed
+};
+llvm::ArrayRef<SweepAxisInfo> sweepAxes();
+
+/// One point: the inputs of one `snapflow run`, typed.
 struct SweepPoint {
   int64_t index = 0; ///< position in the grid
-  std::string model, chip;
-  int64_t context = 0;
-  std::string batch; ///< a number or "max"
-  std::string kv;
-  std::string kvFormat; ///< "" (bf16) or a --kv-format value
-  std::string cla;      ///< "" (the config's) or a share factor
-  int64_t tp = 0;       ///< 0: every socket of the chip
-  std::string dtype;    ///< "" (checkpoint), "bf16" or "fp8"
-  /// Compiler options; "" is the default.
-  std::string mlaCache, moe, mtp, mtpAcceptance, allowDdr;
-  /// Chip parameters changed, "KEY=VALUE;KEY=VALUE" ("" for none).
-  std::string set;
+#define SNAPFLOW_SWEEP_AXIS(FIELD, VALUES, TRAITS, ...) TRAITS::type FIELD{};
+#include "snapflow/Driver/SweepAxes.def"
 
-  /// The inputs without the index: what identifies a point across grids.
+  /// The inputs without the index, as text: what identifies a point across
+  /// grids.
   std::vector<std::string> identity() const;
   /// The input columns of its CSV row (the index first).
   std::vector<std::string> inputs() const;
+  /// Whether axis `axis` (an index into sweepAxes()) holds its default.
+  bool isDefault(size_t axis) const;
 };
 
-/// The axes of a sweep. Values keep the user's spelling; contexts are in
-/// tokens.
+/// The axes of a sweep, each value typed; contexts are in tokens.
 struct SweepGrid {
-  std::vector<std::string> models, chips;
-  std::vector<int64_t> contexts;
-  std::vector<std::string> batches, kv;
-  /// {""} when not given, like dtypes.
-  std::vector<std::string> kvFormats, clas;
-  std::vector<int64_t> tps;        ///< {0} when not given
-  std::vector<std::string> dtypes; ///< {""} when not given
-  /// {""} when not given, like dtypes.
-  std::vector<std::string> mlaCaches, moes, mtps, mtpAcceptances, allowDdrs;
-  /// The product of the --set axes, each "KEY=VALUE;KEY=VALUE" in the
-  /// order the axes were given; {""} when none.
-  std::vector<std::string> sets;
+  /// An axis not given holds one value, its default (an OptionalAxis's
+  /// unset value, TP 0, no chip parameter changed).
+#define SNAPFLOW_SWEEP_AXIS(FIELD, VALUES, TRAITS, ...)                        \
+  std::vector<TRAITS::type> VALUES;
+#include "snapflow/Driver/SweepAxes.def"
 
   /// The grid of the options, every value checked (models and chips are
   /// loaded, policies parsed).
   static llvm::Expected<SweepGrid> parse(const SweepOptions &options);
-  /// Every point, in grid order (models outermost, then chips, contexts,
-  /// batches, policies, KV formats, CLA, TP, dtypes, MLA cache, MoE, MTP,
-  /// acceptance, DDR, chip parameters).
+  /// Every point, in grid order (SweepAxes.def's first axis outermost).
   std::vector<SweepPoint> points() const;
-  /// Axis name -> its values as text, in CSV column names.
+  /// Axis column -> its values as text.
   std::map<std::string, std::vector<std::string>> axes() const;
 };
 
