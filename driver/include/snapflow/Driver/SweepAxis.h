@@ -64,14 +64,14 @@ struct ChipSets {
 };
 
 // The traits of each kind of axis. `parse` returns the value, or an error
-// text naming what was expected ("expected ..."), completed by the caller
-// with the flag and the value.
+// naming the flag, what it expected and the value given
+// ("--batch: expected numbers in [1, 1048576] or max, got '0'").
 
 struct TextAxis {
   using type = std::string;
   using option = std::string;
   static constexpr AxisSplit split = AxisSplit::Plain;
-  static llvm::Expected<type> parse(llvm::StringRef text);
+  static llvm::Expected<type> parse(llvm::StringRef text, llvm::StringRef flag);
   static std::string print(const type &v) { return v; }
   static llvm::json::Value json(const type &v) { return v; }
   static type initial() { return {}; }
@@ -86,7 +86,7 @@ struct TokensAxis {
   using type = int64_t;
   using option = std::string;
   static constexpr AxisSplit split = AxisSplit::Plain;
-  static llvm::Expected<type> parse(llvm::StringRef text);
+  static llvm::Expected<type> parse(llvm::StringRef text, llvm::StringRef flag);
   static std::string print(type v) { return std::to_string(v); }
   static llvm::json::Value json(type v) { return v; }
   static type initial() { return 0; }
@@ -96,7 +96,7 @@ struct BatchAxis {
   using type = Batch;
   using option = std::string;
   static constexpr AxisSplit split = AxisSplit::Plain;
-  static llvm::Expected<type> parse(llvm::StringRef text);
+  static llvm::Expected<type> parse(llvm::StringRef text, llvm::StringRef flag);
   static std::string print(Batch v) {
     return v.isMax() ? "max" : std::to_string(v.value);
   }
@@ -107,27 +107,27 @@ struct BatchAxis {
 };
 /// Tensor-parallel sockets; 0 (the default, printed "0"): every socket.
 struct TpAxis : TokensAxis {
-  static llvm::Expected<type> parse(llvm::StringRef text);
+  static llvm::Expected<type> parse(llvm::StringRef text, llvm::StringRef flag);
 };
 /// A cross-layer attention share factor, >= 1 (1: no sharing).
 struct ShareFactorAxis {
   using type = int64_t;
   using option = std::string;
   static constexpr AxisSplit split = AxisSplit::Plain;
-  static llvm::Expected<type> parse(llvm::StringRef text);
+  static llvm::Expected<type> parse(llvm::StringRef text, llvm::StringRef flag);
   static std::string print(type v) { return std::to_string(v); }
   static void apply(int64_t &target, type v) { target = v; }
 };
 /// An MTP draft depth, 0 to models::BuildOptions::kMaxMtpDepth.
 struct MtpDepthAxis : ShareFactorAxis {
-  static llvm::Expected<type> parse(llvm::StringRef text);
+  static llvm::Expected<type> parse(llvm::StringRef text, llvm::StringRef flag);
 };
 /// A probability in [0, 1], printed in the shortest text that reads back.
 struct ProbabilityAxis {
   using type = double;
   using option = std::string;
   static constexpr AxisSplit split = AxisSplit::Plain;
-  static llvm::Expected<type> parse(llvm::StringRef text);
+  static llvm::Expected<type> parse(llvm::StringRef text, llvm::StringRef flag);
   static std::string print(type v);
   static void apply(double &target, type v) { target = v; }
 };
@@ -135,7 +135,7 @@ struct BoolAxis {
   using type = bool;
   using option = std::string;
   static constexpr AxisSplit split = AxisSplit::Plain;
-  static llvm::Expected<type> parse(llvm::StringRef text);
+  static llvm::Expected<type> parse(llvm::StringRef text, llvm::StringRef flag);
   static std::string print(type v) { return v ? "true" : "false"; }
   static void apply(bool &target, type v) { target = v; }
 };
@@ -143,7 +143,7 @@ struct MlaCacheAxis {
   using type = MlaCache;
   using option = std::string;
   static constexpr AxisSplit split = AxisSplit::Plain;
-  static llvm::Expected<type> parse(llvm::StringRef text);
+  static llvm::Expected<type> parse(llvm::StringRef text, llvm::StringRef flag);
   static std::string print(type v) { return mlaCacheName(v).str(); }
   static void apply(std::string &target, type v) { target = print(v); }
 };
@@ -151,7 +151,7 @@ struct MoeAxis {
   using type = MoeMapping;
   using option = std::string;
   static constexpr AxisSplit split = AxisSplit::Plain;
-  static llvm::Expected<type> parse(llvm::StringRef text);
+  static llvm::Expected<type> parse(llvm::StringRef text, llvm::StringRef flag);
   static std::string print(type v) { return moeMappingName(v).str(); }
   static void apply(std::string &target, type v) { target = print(v); }
 };
@@ -159,7 +159,7 @@ struct DtypeAxis {
   using type = WeightsDtype;
   using option = std::string;
   static constexpr AxisSplit split = AxisSplit::Plain;
-  static llvm::Expected<type> parse(llvm::StringRef text);
+  static llvm::Expected<type> parse(llvm::StringRef text, llvm::StringRef flag);
   static std::string print(type v) { return weightsDtypeName(v).str(); }
   static void apply(std::string &target, type v) { target = print(v); }
 };
@@ -180,8 +180,9 @@ template <class T> struct OptionalAxis {
   using type = std::optional<typename T::type>;
   using option = typename T::option;
   static constexpr AxisSplit split = T::split;
-  static llvm::Expected<type> parse(llvm::StringRef text) {
-    auto v = T::parse(text);
+  static llvm::Expected<type> parse(llvm::StringRef text,
+                                    llvm::StringRef flag) {
+    auto v = T::parse(text, flag);
     if (!v)
       return v.takeError();
     return type(std::move(*v));

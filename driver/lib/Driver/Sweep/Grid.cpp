@@ -34,8 +34,11 @@ using llvm::StringRef;
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// A value that is not what the axis takes: "expected ...".
-Error expected(llvm::StringRef what) { return makeError(what); }
+/// A value that is not what the axis takes.
+Error expected(StringRef flag, const llvm::Twine &what, StringRef text) {
+  return makeError(
+      formatv("--{0}: expected {1}, got '{2}'", flag, what.str(), text));
+}
 
 /// The enumerator of `all` named `text`.
 template <class E>
@@ -82,79 +85,80 @@ std::optional<WeightsDtype> snapflow::driver::parseWeightsDtype(StringRef t) {
   return byName(t, {WeightsDtype::BF16, WeightsDtype::FP8}, weightsDtypeName);
 }
 
-llvm::Expected<std::string> TextAxis::parse(StringRef text) {
+llvm::Expected<std::string> TextAxis::parse(StringRef text, StringRef) {
   return text.str();
 }
 
-llvm::Expected<int64_t> TokensAxis::parse(StringRef text) {
-  return parseTokens(text);
+llvm::Expected<int64_t> TokensAxis::parse(StringRef text, StringRef flag) {
+  return parseTokens(text, "--" + flag.str());
 }
 
-llvm::Expected<Batch> BatchAxis::parse(StringRef text) {
+llvm::Expected<Batch> BatchAxis::parse(StringRef text, StringRef flag) {
   if (text == "max")
     return Batch{};
   int64_t n;
   if (text.getAsInteger(10, n) || n <= 0 || n > models::kMaxBatch)
     return expected(
-        formatv("numbers in [1, {0}] or max", models::kMaxBatch).str());
+        flag, formatv("numbers in [1, {0}] or max", models::kMaxBatch), text);
   return Batch{n};
 }
 
-llvm::Expected<int64_t> TpAxis::parse(StringRef text) {
+llvm::Expected<int64_t> TpAxis::parse(StringRef text, StringRef flag) {
   int64_t n;
   if (text.getAsInteger(10, n) || n < 1)
-    return expected("positive numbers");
+    return expected(flag, "positive numbers", text);
   return n;
 }
 
-llvm::Expected<int64_t> ShareFactorAxis::parse(StringRef text) {
+llvm::Expected<int64_t> ShareFactorAxis::parse(StringRef text, StringRef flag) {
   int64_t n;
   if (text.getAsInteger(10, n) || n < 1)
-    return expected("share factors >= 1 (1: no sharing)");
+    return expected(flag, "share factors >= 1 (1: no sharing)", text);
   return n;
 }
 
-llvm::Expected<int64_t> MtpDepthAxis::parse(StringRef text) {
+llvm::Expected<int64_t> MtpDepthAxis::parse(StringRef text, StringRef flag) {
   int64_t n;
   if (text.getAsInteger(10, n) || n < 0 ||
       n > models::BuildOptions::kMaxMtpDepth)
     return expected(
-        formatv("draft depths in [0, {0}]", models::BuildOptions::kMaxMtpDepth)
-            .str());
+        flag,
+        formatv("draft depths in [0, {0}]", models::BuildOptions::kMaxMtpDepth),
+        text);
   return n;
 }
 
-llvm::Expected<double> ProbabilityAxis::parse(StringRef text) {
+llvm::Expected<double> ProbabilityAxis::parse(StringRef text, StringRef flag) {
   double p;
   if (text.getAsDouble(p) || !(p >= 0 && p <= 1))
-    return expected("probabilities in [0, 1]");
+    return expected(flag, "probabilities in [0, 1]", text);
   return p;
 }
 
 std::string ProbabilityAxis::print(double v) { return csv::number(v); }
 
-llvm::Expected<bool> BoolAxis::parse(StringRef text) {
+llvm::Expected<bool> BoolAxis::parse(StringRef text, StringRef flag) {
   if (text != "true" && text != "false")
-    return expected("true or false");
+    return expected(flag, "true or false", text);
   return text == "true";
 }
 
-llvm::Expected<MlaCache> MlaCacheAxis::parse(StringRef text) {
+llvm::Expected<MlaCache> MlaCacheAxis::parse(StringRef text, StringRef flag) {
   if (auto m = parseMlaCache(text))
     return *m;
-  return expected("replicate, sequence or batch");
+  return expected(flag, "replicate, sequence or batch", text);
 }
 
-llvm::Expected<MoeMapping> MoeAxis::parse(StringRef text) {
+llvm::Expected<MoeMapping> MoeAxis::parse(StringRef text, StringRef flag) {
   if (auto m = parseMoeMapping(text))
     return *m;
-  return expected("expert or split");
+  return expected(flag, "expert or split", text);
 }
 
-llvm::Expected<WeightsDtype> DtypeAxis::parse(StringRef text) {
+llvm::Expected<WeightsDtype> DtypeAxis::parse(StringRef text, StringRef flag) {
   if (auto d = parseWeightsDtype(text))
     return *d;
-  return expected("bf16 or fp8");
+  return expected(flag, "bf16 or fp8", text);
 }
 
 void ChipSetAxis::apply(std::vector<std::string> &target, const ChipSets &v) {
@@ -257,22 +261,15 @@ std::map<std::string, std::vector<std::string>> SweepGrid::axes() const {
 
 namespace {
 
-/// Reads an axis's comma list into typed values ("--FLAG: expected ...,
-/// got 'V'" for a value it does not take); an axis not given holds its
-/// default alone, unless the grid needs it.
+/// Reads an axis's comma list into typed values; an axis not given holds
+/// its default alone, unless the grid needs it.
 template <class Traits>
 Error readAxis(const typename Traits::option &list, StringRef flag,
                AxisPresence presence, std::vector<typename Traits::type> &out) {
   for (const std::string &text : splitAxisList(list, Traits::split)) {
-    auto v = Traits::parse(text);
-    if (!v) {
-      std::string why = llvm::toString(v.takeError());
-      // parseTokens names the value itself.
-      if (std::is_same_v<Traits, TokensAxis>)
-        return makeError(why);
-      return makeError(
-          formatv("--{0}: expected {1}, got '{2}'", flag, why, text));
-    }
+    auto v = Traits::parse(text, flag);
+    if (!v)
+      return v.takeError();
     out.push_back(std::move(*v));
   }
   if (out.empty() && presence != AxisPresence::Required)

@@ -42,7 +42,7 @@ std::optional<typename Traits::type> parseValue(llvm::StringRef text) {
   if constexpr (std::is_same_v<Traits, ChipSetAxis>) {
     return ChipSets{text.str()};
   } else {
-    auto v = Traits::parse(text);
+    auto v = Traits::parse(text, "");
     if (!v) {
       llvm::consumeError(v.takeError());
       return std::nullopt;
