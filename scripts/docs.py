@@ -1587,6 +1587,30 @@ def check_report_keys(b):
     return problems
 
 
+def check_sweep_axes():
+    """Every axis of driver/include/snapflow/Driver/SweepAxes.def has a row
+    in docs/Sweeps.md's option table, and the page's list of results.csv's
+    input columns is the table's, in its order."""
+    page = "docs/Sweeps.md"
+    with open(os.path.join(ROOT, "driver/include/snapflow/Driver/"
+                           "SweepAxes.def")) as f:
+        table = f.read()
+    axes = re.findall(r'^SNAPFLOW_SWEEP_AXIS\(\w+,\s*\w+,\s*[\w<>]+,\s*'
+                      r'"(\w+)",\s*"([\w-]+)"', table, re.M)
+    with open(os.path.join(ROOT, page)) as f:
+        text = f.read()
+    problems = [f"{page}: the sweep axis --{flag} (SweepAxes.def) has no row "
+                "in the option table" for _, flag in axes
+                if f"| `--{flag}" not in text]
+    m = re.search(r"The\s+columns are the inputs \(`index, ([^`]*)`", text)
+    listed = [c.strip() for c in m.group(1).split(",")] if m else []
+    if listed != [column for column, _ in axes]:
+        problems.append(f"{page}: results.csv's input columns are listed as "
+                        f"{', '.join(listed) or 'nothing'}; SweepAxes.def "
+                        f"makes them {', '.join(c for c, _ in axes)}")
+    return problems
+
+
 def check_regressions():
     """Every regression case docs/Testing.md names for a reliability defect
     exists: a gtest `Suite.Name`, a file or corpus entry, a check prefix of
@@ -1793,6 +1817,7 @@ def main():
     if not args.pages:
         problems += check_fingerprints(b)
         problems += check_report_keys(b)
+        problems += check_sweep_axes()
         problems += check_chip_tables()
         problems += check_regressions()
         problems += check_layout()

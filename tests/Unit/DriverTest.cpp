@@ -264,12 +264,14 @@ TEST(SweepContinuation, BuildStepsShardAndInputsMustMatch) {
 
 TEST(SweepRows, ColumnsAreInputsStatusAndEveryAlwaysKey) {
   const std::vector<std::string> &c = sweepColumns();
-  ASSERT_GE(c.size(), 18u);
+  ASSERT_GE(c.size(), 19u);
   EXPECT_EQ(c[0], "index");
   EXPECT_EQ(c[6], "kv_format");
   EXPECT_EQ(c[7], "cla");
-  EXPECT_EQ(c[16], "status");
-  EXPECT_EQ(c[17], "reason");
+  EXPECT_EQ(c[15], "prefill_chunk");
+  EXPECT_EQ(c[16], "set");
+  EXPECT_EQ(c[17], "status");
+  EXPECT_EQ(c[18], "reason");
   std::set<std::string> columns(c.begin(), c.end());
   for (const sim::ReportKey &k : sim::reportSchema())
     EXPECT_EQ(columns.count(std::string("report.") + k.key),
