@@ -20,6 +20,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Chart.h"
+
 #include "snapflow/Arch/ArchModel.h"
 #include "snapflow/Driver/Csv.h"
 #include "snapflow/Driver/Errors.h"
@@ -46,6 +48,7 @@
 
 using namespace snapflow;
 using namespace snapflow::driver;
+using namespace snapflow::driver::sweep;
 using llvm::Error;
 using llvm::StringRef;
 
@@ -96,477 +99,44 @@ llvm::Expected<Table> readTable(StringRef path) {
   return t;
 }
 
-/// Where a line belongs when a plot is split into facets: the facet's sort
-/// key, its title, and what the line's label gains when the plot is not
-/// split (all lines then share one chart).
-struct Facet {
-  std::string key, title, suffix;
-};
+using RowRef = const std::vector<std::string> *;
+using Rows = std::vector<RowRef>;
 
-/// One line of a plot.
-struct Series {
-  std::string label; ///< in the legend of its facet
-  /// Lines of one group (in one facet) share colour, dash and point type.
-  std::string group;
-  Facet facet;
-  int panel = 0;   ///< the column of its row it is drawn in
-  int variant = 0; ///< 0 solid, 1 dashed: DDR against HBM, CLA against none
-  std::vector<std::pair<double, double>> points;
-  /// Text beside each point, by x (none when empty).
-  std::map<double, std::string> labels;
-};
-
-/// Orders text as people read numbers in it: "ratio=2" before "ratio=10",
-/// "pcu_count=520" before "pcu_count=1040" (a plain string order put them
-/// the other way round in legends).
-struct NaturalLess {
-  bool operator()(llvm::StringRef a, llvm::StringRef b) const {
-    while (!a.empty() && !b.empty()) {
-      if (llvm::isDigit(a.front()) && llvm::isDigit(b.front())) {
-        size_t na = a.find_if_not(llvm::isDigit),
-               nb = b.find_if_not(llvm::isDigit);
-        llvm::StringRef da = a.take_front(na).ltrim('0'),
-                        db = b.take_front(nb).ltrim('0');
-        if (da.size() != db.size())
-          return da.size() < db.size();
-        if (int c = da.compare(db))
-          return c < 0;
-        a = a.drop_front(std::min(na, a.size()));
-        b = b.drop_front(std::min(nb, b.size()));
-        continue;
-      }
-      if (a.front() != b.front())
-        return a.front() < b.front();
-      a = a.drop_front();
-      b = b.drop_front();
-    }
-    return a.size() < b.size();
-  }
-};
-
-/// One plot: series of (x, y) points in the order of their sort keys (read
-/// as numbers where they hold numbers), in one or more columns of panels
-/// sharing the x axis (one y label each).
-struct Plot {
-  std::string name, title, xlabel;
-  std::vector<std::string> ylabels;
-  bool logx = false;
-  /// Tics as token counts (8K for 8192); else as plain numbers.
-  bool tokenTics = true;
-  std::map<std::string, Series, NaturalLess> series;
-  /// A level drawn across a column of panels, such as a capacity.
-  struct Level {
-    double y;
-    std::string title;
-    int panel = 0;
-  };
-  std::vector<Level> hlines;
-
-  Series &line(const std::string &sortKey, const std::string &label,
-               const std::string &group, Facet facet = {}) {
-    Series &s = series[sortKey];
-    s.label = label;
-    s.group = group;
-    s.facet = std::move(facet);
-    return s;
-  }
-  /// The distinct x values of its points.
-  std::set<double> xs() const {
-    std::set<double> xs;
-    for (const auto &s : series)
-      for (auto [x, y] : s.second.points)
-        xs.insert(x);
-    return xs;
-  }
-};
-
-/// A sort key of a number: zero-padded, so keys order like numbers.
-std::string numKey(double v) {
-  return llvm::formatv("{0:d15}", static_cast<int64_t>(v)).str();
-}
-
-Plot makePlot(std::string name, std::string title, std::string xlabel,
-              std::vector<std::string> ylabels, bool logx) {
-  Plot p;
-  p.name = std::move(name);
-  p.title = std::move(title);
-  p.xlabel = std::move(xlabel);
-  p.ylabels = std::move(ylabels);
-  p.logx = logx;
-  return p;
-}
-
-/// A number for a gnuplot script: the fewest digits that say it.
-std::string gnum(double x) {
-  return llvm::formatv("{0}", llvm::format("%.6g", x)).str();
-}
-
-/// A tic label: 8K for 8192 (contexts), the number otherwise.
-std::string ticLabel(double x) {
-  int64_t n = static_cast<int64_t>(x);
-  if (double(n) != x)
-    return gnum(x);
-  return n >= 4096 && n % 1024 == 0 ? std::to_string(n / 1024) + "K"
-                                    : std::to_string(n);
-}
-
-/// Tics at the values swept, as many as fit `width` pixels without their
-/// labels touching: powers of two first (the values people sweep), then
-/// the others (a resolved `--batch max`) where there is room.
-std::vector<std::pair<std::string, double>> pickTics(const std::set<double> &xs,
-                                                     double lo, double hi,
-                                                     bool logx, double width,
-                                                     bool tokens) {
-  auto at = [&](double x) {
-    return logx ? width * std::log(x / lo) / std::log(hi / lo)
-                : width * (x - lo) / (hi - lo);
-  };
-  auto round = [](double x) {
-    int64_t n = static_cast<int64_t>(x);
-    return double(n) == x && n > 0 && (n & (n - 1)) == 0;
-  };
-  std::vector<double> order;
-  llvm::copy_if(xs, std::back_inserter(order), round);
-  llvm::copy_if(xs, std::back_inserter(order),
-                [&](double x) { return !round(x); });
-  std::vector<std::pair<std::string, double>> tics;
-  for (double x : order) {
-    std::string label = tokens ? ticLabel(x) : gnum(x);
-    bool fits = llvm::all_of(tics, [&](const auto &t) {
-      double gap = (label.size() + t.first.size()) / 2.0 * kCharPixels + 10;
-      return std::abs(at(x) - at(t.second)) >= gap;
-    });
-    if (fits)
-      tics.push_back({label, x});
-  }
-  llvm::sort(tics,
-             [](const auto &a, const auto &b) { return a.second < b.second; });
-  return tics;
-}
-
-/// The tallest chart drawn: past it (9 rows of legends made a 6182 px
-/// wall of the KV-methods sweep) a chart is not drawn, and says why.
-constexpr double kMaxChartHeight = 2000;
-
-/// Writes NAME.dat and NAME.gp under `plotsDir` and adds the script to
-/// `scripts` (with the SVG it draws).
-///
-/// The chart: a title over the whole canvas, then rows of panels, each row
-/// with its legend to its right, outside the data. A plot whose lines
-/// would need more than kLinesPerChart styles is split into rows: one per
-/// facet (a context, a batch), and a facet with more groups still into
-/// rows of at most kLinesPerChart groups, each group keeping its style in
-/// every row. The panels share the x range; the canvas grows with the rows
-/// and the legend's width, so nothing is squeezed.
-
-Error writePlot(const Plot &p, StringRef plotsDir,
-                std::vector<GnuplotScript> &scripts,
-                std::vector<std::string> &tooTall) {
-  llvm::SmallString<256> dat(plotsDir), gp(plotsDir), svg(plotsDir);
-  llvm::sys::path::append(dat, p.name + ".dat");
-  llvm::sys::path::append(gp, p.name + ".gp");
-  llvm::sys::path::append(svg, p.name + ".svg");
-
-  // Styles: one per group, or per group and facet when the plot is one
-  // chart; split when there are more than a chart holds.
-  std::map<std::string, std::string> facets; // key -> title
-  for (const auto &s : p.series)
-    facets.emplace(s.second.facet.key, s.second.facet.title);
-  auto identities = [&](bool byFacet) {
-    std::vector<std::string> ids;
-    for (const auto &s : p.series) {
-      std::string id =
-          (byFacet ? "" : s.second.facet.key + "\x02") + s.second.group;
-      if (!llvm::is_contained(ids, id))
-        ids.push_back(id);
-    }
-    return ids;
-  };
-  bool faceted =
-      facets.size() > 1 && identities(false).size() > size_t(kLinesPerChart);
-  std::vector<std::string> ids = identities(faceted);
-  auto idOf = [&](const Series &s) {
-    std::string id = (faceted ? "" : s.facet.key + "\x02") + s.group;
-    return static_cast<int>(llvm::find(ids, id) - ids.begin());
-  };
-  int chunks =
-      (static_cast<int>(ids.size()) + kLinesPerChart - 1) / kLinesPerChart;
-  int chunkSize = (static_cast<int>(ids.size()) + chunks - 1) / chunks;
-  bool variants = llvm::any_of(
-      p.series, [](const auto &s) { return s.second.variant > 0; });
-
-  /// A row of panels and its legend.
-  struct Entry {
-    std::string label;
-    int style, variant;
-    bool single = true; ///< every line behind it has one point
-  };
-  struct Row {
-    std::string title;
-    std::vector<std::pair<int, const Series *>> series; // .dat index
-    std::vector<Entry> legend;
-  };
-  std::vector<Row> rows;
-  for (const auto &[facetKey, facetTitle] :
-       faceted ? facets : decltype(facets){{"", ""}})
-    for (int chunk = 0; chunk < chunks; ++chunk) {
-      Row row;
-      row.title = facetTitle;
-      if (chunks > 1)
-        row.title += llvm::formatv(
-            "{0}lines {1} to {2} of {3}", row.title.empty() ? "" : ", ",
-            chunk * chunkSize + 1,
-            std::min<int>((chunk + 1) * chunkSize, ids.size()), ids.size());
-      int index = 0;
-      for (const auto &[key, s] : p.series) {
-        int id = idOf(s);
-        if ((faceted && s.facet.key != facetKey) || id / chunkSize != chunk) {
-          ++index;
-          continue;
-        }
-        row.series.push_back({index++, &s});
-        std::string label = faceted ? s.label : s.label + s.facet.suffix;
-        auto it = llvm::find_if(
-            row.legend, [&](const Entry &e) { return e.label == label; });
-        if (it == row.legend.end())
-          it = row.legend.insert(row.legend.end(),
-                                 Entry{label, id % chunkSize, s.variant});
-        it->single &= s.points.size() < 2;
-      }
-      if (!row.series.empty())
-        rows.push_back(std::move(row));
-    }
-
-  // Sizes in pixels.
-  int columns = std::max<int>(1, p.ylabels.size());
-  const double plotWidth = columns == 1 ? 620 : 400, left = 95, gap = 25,
-               ticsBelow = 44, xlabelBelow = 24;
-  size_t longest = 0, entries = p.hlines.size();
-  for (const Row &row : rows) {
-    for (const Entry &e : row.legend)
-      longest = std::max(longest, e.label.size());
-    entries = std::max(entries, row.legend.size() + p.hlines.size());
-  }
-  for (const auto &h : p.hlines)
-    longest = std::max(longest, h.title.size());
-  double legendWidth = std::max(140.0, 80 + kCharPixels * longest);
-  double width = columns * (left + plotWidth + gap) + legendWidth;
-  std::string title = wrapText(p.title, size_t((width - 40) / 8));
-  double titleHeight =
-      24 + 20 * (1 + std::count(title.begin(), title.end(), '\n'));
-  double plotHeight =
-      std::max(rows.size() == 1 ? 360.0 : 260.0, 20.0 * entries + 20);
-  auto rowTitleHeight = [&](const Row &row) {
-    return row.title.empty() ? 10.0 : 34.0;
-  };
-  double height = titleHeight + xlabelBelow + 10;
-  for (const Row &row : rows)
-    height += rowTitleHeight(row) + plotHeight + ticsBelow;
-  if (height > kMaxChartHeight) {
-    tooTall.push_back(llvm::formatv("{0} ({1} lines)", p.name, ids.size()));
-    return Error::success();
-  }
-  if (Error e = writeOutput(dat, [&](llvm::raw_ostream &os) {
-        for (const auto &s : p.series) {
-          os << "# " << s.second.label << s.second.facet.suffix << "\n";
-          auto points = s.second.points;
-          llvm::sort(points);
-          for (auto [x, y] : points) {
-            os << llvm::formatv("{0} {1}", x, y);
-            if (auto it = s.second.labels.find(x); it != s.second.labels.end())
-              os << " \"" << it->second << "\"";
-            os << "\n";
-          }
-          os << "\n\n";
-        }
-        return Error::success();
-      }))
-    return e;
-
-  auto sx = [&](double px) { return px / width; };
-  auto sy = [&](double px) { return 1 - px / height; }; // px from the top
-
-  // The x axis all panels share, with room either side.
-  std::set<double> xs = p.xs();
-  double lo = *xs.begin(), hi = *xs.rbegin();
-  if (p.logx) {
-    lo /= 1.3;
-    hi *= 1.3;
-  } else {
-    double pad = std::max(hi - lo, std::abs(hi)) * 0.05;
-    lo -= pad;
-    hi += pad;
-  }
-  std::vector<std::string> tics;
-  for (const auto &[label, x] :
-       pickTics(xs, lo, hi, p.logx, plotWidth, p.tokenTics))
-    tics.push_back(llvm::formatv("\"{0}\" {1}", label, gnum(x)));
-
-  auto dashOf = [&](int variant) -> std::string {
-    return variants ? (variant ? "2" : "1") : "";
-  };
-  if (Error e = writeOutput(gp, [&](llvm::raw_ostream &os) {
-        os << llvm::formatv("set terminal svg size {0},{1} dynamic "
-                            "noenhanced font 'sans,12' background rgb "
-                            "'white'\n",
-                            int(width), int(height));
-        // Paths relative to this script's folder (ARG0 is the script as
-        // gnuplot was given it), so a copied sweep folder draws its own
-        // data into its own plots (absolute paths read and overwrote the
-        // original's).
-        os << "here = ''; rest = ARG0\n"
-              "while (strstrt(rest, '/') > 0) { here = here . "
-              "rest[1:strstrt(rest, '/')]; rest = rest[strstrt(rest, '/') + "
-              "1:] }\n";
-        os << "dat = here . " << gnuplotQuote(p.name + ".dat") << "\n";
-        os << "if (!exists('out')) out = here . "
-           << gnuplotQuote(p.name + ".svg") << "\nset output out\n";
-        os << "set multiplot title " << gnuplotText(title)
-           << " font 'sans,13'\n";
-        os << "unset key\nset grid\nset yrange [0:*]\n";
-        os << "set xrange [" << gnum(lo) << ":" << gnum(hi) << "]\n";
-        if (p.logx)
-          os << "set logscale x 2\n";
-        os << "set xtics (" << llvm::join(tics, ", ") << ")\n";
-        double top = titleHeight;
-        for (size_t r = 0; r < rows.size(); ++r) {
-          const Row &row = rows[r];
-          top += rowTitleHeight(row);
-          os << "\n# " << (row.title.empty() ? p.name : row.title) << "\n";
-          os << llvm::formatv("set tmargin at screen {0}\nset bmargin at "
-                              "screen {1}\n",
-                              sy(top), sy(top + plotHeight));
-          os << "set title " << gnuplotQuote(row.title) << "\n";
-          if (r + 1 == rows.size())
-            os << "set xlabel " << gnuplotQuote(p.xlabel) << "\n";
-          for (int c = 0; c < columns; ++c) {
-            std::vector<std::string> lines;
-            for (auto [index, s] : row.series) {
-              if (s->panel != c)
-                continue;
-              std::string data =
-                  "dat index " + std::to_string(index) + " using 1:2";
-              lines.push_back(
-                  data +
-                  (s->points.size() < 2 ? " with points ps 1.3 "
-                                        : " with linespoints ps 0.8 ") +
-                  gnuplotLineStyle(idOf(*s) % chunkSize, dashOf(s->variant)) +
-                  " notitle");
-              if (!s->labels.empty())
-                lines.push_back(data + ":3 with labels left offset 0.6,-0.6 "
-                                       "font ',9' notitle");
-            }
-            if (lines.empty())
-              continue;
-            for (const auto &h : p.hlines)
-              if (h.panel == c)
-                lines.push_back(gnum(h.y) +
-                                " with lines lc rgb '#555555' lw 1.5 dt "
-                                "(20,5,4,5) notitle");
-            double x0 = c * (left + plotWidth + gap) + left;
-            os << llvm::formatv("set lmargin at screen {0}\nset rmargin at "
-                                "screen {1}\n",
-                                sx(x0), sx(x0 + plotWidth));
-            os << "set ylabel "
-               << gnuplotQuote(c < int(p.ylabels.size()) ? p.ylabels[c] : "")
-               << "\n";
-            os << "plot " << llvm::join(lines, ", \\\n     ") << "\n";
-          }
-          top += plotHeight + ticsBelow;
-        }
-
-        // The legends: a panel beside each row with no axes, whose lines
-        // have no points, so that only their keys show.
-        os << "\n# legends\nunset title\nunset xlabel\nunset ylabel\nunset "
-              "border\nunset tics\nunset grid\nunset logscale x\n"
-              "set xrange [0:1]\nset yrange [0:1]\n"
-              "set key inside left top Left reverse samplen 5 spacing 1.25\n";
-        os << llvm::formatv("set lmargin at screen {0}\nset rmargin at screen "
-                            "{1}\n",
-                            sx(columns * (left + plotWidth + gap)),
-                            sx(width - 5));
-        top = titleHeight;
-        for (const Row &row : rows) {
-          top += rowTitleHeight(row);
-          std::vector<std::string> keys;
-          for (const Entry &e : row.legend)
-            keys.push_back(
-                std::string("NaN with ") +
-                (e.single ? "points ps 1.3 " : "linespoints ps 0.8 ") +
-                gnuplotLineStyle(e.style, dashOf(e.variant)) + " title " +
-                gnuplotQuote(e.label));
-          for (const auto &h : p.hlines)
-            keys.push_back("NaN with lines lc rgb '#555555' lw 1.5 dt "
-                           "(20,5,4,5) title " +
-                           gnuplotQuote(h.title));
-          os << llvm::formatv("set tmargin at screen {0}\nset bmargin at "
-                              "screen {1}\n",
-                              sy(top), sy(top + plotHeight));
-          os << "plot " << llvm::join(keys, ", \\\n     ") << "\n";
-          top += plotHeight + ticsBelow;
-        }
-        os << "unset multiplot\n";
-        return Error::success();
-      }))
-    return e;
-  scripts.push_back({std::string(gp), std::string(svg)});
-  return Error::success();
-}
-
-} // namespace
-
-Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
-  llvm::SmallString<256> results(dir), plotsDir(dir), summary(dir);
-  llvm::sys::path::append(results, "results.csv");
-  llvm::sys::path::append(plotsDir, "plots");
-  // gnuplot is given the scripts by absolute path; they name their data
-  // relative to their own folder.
-  llvm::sys::fs::make_absolute(plotsDir);
-  llvm::sys::path::append(summary, "summary.md");
-  auto table = readTable(results);
-  if (!table)
-    return table.takeError();
-  const Table &t = *table;
-  if (std::error_code ec = llvm::sys::fs::create_directories(plotsDir))
-    return makeError("cannot create " + plotsDir + ": " + ec.message());
-  // plots/ is ours: drop the plots of an earlier drawing (a resumed sweep
-  // may have more models now, and so other file names).
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(plotsDir, ec), end;
-       it != end && !ec; it.increment(ec)) {
-    StringRef ext = llvm::sys::path::extension(it->path());
-    if (ext == ".svg" || ext == ".gp" || ext == ".dat")
-      llvm::sys::fs::remove(it->path());
+/// The charts of one drawing: what varies over the points that ran, how a
+/// chart names its lines and says what it holds fixed, and each chart of a
+/// scope (a model on a chip, and a TP and weight dtype when those vary).
+class Charts {
+public:
+  Charts(const Table &t, Rows ok) : t(t), ok(std::move(ok)) {
+    manyTp = varies("tp");
+    manyDtypes = varies("weights_dtype");
+    manyBatches = varies("batch");
+    manyContexts = varies("context");
+    manyScopes = varies("model") || varies("chip") || manyTp || manyDtypes;
   }
 
-  std::vector<const std::vector<std::string> *> ok, failed;
-  for (const auto &r : t.rows)
-    (t.get(r, "status") == "ok" ? ok : failed).push_back(&r);
-
-  // One set of plots per model and chip (and TP and weight dtype when those
-  // vary): lines of different models on one axis are unreadable.
-  auto varies = [&](StringRef col) {
+  /// Whether a column holds more than one value over the points that ran.
+  bool varies(StringRef col) const {
     std::set<std::string> values;
-    for (const auto *r : ok)
+    for (RowRef r : ok)
       values.insert(t.get(*r, col));
     return values.size() > 1;
-  };
-  bool manyTp = varies("tp"), manyDtypes = varies("weights_dtype"),
-       manyBatches = varies("batch"), manyContexts = varies("context");
-  bool manyScopes = varies("model") || varies("chip") || manyTp || manyDtypes;
-  auto scopeOf = [&](const std::vector<std::string> &r) {
+  }
+  /// One set of plots per model and chip (and TP and weight dtype when
+  /// those vary): lines of different models on one axis are unreadable.
+  std::string scopeOf(const std::vector<std::string> &r) const {
     std::string s = t.get(r, "model") + " on " + t.get(r, "chip");
     if (manyTp)
       s += " tp " + t.get(r, "tp");
     if (manyDtypes)
       s += " " + t.get(r, "weights_dtype");
     return s;
-  };
-  // The variants of one question (compiler options and chip parameters
-  // swept) share a chart: each is its own line, named after what it sets.
-  auto variantOf = [&](const std::vector<std::string> &r,
-                       bool withFormat = true, bool withCla = true,
-                       bool withSet = true) {
+  }
+  /// The variants of one question (compiler options and chip parameters
+  /// swept) share a chart: each is its own line, named after what it sets.
+  std::string variantOf(const std::vector<std::string> &r,
+                        bool withFormat = true, bool withCla = true,
+                        bool withSet = true) const {
     std::string v;
     for (const char *axis : {"kv_format", "cla", "mla_cache", "moe", "mtp",
                              "mtp_acceptance", "allow_ddr", "set"}) {
@@ -579,16 +149,14 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
       v += " " + std::string(axis) + "=" + (value.empty() ? "default" : value);
     }
     return v;
-  };
-  auto contextLabel = [&](const std::vector<std::string> &r) {
+  }
+  std::string contextLabel(const std::vector<std::string> &r) const {
     int64_t c = static_cast<int64_t>(t.num(r, "context"));
     return c % 1024 == 0 ? std::to_string(c / 1024) + "K" : std::to_string(c);
-  };
-  std::map<std::string, std::vector<const std::vector<std::string> *>> scopes;
-  for (const auto *r : ok)
-    scopes[scopeOf(*r)].push_back(r);
-  std::map<std::string, std::pair<bool, bool>> kinds; // model -> MLA, MoE
-  auto kindOf = [&](const std::string &model) {
+  }
+  /// Whether a model has MLA and routed experts (each config read once per
+  /// drawing).
+  std::pair<bool, bool> kindOf(const std::string &model) {
     auto it = kinds.find(model);
     if (it == kinds.end()) {
       std::pair<bool, bool> kind;
@@ -599,75 +167,65 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
       it = kinds.emplace(model, kind).first;
     }
     return it->second;
-  };
-  // What a chart holds fixed, for its title: every setting that has one
-  // value over its rows, but those the chart shows (its x axis, its
-  // lines), so the chart stands alone.
-  auto fixedSettings =
-      [&](const std::vector<const std::vector<std::string> *> &rows,
-          std::initializer_list<StringRef> shown) {
-        struct Setting {
-          const char *column, *name, *unset;
-        };
-        static const Setting settings[] = {
-            {"context", "context", nullptr},
-            {"batch", "batch", nullptr},
-            {"kv", "kv", nullptr},
-            {"kv_format", "kv-format", "bf16"},
-            {"cla", "cla", nullptr},
-            {"tp", "tp", nullptr},
-            {"weights_dtype", "weights", nullptr},
-            {"mla_cache", "mla-cache", "replicate"},
-            {"moe", "moe", "expert"},
-            {"mtp", "mtp", nullptr},
-            {"mtp_acceptance", "mtp-acceptance", nullptr},
-            {"allow_ddr", "allow-ddr", nullptr},
-            {"set", "set", nullptr}};
-        // The MLA cache and MoE mode are said for the models they apply to
-        // (each config read once per drawing).
-        auto [mla, moe] = rows.empty() ? std::pair<bool, bool>()
-                                       : kindOf(t.get(*rows.front(), "model"));
-        std::vector<std::string> parts;
-        for (const Setting &st : settings) {
-          if (t.column(st.column) < 0 || llvm::is_contained(shown, st.column) ||
-              (StringRef(st.column) == "mla_cache" && !mla) ||
-              (StringRef(st.column) == "moe" && !moe))
-            continue;
-          std::set<std::string> values;
-          for (const auto *r : rows)
-            values.insert(t.get(*r, st.column));
-          if (values.size() != 1)
-            continue;
-          std::string v = *values.begin();
-          if (v.empty() && !st.unset)
-            continue; // the config's or the tool's default, said nowhere else
-          if (v.empty())
-            v = st.unset;
-          if (StringRef(st.column) == "context")
-            v = ticLabel(std::stod(v));
-          if (StringRef(st.column) == "batch" && v == "max")
-            v = "largest that fits";
-          if (StringRef(st.column) == "tp" && v == "0")
-            v = "every socket";
-          parts.push_back(std::string(st.name) + " " + v);
-        }
-        return parts.empty() ? std::string() : "\n" + llvm::join(parts, ", ");
-      };
-
-  bool gp = haveGnuplot();
-  std::vector<std::string> drawnNames, skipped, tooTall;
-  std::vector<GnuplotScript> scripts;
-  for (const auto &[scope, rows] : scopes) {
-    // File names: the scope with anything but letters, digits, '.', '-'
-    // turned into '_'.
-    std::string suffix;
-    if (manyScopes) {
-      suffix = "-";
-      for (char ch : scope)
-        suffix += llvm::isAlnum(ch) || ch == '.' || ch == '-' ? ch : '_';
+  }
+  /// What a chart holds fixed, for its title: every setting that has one
+  /// value over its rows, but those the chart shows (its x axis, its
+  /// lines), so the chart stands alone.
+  std::string fixedSettings(const Rows &rows,
+                            std::initializer_list<StringRef> shown) {
+    struct Setting {
+      const char *column, *name, *unset;
+    };
+    static const Setting settings[] = {
+        {"context", "context", nullptr},
+        {"batch", "batch", nullptr},
+        {"kv", "kv", nullptr},
+        {"kv_format", "kv-format", "bf16"},
+        {"cla", "cla", nullptr},
+        {"tp", "tp", nullptr},
+        {"weights_dtype", "weights", nullptr},
+        {"mla_cache", "mla-cache", "replicate"},
+        {"moe", "moe", "expert"},
+        {"mtp", "mtp", nullptr},
+        {"mtp_acceptance", "mtp-acceptance", nullptr},
+        {"allow_ddr", "allow-ddr", nullptr},
+        {"set", "set", nullptr}};
+    // The MLA cache and MoE mode are said for the models they apply to
+    // (each config read once per drawing).
+    auto [mla, moe] = rows.empty() ? std::pair<bool, bool>()
+                                   : kindOf(t.get(*rows.front(), "model"));
+    std::vector<std::string> parts;
+    for (const Setting &st : settings) {
+      if (t.column(st.column) < 0 || llvm::is_contained(shown, st.column) ||
+          (StringRef(st.column) == "mla_cache" && !mla) ||
+          (StringRef(st.column) == "moe" && !moe))
+        continue;
+      std::set<std::string> values;
+      for (const auto *r : rows)
+        values.insert(t.get(*r, st.column));
+      if (values.size() != 1)
+        continue;
+      std::string v = *values.begin();
+      if (v.empty() && !st.unset)
+        continue; // the config's or the tool's default, said nowhere else
+      if (v.empty())
+        v = st.unset;
+      if (StringRef(st.column) == "context")
+        v = ticLabel(std::stod(v));
+      if (StringRef(st.column) == "batch" && v == "max")
+        v = "largest that fits";
+      if (StringRef(st.column) == "tp" && v == "0")
+        v = "every socket";
+      parts.push_back(std::string(st.name) + " " + v);
     }
+    return parts.empty() ? std::string() : "\n" + llvm::join(parts, ", ");
+  }
+
+  /// The charts of one scope, in drawing order; `suffix` ends their names.
+  std::vector<Plot> chartsOf(const std::string &scope, const Rows &rows,
+                             const std::string &suffix) {
     std::set<std::string> batchesHere;
-    for (const auto *r : rows)
+    for (RowRef r : rows)
       batchesHere.insert(t.get(*r, "batch"));
     // Every point at the largest batch that fits: one point per policy and
     // context, so the batch charts draw a line per policy over the
@@ -675,11 +233,46 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
     // context was a wall of single dots).
     bool batchMaxOnly =
         batchesHere.size() == 1 && *batchesHere.begin() == "max";
+    std::vector<Plot> out;
+    for (auto &[context, p] : methodCharts(scope, rows, suffix, batchMaxOnly))
+      out.push_back(std::move(p));
+    out.push_back(throughputChart(scope, rows, suffix));
+    out.push_back(scalingChart(scope, rows, suffix, batchMaxOnly));
+    out.push_back(memoryChart(scope, rows, suffix, batchMaxOnly));
+    for (Plot &p : setCharts(scope, rows, suffix))
+      out.push_back(std::move(p));
+    return out;
+  }
+
+private:
+  /// Tokens/s against context, a line per policy (and batch).
+  Plot throughputChart(const std::string &scope, const Rows &rows,
+                       const std::string &suffix) {
     Plot throughput = makePlot("throughput_vs_context" + suffix,
                                "Decode throughput against context: " + scope +
                                    fixedSettings(rows, {"context"}),
                                "context (tokens)", {"tokens/s, all sequences"},
                                /*logx=*/true);
+    for (RowRef r : rows) {
+      const auto &row = *r;
+      std::string kv = t.get(row, "kv") + variantOf(row);
+      std::string batchKey =
+          t.get(row, "batch") == "max" ? "max" : numKey(t.num(row, "batch"));
+      Facet byBatch{batchKey,
+                    t.get(row, "batch") == "max"
+                        ? "largest batch that fits"
+                        : "batch " + t.get(row, "batch"),
+                    manyBatches ? " batch " + t.get(row, "batch") : ""};
+      throughput.line(kv + "\x01" + batchKey, kv, kv, byBatch)
+          .points.push_back({t.num(row, "context"),
+                             t.num(row, "report.throughput_tokens_per_s")});
+    }
+    return throughput;
+  }
+
+  /// Aggregate (left) and per-sequence (right) tokens/s against batch.
+  Plot scalingChart(const std::string &scope, const Rows &rows,
+                    const std::string &suffix, bool batchMaxOnly) {
     Plot scaling = makePlot(
         "batch_scaling" + suffix,
         (batchMaxOnly ? "Decode throughput against the largest batch that "
@@ -693,8 +286,36 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
                      : "batch (sequences)",
         {"tokens/s, all sequences", "tokens/s per sequence"},
         /*logx=*/true);
+    for (RowRef r : rows) {
+      const auto &row = *r;
+      double context = t.num(row, "context");
+      double batch = t.num(row, "report.batch");
+      std::string kv = t.get(row, "kv") + variantOf(row);
+      Facet byContext{numKey(context), "context " + contextLabel(row),
+                      manyContexts ? " @" + contextLabel(row) : ""};
+      std::string key =
+          batchMaxOnly ? kv + "\x01" : kv + "\x01" + numKey(context);
+      Facet facet = batchMaxOnly ? Facet{} : byContext;
+      Series &all = scaling.line(key + "a", kv, kv, facet);
+      all.points.push_back(
+          {batch, t.num(row, "report.throughput_tokens_per_s")});
+      Series &perUser = scaling.line(key + "u", kv, kv, facet);
+      perUser.points.push_back(
+          {batch, t.num(row, "report.per_user_tokens_per_s")});
+      perUser.panel = 1;
+      if (batchMaxOnly && manyContexts)
+        all.labels[batch] = perUser.labels[batch] = contextLabel(row);
+    }
+    return scaling;
+  }
+
+  /// Peak HBM (and DDR, in a column of its own) against batch, at the
+  /// longest context swept, where the policies differ most (at the largest
+  /// batch, at every context), with the HBM a socket has.
+  Plot memoryChart(const std::string &scope, const Rows &rows,
+                   const std::string &suffix, bool batchMaxOnly) {
     double maxContext = 0;
-    for (const auto *r : rows)
+    for (RowRef r : rows)
       maxContext = std::max(maxContext, t.num(*r, "context"));
     Plot memory = makePlot(
         "memory_vs_batch" + suffix,
@@ -716,55 +337,26 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
                      : "batch (sequences)",
         {"peak memory (GiB per socket)"},
         /*logx=*/true);
-    for (const auto *r : rows) {
+    for (RowRef r : rows) {
       const auto &row = *r;
-      double context = t.num(row, "context");
+      if (!batchMaxOnly && t.num(row, "context") != maxContext)
+        continue;
       double batch = t.num(row, "report.batch");
       std::string kv = t.get(row, "kv") + variantOf(row);
-      std::string batchKey =
-          t.get(row, "batch") == "max" ? "max" : numKey(t.num(row, "batch"));
-      Facet byBatch{batchKey,
-                    t.get(row, "batch") == "max"
-                        ? "largest batch that fits"
-                        : "batch " + t.get(row, "batch"),
-                    manyBatches ? " batch " + t.get(row, "batch") : ""};
-      throughput.line(kv + "\x01" + batchKey, kv, kv, byBatch)
-          .points.push_back(
-              {context, t.num(row, "report.throughput_tokens_per_s")});
-      Facet byContext{numKey(context), "context " + contextLabel(row),
-                      manyContexts ? " @" + contextLabel(row) : ""};
-      std::string key =
-          batchMaxOnly ? kv + "\x01" : kv + "\x01" + numKey(context);
-      Facet facet = batchMaxOnly ? Facet{} : byContext;
-      Series &all = scaling.line(key + "a", kv, kv, facet);
-      all.points.push_back(
-          {batch, t.num(row, "report.throughput_tokens_per_s")});
-      Series &perUser = scaling.line(key + "u", kv, kv, facet);
-      perUser.points.push_back(
-          {batch, t.num(row, "report.per_user_tokens_per_s")});
-      perUser.panel = 1;
+      Series &hbm = memory.line(kv + "\x01h", kv, kv);
+      hbm.points.push_back(
+          {batch, gib(t.num(row, "report.memory.peak_bytes.hbm"))});
       if (batchMaxOnly && manyContexts)
-        all.labels[batch] = perUser.labels[batch] = contextLabel(row);
-      // Memory at the longest context swept, where the policies differ most
-      // (at the largest batch, at every context).
-      if (batchMaxOnly || context == maxContext) {
-        Series &hbm = memory.line(kv + "\x01h", kv, kv);
-        hbm.points.push_back(
-            {batch, gib(t.num(row, "report.memory.peak_bytes.hbm"))});
-        if (batchMaxOnly && manyContexts)
-          hbm.labels[batch] = contextLabel(row);
-        if (t.num(row, "report.memory.peak_bytes.ddr") > 0) {
-          Series &ddr = memory.line(kv + "\x01d", kv, kv);
-          ddr.points.push_back(
-              {batch, gib(t.num(row, "report.memory.peak_bytes.ddr"))});
-          ddr.panel = 1;
-        }
+        hbm.labels[batch] = contextLabel(row);
+      if (t.num(row, "report.memory.peak_bytes.ddr") > 0) {
+        Series &ddr = memory.line(kv + "\x01d", kv, kv);
+        ddr.points.push_back(
+            {batch, gib(t.num(row, "report.memory.peak_bytes.ddr"))});
+        ddr.panel = 1;
       }
     }
-    // DDR, when a point used it, in a column of its own.
-    bool ddr = llvm::any_of(memory.series,
-                            [](const auto &s) { return s.second.panel > 0; });
-    if (ddr)
+    if (llvm::any_of(memory.series,
+                     [](const auto &s) { return s.second.panel > 0; }))
       memory.ylabels = {"peak HBM (GiB per socket)",
                         "peak DDR (GiB per socket)"};
     // The HBM a socket has, when the chip is one snapflow can load (DDR's
@@ -775,15 +367,21 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
            "HBM capacity per socket", 0});
     else
       llvm::consumeError(chip.takeError());
-    // The KV methods side by side: a grid of KV formats (or CLA factors)
-    // at the largest batch gives, per context, tokens/s against the batch
-    // that fits, one line per policy and variant (dashed when layers share
-    // K/V), its points the formats, named along the grid's first line.
+    return memory;
+  }
+
+  /// The KV methods side by side: a grid of KV formats (or CLA factors)
+  /// at the largest batch gives, per context, tokens/s against the batch
+  /// that fits, one line per policy and variant (dashed when layers share
+  /// K/V), its points the formats, named along the grid's first line.
+  std::map<double, Plot> methodCharts(const std::string &scope,
+                                      const Rows &rows,
+                                      const std::string &suffix,
+                                      bool batchMaxOnly) {
     std::map<double, Plot> methods;
-    bool byMethod = (varies("kv_format") || varies("cla")) &&
-                    batchesHere.size() == 1 && *batchesHere.begin() == "max";
+    bool byMethod = (varies("kv_format") || varies("cla")) && batchMaxOnly;
     std::string firstKv = rows.empty() ? "" : t.get(*rows.front(), "kv");
-    for (const auto *r : byMethod ? rows : decltype(rows)()) {
+    for (const auto *r : byMethod ? rows : Rows()) {
       const auto &row = *r;
       double context = t.num(row, "context");
       auto [it, added] = methods.try_emplace(context);
@@ -812,9 +410,14 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
                  (format.empty() ? std::string("bf16") : format);
       }
     }
-    // A swept chip parameter (--set KEY=V1,V2,...) on the x axis: tokens/s
-    // against each key whose value varies, one line per policy and the
-    // rest of the point (the other keys, context, batch).
+    return methods;
+  }
+
+  /// A swept chip parameter (--set KEY=V1,V2,...) on the x axis: tokens/s
+  /// against each key whose value varies, one line per policy and the
+  /// rest of the point (the other keys, context, batch).
+  std::vector<Plot> setCharts(const std::string &scope, const Rows &rows,
+                              const std::string &suffix) {
     std::map<std::string, std::map<std::string, std::string>> setsOf;
     std::map<std::string, std::set<std::string>> setValues;
     for (const auto *r : rows) {
@@ -863,31 +466,24 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
       }
       setPlots.push_back(std::move(p));
     }
-    std::vector<const Plot *> plots;
-    for (auto &[context, p] : methods)
-      plots.push_back(&p);
-    plots.insert(plots.end(), {&throughput, &scaling, &memory});
-    for (const Plot &p : setPlots)
-      plots.push_back(&p);
-    // A plot needs two values along its x axis (one context or one batch
-    // gives none); a line with one point is drawn as a point.
-    for (const Plot *p : plots) {
-      if (p->xs().size() < 2) {
-        skipped.push_back(p->name);
-        continue;
-      }
-      size_t tall = tooTall.size();
-      if (Error e = writePlot(*p, plotsDir, scripts, tooTall))
-        return e;
-      if (gp && tooTall.size() == tall)
-        drawnNames.push_back(p->name + ".svg");
-    }
+    return setPlots;
   }
-  // One gnuplot process for every plot (each costs ~30 ms to start).
-  if (gp && !scripts.empty())
-    if (Error e = runGnuplot(scripts))
-      return e;
 
+  const Table &t;
+  Rows ok;
+  bool manyTp, manyDtypes, manyBatches, manyContexts;
+  std::map<std::string, std::pair<bool, bool>> kinds; // model -> MLA, MoE
+
+public:
+  bool manyScopes;
+};
+
+/// summary.md: the best point per model, chip and context, of all the
+/// points and of those whose published accuracy loss (quoted, the larger
+/// of policy's and format's) is at most 1%: "most tokens/s at under 1%
+/// published loss" without a hand join; then every point that did not run.
+Error writeSummary(StringRef path, const Table &t, const Rows &ok,
+                   const Rows &failed, const Charts &charts) {
   // summary.md: the best point per model, chip and context, of all the
   // points and of those whose published accuracy loss (quoted, the larger
   // of policy's and format's) is at most 1%: "most tokens/s at under 1%
@@ -930,7 +526,7 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   auto joined = [](const std::set<std::string> &s) {
     return llvm::join(s.begin(), s.end(), ", ");
   };
-  if (Error e = writeOutput(summary, [&](llvm::raw_ostream &md) {
+  if (Error e = writeOutput(path, [&](llvm::raw_ostream &md) {
         md << "# Sweep summary\n\n"
            << llvm::formatv("{0} points: {1} ran, {2} did not (see below). "
                             "Rows: `results.csv`; plots: `plots/`.\n\n",
@@ -949,7 +545,7 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
               "| {0} | {1} | {2} | `{3}` | {4} | {5} | {6:f1} | {7:f2} | "
               "{8:f2} | {9:f1} | {10:f1} | {11} |\n",
               t.get(r, "model"), t.get(r, "chip"), t.get(r, "context"),
-              t.get(r, "kv") + variantOf(r), t.get(r, "report.batch"),
+              t.get(r, "kv") + charts.variantOf(r), t.get(r, "report.batch"),
               t.get(r, "report.tp"), t.num(r, "report.throughput_tokens_per_s"),
               t.num(r, "report.per_user_tokens_per_s"),
               t.num(r, "report.step_latency_s") * 1e3,
@@ -975,7 +571,7 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
             md << llvm::formatv(
                 "| {0} | {1} | {2} | `{3}` | {4} | {5:f1} | {6} | {7} |\n",
                 t.get(r, "model"), t.get(r, "chip"), t.get(r, "context"),
-                t.get(r, "kv") + variantOf(r), t.get(r, "report.batch"),
+                t.get(r, "kv") + charts.variantOf(r), t.get(r, "report.batch"),
                 t.num(r, "report.throughput_tokens_per_s"),
                 t.get(r, "accuracy.loss_pct"), reference);
           }
@@ -989,18 +585,86 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
             if (StringRef(reason).starts_with("snapflow: error: "))
               reason.erase(0, strlen("snapflow: error: "));
             std::replace(reason.begin(), reason.end(), '|', '/');
-            md << llvm::formatv(
-                "| {0} | {1} | {2} | {3} | {4} | `{5}` | {6} | "
-                "{7} |\n",
-                t.get(*r, "index"), t.get(*r, "model"), t.get(*r, "chip"),
-                t.get(*r, "context"), t.get(*r, "batch"),
-                t.get(*r, "kv") + variantOf(*r), t.get(*r, "status"), reason);
+            md << llvm::formatv("| {0} | {1} | {2} | {3} | {4} | `{5}` | {6} | "
+                                "{7} |\n",
+                                t.get(*r, "index"), t.get(*r, "model"),
+                                t.get(*r, "chip"), t.get(*r, "context"),
+                                t.get(*r, "batch"),
+                                t.get(*r, "kv") + charts.variantOf(*r),
+                                t.get(*r, "status"), reason);
           }
         }
         return Error::success();
       }))
     return e;
+  return Error::success();
+}
 
+} // namespace
+
+Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
+  llvm::SmallString<256> results(dir), plotsDir(dir), summary(dir);
+  llvm::sys::path::append(results, "results.csv");
+  llvm::sys::path::append(plotsDir, "plots");
+  // gnuplot is given the scripts by absolute path; they name their data
+  // relative to their own folder.
+  llvm::sys::fs::make_absolute(plotsDir);
+  llvm::sys::path::append(summary, "summary.md");
+  auto table = readTable(results);
+  if (!table)
+    return table.takeError();
+  const Table &t = *table;
+  if (std::error_code ec = llvm::sys::fs::create_directories(plotsDir))
+    return makeError("cannot create " + plotsDir + ": " + ec.message());
+  // plots/ is ours: drop the plots of an earlier drawing (a resumed sweep
+  // may have more models now, and so other file names).
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(plotsDir, ec), end;
+       it != end && !ec; it.increment(ec)) {
+    StringRef ext = llvm::sys::path::extension(it->path());
+    if (ext == ".svg" || ext == ".gp" || ext == ".dat")
+      llvm::sys::fs::remove(it->path());
+  }
+  Rows ok, failed;
+  for (const auto &r : t.rows)
+    (t.get(r, "status") == "ok" ? ok : failed).push_back(&r);
+  Charts charts(t, ok);
+  std::map<std::string, Rows> scopes;
+  for (RowRef r : ok)
+    scopes[charts.scopeOf(*r)].push_back(r);
+
+  bool gp = haveGnuplot();
+  std::vector<std::string> drawnNames, skipped, tooTall;
+  std::vector<GnuplotScript> scripts;
+  for (const auto &[scope, rows] : scopes) {
+    // File names: the scope with anything but letters, digits, '.', '-'
+    // turned into '_'.
+    std::string suffix;
+    if (charts.manyScopes) {
+      suffix = "-";
+      for (char ch : scope)
+        suffix += llvm::isAlnum(ch) || ch == '.' || ch == '-' ? ch : '_';
+    }
+    // A plot needs two values along its x axis (one context or one batch
+    // gives none); a line with one point is drawn as a point.
+    for (const Plot &p : charts.chartsOf(scope, rows, suffix)) {
+      if (p.xs().size() < 2) {
+        skipped.push_back(p.name);
+        continue;
+      }
+      size_t tall = tooTall.size();
+      if (Error e = writePlot(p, plotsDir, scripts, tooTall))
+        return e;
+      if (gp && tooTall.size() == tall)
+        drawnNames.push_back(p.name + ".svg");
+    }
+  }
+  // One gnuplot process for every plot (each costs ~30 ms to start).
+  if (gp && !scripts.empty())
+    if (Error e = runGnuplot(scripts))
+      return e;
+  if (Error e = writeSummary(summary, t, ok, failed, charts))
+    return e;
   os << "summary: " << summary << "\n";
   if (!drawnNames.empty())
     os << "plots: " << plotsDir << "/{" << llvm::join(drawnNames, ",") << "}\n";
