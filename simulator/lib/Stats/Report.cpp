@@ -180,6 +180,133 @@ const Program *snapflow::sim::reportedPrefill(const Program &decode,
   return decode.phase == "prefill" ? &decode : nullptr;
 }
 
+namespace {
+
+/// The decode job's collectives: what ran, with which algorithm, and how
+/// much of their time was exposed after their producer's last tile.
+Object collectivesObject(const SimResult &r, const Program &decode) {
+  llvm::json::Array nodes;
+  double count = 0, bytes = 0, latency = 0, exposed = 0;
+  int decodeJob = -1;
+  for (size_t j = 0; j < r.jobs.size(); ++j)
+    if (r.jobs[j].phase == decode.phase && !r.jobs[j].withoutSelection)
+      decodeJob = static_cast<int>(j);
+  for (const CollectiveResult &c : r.collectives) {
+    if (c.job != decodeJob)
+      continue;
+    double times = double(c.perStep);
+    count += times;
+    bytes += times * c.bytes;
+    latency += times * seconds(c.latencyPs);
+    exposed += times * seconds(c.exposedPs);
+    nodes.push_back(Object{
+        {"section", c.section},
+        {"op", c.label},
+        {"node", c.node},
+        {"kind", arch::collectiveKindName(c.kind)},
+        {"algorithm", arch::collectiveAlgorithmName(c.algorithm)},
+        {"group", c.group},
+        {"bytes", c.bytes},
+        {"per_step", c.perStep},
+        {"latency_s", seconds(c.latencyPs)},
+        {"exposed_s", seconds(c.exposedPs)},
+        {"model_s", seconds(c.modelPs)},
+    });
+  }
+  return Object{{"per_step", count},
+                {"bytes_per_step", bytes},
+                {"latency_s_per_step", latency},
+                {"exposed_s_per_step", exposed},
+                {"ops", std::move(nodes)}};
+}
+
+/// The prefill's keys: its time to first token, chunks, the end-of-prefill
+/// selection's share, and its profile (null when there is no prefill).
+struct PrefillKeys {
+  llvm::json::Value ttft = nullptr, breakdown = nullptr, profile = nullptr;
+};
+PrefillKeys prefillKeys(const SimResult &r, const Program &decode,
+                        const Program *prefill) {
+  PrefillKeys out;
+  // The prefill (run's, or the program itself when it is one).
+  const Program *pre = reportedPrefill(decode, prefill);
+  const JobResult *p = pre ? jobFor(r, pre->phase) : nullptr;
+  if (!p)
+    return out;
+  if (prefill)
+    out.ttft = seconds(p->stepPs);
+  SelectionCost sel = selectionCost(*pre);
+  // What the selection adds to the time to first token: the last chunk
+  // against the same chunk simulated with the selection idle.
+  llvm::json::Value selectionS = 0.0;
+  if (pre->hasSelection()) {
+    const JobResult *w = jobFor(r, pre->phase, /*withoutSelection=*/true);
+    selectionS =
+        w ? llvm::json::Value(seconds(p->lastChunkPs() - w->lastChunkPs()))
+          : llvm::json::Value(nullptr);
+  }
+  out.profile = profileObject(p->profile, *pre, &p->chunkProfiles);
+  out.breakdown = Object{{"chunks", pre->chunks},
+                         {"selection_s", std::move(selectionS)},
+                         {"selection_flops", sel.flops},
+                         {"selection_bytes", sel.bytes}};
+  return out;
+}
+
+/// A chip that keeps a built-in name but not all its values (--set, an
+/// edited copy) says how it differs, so the report names what made it.
+llvm::json::Array chipChanges(const arch::ArchModel &chip) {
+  llvm::json::Array changes;
+  if (llvm::is_contained(arch::ArchModel::builtinNames(), chip.getName())) {
+    if (auto builtin = arch::ArchModel::load(chip.getName())) {
+      for (const std::string &d : chip.differences(*builtin))
+        changes.push_back(d);
+    } else {
+      llvm::consumeError(builtin.takeError());
+    }
+  }
+  return changes;
+}
+
+/// What binds: the largest share of the step's critical path, by operator
+/// and resource.
+Object bindsObject(const JobResult *d) {
+  if (d) {
+    Binding b = binding(d->profile);
+    if (b.op >= 0)
+      return Object{
+          {"operator", arch::opKindName(static_cast<arch::OpKind>(b.op))},
+          {"resource", resourceName(static_cast<Resource>(b.resource))},
+          {"s", seconds(b.ps)},
+          {"share", d->stepPs > 0 ? b.ps / d->stepPs : 0.0}};
+  }
+  return Object{{"operator", ""}, {"resource", ""}, {"s", 0.0}, {"share", 0.0}};
+}
+
+Object rooflineObject(const Roofline &roof) {
+  return Object{{"step_latency_lower_bound_s", roof.lowerBoundSeconds},
+                {"binding", roof.binding},
+                {"compute_s", roof.computeSeconds},
+                {"hbm_s", roof.tierSeconds[1]},
+                {"ddr_s", roof.tierSeconds[2]},
+                {"sram_s", roof.tierSeconds[0]},
+                {"link_s", roof.linkSeconds},
+                {"collective_latency_s", roof.collectiveLatencySeconds}};
+}
+
+Object memoryObject(const SimResult &r, const arch::ArchModel &chip) {
+  return Object{
+      {"peak_bytes", Object{{"sram", r.peakBytes[0]},
+                            {"hbm", r.peakBytes[1]},
+                            {"ddr", r.peakBytes[2]}}},
+      {"capacity_bytes",
+       Object{{"sram", chip.tierBytesPerSocket(arch::MemoryTier::SRAM)},
+              {"hbm", chip.tierBytesPerSocket(arch::MemoryTier::HBM)},
+              {"ddr", chip.tierBytesPerSocket(arch::MemoryTier::DDR)}}}};
+}
+
+} // namespace
+
 Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
                                  const Program *prefill,
                                  const arch::ArchModel &chip,
@@ -199,97 +326,13 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
         {"reconfig_s", seconds(d->breakdown.reconfigPs)},
     };
   }
-  // The decode job's collectives: what ran, with which algorithm, and how
-  // much of their time was exposed after their producer's last tile.
-  Object collectives;
-  {
-    llvm::json::Array nodes;
-    double count = 0, bytes = 0, latency = 0, exposed = 0;
-    int decodeJob = -1;
-    for (size_t j = 0; j < r.jobs.size(); ++j)
-      if (r.jobs[j].phase == decode.phase && !r.jobs[j].withoutSelection)
-        decodeJob = static_cast<int>(j);
-    for (const CollectiveResult &c : r.collectives) {
-      if (c.job != decodeJob)
-        continue;
-      double times = double(c.perStep);
-      count += times;
-      bytes += times * c.bytes;
-      latency += times * seconds(c.latencyPs);
-      exposed += times * seconds(c.exposedPs);
-      nodes.push_back(Object{
-          {"section", c.section},
-          {"op", c.label},
-          {"node", c.node},
-          {"kind", arch::collectiveKindName(c.kind)},
-          {"algorithm", arch::collectiveAlgorithmName(c.algorithm)},
-          {"group", c.group},
-          {"bytes", c.bytes},
-          {"per_step", c.perStep},
-          {"latency_s", seconds(c.latencyPs)},
-          {"exposed_s", seconds(c.exposedPs)},
-          {"model_s", seconds(c.modelPs)},
-      });
-    }
-    collectives = Object{{"per_step", count},
-                         {"bytes_per_step", bytes},
-                         {"latency_s_per_step", latency},
-                         {"exposed_s_per_step", exposed},
-                         {"ops", std::move(nodes)}};
-  }
-  llvm::json::Value ttft = nullptr, ttftBreakdown = nullptr,
-                    ttftProfile = nullptr;
-  // The prefill (run's, or the program itself when it is one): its chunks
-  // and the end-of-prefill selection's share.
-  const Program *pre = reportedPrefill(decode, prefill);
-  if (const JobResult *p = pre ? jobFor(r, pre->phase) : nullptr) {
-    if (prefill)
-      ttft = seconds(p->stepPs);
-    SelectionCost sel = selectionCost(*pre);
-    // What the selection adds to the time to first token: the last chunk
-    // against the same chunk simulated with the selection idle.
-    llvm::json::Value selectionS = 0.0;
-    if (pre->hasSelection()) {
-      const JobResult *w = jobFor(r, pre->phase, /*withoutSelection=*/true);
-      selectionS =
-          w ? llvm::json::Value(seconds(p->lastChunkPs() - w->lastChunkPs()))
-            : llvm::json::Value(nullptr);
-    }
-    ttftProfile = profileObject(p->profile, *pre, &p->chunkProfiles);
-    ttftBreakdown = Object{{"chunks", pre->chunks},
-                           {"selection_s", std::move(selectionS)},
-                           {"selection_flops", sel.flops},
-                           {"selection_bytes", sel.bytes}};
-  }
-  // A chip that keeps a built-in name but not all its values (--set, an
-  // edited copy) says how it differs, so the report names what made it.
-  llvm::json::Array changes;
-  if (llvm::is_contained(arch::ArchModel::builtinNames(), chip.getName())) {
-    if (auto builtin = arch::ArchModel::load(chip.getName())) {
-      for (const std::string &d : chip.differences(*builtin))
-        changes.push_back(d);
-    } else {
-      llvm::consumeError(builtin.takeError());
-    }
-  }
-  // What binds: the largest share of the step's critical path, by
-  // operator and resource.
-  Object binds{{"operator", ""}, {"resource", ""}, {"s", 0.0}, {"share", 0.0}};
-  if (d) {
-    Binding b = binding(d->profile);
-    if (b.op >= 0)
-      binds = Object{
-          {"operator", arch::opKindName(static_cast<arch::OpKind>(b.op))},
-          {"resource", resourceName(static_cast<Resource>(b.resource))},
-          {"s", seconds(b.ps)},
-          {"share", d->stepPs > 0 ? b.ps / d->stepPs : 0.0}};
-  }
+  PrefillKeys pre = prefillKeys(r, decode, prefill);
   Object report{
       {"program", decode.name},
-      {"binds", std::move(binds)},
+      {"binds", bindsObject(d)},
       {"profile", d ? profileObject(d->profile, decode) : Object()},
       {"chip", chip.getName()},
-      {"chip_changes", std::move(changes)},
+      {"chip_changes", chipChanges(chip)},
       {"chip_fingerprint", chip.fingerprint()},
       {"tp", decode.tp},
       {"batch", decode.batch},
@@ -298,16 +341,8 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
       {"throughput_tokens_per_s", perUser * double(decode.batch)},
       {"per_user_tokens_per_s", perUser},
       {"step_latency_s", step},
-      {"ttft_s", ttft},
-      {"memory",
-       Object{
-           {"peak_bytes", Object{{"sram", r.peakBytes[0]},
-                                 {"hbm", r.peakBytes[1]},
-                                 {"ddr", r.peakBytes[2]}}},
-           {"capacity_bytes",
-            Object{{"sram", chip.tierBytesPerSocket(arch::MemoryTier::SRAM)},
-                   {"hbm", chip.tierBytesPerSocket(arch::MemoryTier::HBM)},
-                   {"ddr", chip.tierBytesPerSocket(arch::MemoryTier::DDR)}}}}},
+      {"ttft_s", std::move(pre.ttft)},
+      {"memory", memoryObject(r, chip)},
       {"kv_cache_bytes_per_socket", decode.kvBytes},
       {"kv_backup_bytes_per_socket", kvBackupBytes(decode)},
       {"kv_upkeep", Object{{"flops_per_step", decode.kvUpkeepFlops},
@@ -320,19 +355,11 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
                              {"hbm", d ? d->hbmUtilization : 0.0},
                              {"ddr", d ? d->ddrUtilization : 0.0},
                              {"link", d ? d->linkUtilization : 0.0}}},
-      {"roofline",
-       Object{{"step_latency_lower_bound_s", roof.lowerBoundSeconds},
-              {"binding", roof.binding},
-              {"compute_s", roof.computeSeconds},
-              {"hbm_s", roof.tierSeconds[1]},
-              {"ddr_s", roof.tierSeconds[2]},
-              {"sram_s", roof.tierSeconds[0]},
-              {"link_s", roof.linkSeconds},
-              {"collective_latency_s", roof.collectiveLatencySeconds}}},
+      {"roofline", rooflineObject(roof)},
       {"roofline_efficiency", step > 0 ? roof.lowerBoundSeconds / step : 0},
       {"simulated_cycles", static_cast<int64_t>(std::llround(r.cycles))},
       {"breakdown", std::move(breakdown)},
-      {"collectives", std::move(collectives)},
+      {"collectives", collectivesObject(r, decode)},
       {"steps", d ? d->steps : 0},
       {"steps_simulated", d ? d->stepsSimulated : 0},
       {"iterations_simulated", d ? d->iterationsSimulated : 0},
@@ -342,10 +369,10 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
       {"tiles_per_wall_second",
        wallSeconds > 0 ? double(r.tilesMoved) / wallSeconds : 0},
   };
-  if (ttftBreakdown.getAsObject())
-    report["ttft_breakdown"] = std::move(ttftBreakdown);
-  if (ttftProfile.getAsObject())
-    report["ttft_profile"] = std::move(ttftProfile);
+  if (pre.breakdown.getAsObject())
+    report["ttft_breakdown"] = std::move(pre.breakdown);
+  if (pre.profile.getAsObject())
+    report["ttft_profile"] = std::move(pre.profile);
   // A prefill program (simulate on `compile --phase prefill` output):
   // prompt tokens processed per second.
   if (decode.phase == "prefill")
@@ -369,13 +396,34 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
   return report;
 }
 
-void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
-  auto num = [&](llvm::StringRef key) { return r.getNumber(key).value_or(0); };
-  const Object *roof = r.getObject("roofline");
-  const Object *util = r.getObject("utilization");
-  const Object *bd = r.getObject("breakdown");
-  // What ran: the model (none for a hand-written program), the program,
-  // the chip and the KV policy as resolved.
+namespace {
+
+/// How the prefill ran: its chunks and the selection's share.
+std::string chunksText(const Object &r) {
+  const Object *tb = r.getObject("ttft_breakdown");
+  if (!tb)
+    return "";
+  int64_t n = tb->getInteger("chunks").value_or(1);
+  std::vector<std::string> parts;
+  if (n > 1)
+    parts.push_back(llvm::formatv("prefill in {0} chunks", n));
+  if (double sel = tb->getNumber("selection_s").value_or(0); sel != 0) {
+    double a = std::abs(sel);
+    std::string t = a < 1e-3 ? llvm::formatv("{0:f1} us", a * 1e6).str()
+                             : llvm::formatv("{0:f1} ms", a * 1e3).str();
+    // Idling the selection can reorder the traffic it shared: a chunk
+    // no faster without it is one the selection hides in.
+    parts.push_back(sel > 0 ? "KV selection " + t
+                            : "KV selection hidden: its chunk is " + t +
+                                  " slower without it");
+  }
+  return parts.empty() ? "" : " (" + llvm::join(parts, ", ") + ")";
+}
+
+/// What ran: the model (none for a hand-written program), the program, the
+/// chip and the KV policy as resolved, and how the chip differs from its
+/// built-in one.
+void printWhatRan(llvm::raw_ostream &os, const Object &r) {
   llvm::StringRef model = r.getString("model").value_or("");
   os << llvm::formatv("{0}{1} on {2} (TP {3}), batch {4}, context {5}\n",
                       model.empty() ? "" : model.str() + " ",
@@ -393,37 +441,12 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
           text += (text.empty() ? "" : ", ") + s->str();
       os << "  chip changed   " << text << " (the built-in's value last)\n";
     }
-  // How the prefill ran: its chunks and the selection's share.
-  auto inChunks = [&]() -> std::string {
-    const Object *tb = r.getObject("ttft_breakdown");
-    if (!tb)
-      return "";
-    int64_t n = tb->getInteger("chunks").value_or(1);
-    std::vector<std::string> parts;
-    if (n > 1)
-      parts.push_back(llvm::formatv("prefill in {0} chunks", n));
-    if (double sel = tb->getNumber("selection_s").value_or(0); sel != 0) {
-      double a = std::abs(sel);
-      std::string t = a < 1e-3 ? llvm::formatv("{0:f1} us", a * 1e6).str()
-                               : llvm::formatv("{0:f1} ms", a * 1e3).str();
-      // Idling the selection can reorder the traffic it shared: a chunk
-      // no faster without it is one the selection hides in.
-      parts.push_back(sel > 0 ? "KV selection " + t
-                              : "KV selection hidden: its chunk is " + t +
-                                    " slower without it");
-    }
-    return parts.empty() ? "" : " (" + llvm::join(parts, ", ") + ")";
-  };
-  if (auto prompt = r.getNumber("prompt_tokens_per_s"))
-    // A prefill program: its step is the time to first token.
-    os << llvm::formatv("  prefill        {0:f1} prompt tokens/s; first token "
-                        "after {1:f3} s{2}\n",
-                        *prompt, num("step_latency_s"), inChunks());
-  else
-    os << llvm::formatv("  throughput     {0:f1} tokens/s ({1:f1} per user, "
-                        "{2:f2} tokens per step)\n",
-                        num("throughput_tokens_per_s"),
-                        num("per_user_tokens_per_s"), num("tokens_per_step"));
+}
+
+/// The step against its roofline bound, and a tier the plan over-commits.
+void printLatency(llvm::raw_ostream &os, const Object &r) {
+  auto num = [&](llvm::StringRef key) { return r.getNumber(key).value_or(0); };
+  const Object *roof = r.getObject("roofline");
   // The resource that sets the bound, and what binds when that is the
   // collectives' latency chain instead.
   std::string bound = roof->getString("binding").value_or("-").str();
@@ -463,8 +486,12 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
                                 llvm::StringRef(tier).upper(), p / 1e6,
                                 100 * p / c, c / 1e6);
         }
-  if (auto ttft = r.getNumber("ttft_s"))
-    os << llvm::formatv("  TTFT           {0:f3} s{1}\n", *ttft, inChunks());
+}
+
+/// Where the step's time went: the critical path, the kernels, what binds
+/// and the collectives.
+void printCriticalPath(llvm::raw_ostream &os, const Object &r) {
+  const Object *bd = r.getObject("breakdown");
   if (bd && !bd->empty())
     os << llvm::formatv("  critical path  compute {0:f3} ms, memory {1:f3} ms, "
                         "network {2:f3} ms, collective {3:f3} ms, launch "
@@ -516,6 +543,12 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
           coll->getNumber("exposed_s_per_step").value_or(0) * 1e3);
     }
   }
+}
+
+/// Utilization, traffic, the KV cache and its upkeep, what was simulated.
+void printTotals(llvm::raw_ostream &os, const Object &r) {
+  auto num = [&](llvm::StringRef key) { return r.getNumber(key).value_or(0); };
+  const Object *util = r.getObject("utilization");
   os << llvm::formatv(
       "  utilization    PCU {0:p}, HBM {1:p}, DDR {2:p}, "
       "link {3:p}\n",
@@ -546,6 +579,28 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
       *r.getInteger("simulated_cycles"), *r.getInteger("steps_simulated"),
       *r.getInteger("steps"), *r.getInteger("iterations_simulated"),
       *r.getInteger("iterations_fast_forwarded"), num("wall_time_s"));
+}
+
+} // namespace
+
+void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
+  auto num = [&](llvm::StringRef key) { return r.getNumber(key).value_or(0); };
+  printWhatRan(os, r);
+  if (auto prompt = r.getNumber("prompt_tokens_per_s"))
+    // A prefill program: its step is the time to first token.
+    os << llvm::formatv("  prefill        {0:f1} prompt tokens/s; first token "
+                        "after {1:f3} s{2}\n",
+                        *prompt, num("step_latency_s"), chunksText(r));
+  else
+    os << llvm::formatv("  throughput     {0:f1} tokens/s ({1:f1} per user, "
+                        "{2:f2} tokens per step)\n",
+                        num("throughput_tokens_per_s"),
+                        num("per_user_tokens_per_s"), num("tokens_per_step"));
+  printLatency(os, r);
+  if (auto ttft = r.getNumber("ttft_s"))
+    os << llvm::formatv("  TTFT           {0:f3} s{1}\n", *ttft, chunksText(r));
+  printCriticalPath(os, r);
+  printTotals(os, r);
 }
 
 namespace {

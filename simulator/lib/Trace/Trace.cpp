@@ -379,173 +379,205 @@ constexpr int64_t kStepsTrack = 0, kSectionsTrack = 1, kCriticalTrack = 2,
 
 } // namespace
 
-llvm::Error
-snapflow::sim::writeChromeTrace(llvm::StringRef path, const SimResult &r,
-                                llvm::ArrayRef<const Program *> programs,
-                                const arch::ArchModel &chip) {
-  // One track per node of each job's sections, in program order; a run of
-  // several programs (prefill and decode) names each track's phase.
-  std::map<std::tuple<int, int, int>, int64_t> tracks;
-  std::set<int> jobs;
-  for (const TraceEvent &e : r.trace)
-    if (e.program) {
-      jobs.insert(e.job);
-      if (e.kind == TraceEvent::Node)
-        tracks[{e.job, e.section, e.node}] = 0;
-    }
-  int64_t next = kFirstNodeTrack;
-  for (auto &t : tracks)
-    t.second = next++;
-  bool several = jobs.size() > 1;
-  auto phase = [&](const TraceEvent &e) {
-    return several ? e.program->phase + " · " : std::string();
-  };
-  return writeOutput(path, [&](llvm::raw_ostream &os) {
-    llvm::json::OStream j(os);
-    j.objectBegin();
-    j.attribute("displayTimeUnit", "ns");
-    j.attributeBegin("traceEvents");
-    j.arrayBegin();
-    std::map<int64_t, std::string> names;
-    auto slice = [&](const TraceEvent &e, int64_t tid, llvm::StringRef name,
-                     llvm::StringRef cat, llvm::function_ref<void()> args) {
-      j.object([&] {
-        j.attribute("name", name);
-        j.attribute("cat", cat);
-        j.attribute("ph", "X");
-        j.attribute("pid", 0);
-        j.attribute("tid", tid);
-        writeSliceTime(j, traceNs(e.startPs), traceNs(e.endPs));
-        j.attributeObject("args", args);
-      });
-    };
-    for (const TraceEvent &e : r.trace) {
-      const Program *p = e.program;
-      switch (e.kind) {
-      case TraceEvent::Counter:
-        writeMemoryCounter(j, traceNs(e.startPs), e.values);
-        break;
-      case TraceEvent::Copy:
-        slice(e, kStepsTrack, "copy", "copy", [&] {
-          j.attribute("bytes_per_socket", static_cast<int64_t>(e.values[0]));
-        });
-        break;
-      case TraceEvent::Step:
-        slice(e, kStepsTrack,
-              llvm::formatv("{0} step {1}", p->phase, e.index + 1).str(),
-              "step", [&] {
-                j.attribute("phase", p->phase);
-                j.attribute("step", e.index + 1);
-                j.attribute("batch", p->batch);
-                j.attribute("tokens", p->tokens);
-                j.attribute("tp", p->tp);
-                if (p->chunks > 1)
-                  j.attribute("chunks", p->chunks);
-              });
-        break;
-      case TraceEvent::StepsAccounted:
-        slice(e, kStepsTrack,
-              llvm::formatv("{0} steps {1}-{2} (fast-forwarded)", p->phase,
-                            e.index + 1, e.index + e.count)
-                  .str(),
-              "step", [&] {
-                j.attribute("phase", p->phase);
-                j.attribute("first_step", e.index + 1);
-                j.attribute("steps", e.count);
-              });
-        break;
-      case TraceEvent::Section:
-      case TraceEvent::IterationsAccounted: {
-        const Section &sec = p->sections[e.section];
-        // Accounted iterations of a loop of several kernels cover them all.
-        std::string name =
-            phase(e) +
-            (e.kind == TraceEvent::IterationsAccounted && !sec.loop.empty()
-                 ? sec.loop
-                 : sec.name);
-        if (e.kind == TraceEvent::IterationsAccounted)
-          name += llvm::formatv(" x{0} (fast-forwarded)", e.count).str();
-        else if (e.count > 1)
-          name += llvm::formatv(" x{0} (pipelined)", e.count).str();
-        else if (sec.repeat > 1)
-          name += llvm::formatv(" {0}/{1}", e.index + 1, sec.repeat).str();
-        slice(e, kSectionsTrack, name, "section", [&] {
-          j.attribute("section", sec.name);
-          j.attribute("repeat", sec.repeat);
-          j.attribute("iteration", e.index);
-          j.attribute("iterations", e.count);
-          j.attribute("pipelined", sec.pipelined);
-          j.attribute("fast_forwarded",
-                      e.kind == TraceEvent::IterationsAccounted);
-          if (p->chunks > 1)
-            j.attribute("chunk", e.chunk);
-        });
-        break;
+namespace {
+
+/// Writes a run as a Chrome trace: steps, sections and the critical path on
+/// tracks of their own, one track per node of each job's sections (in
+/// program order; a run of several programs names each track's phase),
+/// the memory counter, and what made the run.
+class ChromeTraceWriter {
+public:
+  ChromeTraceWriter(llvm::json::OStream &j, const SimResult &r) : j(j), r(r) {
+    std::set<int> jobs;
+    for (const TraceEvent &e : r.trace)
+      if (e.program) {
+        jobs.insert(e.job);
+        if (e.kind == TraceEvent::Node)
+          tracks[{e.job, e.section, e.node}] = 0;
       }
-      case TraceEvent::Critical: {
-        // A span of the critical path: the operator and what it waited on.
-        const Section &sec = p->sections[e.section];
-        llvm::StringRef kind =
-            e.node >= 0 ? arch::opKindName(sec.nodes[e.node].opKind)
-                        : arch::opKindName(arch::OpKind::KernelLaunch);
-        llvm::StringRef resource =
-            resourceName(static_cast<Resource>(e.resource));
-        slice(e, kCriticalTrack, (kind + " · " + resource).str(), "critical",
-              [&] {
-                j.attribute("operator", kind);
-                j.attribute("section", sec.name);
-                // Nanoseconds on each resource it waited on.
-                for (int k = 0; k < kNumResources; ++k)
-                  if (e.criticalPs[k] > 0)
-                    j.attribute(
-                        (resourceName(static_cast<Resource>(k)) + "_ns").str(),
-                        e.criticalPs[k] / 1000);
-                if (p->chunks > 1)
-                  j.attribute("chunk", e.chunk);
-              });
-        break;
-      }
-      case TraceEvent::Node: {
-        int64_t tid = tracks[{e.job, e.section, e.node}];
-        std::string op = opName(e);
-        if (!names.count(tid))
-          names[tid] =
-              phase(e) + p->sections[e.section].name + " · " +
-              arch::opKindName(p->sections[e.section].nodes[e.node].opKind)
-                  .str() +
-              " · " + op;
-        slice(e, tid, op, nodeCategory(p->sections[e.section].nodes[e.node]),
-              [&] { writeNodeArgs(j, e); });
-        break;
-      }
-      }
-    }
-    if (r.stepsUnsampled > 0) {
-      // Past kMaxMemorySamples the counter holds its last value: say so
-      // where it starts holding.
-      int64_t lastPs = 0;
-      for (const TraceEvent &e : r.trace)
-        if (e.kind == TraceEvent::Counter)
-          lastPs = std::max(lastPs, e.startPs);
-      j.object([&] {
-        j.attribute("name", llvm::formatv("memory samples end here: {0} "
-                                          "more fast-forwarded steps unsampled",
-                                          r.stepsUnsampled)
-                                .str());
-        j.attribute("cat", "memory");
-        j.attribute("ph", "i");
-        j.attribute("s", "g");
-        j.attribute("pid", 0);
-        j.attribute("tid", kStepsTrack);
-        writeTraceTs(j, traceNs(lastPs));
-      });
-    }
+    int64_t next = kFirstNodeTrack;
+    for (auto &t : tracks)
+      t.second = next++;
+    several = jobs.size() > 1;
+  }
+
+  /// The events, then the track names.
+  void writeEvents(const arch::ArchModel &chip) {
+    for (const TraceEvent &e : r.trace)
+      writeEvent(e);
+    if (r.stepsUnsampled > 0)
+      writeUnsampledMarker();
     writeProcessName(j, 0, "snapflow · " + chip.getName());
     writeTrackName(j, 0, kStepsTrack, "steps");
     writeTrackName(j, 0, kSectionsTrack, "sections");
     writeTrackName(j, 0, kCriticalTrack, "critical path");
     for (auto &[tid, name] : names)
       writeTrackName(j, 0, tid, name);
+  }
+
+private:
+  std::string phase(const TraceEvent &e) const {
+    return several ? e.program->phase + " · " : std::string();
+  }
+  void slice(const TraceEvent &e, int64_t tid, llvm::StringRef name,
+             llvm::StringRef cat, llvm::function_ref<void()> args) {
+    j.object([&] {
+      j.attribute("name", name);
+      j.attribute("cat", cat);
+      j.attribute("ph", "X");
+      j.attribute("pid", 0);
+      j.attribute("tid", tid);
+      writeSliceTime(j, traceNs(e.startPs), traceNs(e.endPs));
+      j.attributeObject("args", args);
+    });
+  }
+
+  void writeEvent(const TraceEvent &e) {
+    const Program *p = e.program;
+    switch (e.kind) {
+    case TraceEvent::Counter:
+      writeMemoryCounter(j, traceNs(e.startPs), e.values);
+      return;
+    case TraceEvent::Copy:
+      slice(e, kStepsTrack, "copy", "copy", [&] {
+        j.attribute("bytes_per_socket", static_cast<int64_t>(e.values[0]));
+      });
+      return;
+    case TraceEvent::Step:
+      slice(e, kStepsTrack,
+            llvm::formatv("{0} step {1}", p->phase, e.index + 1).str(), "step",
+            [&] {
+              j.attribute("phase", p->phase);
+              j.attribute("step", e.index + 1);
+              j.attribute("batch", p->batch);
+              j.attribute("tokens", p->tokens);
+              j.attribute("tp", p->tp);
+              if (p->chunks > 1)
+                j.attribute("chunks", p->chunks);
+            });
+      return;
+    case TraceEvent::StepsAccounted:
+      slice(e, kStepsTrack,
+            llvm::formatv("{0} steps {1}-{2} (fast-forwarded)", p->phase,
+                          e.index + 1, e.index + e.count)
+                .str(),
+            "step", [&] {
+              j.attribute("phase", p->phase);
+              j.attribute("first_step", e.index + 1);
+              j.attribute("steps", e.count);
+            });
+      return;
+    case TraceEvent::Section:
+    case TraceEvent::IterationsAccounted:
+      return writeSection(e);
+    case TraceEvent::Critical:
+      return writeCritical(e);
+    case TraceEvent::Node:
+      return writeNode(e);
+    }
+  }
+
+  void writeSection(const TraceEvent &e) {
+    const Program *p = e.program;
+    const Section &sec = p->sections[e.section];
+    // Accounted iterations of a loop of several kernels cover them all.
+    std::string name = phase(e) + (e.kind == TraceEvent::IterationsAccounted &&
+                                           !sec.loop.empty()
+                                       ? sec.loop
+                                       : sec.name);
+    if (e.kind == TraceEvent::IterationsAccounted)
+      name += llvm::formatv(" x{0} (fast-forwarded)", e.count).str();
+    else if (e.count > 1)
+      name += llvm::formatv(" x{0} (pipelined)", e.count).str();
+    else if (sec.repeat > 1)
+      name += llvm::formatv(" {0}/{1}", e.index + 1, sec.repeat).str();
+    slice(e, kSectionsTrack, name, "section", [&] {
+      j.attribute("section", sec.name);
+      j.attribute("repeat", sec.repeat);
+      j.attribute("iteration", e.index);
+      j.attribute("iterations", e.count);
+      j.attribute("pipelined", sec.pipelined);
+      j.attribute("fast_forwarded", e.kind == TraceEvent::IterationsAccounted);
+      if (p->chunks > 1)
+        j.attribute("chunk", e.chunk);
+    });
+  }
+
+  void writeCritical(const TraceEvent &e) {
+    const Program *p = e.program;
+    // A span of the critical path: the operator and what it waited on.
+    const Section &sec = p->sections[e.section];
+    llvm::StringRef kind = e.node >= 0
+                               ? arch::opKindName(sec.nodes[e.node].opKind)
+                               : arch::opKindName(arch::OpKind::KernelLaunch);
+    llvm::StringRef resource = resourceName(static_cast<Resource>(e.resource));
+    slice(e, kCriticalTrack, (kind + " · " + resource).str(), "critical", [&] {
+      j.attribute("operator", kind);
+      j.attribute("section", sec.name);
+      // Nanoseconds on each resource it waited on.
+      for (int k = 0; k < kNumResources; ++k)
+        if (e.criticalPs[k] > 0)
+          j.attribute((resourceName(static_cast<Resource>(k)) + "_ns").str(),
+                      e.criticalPs[k] / 1000);
+      if (p->chunks > 1)
+        j.attribute("chunk", e.chunk);
+    });
+  }
+
+  void writeNode(const TraceEvent &e) {
+    const Program *p = e.program;
+    int64_t tid = tracks[{e.job, e.section, e.node}];
+    std::string op = opName(e);
+    if (!names.count(tid))
+      names[tid] =
+          phase(e) + p->sections[e.section].name + " · " +
+          arch::opKindName(p->sections[e.section].nodes[e.node].opKind).str() +
+          " · " + op;
+    slice(e, tid, op, nodeCategory(p->sections[e.section].nodes[e.node]),
+          [&] { writeNodeArgs(j, e); });
+  }
+
+  /// Past kMaxMemorySamples the counter holds its last value: say so where
+  /// it starts holding.
+  void writeUnsampledMarker() {
+    int64_t lastPs = 0;
+    for (const TraceEvent &e : r.trace)
+      if (e.kind == TraceEvent::Counter)
+        lastPs = std::max(lastPs, e.startPs);
+    j.object([&] {
+      j.attribute("name", llvm::formatv("memory samples end here: {0} "
+                                        "more fast-forwarded steps unsampled",
+                                        r.stepsUnsampled)
+                              .str());
+      j.attribute("cat", "memory");
+      j.attribute("ph", "i");
+      j.attribute("s", "g");
+      j.attribute("pid", 0);
+      j.attribute("tid", kStepsTrack);
+      writeTraceTs(j, traceNs(lastPs));
+    });
+  }
+
+  llvm::json::OStream &j;
+  const SimResult &r;
+  std::map<std::tuple<int, int, int>, int64_t> tracks;
+  std::map<int64_t, std::string> names;
+  bool several = false;
+};
+
+} // namespace
+
+llvm::Error
+snapflow::sim::writeChromeTrace(llvm::StringRef path, const SimResult &r,
+                                llvm::ArrayRef<const Program *> programs,
+                                const arch::ArchModel &chip) {
+  return writeOutput(path, [&](llvm::raw_ostream &os) {
+    llvm::json::OStream j(os);
+    j.objectBegin();
+    j.attribute("displayTimeUnit", "ns");
+    j.attributeBegin("traceEvents");
+    j.arrayBegin();
+    ChromeTraceWriter(j, r).writeEvents(chip);
     j.arrayEnd();
     j.attributeEnd();
     writeTraceProvenance(j, programs, chip);
