@@ -64,9 +64,9 @@ std::string label(Operation *op) {
   return s;
 }
 
-/// Converts one verified df.program; an error at the op whose byte counts
-/// exceed 64 bits (a tensor, or a node's tiles x tile bytes x repeat).
-FailureOr<Program> convertProgram(df::ProgramOp prog) {
+/// The program's header: name, TP, target, workload, memory plan and KV
+/// upkeep.
+Program readHeader(df::ProgramOp prog) {
   Program p;
   p.name = prog.getSymName().str();
   p.tp = prog.getTp();
@@ -93,27 +93,146 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
     p.kvUpkeepFlops = upkeep.getFlops();
     p.kvUpkeepBytes = upkeep.getBytes();
   }
-  // What made it, from the module's records (each absent in a hand-written
-  // program): the pipeline's df.provenance, the model and its weights'
-  // dtype, the KV policy and format kv-compress applied.
-  {
-    ModuleOp module = prog->getParentOfType<ModuleOp>();
-    std::map<std::string, std::string> record;
-    if (DictionaryAttr d = df::getProvenance(module)) {
-      if (auto v = d.getAs<StringAttr>("snapflow"))
-        record["compiled_by"] = v.str();
-      if (auto v = d.getAs<StringAttr>("pipeline"))
-        record["compile_options"] = v.str();
-    }
-    record["model"] = llm::getModelName(module);
-    record["model_fingerprint"] = llm::getModelFingerprint(module);
-    record["weights_dtype"] = llm::getWeightsDtype(module);
-    std::tie(record["kv"], record["kv_format"]) = kv::getApplied(module);
-    for (auto &[key, value] : record)
-      if (!value.empty())
-        p.provenance.emplace_back(key, value);
-  }
+  return p;
+}
 
+/// What made it, from the module's records (each absent in a hand-written
+/// program): the pipeline's df.provenance, the model and its weights'
+/// dtype, the KV policy and format kv-compress applied.
+void readProvenance(df::ProgramOp prog, Program &p) {
+  ModuleOp module = prog->getParentOfType<ModuleOp>();
+  std::map<std::string, std::string> record;
+  if (DictionaryAttr d = df::getProvenance(module)) {
+    if (auto v = d.getAs<StringAttr>("snapflow"))
+      record["compiled_by"] = v.str();
+    if (auto v = d.getAs<StringAttr>("pipeline"))
+      record["compile_options"] = v.str();
+  }
+  record["model"] = llm::getModelName(module);
+  record["model_fingerprint"] = llm::getModelFingerprint(module);
+  record["weights_dtype"] = llm::getWeightsDtype(module);
+  std::tie(record["kv"], record["kv_format"]) = kv::getApplied(module);
+  for (auto &[key, value] : record)
+    if (!value.empty())
+      p.provenance.emplace_back(key, value);
+}
+
+/// The node an op of a section stands for; `streamOf` numbers the streams
+/// it reads and writes. None for an op that is no node.
+template <class StreamOf>
+std::optional<Node> convertNode(Operation &op,
+                                const llvm::StringMap<int> &tensorIndex,
+                                StreamOf streamOf) {
+  Node n;
+  n.label = label(&op);
+  if (std::optional<arch::OpKind> kind = df::getOpKind(&op))
+    n.opKind = *kind;
+  if (auto load = dyn_cast<df::LoadOp>(op)) {
+    n.kind = NodeKind::Load;
+    n.tensor = tensorIndex.lookup(load.getSrc());
+    n.tiles = load.getTiles();
+    n.agcus = load.getAgcus();
+    n.prefixTiles = load.getPrefixTiles();
+    n.lastChunk = load.getLastChunk();
+    n.outputs.push_back(streamOf(load.getResult()));
+  } else if (auto store = dyn_cast<df::StoreOp>(op)) {
+    n.kind = NodeKind::Store;
+    n.tensor = tensorIndex.lookup(store.getDst());
+    n.inputs.push_back(streamOf(store.getInput()));
+  } else if (auto stage = dyn_cast<df::StageOp>(op)) {
+    n.kind = NodeKind::Stage;
+    n.stageKind = convert(stage.getKind());
+    n.pcus = stage.getPcus();
+    n.flopsPerTile = stage.getFlopsPerTile();
+    n.gemmRows = stage.getRows().value_or(0);
+    n.tiles = stage.getTiles();
+    n.prefixTiles = stage.getPrefixTiles();
+    n.lastChunk = stage.getLastChunk();
+    for (Value in : stage.getInputs())
+      n.inputs.push_back(streamOf(in));
+    for (Value out : stage.getOutputs()) {
+      n.outputs.push_back(streamOf(out));
+      n.outputTiles.push_back(df::getStreamTileCount(out));
+    }
+  } else if (auto buffer = dyn_cast<df::BufferOp>(op)) {
+    n.kind = NodeKind::Buffer;
+    n.pmus = buffer.getPmus();
+    n.bytes = buffer.getBytes();
+    n.reads = buffer.getReads();
+    n.inputs.push_back(streamOf(buffer.getInput()));
+    n.outputs.push_back(streamOf(buffer.getResult()));
+  } else if (auto c = dyn_cast<df::CollectiveOp>(op)) {
+    n.kind = NodeKind::Collective;
+    n.collective = df::getArchKind(c);
+    n.opKind = c.getKind() == df::CollectiveKind::all_reduce
+                   ? arch::OpKind::AllReduce
+               : c.getKind() == df::CollectiveKind::all_gather
+                   ? arch::OpKind::AllGather
+                   : arch::OpKind::AllToAll;
+    n.group = c.getGroupSize();
+    n.algorithm = df::getArchAlgorithm(c);
+    n.inputs.push_back(streamOf(c.getInput()));
+    n.outputs.push_back(streamOf(c.getResult()));
+  } else {
+    return std::nullopt;
+  }
+  return n;
+}
+
+/// One section: its streams and nodes; an error at the op whose byte counts
+/// exceed 64 bits (a node's tiles x tile bytes x repeat).
+FailureOr<Section> convertSection(df::SectionOp sec,
+                                  const llvm::StringMap<int> &tensorIndex) {
+  Section s;
+  s.name = sec.getSymName().str();
+  s.repeat = sec.getRepeat();
+  s.pipelined = sec.getPipelined();
+  s.loop = sec.getLoop().value_or("").str();
+  DenseMap<Value, int> streamIndex;
+  auto streamOf = [&](Value v) {
+    auto it = streamIndex.find(v);
+    if (it != streamIndex.end())
+      return it->second;
+    auto type = cast<df::StreamType>(v.getType());
+    Stream st;
+    st.tileBytes = type.getTileBytes();
+    st.depth = type.getDepth();
+    st.tiles = df::getStreamTileCount(v);
+    int index = static_cast<int>(s.streams.size());
+    s.streams.push_back(st);
+    streamIndex[v] = index;
+    return index;
+  };
+  for (Operation &op : sec.getBody().front()) {
+    int self = static_cast<int>(s.nodes.size());
+    std::optional<Node> node = convertNode(op, tensorIndex, streamOf);
+    if (!node)
+      continue;
+    Node &n = *node;
+    // Every byte count the simulator and the roofline form from this node
+    // (tiles x tile bytes, once per loop iteration) must fit in 64 bits.
+    for (int stream : llvm::concat<int>(n.inputs, n.outputs))
+      if ((CheckedInt(s.streams[stream].tiles) * s.streams[stream].tileBytes *
+           s.repeat)
+              .overflowed())
+        return op.emitOpError("moves more bytes per step than a 64-bit "
+                              "count holds (tiles x tile bytes x repeat)");
+    for (int in : n.inputs)
+      s.streams[in].consumers.push_back(self);
+    for (int out : n.outputs) {
+      s.streams[out].producer = self;
+      s.streams[out].label = n.label;
+    }
+    s.nodes.push_back(std::move(n));
+  }
+  return s;
+}
+
+/// Converts one verified df.program; an error at the op whose byte counts
+/// exceed 64 bits (a tensor, or a node's tiles x tile bytes x repeat).
+FailureOr<Program> convertProgram(df::ProgramOp prog) {
+  Program p = readHeader(prog);
+  readProvenance(prog, p);
   llvm::StringMap<int> tensorIndex;
   for (auto t : prog.getBody().front().getOps<df::TensorOp>()) {
     Tensor tensor;
@@ -129,98 +248,10 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
   }
 
   for (auto sec : prog.getBody().front().getOps<df::SectionOp>()) {
-    Section s;
-    s.name = sec.getSymName().str();
-    s.repeat = sec.getRepeat();
-    s.pipelined = sec.getPipelined();
-    s.loop = sec.getLoop().value_or("").str();
-    DenseMap<Value, int> streamIndex;
-    auto streamOf = [&](Value v) {
-      auto it = streamIndex.find(v);
-      if (it != streamIndex.end())
-        return it->second;
-      auto type = cast<df::StreamType>(v.getType());
-      Stream st;
-      st.tileBytes = type.getTileBytes();
-      st.depth = type.getDepth();
-      st.tiles = df::getStreamTileCount(v);
-      int index = static_cast<int>(s.streams.size());
-      s.streams.push_back(st);
-      streamIndex[v] = index;
-      return index;
-    };
-    for (Operation &op : sec.getBody().front()) {
-      Node n;
-      n.label = label(&op);
-      if (std::optional<arch::OpKind> kind = df::getOpKind(&op))
-        n.opKind = *kind;
-      int self = static_cast<int>(s.nodes.size());
-      if (auto load = dyn_cast<df::LoadOp>(op)) {
-        n.kind = NodeKind::Load;
-        n.tensor = tensorIndex.lookup(load.getSrc());
-        n.tiles = load.getTiles();
-        n.agcus = load.getAgcus();
-        n.prefixTiles = load.getPrefixTiles();
-        n.lastChunk = load.getLastChunk();
-        n.outputs.push_back(streamOf(load.getResult()));
-      } else if (auto store = dyn_cast<df::StoreOp>(op)) {
-        n.kind = NodeKind::Store;
-        n.tensor = tensorIndex.lookup(store.getDst());
-        n.inputs.push_back(streamOf(store.getInput()));
-      } else if (auto stage = dyn_cast<df::StageOp>(op)) {
-        n.kind = NodeKind::Stage;
-        n.stageKind = convert(stage.getKind());
-        n.pcus = stage.getPcus();
-        n.flopsPerTile = stage.getFlopsPerTile();
-        n.gemmRows = stage.getRows().value_or(0);
-        n.tiles = stage.getTiles();
-        n.prefixTiles = stage.getPrefixTiles();
-        n.lastChunk = stage.getLastChunk();
-        for (Value in : stage.getInputs())
-          n.inputs.push_back(streamOf(in));
-        for (Value out : stage.getOutputs()) {
-          n.outputs.push_back(streamOf(out));
-          n.outputTiles.push_back(df::getStreamTileCount(out));
-        }
-      } else if (auto buffer = dyn_cast<df::BufferOp>(op)) {
-        n.kind = NodeKind::Buffer;
-        n.pmus = buffer.getPmus();
-        n.bytes = buffer.getBytes();
-        n.reads = buffer.getReads();
-        n.inputs.push_back(streamOf(buffer.getInput()));
-        n.outputs.push_back(streamOf(buffer.getResult()));
-      } else if (auto c = dyn_cast<df::CollectiveOp>(op)) {
-        n.kind = NodeKind::Collective;
-        n.collective = df::getArchKind(c);
-        n.opKind = c.getKind() == df::CollectiveKind::all_reduce
-                       ? arch::OpKind::AllReduce
-                   : c.getKind() == df::CollectiveKind::all_gather
-                       ? arch::OpKind::AllGather
-                       : arch::OpKind::AllToAll;
-        n.group = c.getGroupSize();
-        n.algorithm = df::getArchAlgorithm(c);
-        n.inputs.push_back(streamOf(c.getInput()));
-        n.outputs.push_back(streamOf(c.getResult()));
-      } else {
-        continue;
-      }
-      // Every byte count the simulator and the roofline form from this node
-      // (tiles x tile bytes, once per loop iteration) must fit in 64 bits.
-      for (int stream : llvm::concat<int>(n.inputs, n.outputs))
-        if ((CheckedInt(s.streams[stream].tiles) * s.streams[stream].tileBytes *
-             s.repeat)
-                .overflowed())
-          return op.emitOpError("moves more bytes per step than a 64-bit "
-                                "count holds (tiles x tile bytes x repeat)");
-      for (int in : n.inputs)
-        s.streams[in].consumers.push_back(self);
-      for (int out : n.outputs) {
-        s.streams[out].producer = self;
-        s.streams[out].label = n.label;
-      }
-      s.nodes.push_back(std::move(n));
-    }
-    p.sections.push_back(std::move(s));
+    FailureOr<Section> s = convertSection(sec, tensorIndex);
+    if (failed(s))
+      return failure();
+    p.sections.push_back(std::move(*s));
   }
   return p;
 }

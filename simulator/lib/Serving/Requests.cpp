@@ -157,21 +157,224 @@ snapflow::sim::serving::readRequests(StringRef path, TraceFormat format,
   return parseRequests((*buffer)->getBuffer(), path, format, info);
 }
 
-llvm::Expected<std::vector<Request>>
-snapflow::sim::serving::parseRequests(StringRef text, StringRef path,
-                                      TraceFormat format, TraceInfo *info) {
-  auto located = [&](int64_t line, size_t col, const llvm::Twine &msg) {
+namespace {
+
+/// Reads a request trace a line at a time: the header picks the format
+/// (the one asked for, or the first whose columns it has) and the columns,
+/// then each row is a request, every error located at its line and column.
+class TraceParser {
+public:
+  TraceParser(StringRef path, TraceFormat format)
+      : path(path), format(format) {}
+
+  llvm::Expected<std::vector<Request>> parse(StringRef text, TraceInfo *info);
+
+private:
+  Error located(int64_t line, size_t col, const llvm::Twine &msg) const {
     return makeError(llvm::formatv("{0}:{1}:{2}: error: ", path, line, col) +
                      msg);
-  };
-  std::vector<Request> requests;
+  }
+  /// Column (1-based) where field k starts.
+  static size_t colOf(StringRef line, llvm::ArrayRef<StringRef> fields,
+                      size_t k) {
+    return static_cast<size_t>(fields[k].data() - line.data()) + 1;
+  }
+  Error readHeader(int64_t lineNo, StringRef line,
+                   llvm::ArrayRef<StringRef> fields);
+  /// A row's request; none for a failed or empty one of a public trace.
+  llvm::Expected<std::optional<Request>>
+  readRow(int64_t lineNo, StringRef line, llvm::ArrayRef<StringRef> fields,
+          int64_t id);
+  /// A public trace's clock starts at its first request.
+  Error shiftClock(std::vector<Request> &requests) const;
+
+  StringRef path;
+  TraceFormat format;
   const FormatSpec *spec = nullptr;
   int columnOf[3] = {-1, -1, -1};
   int modelColumn = -1;
   size_t width = 0;
-  int64_t lineNo = 0, skipped = 0;
   TimeKind timeKind = TimeKind::Seconds;
   int64_t timeKindLine = 0; // the first row with a time
+};
+
+Error TraceParser::readHeader(int64_t lineNo, StringRef line,
+                              llvm::ArrayRef<StringRef> fields) {
+  // The header: the format asked for, or the first whose columns it
+  // has. When none has all, the one with the most names the missing
+  // column.
+  const FormatSpec *nearest = nullptr;
+  int nearestFound = 0, nearestMissing = -1;
+  for (const FormatSpec &f : kFormats) {
+    if (format != TraceFormat::Auto && f.format != format)
+      continue;
+    int found[3] = {-1, -1, -1};
+    for (size_t k = 0; k < fields.size(); ++k)
+      for (int c = 0; c < 3; ++c)
+        if (fields[k].trim() == f.columns[c])
+          found[c] = static_cast<int>(k);
+    int count = 0, missing = -1;
+    for (int c = 0; c < 3; ++c)
+      if (found[c] >= 0)
+        ++count;
+      else if (missing < 0)
+        missing = c;
+    if (count == 3) {
+      spec = &f;
+      std::copy(found, found + 3, columnOf);
+      break;
+    }
+    if (count > nearestFound || (format != TraceFormat::Auto && !nearest)) {
+      nearest = &f;
+      nearestFound = count;
+      nearestMissing = missing;
+    }
+  }
+  if (!spec && nearest)
+    return located(
+        lineNo, 1,
+        llvm::formatv(
+            "the header needs the columns {0},{1},{2}{3}; "
+            "'{4}' is missing",
+            nearest->columns[0], nearest->columns[1], nearest->columns[2],
+            nearest->format == TraceFormat::Snapflow
+                ? ""
+                : std::string(" of ") +
+                      (nearest->format == TraceFormat::Azure ? "an " : "a ") +
+                      nearest->title + " trace",
+            nearest->columns[nearestMissing]));
+  if (!spec)
+    return located(lineNo, 1,
+                   "the header is not one of a known request trace: "
+                   "arrival_s,prompt_tokens,output_tokens (snapflow), "
+                   "TIMESTAMP,ContextTokens,GeneratedTokens (Azure LLM "
+                   "inference trace) or Timestamp,...,Request "
+                   "tokens,Response tokens (BurstGPT)");
+  width = fields.size();
+  if (spec->modelColumn)
+    for (size_t k = 0; k < fields.size(); ++k)
+      if (fields[k].trim() == spec->modelColumn)
+        modelColumn = static_cast<int>(k);
+  // A column read twice would leave which one counts to chance (one
+  // pass: comparing every pair took minutes at 50,000 columns, R13).
+  llvm::StringMap<size_t> firstOf;
+  for (size_t k = 0; k < fields.size(); ++k) {
+    StringRef name = fields[k].trim();
+    if (!llvm::is_contained(spec->columns, name) &&
+        !(spec->modelColumn && name == spec->modelColumn))
+      continue;
+    auto [it, fresh] = firstOf.try_emplace(name, k);
+    if (!fresh)
+      return located(lineNo, colOf(line, fields, k),
+                     llvm::formatv("column '{0}' appears twice (fields "
+                                   "{1} and {2}); which one holds the "
+                                   "requests' values?",
+                                   name, it->second + 1, k + 1));
+  }
+  return Error::success();
+}
+
+llvm::Expected<std::optional<Request>>
+TraceParser::readRow(int64_t lineNo, StringRef line,
+                     llvm::ArrayRef<StringRef> fields, int64_t id) {
+  if (fields.size() != width)
+    return located(
+        lineNo, 1,
+        llvm::formatv("{0} fields, the header has {1}", fields.size(), width));
+  bool own = spec->format == TraceFormat::Snapflow;
+  Request r;
+  r.id = id;
+  r.line = lineNo;
+  StringRef arrival = fields[columnOf[0]].trim();
+  std::optional<double> when;
+  double seconds;
+  TimeKind kind = TimeKind::Seconds;
+  if (!own)
+    when = parseTime(arrival, kind);
+  else if (!arrival.getAsDouble(seconds) && seconds >= 0 &&
+           seconds <= limits::kMaxArrivalS)
+    when = seconds;
+  if (!when)
+    return located(lineNo, colOf(line, fields, columnOf[0]),
+                   llvm::Twine(spec->columns[0]) +
+                       (own ? " must be seconds from 0 to " +
+                                  shortestText(limits::kMaxArrivalS)
+                            : " must be a date and time "
+                              "(2023-11-16 18:15:46.68) or seconds from "
+                              "0 to " +
+                                  shortestText(kMaxTraceSeconds)) +
+                       ", got '" + arrival + "'");
+  // One column, one clock: epoch seconds among dates were silently
+  // compared with them (R22).
+  if (!own) {
+    if (!timeKindLine)
+      timeKind = kind, timeKindLine = lineNo;
+    else if (kind != timeKind)
+      return located(
+          lineNo, colOf(line, fields, columnOf[0]),
+          llvm::formatv(
+              "{0} is {1} here but {2} at line {3}; give every "
+              "row's time the same way",
+              spec->columns[0], kind == TimeKind::Date ? "a date" : "seconds",
+              timeKind == TimeKind::Date ? "a date" : "seconds", timeKindLine));
+  }
+  r.arrivalS = *when;
+  if (modelColumn >= 0) {
+    r.modelName = fields[modelColumn].trim().str();
+    if (r.modelName.empty())
+      return located(lineNo, colOf(line, fields, modelColumn),
+                     llvm::Twine(spec->modelColumn) +
+                         " must name a model, got an empty field");
+  }
+  bool empty = false;
+  for (int c = 1; c < 3; ++c) {
+    StringRef f = fields[columnOf[c]].trim();
+    int64_t n;
+    if (f.getAsInteger(10, n) || n < (own ? 1 : 0) || n > limits::kMaxTokens)
+      return located(lineNo, colOf(line, fields, columnOf[c]),
+                     llvm::formatv("{0} must be a whole number from {1} to "
+                                   "{2}, got '{3}'",
+                                   spec->columns[c], own ? 1 : 0,
+                                   limits::kMaxTokens, f));
+    (c == 1 ? r.promptTokens : r.outputTokens) = n;
+    empty |= n == 0;
+  }
+  if (empty) // a failed or empty request of a public trace
+    return std::optional<Request>();
+  return std::optional<Request>(std::move(r));
+}
+
+Error TraceParser::shiftClock(std::vector<Request> &requests) const {
+  if (spec->format == TraceFormat::Snapflow)
+    return Error::success();
+  double first = requests.front().arrivalS;
+  for (const Request &r : requests)
+    first = std::min(first, r.arrivalS);
+  for (Request &r : requests) {
+    r.arrivalS -= first;
+    if (r.arrivalS > limits::kMaxArrivalS)
+      return located(
+          r.line, 1,
+          llvm::formatv("{0} is {1} s after the first request; snapflow "
+                        "serves arrivals up to {2} s",
+                        spec->columns[0], shortestText(r.arrivalS),
+                        shortestText(limits::kMaxArrivalS)));
+  }
+  return Error::success();
+}
+
+} // namespace
+
+llvm::Expected<std::vector<Request>>
+snapflow::sim::serving::parseRequests(StringRef text, StringRef path,
+                                      TraceFormat format, TraceInfo *info) {
+  return TraceParser(path, format).parse(text, info);
+}
+
+llvm::Expected<std::vector<Request>> TraceParser::parse(StringRef text,
+                                                        TraceInfo *info) {
+  std::vector<Request> requests;
+  int64_t lineNo = 0, skipped = 0;
   // A UTF-8 byte order mark, as Excel writes a CSV, is not part of the
   // first column's name ("'arrival_s' is missing", R19).
   text.consume_front("\xEF\xBB\xBF");
@@ -184,154 +387,21 @@ snapflow::sim::serving::parseRequests(StringRef text, StringRef path,
       continue;
     llvm::SmallVector<StringRef> fields;
     line.split(fields, ',');
-    // Column (1-based) where field k starts.
-    auto colOf = [&](size_t k) {
-      return static_cast<size_t>(fields[k].data() - line.data()) + 1;
-    };
     if (!spec && fields.size() > static_cast<size_t>(limits::kMaxColumns))
-      return located(lineNo, colOf(limits::kMaxColumns),
+      return located(lineNo, colOf(line, fields, limits::kMaxColumns),
                      llvm::formatv("the header has {0} columns; a request "
                                    "file has at most {1}",
                                    fields.size(), limits::kMaxColumns));
     if (!spec) {
-      // The header: the format asked for, or the first whose columns it
-      // has. When none has all, the one with the most names the missing
-      // column.
-      const FormatSpec *nearest = nullptr;
-      int nearestFound = 0, nearestMissing = -1;
-      for (const FormatSpec &f : kFormats) {
-        if (format != TraceFormat::Auto && f.format != format)
-          continue;
-        int found[3] = {-1, -1, -1};
-        for (size_t k = 0; k < fields.size(); ++k)
-          for (int c = 0; c < 3; ++c)
-            if (fields[k].trim() == f.columns[c])
-              found[c] = static_cast<int>(k);
-        int count = 0, missing = -1;
-        for (int c = 0; c < 3; ++c)
-          if (found[c] >= 0)
-            ++count;
-          else if (missing < 0)
-            missing = c;
-        if (count == 3) {
-          spec = &f;
-          std::copy(found, found + 3, columnOf);
-          break;
-        }
-        if (count > nearestFound || (format != TraceFormat::Auto && !nearest)) {
-          nearest = &f;
-          nearestFound = count;
-          nearestMissing = missing;
-        }
-      }
-      if (!spec && nearest)
-        return located(
-            lineNo, 1,
-            llvm::formatv(
-                "the header needs the columns {0},{1},{2}{3}; "
-                "'{4}' is missing",
-                nearest->columns[0], nearest->columns[1], nearest->columns[2],
-                nearest->format == TraceFormat::Snapflow
-                    ? ""
-                    : std::string(" of ") +
-                          (nearest->format == TraceFormat::Azure ? "an "
-                                                                 : "a ") +
-                          nearest->title + " trace",
-                nearest->columns[nearestMissing]));
-      if (!spec)
-        return located(lineNo, 1,
-                       "the header is not one of a known request trace: "
-                       "arrival_s,prompt_tokens,output_tokens (snapflow), "
-                       "TIMESTAMP,ContextTokens,GeneratedTokens (Azure LLM "
-                       "inference trace) or Timestamp,...,Request "
-                       "tokens,Response tokens (BurstGPT)");
-      width = fields.size();
-      if (spec->modelColumn)
-        for (size_t k = 0; k < fields.size(); ++k)
-          if (fields[k].trim() == spec->modelColumn)
-            modelColumn = static_cast<int>(k);
-      // A column read twice would leave which one counts to chance (one
-      // pass: comparing every pair took minutes at 50,000 columns, R13).
-      llvm::StringMap<size_t> firstOf;
-      for (size_t k = 0; k < fields.size(); ++k) {
-        StringRef name = fields[k].trim();
-        if (!llvm::is_contained(spec->columns, name) &&
-            !(spec->modelColumn && name == spec->modelColumn))
-          continue;
-        auto [it, fresh] = firstOf.try_emplace(name, k);
-        if (!fresh)
-          return located(lineNo, colOf(k),
-                         llvm::formatv("column '{0}' appears twice (fields "
-                                       "{1} and {2}); which one holds the "
-                                       "requests' values?",
-                                       name, it->second + 1, k + 1));
-      }
+      if (Error e = readHeader(lineNo, line, fields))
+        return std::move(e);
       continue;
     }
-    if (fields.size() != width)
-      return located(lineNo, 1,
-                     llvm::formatv("{0} fields, the header has {1}",
-                                   fields.size(), width));
-    bool own = spec->format == TraceFormat::Snapflow;
-    Request r;
-    r.id = static_cast<int64_t>(requests.size());
-    r.line = lineNo;
-    StringRef arrival = fields[columnOf[0]].trim();
-    std::optional<double> when;
-    double seconds;
-    TimeKind kind = TimeKind::Seconds;
-    if (!own)
-      when = parseTime(arrival, kind);
-    else if (!arrival.getAsDouble(seconds) && seconds >= 0 &&
-             seconds <= limits::kMaxArrivalS)
-      when = seconds;
-    if (!when)
-      return located(lineNo, colOf(columnOf[0]),
-                     llvm::Twine(spec->columns[0]) +
-                         (own ? " must be seconds from 0 to " +
-                                    shortestText(limits::kMaxArrivalS)
-                              : " must be a date and time "
-                                "(2023-11-16 18:15:46.68) or seconds from "
-                                "0 to " +
-                                    shortestText(kMaxTraceSeconds)) +
-                         ", got '" + arrival + "'");
-    // One column, one clock: epoch seconds among dates were silently
-    // compared with them (R22).
-    if (!own) {
-      if (!timeKindLine)
-        timeKind = kind, timeKindLine = lineNo;
-      else if (kind != timeKind)
-        return located(
-            lineNo, colOf(columnOf[0]),
-            llvm::formatv("{0} is {1} here but {2} at line {3}; give every "
-                          "row's time the same way",
-                          spec->columns[0],
-                          kind == TimeKind::Date ? "a date" : "seconds",
-                          timeKind == TimeKind::Date ? "a date" : "seconds",
-                          timeKindLine));
-    }
-    r.arrivalS = *when;
-    if (modelColumn >= 0) {
-      r.modelName = fields[modelColumn].trim().str();
-      if (r.modelName.empty())
-        return located(lineNo, colOf(modelColumn),
-                       llvm::Twine(spec->modelColumn) +
-                           " must name a model, got an empty field");
-    }
-    bool empty = false;
-    for (int c = 1; c < 3; ++c) {
-      StringRef f = fields[columnOf[c]].trim();
-      int64_t n;
-      if (f.getAsInteger(10, n) || n < (own ? 1 : 0) || n > limits::kMaxTokens)
-        return located(lineNo, colOf(columnOf[c]),
-                       llvm::formatv("{0} must be a whole number from {1} to "
-                                     "{2}, got '{3}'",
-                                     spec->columns[c], own ? 1 : 0,
-                                     limits::kMaxTokens, f));
-      (c == 1 ? r.promptTokens : r.outputTokens) = n;
-      empty |= n == 0;
-    }
-    if (empty) { // a failed or empty request of a public trace
+    auto r =
+        readRow(lineNo, line, fields, static_cast<int64_t>(requests.size()));
+    if (!r)
+      return r.takeError();
+    if (!*r) {
       ++skipped;
       continue;
     }
@@ -340,7 +410,7 @@ snapflow::sim::serving::parseRequests(StringRef text, StringRef path,
                      llvm::formatv("more than {0} requests; snapflow serves "
                                    "at most that many in one run",
                                    limits::kMaxRequests));
-    requests.push_back(r);
+    requests.push_back(std::move(**r));
   }
   if (!spec)
     return makeError(path + ": error: empty request file; expected a header "
@@ -351,22 +421,8 @@ snapflow::sim::serving::parseRequests(StringRef text, StringRef path,
         path + ": error: no requests after the header" +
         (skipped ? llvm::formatv(" ({0} with 0 tokens skipped)", skipped).str()
                  : std::string()));
-  // A public trace's clock starts at its first request.
-  if (spec->format != TraceFormat::Snapflow) {
-    double first = requests.front().arrivalS;
-    for (const Request &r : requests)
-      first = std::min(first, r.arrivalS);
-    for (Request &r : requests) {
-      r.arrivalS -= first;
-      if (r.arrivalS > limits::kMaxArrivalS)
-        return located(
-            r.line, 1,
-            llvm::formatv("{0} is {1} s after the first request; snapflow "
-                          "serves arrivals up to {2} s",
-                          spec->columns[0], shortestText(r.arrivalS),
-                          shortestText(limits::kMaxArrivalS)));
-    }
-  }
+  if (Error e = shiftClock(requests))
+    return std::move(e);
   if (info) {
     info->format = spec->format;
     info->skipped = skipped;
