@@ -48,7 +48,7 @@ struct TempFile {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << text;
   }
-  ~TempFile() { llvm::sys::fs::remove(path); }
+  ~TempFile() { (void)llvm::sys::fs::remove(path); }
 };
 
 std::string message(llvm::Error e) { return llvm::toString(std::move(e)); }

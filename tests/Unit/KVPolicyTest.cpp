@@ -198,7 +198,8 @@ TEST(KVPolicy, Errors) {
             std::string::npos);
   // A value the key cannot take is named with its key, never in the
   // attribute parser's terms ("expected '>'").
-  for (auto [text, msg] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto &[text, msg] :
+       std::vector<std::pair<std::string, std::string>>{
            {"snapstream:budget=abc", "bad value 'abc' for key 'budget'"},
            {"snapstream:budget=1e3", "bad value '1e3' for key 'budget'"},
            {"snapstream:ratio=4:x", "bad value '4:x' for key 'ratio'"},

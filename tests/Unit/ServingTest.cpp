@@ -379,7 +379,7 @@ TEST(Serving, ReadsRequestFiles) {
   EXPECT_DOUBLE_EQ((*r)[1].arrivalS, 1.5);
   EXPECT_EQ((*r)[1].outputTokens, 7);
   EXPECT_EQ((*r)[1].line, 5);
-  llvm::sys::fs::remove(path);
+  (void)llvm::sys::fs::remove(path);
 }
 
 TEST(Serving, MalformedRequestFilesNameTheLine) {
@@ -409,7 +409,7 @@ TEST(Serving, MalformedRequestFilesNameTheLine) {
     ASSERT_FALSE(static_cast<bool>(r)) << c.text;
     std::string msg = llvm::toString(r.takeError());
     EXPECT_EQ(msg, path + c.error);
-    llvm::sys::fs::remove(path);
+    (void)llvm::sys::fs::remove(path);
   }
 }
 
@@ -434,7 +434,7 @@ TEST(Serving, AzureTraceArrivalsAreRelativeSeconds) {
   EXPECT_NEAR((*r)[3].arrivalS, 20653.56941, 1e-6);
   EXPECT_EQ((*r)[1].promptTokens, 396);
   EXPECT_EQ((*r)[1].outputTokens, 109);
-  llvm::sys::fs::remove(path);
+  (void)llvm::sys::fs::remove(path);
 }
 
 // BurstGPT: seconds, extra columns ignored, a failed request (0 response
@@ -457,7 +457,7 @@ TEST(Serving, BurstGPTTraceSkipsFailedRequests) {
   EXPECT_TRUE(info.hasModel);
   EXPECT_EQ((*r)[0].modelName, "ChatGPT");
   EXPECT_EQ((*r)[1].modelName, "GPT-4");
-  llvm::sys::fs::remove(path);
+  (void)llvm::sys::fs::remove(path);
 }
 
 } // namespace
@@ -641,7 +641,7 @@ TEST(ServingModels, ThinnedSamplesKeepHbmByModel) {
 // periods; without, the past windows weighted 1/2, 1/4, ... (the oldest
 // keeps the rest).
 TEST(ServingModels, ForecastIsSeasonalOrWeighted) {
-  Forecast seasonal(2, /*window=*/10, /*period=*/20, /*start=*/0);
+  Forecast seasonal(2, /*windowS=*/10, /*periodS=*/20, /*startS=*/0);
   // Model 0: 4 arrivals in [0, 10), 2 in [20, 30); model 1: 1 in [10, 20).
   for (double t : {1.0, 2.0, 3.0, 4.0})
     seasonal.arrive(0, t);
@@ -667,7 +667,7 @@ TEST(ServingModels, ForecastIsSeasonalOrWeighted) {
 // arrival in [k, k + 0.5) of each of the first 100 periods of 1 s, and two
 // in each later one: at 164 the latest 64 periods ([100, 164)) each hold 2.
 TEST(ServingModels, SeasonalForecastAveragesTheLatestPeriods) {
-  Forecast f(1, /*window=*/0.5, /*period=*/1, /*start=*/0);
+  Forecast f(1, /*windowS=*/0.5, /*periodS=*/1, /*startS=*/0);
   for (int k = 0; k < 164; ++k) {
     f.arrive(0, k + 0.1);
     if (k >= 100)
@@ -782,5 +782,5 @@ TEST(ServingModels, TracesCarryTheModel) {
   EXPECT_NE(llvm::toString(bad.takeError())
                 .find(":2:5: error: model must name a model"),
             std::string::npos);
-  llvm::sys::fs::remove(path);
+  (void)llvm::sys::fs::remove(path);
 }

@@ -140,9 +140,9 @@ TEST(Output, WholeOrNotAtAll) {
     ASSERT_FALSE(llvm::sys::fs::status("/dev/full", st));
     EXPECT_EQ(st.type(), llvm::sys::fs::file_type::character_file);
   }
-  llvm::sys::fs::remove(link);
-  llvm::sys::fs::remove(path);
-  llvm::sys::fs::remove(dir);
+  (void)llvm::sys::fs::remove(link);
+  (void)llvm::sys::fs::remove(path);
+  (void)llvm::sys::fs::remove(dir);
 }
 
 // readInput refuses a file past its limit: a regular file from its size,
@@ -185,6 +185,6 @@ TEST(Input, ReadsNoMoreThanItsLimit) {
     ASSERT_TRUE(bool(empty)) << llvm::toString(empty.takeError());
     EXPECT_EQ((*empty)->getBufferSize(), 0u);
   }
-  llvm::sys::fs::remove(path);
-  llvm::sys::fs::remove(dir);
+  (void)llvm::sys::fs::remove(path);
+  (void)llvm::sys::fs::remove(dir);
 }

@@ -559,7 +559,7 @@ Error checkOutputPaths() {
   };
   auto spelled = [](const std::string &path) {
     llvm::SmallString<256> p(path);
-    llvm::sys::fs::make_absolute(p);
+    (void)llvm::sys::fs::make_absolute(p); // else compared as given
     llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
     return std::string(p);
   };

@@ -70,11 +70,13 @@ struct Range {
 
 ParamDecl decl(const char *section, const char *key, const char *unit,
                const char *desc, Kind kind, Range range) {
-  ParamDecl d{{section, key, unit, "", desc,
-               kind == Kind::Int ? InfoKind::Integer : InfoKind::Real},
-              kind,
-              range.lo,
-              range.hi};
+  ParamDecl d;
+  d.info = {section, key,
+            unit,    "",
+            desc,    kind == Kind::Int ? InfoKind::Integer : InfoKind::Real};
+  d.kind = kind;
+  d.lo = range.lo;
+  d.hi = range.hi;
   // Integers exactly ("1 to 1125899906842624"), reals briefly ("1e+06").
   auto text = [&](double v) {
     char buf[64];
@@ -109,8 +111,10 @@ ParamDecl sysReal(const char *key, const char *unit, const char *desc,
   return d;
 }
 ParamDecl sysEnum(const char *key, const char *rule, const char *desc) {
-  return ParamDecl{{"system", key, "-", rule, desc, InfoKind::Choice},
-                   Kind::Enum};
+  ParamDecl d;
+  d.info = {"system", key, "-", rule, desc, InfoKind::Choice};
+  d.kind = Kind::Enum;
+  return d;
 }
 
 using SP = SocketParams;

@@ -139,7 +139,7 @@ Error snapflow::driver::runGnuplot(llvm::ArrayRef<GnuplotScript> scripts) {
                                          errPath))
     errPath.clear();
   else
-    llvm::sys::Process::SafelyCloseFileDescriptor(errFd);
+    (void)llvm::sys::Process::SafelyCloseFileDescriptor(errFd);
   std::optional<StringRef> redirects[] = {StringRef(""), StringRef(""),
                                           StringRef(errPath)};
   int rc = llvm::sys::ExecuteAndWait(*gnuplot, {*gnuplot, "-e", commands},
@@ -151,11 +151,11 @@ Error snapflow::driver::runGnuplot(llvm::ArrayRef<GnuplotScript> scripts) {
         StringRef said = (*text)->getBuffer().rtrim();
         message = said.substr(said.rfind('\n') + 1).trim().str();
       }
-    llvm::sys::fs::remove(errPath);
+    (void)llvm::sys::fs::remove(errPath);
   }
   auto removeAll = [&] {
     for (const GnuplotScript &s : scripts)
-      llvm::sys::fs::remove(s.svg + ".tmp");
+      (void)llvm::sys::fs::remove(s.svg + ".tmp");
   };
   if (rc != 0) {
     removeAll();

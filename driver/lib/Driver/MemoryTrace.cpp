@@ -308,6 +308,6 @@ Error snapflow::driver::drawOccupancy(const MemoryTrace &d, StringRef trace,
     os << "unset multiplot\n";
   }
   Error e = runGnuplot(script, svg);
-  llvm::sys::fs::remove(script);
+  (void)llvm::sys::fs::remove(script);
   return e;
 }

@@ -19,7 +19,6 @@ using namespace snapflow;
 using namespace snapflow::driver;
 using namespace snapflow::driver::phases;
 using namespace snapflow::sim::serving;
-using llvm::Error;
 
 namespace {
 

@@ -240,7 +240,7 @@ Error streamReport(llvm::StringRef path, const llvm::json::Object &report,
         f << "\n";
         return Error::success();
       }))
-    return std::move(e);
+    return e;
   return Error::success();
 }
 

@@ -608,7 +608,7 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
   llvm::sys::path::append(plotsDir, "plots");
   // gnuplot is given the scripts by absolute path; they name their data
   // relative to their own folder.
-  llvm::sys::fs::make_absolute(plotsDir);
+  (void)llvm::sys::fs::make_absolute(plotsDir); // else relative to here
   llvm::sys::path::append(summary, "summary.md");
   auto table = readTable(results);
   if (!table)
@@ -623,7 +623,7 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
        it != end && !ec; it.increment(ec)) {
     StringRef ext = llvm::sys::path::extension(it->path());
     if (ext == ".svg" || ext == ".gp" || ext == ".dat")
-      llvm::sys::fs::remove(it->path());
+      (void)llvm::sys::fs::remove(it->path());
   }
   Rows ok, failed;
   for (const auto &r : t.rows)

@@ -282,7 +282,7 @@ continueFolder(const SweepOptions &o, const Folder &f,
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(f.scratch, ec), end;
        it != end && !ec; it.increment(ec))
-    llvm::sys::fs::remove(it->path());
+    (void)llvm::sys::fs::remove(it->path());
   return doneIndices;
 }
 
@@ -328,8 +328,8 @@ llvm::Expected<size_t> runPoints(const SweepOptions &o, const Folder &f,
           formatv("internal error: point {0} ended twice", exit->index));
     if (Error e = append(childRow(it->second, exit->status)))
       return e;
-    llvm::sys::fs::remove(it->second.report);
-    llvm::sys::fs::remove(it->second.err);
+    (void)llvm::sys::fs::remove(it->second.report);
+    (void)llvm::sys::fs::remove(it->second.err);
     running.erase(it);
     return Error::success();
   };

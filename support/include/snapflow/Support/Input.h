@@ -111,7 +111,7 @@ readInput(llvm::StringRef path, uint64_t limit, llvm::StringRef what,
       break;
   }
   if (!stdinInput)
-    llvm::sys::fs::closeFile(file);
+    (void)llvm::sys::fs::closeFile(file);
   if (error)
     return std::move(error);
   return llvm::MemoryBuffer::getMemBufferCopy(text, path);

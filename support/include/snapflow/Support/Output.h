@@ -111,11 +111,11 @@ writeOutput(llvm::StringRef path,
     }
   }
   if (e) {
-    llvm::sys::fs::remove(temp);
+    (void)llvm::sys::fs::remove(temp);
     return e;
   }
   if (std::error_code ec = llvm::sys::fs::rename(temp, target)) {
-    llvm::sys::fs::remove(temp);
+    (void)llvm::sys::fs::remove(temp);
     return detail::outputError(path, ec);
   }
   return llvm::Error::success();
