@@ -344,7 +344,7 @@ template <> struct SweepAxisFlag<ChipSetAxis> {
   }
 };
 #define SNAPFLOW_SWEEP_AXIS(FIELD, VALUES, TRAITS, COLUMN, FLAG, PRESENCE,     \
-                            CLI_DEFAULT, VALUE_DESC, HELP, TARGET)             \
+                            CLI_DEFAULT, VALUE_DESC, HELP, TARGET, ...)        \
   SweepAxisFlag<TRAITS> sweep_##FIELD##Flag(FLAG, CLI_DEFAULT, VALUE_DESC,     \
                                             HELP);
 #include "snapflow/Driver/SweepAxes.def"

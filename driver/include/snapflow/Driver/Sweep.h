@@ -80,6 +80,9 @@ struct SweepAxisInfo {
   const char *flag;   ///< without the dashes
   AxisPresence presence;
   std::string defaultText; ///< a value left at its default, printed
+  AxisRole role;
+  const char *title; ///< its name in a chart's title
+  const char *unset; ///< a title's word for the default ("": none)
 };
 llvm::ArrayRef<SweepAxisInfo> sweepAxes();
 

@@ -48,6 +48,8 @@ std::optional<WeightsDtype> parseWeightsDtype(llvm::StringRef text);
 enum class AxisSplit { Plain, Keyed };
 /// Whether a grid needs the axis (SweepAxes.def, PRESENCE).
 enum class AxisPresence { Required, Default, Later };
+/// How a sweep's charts use the axis (SweepAxes.def, ROLE).
+enum class AxisRole { Scope, Setting, Variant };
 
 /// The batch of a point: a number, or 0 for the largest that fits ("max").
 struct Batch {

@@ -188,11 +188,17 @@ std::vector<std::string> snapflow::driver::splitAxisList(StringRef text,
 //===----------------------------------------------------------------------===//
 
 llvm::ArrayRef<SweepAxisInfo> snapflow::driver::sweepAxes() {
-  using enum_t = AxisPresence;
   static const SweepAxisInfo axes[] = {
 #define SNAPFLOW_SWEEP_AXIS(FIELD, VALUES, TRAITS, COLUMN, FLAG, PRESENCE,     \
-                            ...)                                               \
-  {COLUMN, FLAG, enum_t::PRESENCE, TRAITS::print(TRAITS::initial())},
+                            CLI_DEFAULT, VALUE_DESC, HELP, TARGET, ROLE,       \
+                            TITLE, UNSET)                                      \
+  {COLUMN,                                                                     \
+   FLAG,                                                                       \
+   AxisPresence::PRESENCE,                                                     \
+   TRAITS::print(TRAITS::initial()),                                           \
+   AxisRole::ROLE,                                                             \
+   TITLE,                                                                      \
+   UNSET},
 #include "snapflow/Driver/SweepAxes.def"
   };
   return axes;

@@ -138,8 +138,10 @@ public:
                         bool withFormat = true, bool withCla = true,
                         bool withSet = true) const {
     std::string v;
-    for (const char *axis : {"kv_format", "cla", "mla_cache", "moe", "mtp",
-                             "mtp_acceptance", "allow_ddr", "set"}) {
+    for (const SweepAxisInfo &a : sweepAxes()) {
+      if (a.role != AxisRole::Variant)
+        continue;
+      const char *axis = a.column;
       if (t.column(axis) < 0 || !varies(axis) ||
           (!withFormat && StringRef(axis) == "kv_format") ||
           (!withCla && StringRef(axis) == "cla") ||
@@ -173,30 +175,16 @@ public:
   /// lines), so the chart stands alone.
   std::string fixedSettings(const Rows &rows,
                             std::initializer_list<StringRef> shown) {
-    struct Setting {
-      const char *column, *name, *unset;
-    };
-    static const Setting settings[] = {
-        {"context", "context", nullptr},
-        {"batch", "batch", nullptr},
-        {"kv", "kv", nullptr},
-        {"kv_format", "kv-format", "bf16"},
-        {"cla", "cla", nullptr},
-        {"tp", "tp", nullptr},
-        {"weights_dtype", "weights", nullptr},
-        {"mla_cache", "mla-cache", "replicate"},
-        {"moe", "moe", "expert"},
-        {"mtp", "mtp", nullptr},
-        {"mtp_acceptance", "mtp-acceptance", nullptr},
-        {"allow_ddr", "allow-ddr", nullptr},
-        {"set", "set", nullptr}};
     // The MLA cache and MoE mode are said for the models they apply to
     // (each config read once per drawing).
     auto [mla, moe] = rows.empty() ? std::pair<bool, bool>()
                                    : kindOf(t.get(*rows.front(), "model"));
     std::vector<std::string> parts;
-    for (const Setting &st : settings) {
-      if (t.column(st.column) < 0 || llvm::is_contained(shown, st.column) ||
+    // Every axis but the scope's (SweepAxes.def: its title and the word
+    // for its default).
+    for (const SweepAxisInfo &st : sweepAxes()) {
+      if (st.role == AxisRole::Scope || t.column(st.column) < 0 ||
+          llvm::is_contained(shown, st.column) ||
           (StringRef(st.column) == "mla_cache" && !mla) ||
           (StringRef(st.column) == "moe" && !moe))
         continue;
@@ -206,7 +194,7 @@ public:
       if (values.size() != 1)
         continue;
       std::string v = *values.begin();
-      if (v.empty() && !st.unset)
+      if (v.empty() && !*st.unset)
         continue; // the config's or the tool's default, said nowhere else
       if (v.empty())
         v = st.unset;
@@ -216,7 +204,7 @@ public:
         v = "largest that fits";
       if (StringRef(st.column) == "tp" && v == "0")
         v = "every socket";
-      parts.push_back(std::string(st.name) + " " + v);
+      parts.push_back(std::string(st.title) + " " + v);
     }
     return parts.empty() ? std::string() : "\n" + llvm::join(parts, ", ");
   }

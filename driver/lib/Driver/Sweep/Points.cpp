@@ -27,7 +27,7 @@ namespace {
 void applyAxes(const SweepPoint &p, WorkloadOptions &w, CompileOptions &c) {
   int64_t unused = 0;
 #define SNAPFLOW_SWEEP_AXIS(FIELD, VALUES, TRAITS, COLUMN, FLAG, PRESENCE,     \
-                            CLI_DEFAULT, VALUE_DESC, HELP, TARGET)             \
+                            CLI_DEFAULT, VALUE_DESC, HELP, TARGET, ...)        \
   TRAITS::apply(TARGET, p.FIELD);
 #include "snapflow/Driver/SweepAxes.def"
   (void)unused;
