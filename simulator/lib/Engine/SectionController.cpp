@@ -43,9 +43,9 @@ SectionController::SectionController(const std::vector<Job> &jobs,
   tracing = options.trace;
   for (const Job &j : jobs) {
     occupancyOf.push_back(j.program ? occupancy(*j.program)
-                                    : std::vector<std::array<double, 4>>());
+                                    : std::vector<TierBytes>());
     carriedOf.push_back(j.program ? occupancy(*j.program, /*carried=*/true)
-                                  : std::vector<std::array<double, 4>>());
+                                  : std::vector<TierBytes>());
   }
 }
 
@@ -112,8 +112,8 @@ void SectionController::repeat(
   }
 }
 
-std::vector<std::array<double, 4>>
-SectionController::occupancy(const Program &p, bool carried) {
+std::vector<TierBytes> SectionController::occupancy(const Program &p,
+                                                    bool carried) {
   // Off-chip tensors (weights, the KV cache, homes) stay allocated for the
   // whole run; an SRAM tensor only from the first section that loads or
   // stores it to the last, as plan-memory places on-chip activations by
@@ -128,9 +128,9 @@ SectionController::occupancy(const Program &p, bool carried) {
         range.first = std::min(range.first, static_cast<int>(i));
         range.second = std::max(range.second, static_cast<int>(i));
       }
-  std::vector<std::array<double, 4>> out(p.sections.size());
+  std::vector<TierBytes> out(p.sections.size());
   for (size_t i = 0; i < p.sections.size(); ++i) {
-    std::array<double, 4> &v = out[i];
+    TierBytes &v = out[i];
     int here = static_cast<int>(i);
     for (size_t k = 0; k < p.tensors.size(); ++k) {
       const Tensor &t = p.tensors[k];
@@ -138,27 +138,27 @@ SectionController::occupancy(const Program &p, bool carried) {
           (here < live[k].first || here > live[k].second ||
            (carried && here == live[k].second)))
         continue;
-      v[static_cast<int>(t.tier)] += double(t.bytes);
+      v[t.tier] += double(t.bytes);
       if (t.isKV)
-        v[3] += double(t.bytes);
+        v.kv += double(t.bytes);
     }
     if (!carried)
       for (const Stream &st : p.sections[i].streams)
-        v[0] += double(st.depth * st.tileBytes);
+        v.sram += double(st.depth * st.tileBytes);
   }
   return out;
 }
 
-void SectionController::sample(const std::array<double, 4> &bytes) {
+void SectionController::sample(const TierBytes &bytes) {
   if (!tracing)
     return;
   auto now = static_cast<int64_t>(nowPs());
   if (lastSample < result.trace.size()) {
     TraceEvent &last = result.trace[lastSample];
-    if (last.values == bytes)
+    if (last.memory == bytes)
       return;
     if (last.startPs == now) {
-      last.values = bytes;
+      last.memory = bytes;
       return;
     }
   }
@@ -167,7 +167,7 @@ void SectionController::sample(const std::array<double, 4> &bytes) {
   TraceEvent e;
   e.kind = TraceEvent::Counter;
   e.startPs = e.endPs = now;
-  e.values = bytes;
+  e.memory = bytes;
   lastSample = result.trace.size();
   ++samples;
   result.trace.push_back(e);
@@ -372,7 +372,7 @@ double SectionController::runIteration(int j, int i, Profile &profile,
         for (const CollectiveRecord &c : collectives)
           if (c.job == j && c.section == i && c.node == n.node) {
             n.algorithm = c.algorithm;
-            n.values[0] = c.bytes;
+            n.bytes = c.bytes;
           }
       result.trace.push_back(n);
     }
@@ -448,9 +448,10 @@ void SectionController::accountIterations(int j, int i, int64_t index, double t,
 }
 
 void SectionController::loadSample(int j, int i) {
-  const std::array<double, 4> &occ = occupancyOf[j][i];
-  for (int t = 0; t < 3; ++t)
-    result.peakBytes[t] = std::max(result.peakBytes[t], occ[t]);
+  const TierBytes &occ = occupancyOf[j][i];
+  for (arch::MemoryTier t : arch::kAllTiers)
+    result.peakBytes[static_cast<int>(t)] =
+        std::max(result.peakBytes[static_cast<int>(t)], occ[t]);
   sample(occ);
 }
 
@@ -673,7 +674,7 @@ JobResult SectionController::runCopyAlone() {
     e.job = static_cast<int>(result.jobs.size());
     e.startPs = static_cast<int64_t>(t0);
     e.endPs = static_cast<int64_t>(nowPs());
-    e.values[0] = jr.copyBytes;
+    e.bytes = jr.copyBytes;
     result.trace.push_back(e);
   }
   jr.breakdown.memoryPs = span;

@@ -104,7 +104,7 @@ void snapflow::sim::writeTraceTs(llvm::json::OStream &j, int64_t ns) {
 //===----------------------------------------------------------------------===//
 
 void snapflow::sim::writeMemoryCounter(llvm::json::OStream &j, int64_t ns,
-                                       const std::array<double, 4> &bytes) {
+                                       const TierBytes &bytes) {
   j.object([&] {
     j.attribute("name", "memory");
     j.attribute("cat", "memory");
@@ -113,10 +113,10 @@ void snapflow::sim::writeMemoryCounter(llvm::json::OStream &j, int64_t ns,
     j.attribute("tid", 0);
     writeTraceTs(j, ns);
     j.attributeObject("args", [&] {
-      j.attribute("sram_bytes", static_cast<int64_t>(bytes[0]));
-      j.attribute("hbm_bytes", static_cast<int64_t>(bytes[1]));
-      j.attribute("ddr_bytes", static_cast<int64_t>(bytes[2]));
-      j.attribute("kv_bytes", static_cast<int64_t>(bytes[3]));
+      j.attribute("sram_bytes", static_cast<int64_t>(bytes.sram));
+      j.attribute("hbm_bytes", static_cast<int64_t>(bytes.hbm));
+      j.attribute("ddr_bytes", static_cast<int64_t>(bytes.ddr));
+      j.attribute("kv_bytes", static_cast<int64_t>(bytes.kv));
     });
   });
 }
@@ -353,7 +353,7 @@ void writeNodeArgs(llvm::json::OStream &j, const TraceEvent &e) {
     j.attribute("kind", sim::collectiveKindName(n.collective));
     j.attribute("algorithm", arch::collectiveAlgorithmName(e.algorithm));
     j.attribute("group", n.group);
-    j.attribute("bytes", static_cast<int64_t>(e.values[0]));
+    j.attribute("bytes", static_cast<int64_t>(e.bytes));
     break;
   }
 }
@@ -436,11 +436,11 @@ private:
     const Program *p = e.program;
     switch (e.kind) {
     case TraceEvent::Counter:
-      writeMemoryCounter(j, traceNs(e.startPs), e.values);
+      writeMemoryCounter(j, traceNs(e.startPs), e.memory);
       return;
     case TraceEvent::Copy:
       slice(e, kStepsTrack, "copy", "copy", [&] {
-        j.attribute("bytes_per_socket", static_cast<int64_t>(e.values[0]));
+        j.attribute("bytes_per_socket", static_cast<int64_t>(e.bytes));
       });
       return;
     case TraceEvent::Step:
@@ -598,10 +598,10 @@ llvm::Error snapflow::sim::writeMemoryCsv(llvm::StringRef path,
     for (const TraceEvent &e : r.trace)
       if (e.kind == TraceEvent::Counter)
         os << llvm::formatv("{0:e},{1},{2},{3},{4}", e.startPs * 1e-12,
-                            static_cast<int64_t>(e.values[0]),
-                            static_cast<int64_t>(e.values[1]),
-                            static_cast<int64_t>(e.values[2]),
-                            static_cast<int64_t>(e.values[3]))
+                            static_cast<int64_t>(e.memory.sram),
+                            static_cast<int64_t>(e.memory.hbm),
+                            static_cast<int64_t>(e.memory.ddr),
+                            static_cast<int64_t>(e.memory.kv))
            << extraCells << "\n";
     return llvm::Error::success();
   });

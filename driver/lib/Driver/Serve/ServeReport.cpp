@@ -248,18 +248,19 @@ Error streamReport(llvm::StringRef path, const llvm::json::Object &report,
 /// hold. With several models, HBM is each resident model's footprint (its
 /// weights, KV allocation and other HBM tensors), DDR every model's weights
 /// and DDR tensors, SRAM the largest resident model's.
-std::array<double, 4> occupancyAt(const Sample &smp, const Models &models) {
+sim::TierBytes occupancyAt(const Sample &smp, const Models &models) {
   const size_t n = models.size();
   const bool several = n > 1;
   const Prepared &first = *models[0];
   const Residency &res = first.res;
   if (several) {
-    std::array<double, 4> v{0, 0, 0, smp.kvLiveBytes};
+    sim::TierBytes v;
+    v.kv = smp.kvLiveBytes;
     for (size_t k = 0; k < n; ++k) {
-      v[2] += models[k]->ddrBytes;
+      v.ddr += models[k]->ddrBytes;
       if (k < smp.hbmByModel.size() && smp.hbmByModel[k] > 0) {
-        v[1] += smp.hbmByModel[k];
-        v[0] = std::max(v[0], models[k]->res.bytes[0]);
+        v.hbm += smp.hbmByModel[k];
+        v.sram = std::max(v.sram, models[k]->res.bytes[0]);
       }
     }
     return v;
@@ -267,11 +268,12 @@ std::array<double, 4> occupancyAt(const Sample &smp, const Models &models) {
   double live = first.cfg().kvAllocatedBytes > 0
                     ? smp.kvLiveBytes / first.cfg().kvAllocatedBytes
                     : 0.0;
-  std::array<double, 4> v{res.bytes[0], res.bytes[1], res.bytes[2], 0};
-  for (int t = 0; t < 3; ++t) {
-    v[t] += live * res.kv[t];
-    v[3] += live * res.kv[t];
-  }
+  sim::TierBytes v{res.bytes[0], res.bytes[1], res.bytes[2], 0};
+  for (int t = 0; t < 3; ++t)
+    v.kv += live * res.kv[t];
+  v.sram += live * res.kv[0];
+  v.hbm += live * res.kv[1];
+  v.ddr += live * res.kv[2];
   return v;
 }
 
@@ -293,8 +295,8 @@ Error writeOccupancyCsv(llvm::StringRef path, const ServeOutcome &out,
     for (const Sample *smp : kept) {
       auto v = occupancyAt(*smp, models);
       f << llvm::formatv("{0:e},{1},{2},{3},{4},{5},{6}", smp->timeS,
-                         int64_t(v[0]), int64_t(v[1]), int64_t(v[2]),
-                         int64_t(v[3]), smp->activeSlots, smp->waiting);
+                         int64_t(v.sram), int64_t(v.hbm), int64_t(v.ddr),
+                         int64_t(v.kv), smp->activeSlots, smp->waiting);
       for (double b : smp->hbmByModel)
         f << ',' << int64_t(b);
       f << provenance << "\n";

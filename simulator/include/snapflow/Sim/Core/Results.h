@@ -88,6 +88,26 @@ llvm::StringRef resourceName(Resource resource);
 /// simulated time. A slice names what ran by reference (its job's program,
 /// section and node) and the trace writer (Trace.h) turns that into the
 /// slice's name, its track and its details.
+/// Bytes per socket held in each memory tier, and of them the KV cache's:
+/// a trace's memory counter, a section's occupancy.
+struct TierBytes {
+  double sram = 0, hbm = 0, ddr = 0;
+  double kv = 0; ///< of the three, the KV cache's (and a policy's state)
+
+  double &operator[](arch::MemoryTier t) {
+    return t == arch::MemoryTier::SRAM  ? sram
+           : t == arch::MemoryTier::HBM ? hbm
+                                        : ddr;
+  }
+  double operator[](arch::MemoryTier t) const {
+    return const_cast<TierBytes &>(*this)[t];
+  }
+  bool operator==(const TierBytes &o) const {
+    return sram == o.sram && hbm == o.hbm && ddr == o.ddr && kv == o.kv;
+  }
+  bool operator!=(const TierBytes &o) const { return !(*this == o); }
+};
+
 struct TraceEvent {
   enum Kind {
     /// One simulated step of a job.
@@ -100,7 +120,7 @@ struct TraceEvent {
     IterationsAccounted,
     /// A node's first to last activity in a section run.
     Node,
-    /// A copy job (values[0]: its bytes per socket).
+    /// A copy job (`bytes`: per socket).
     Copy,
     /// Memory occupancy (values: SRAM, HBM, DDR, KV bytes per socket).
     Counter,
@@ -120,9 +140,11 @@ struct TraceEvent {
   /// A collective node: the algorithm it ran, as resolved on the chip.
   arch::CollectiveAlgorithm algorithm = arch::CollectiveAlgorithm::Ring;
   int64_t startPs = 0, endPs = 0;
-  /// Counter: bytes per socket; a collective node: values[0] is its message
-  /// bytes per run.
-  std::array<double, 4> values{};
+  /// Counter: the bytes each tier holds per socket.
+  TierBytes memory;
+  /// Copy: its bytes per socket; a collective node: its message bytes per
+  /// run.
+  double bytes = 0;
   /// Critical: what the span waited on most (a Resource), and how long
   /// on each.
   int resource = 0;

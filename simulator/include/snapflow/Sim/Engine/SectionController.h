@@ -110,11 +110,11 @@ private:
   /// Bytes per tier and KV while each section of `p` runs, per socket
   /// (`carried` false), or between it and the next (true: the section's
   /// stream buffers and the SRAM tensors no later section uses are free).
-  static std::vector<std::array<double, 4>> occupancy(const Program &p,
-                                                      bool carried = false);
+  static std::vector<TierBytes> occupancy(const Program &p,
+                                          bool carried = false);
   /// Records a memory sample now, unless it repeats the last one; a second
   /// sample at the same time replaces the first.
-  void sample(const std::array<double, 4> &bytes);
+  void sample(const TierBytes &bytes);
   /// Repeats the trace's memory samples since event `from` (one step of
   /// `stepPs`) `times` times, each a step later, while they fit under
   /// kMaxMemorySamples.
@@ -126,7 +126,7 @@ private:
   std::vector<Socket> &sockets;
   SimResult &result;
   double periodPs;
-  std::vector<std::vector<std::array<double, 4>>> occupancyOf, carriedOf;
+  std::vector<std::vector<TierBytes>> occupancyOf, carriedOf;
   /// The trace's last memory sample (npos: none) and its number.
   size_t lastSample = static_cast<size_t>(-1);
   size_t samples = 0;

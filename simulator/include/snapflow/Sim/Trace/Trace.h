@@ -56,7 +56,7 @@ void writeTraceTs(llvm::json::OStream &j, int64_t ns);
 /// One `memory` counter event (`ph: "C"`, pid 0): SRAM, HBM, DDR and KV
 /// bytes per socket at `ns`. `snapflow trace` reads these.
 void writeMemoryCounter(llvm::json::OStream &j, int64_t ns,
-                        const std::array<double, 4> &bytes);
+                        const TierBytes &bytes);
 
 /// Names process `pid` (`process_name` metadata).
 void writeProcessName(llvm::json::OStream &j, int pid, llvm::StringRef name);
