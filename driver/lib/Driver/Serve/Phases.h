@@ -13,7 +13,7 @@
 //   ServeReport.cpp  the outcome (latencies), the report, the occupancy CSV
 //                    and the trace
 //
-// Internal to the driver; tests/Unit/DriverTest.cpp tests each phase.
+// Internal to the driver; tests/Unit/ServePhasesTest.cpp tests each phase.
 //
 //===----------------------------------------------------------------------===//
 

@@ -9,7 +9,8 @@
 //   Points.cpp    a point's run options, every point checked before any
 //                 runs, each compiled for its process
 //   Run.cpp       runSweep (lock, continue, run, order) and mergeSweeps
-//   Plots.cpp     the charts and summary.md of a finished sweep
+//   Plots.cpp     the charts (one function each) and summary.md of a
+//                 finished sweep, drawn by Chart.{h,cpp}
 //
 // Internal to the driver.
 //
