@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages snapflow needs (see docs/Building.md). Idempotent: when
+# Installs the Debian packages snapflow needs (see the README). Idempotent: when
 # every package is present it only checks and returns in well under a second.
 set -euo pipefail
 
