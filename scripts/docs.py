@@ -1778,7 +1778,7 @@ def check_layout():
         if "/Inputs/" in path or not any(fnmatch.fnmatch(path, g)
                                          for g in LAYOUT_GLOBS):
             continue
-        stem = os.path.basename(path).split(".")[0]
+        stem = os.path.basename(path).lstrip(".").split(".")[0]
         if stem not in names:
             problems.append(f"{page}: {path} is named nowhere on the page "
                             "(its folder map or tables)")
