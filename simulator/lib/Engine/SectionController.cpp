@@ -149,6 +149,14 @@ std::vector<TierBytes> SectionController::occupancy(const Program &p,
   return out;
 }
 
+TraceEvent SectionController::event(TraceEvent::Kind kind, int j) const {
+  TraceEvent e;
+  e.kind = kind;
+  e.program = jobs[j].program;
+  e.job = j;
+  return e;
+}
+
 void SectionController::sample(const TierBytes &bytes) {
   if (!tracing)
     return;
@@ -226,10 +234,7 @@ void SectionController::chargeLaunch(int j, int i, double ps,
   profile.sections[i].ps += ps;
   if (!tracing || ps <= 0)
     return;
-  TraceEvent e;
-  e.kind = TraceEvent::Critical;
-  e.program = jobs[j].program;
-  e.job = j;
+  TraceEvent e = event(TraceEvent::Critical, j);
   e.section = i;
   e.node = -1;
   e.chunk = chunk;
@@ -434,10 +439,7 @@ void SectionController::accountIterations(int j, int i, int64_t index, double t,
   stats[IterationsAccounted] += rest;
   if (!tracing)
     return;
-  TraceEvent e;
-  e.kind = TraceEvent::IterationsAccounted;
-  e.program = jobs[j].program;
-  e.job = j;
+  TraceEvent e = event(TraceEvent::IterationsAccounted, j);
   e.section = i;
   e.index = index;
   e.count = static_cast<int64_t>(rest);
@@ -578,10 +580,7 @@ void SectionController::run() {
           double s0 = nowPs();
           double t = runStep(static_cast<int>(j), jr);
           if (tracing) {
-            TraceEvent e;
-            e.kind = TraceEvent::Step;
-            e.program = job.program;
-            e.job = static_cast<int>(j);
+            TraceEvent e = event(TraceEvent::Step, static_cast<int>(j));
             e.index = jr.stepsSimulated;
             e.count = 1;
             e.startPs = static_cast<int64_t>(s0);
@@ -610,10 +609,7 @@ void SectionController::run() {
           auto stepPs = static_cast<int64_t>(t);
           auto times = static_cast<int64_t>(rest);
           repeatSamples(stepEvents, stepPs, times);
-          TraceEvent e;
-          e.kind = TraceEvent::StepsAccounted;
-          e.program = job.program;
-          e.job = static_cast<int>(j);
+          TraceEvent e = event(TraceEvent::StepsAccounted, static_cast<int>(j));
           e.index = jr.stepsSimulated;
           e.count = times;
           e.endPs = static_cast<int64_t>(nowPs());

@@ -115,6 +115,8 @@ private:
   /// Records a memory sample now, unless it repeats the last one; a second
   /// sample at the same time replaces the first.
   void sample(const TierBytes &bytes);
+  /// A trace event of `kind` for job `j` (its program and index set).
+  TraceEvent event(TraceEvent::Kind kind, int j) const;
   /// Repeats the trace's memory samples since event `from` (one step of
   /// `stepPs`) `times` times, each a step later, while they fit under
   /// kMaxMemorySamples.
