@@ -20,6 +20,7 @@
 #include "snapflow/Sim/Engine/Simulator.h"
 #include "snapflow/Sim/Components/DmaEngine.h"
 #include "snapflow/Sim/Engine/Registry.h"
+#include "snapflow/Sim/Engine/Socket.h"
 
 #include "gtest/gtest.h"
 
@@ -645,6 +646,45 @@ TEST(Components, ParametersComeFromTheChipFile) {
   describeComponents(os);
   EXPECT_NE(listing.find("memory tier: "), std::string::npos);
   EXPECT_NE(listing.find("from socket.hbm_bytes_per_s"), std::string::npos);
+}
+
+// The engine builds a socket from the registry alone (Socket::build), so the
+// registry must hold a component for every node kind a program can hold
+// (exactly one each), one that copies, a server for every memory tier and
+// the network, and for every role the run-wide totals read, a statistic
+// (tier roles on a component that serves a tier, so they land in its
+// tier's column).
+TEST(Components, RegistryBuildsACompleteSocket) {
+  arch::ArchModel chip = tiny();
+  Socket socket;
+  socket.build({chip});
+  std::set<std::string> names;
+  for (const ComponentKind &kind : registeredComponents())
+    EXPECT_TRUE(names.insert(kind.info().name).second) << kind.info().name;
+  int runners[kNumNodeKinds] = {}, copiers = 0;
+  std::set<StatRole> roles;
+  for (const std::unique_ptr<Component> &c : socket.components) {
+    for (NodeKind k : c->getInfo().runs)
+      ++runners[static_cast<int>(k)];
+    copiers += c->getInfo().copies;
+    for (const StatInfo &s : c->getInfo().stats) {
+      roles.insert(s.role);
+      if (s.role == StatRole::TierBusy || s.role == StatRole::TierBytes)
+        EXPECT_TRUE(c->stats.getTier().has_value()) << c->getInfo().name;
+    }
+  }
+  for (int k = 0; k < kNumNodeKinds; ++k)
+    EXPECT_EQ(runners[k], 1) << "node kind " << k;
+  EXPECT_EQ(copiers, 1);
+  for (StatRole r : {StatRole::PcuBusy, StatRole::Flops, StatRole::LinkBusy,
+                     StatRole::LinkBytes, StatRole::Tiles, StatRole::TierBusy,
+                     StatRole::TierBytes})
+    EXPECT_TRUE(roles.count(r)) << static_cast<int>(r);
+  for (arch::MemoryTier t : arch::kAllTiers)
+    ASSERT_NE(socket.ports->tiers[static_cast<int>(t)], nullptr);
+  EXPECT_NE(socket.ports->network, nullptr);
+  // Three tiers are three instances of one kind.
+  EXPECT_EQ(socket.components.size(), registeredComponents().size() + 2);
 }
 
 // A chunked prefill of 3 chunks runs its section once per chunk, the stage's

@@ -12,13 +12,20 @@ const ComponentInfo &Buffer::info() {
       {"tiles_in", "tiles", "tiles taken from the producer"},
       {"tiles_out", "tiles", "tiles handed on (x reads)"},
   };
+  static const NodeKind runs[] = {NodeKind::Buffer};
   static const ComponentInfo info{
       "PMU buffer",
       "a df.buffer: tiles staged in PMUs, re-read `reads` times",
       {},
-      stats};
+      stats,
+      runs};
   return info;
 }
+
+static ComponentRegistration
+    registration({&Buffer::info, [](const BuildContext &) {
+                    return single(std::make_unique<Buffer>());
+                  }});
 
 void Buffer::run(SectionRun &r, int index) {
   const Node &n = r.section->nodes[index];

@@ -23,15 +23,22 @@ const ComponentInfo &CollectiveUnit::info() {
        "fixed cost before a collective sends"},
   };
   static const StatInfo stats[] = {
-      {"link_bytes", "bytes", "bytes this socket sent over its peer link"},
-      {"link_busy", "ps", "peer link time spent sending"},
+      {"link_bytes", "bytes", "bytes this socket sent over its peer link",
+       StatRole::LinkBytes},
+      {"link_busy", "ps", "peer link time spent sending", StatRole::LinkBusy},
       {"collectives", "collectives", "collectives run"},
   };
+  static const NodeKind runs[] = {NodeKind::Collective};
   static const ComponentInfo info{"collective",
                                   "a df.collective over the socket's peer link",
-                                  params, stats};
+                                  params, stats, runs};
   return info;
 }
+
+static ComponentRegistration registration(
+    {&CollectiveUnit::info, [](const BuildContext &ctx) {
+       return single(std::make_unique<CollectiveUnit>(ctx.chip, ctx.groups));
+     }});
 
 double CollectiveGroups::meet(int job, int section, int node, int64_t tile,
                               double done) {
@@ -56,7 +63,8 @@ double CollectiveGroups::meet(int job, int section, int node, int64_t tile,
 
 CollectiveUnit::CollectiveUnit(const arch::ArchModel &chip,
                                CollectiveGroups *groups)
-    : system(chip.system()), hopPs(chip.system().linkLatencyNs * 1000.0),
+    : Component(info()), system(chip.system()),
+      hopPs(chip.system().linkLatencyNs * 1000.0),
       launchPs(chip.system().collectiveLaunchNs * 1000.0),
       outputLanes(chip.socket().agcuCount),
       link(chip.system().linkBytesPerS / 1e12, 1, 0), groups(groups) {}

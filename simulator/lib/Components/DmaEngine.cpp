@@ -2,9 +2,6 @@
 
 #include "snapflow/Sim/Components/DmaEngine.h"
 
-#include "snapflow/Sim/Components/MemoryTier.h"
-#include "snapflow/Sim/Components/Network.h"
-
 #include <deque>
 
 using namespace snapflow;
@@ -26,11 +23,15 @@ const ComponentInfo &DmaEngine::info() {
       {"bytes_copied", "bytes",
        "bytes a tier-to-tier copy (a model switched in) wrote"},
   };
+  static const NodeKind runs[] = {NodeKind::Load, NodeKind::Store};
   static const ComponentInfo info{
       "DMA/AGCU engine",
       "df.load and df.store: tier reads and writes through the AGCUs; "
       "copies between tiers",
-      params, stats};
+      params,
+      stats,
+      runs,
+      /*copies=*/true};
   return info;
 }
 
@@ -44,10 +45,23 @@ double laneBytesPerCycleOf(const arch::ArchModel &chip) {
 }
 } // namespace
 
+static ComponentRegistration
+    registration({&DmaEngine::info, [](const BuildContext &ctx) {
+                    return single(std::make_unique<DmaEngine>(ctx.chip));
+                  }});
+
 DmaEngine::DmaEngine(const arch::ArchModel &chip)
-    : periodPs(periodPsOf(chip)), laneBytesPerCycle(laneBytesPerCycleOf(chip)),
+    : Component(info()), periodPs(periodPsOf(chip)),
+      laneBytesPerCycle(laneBytesPerCycleOf(chip)),
       pool(double(chip.socket().agcuCount) * laneBytesPerCycle / periodPs,
            chip.socket().agcuCount, 0) {}
+
+void DmaEngine::run(SectionRun &r, int index) {
+  if (r.section->nodes[index].kind == NodeKind::Load)
+    runLoad(r, index);
+  else
+    runStore(r, index);
+}
 
 MemoryPort &DmaEngine::tierOf(SectionRun &r, const Node &n) {
   arch::MemoryTier t =

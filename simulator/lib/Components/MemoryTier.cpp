@@ -19,8 +19,9 @@ const ComponentInfo &MemoryTierServer::info() {
        "added to every access"},
   };
   static const StatInfo stats[] = {
-      {"bytes", "bytes", "bytes read and written"},
-      {"busy", "channel-ps", "channel time spent transferring"},
+      {"bytes", "bytes", "bytes read and written", StatRole::TierBytes},
+      {"busy", "channel-ps", "channel time spent transferring",
+       StatRole::TierBusy},
   };
   static const ComponentInfo info{
       "memory tier", "SRAM, HBM or DDR of one socket, a shared server", params,
@@ -51,10 +52,23 @@ int64_t latencyCyclesOf(const arch::ArchModel &chip, arch::MemoryTier tier) {
 
 MemoryTierServer::MemoryTierServer(const arch::ArchModel &chip,
                                    arch::MemoryTier tier)
-    : tier(tier),
+    : Component(info(), tier), tier(tier),
       server(chip.tierBytesPerS(tier) / 1e12, channelsOf(chip, tier),
              double(latencyCyclesOf(chip, tier)) *
                  (1e12 / chip.socket().clockHz)) {}
+
+static ComponentRegistration registration(
+    {&MemoryTierServer::info, [](const BuildContext &ctx) {
+       // One server per tier, the same kind.
+       std::vector<std::unique_ptr<Component>> out;
+       for (arch::MemoryTier t : arch::kAllTiers)
+         out.push_back(std::make_unique<MemoryTierServer>(ctx.chip, t));
+       return out;
+     }});
+
+void MemoryTierServer::attach(SocketPorts &ports) {
+  ports.tiers[static_cast<int>(tier)] = this;
+}
 
 double MemoryTierServer::transfer(double bytes, double nowPs) {
   double busyBefore = server.getBusyPs();

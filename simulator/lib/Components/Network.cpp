@@ -19,7 +19,8 @@ const ComponentInfo &OnChipNetwork::info() {
       {"period", "ps", "socket.clock_hz", "one clock cycle"},
   };
   static const StatInfo stats[] = {
-      {"tiles", "tiles", "tiles handed from one unit to another"},
+      {"tiles", "tiles", "tiles handed from one unit to another",
+       StatRole::Tiles},
       {"bytes", "bytes", "bytes of those tiles"},
   };
   static const ComponentInfo info{
@@ -30,7 +31,12 @@ const ComponentInfo &OnChipNetwork::info() {
   return info;
 }
 
-OnChipNetwork::OnChipNetwork(const arch::ArchModel &chip) {
+static ComponentRegistration
+    registration({&OnChipNetwork::info, [](const BuildContext &ctx) {
+                    return single(std::make_unique<OnChipNetwork>(ctx.chip));
+                  }});
+
+OnChipNetwork::OnChipNetwork(const arch::ArchModel &chip) : Component(info()) {
   const arch::SocketParams &s = chip.socket();
   periodPs = 1e12 / s.clockHz;
   laneBytesPerCycle = double(s.nocStreamBytesPerCycle);

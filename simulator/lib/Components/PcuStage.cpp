@@ -21,18 +21,26 @@ const ComponentInfo &PcuStage::info() {
       {"period", "ps", "socket.clock_hz", "one clock cycle"},
   };
   static const StatInfo stats[] = {
-      {"busy", "PCU-ps", "PCU time spent computing (PCUs x duration)"},
-      {"flops", "FLOP", "floating-point operations computed"},
+      {"busy", "PCU-ps", "PCU time spent computing (PCUs x duration)",
+       StatRole::PcuBusy},
+      {"flops", "FLOP", "floating-point operations computed", StatRole::Flops},
       {"steps", "steps", "stage steps (one tile's worth of work each)"},
   };
+  static const NodeKind runs[] = {NodeKind::Stage};
   static const ComponentInfo info{
       "PCU stage",
       "a df.stage: compute steps on its PCUs, paced by its streams", params,
-      stats};
+      stats, runs};
   return info;
 }
 
-PcuStage::PcuStage(const arch::ArchModel &chip) : chip(chip) {
+static ComponentRegistration
+    registration({&PcuStage::info, [](const BuildContext &ctx) {
+                    return single(std::make_unique<PcuStage>(ctx.chip));
+                  }});
+
+PcuStage::PcuStage(const arch::ArchModel &chip)
+    : Component(info()), chip(chip) {
   const arch::SocketParams &s = chip.socket();
   periodPs = 1e12 / s.clockHz;
   systolicPerCycle = double(s.pcuSystolicFlopsPerCycle);

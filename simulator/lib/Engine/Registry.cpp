@@ -2,12 +2,6 @@
 
 #include "snapflow/Sim/Engine/Registry.h"
 
-#include "snapflow/Sim/Components/Buffer.h"
-#include "snapflow/Sim/Components/Collective.h"
-#include "snapflow/Sim/Components/DmaEngine.h"
-#include "snapflow/Sim/Components/MemoryTier.h"
-#include "snapflow/Sim/Components/Network.h"
-#include "snapflow/Sim/Components/PcuStage.h"
 #include "snapflow/Sim/Engine/SectionController.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -15,12 +9,10 @@
 using namespace snapflow;
 using namespace snapflow::sim;
 
-llvm::ArrayRef<const ComponentInfo *> snapflow::sim::allComponents() {
-  static const ComponentInfo *all[] = {
-      &SectionController::info(), &PcuStage::info(),      &DmaEngine::info(),
-      &MemoryTierServer::info(),  &OnChipNetwork::info(), &Buffer::info(),
-      &CollectiveUnit::info(),
-  };
+std::vector<const ComponentInfo *> snapflow::sim::allComponents() {
+  std::vector<const ComponentInfo *> all = {&SectionController::info()};
+  for (const ComponentKind &kind : registeredComponents())
+    all.push_back(&kind.info());
   return all;
 }
 

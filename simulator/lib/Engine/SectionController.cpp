@@ -2,6 +2,8 @@
 
 #include "snapflow/Sim/Engine/SectionController.h"
 
+#include "snapflow/Sim/Components/Collective.h"
+
 #include <cassert>
 #include <climits>
 #include <cmath>
@@ -66,17 +68,37 @@ SectionController::Totals::operator-(const Totals &o) const {
 
 SectionController::Totals SectionController::totals() const {
   Totals t;
-  for (const Socket &s : sockets) {
-    t.pcuBusyPs += s.pcus->stats[PcuStage::BusyPcuPs];
-    t.flops += s.pcus->stats[PcuStage::Flops];
-    t.linkBusyPs += s.collectives->stats[CollectiveUnit::LinkBusyPs];
-    t.linkBytes += s.collectives->stats[CollectiveUnit::LinkBytes];
-    t.tiles += s.network->stats[OnChipNetwork::Tiles];
-    for (int k = 0; k < 3; ++k) {
-      t.tierBusyPs[k] += s.tiers[k]->stats[MemoryTierServer::BusyPs];
-      t.tierBytes[k] += s.tiers[k]->stats[MemoryTierServer::Bytes];
-    }
-  }
+  for (const Socket &s : sockets)
+    for (const Stats *block : s.stats())
+      for (size_t i = 0; i < block->getValues().size(); ++i) {
+        double v = (*block)[i];
+        int tier = block->getTier() ? static_cast<int>(*block->getTier()) : 0;
+        switch (block->getInfo().stats[i].role) {
+        case StatRole::None:
+          break;
+        case StatRole::PcuBusy:
+          t.pcuBusyPs += v;
+          break;
+        case StatRole::Flops:
+          t.flops += v;
+          break;
+        case StatRole::LinkBusy:
+          t.linkBusyPs += v;
+          break;
+        case StatRole::LinkBytes:
+          t.linkBytes += v;
+          break;
+        case StatRole::Tiles:
+          t.tiles += v;
+          break;
+        case StatRole::TierBusy:
+          t.tierBusyPs[tier] += v;
+          break;
+        case StatRole::TierBytes:
+          t.tierBytes[tier] += v;
+          break;
+        }
+      }
   return t;
 }
 
@@ -363,7 +385,7 @@ double SectionController::runIteration(int j, int i, Profile &profile,
       result.trace.push_back(c);
     }
     const std::vector<CollectiveRecord> &collectives =
-        sockets[0].collectives->records();
+        sockets[0].get<CollectiveUnit>().records();
     for (size_t k = 0; k < sec.nodes.size(); ++k) {
       const NodeRun &nr = r.nodes[k];
       if (nr.firstPs < 0)
@@ -689,7 +711,7 @@ void SectionController::setUtilization(JobResult &jr, const Totals &d,
   auto tier = [&](arch::MemoryTier t) {
     int k = static_cast<int>(t);
     return d.tierBusyPs[k] / n /
-           (span * double(sockets[0].tiers[k]->getChannels()));
+           (span * double(sockets[0].ports->tiers[k]->getChannels()));
   };
   jr.hbmUtilization = tier(arch::MemoryTier::HBM);
   jr.ddrUtilization = tier(arch::MemoryTier::DDR);

@@ -12,6 +12,7 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "snapflow/Sim/Engine/Simulator.h"
 
+#include "snapflow/Sim/Components/Collective.h"
 #include "snapflow/Sim/Engine/SectionController.h"
 #include "snapflow/Sim/Engine/Socket.h"
 
@@ -83,15 +84,7 @@ private:
   void control() { controller->run(); }
 
   void wire(Socket &sock, int k) {
-    for (arch::MemoryTier t : arch::kAllTiers)
-      sock.tiers[static_cast<int>(t)] =
-          std::make_unique<MemoryTierServer>(chip, t);
-    sock.network = std::make_unique<OnChipNetwork>(chip);
-    sock.pcus = std::make_unique<PcuStage>(chip);
-    sock.dma = std::make_unique<DmaEngine>(chip);
-    sock.buffers = std::make_unique<Buffer>();
-    sock.collectives = std::make_unique<CollectiveUnit>(chip, groups.get());
-    sock.connect();
+    sock.build({chip, groups.get()});
     spawnCopy(sock);
     for (size_t j = 0; j < jobs.size(); ++j) {
       sock.runs.emplace_back();
@@ -139,7 +132,7 @@ private:
             sc_core::wait(*run->starts[n]);
             for (int64_t k = 0; k < run->iterations; ++k) {
               run->awaitCarried(n, k);
-              dispatch(*s, *run, n);
+              s->run(*run, n);
               run->finishIteration(n, k);
             }
             if (++run->doneCount ==
@@ -157,7 +150,7 @@ private:
         [s] {
           while (true) {
             sc_core::wait(s->copy->start);
-            s->dma->runCopy(*s->ports, *s->copy);
+            s->runCopy();
             s->copy->running = false;
             s->copy->done.notify(sc_core::SC_ZERO_TIME);
           }
@@ -185,21 +178,6 @@ private:
     return out;
   }
 
-  static void dispatch(Socket &s, SectionRun &r, int n) {
-    switch (r.section->nodes[n].kind) {
-    case NodeKind::Stage:
-      return s.pcus->run(r, n);
-    case NodeKind::Load:
-      return s.dma->runLoad(r, n);
-    case NodeKind::Store:
-      return s.dma->runStore(r, n);
-    case NodeKind::Buffer:
-      return s.buffers->run(r, n);
-    case NodeKind::Collective:
-      return s.collectives->run(r, n);
-    }
-  }
-
   void reportDeadlock();
 
   const std::vector<Job> &jobs;
@@ -220,7 +198,7 @@ void Engine::finish() {
   auto tierUtilization = [&](arch::MemoryTier t) {
     int k = static_cast<int>(t);
     return c.tierBusyPs[k] / n /
-           (elapsed * double(sockets[0].tiers[k]->getChannels()));
+           (elapsed * double(sockets[0].ports->tiers[k]->getChannels()));
   };
   result.pcuUtilization =
       c.pcuBusyPs / n / (elapsed * double(chip.socket().pcuCount));
@@ -228,7 +206,8 @@ void Engine::finish() {
   result.ddrUtilization = tierUtilization(arch::MemoryTier::DDR);
   result.linkUtilization = c.linkBusyPs / n / elapsed;
   result.tilesMoved = static_cast<int64_t>(std::llround(c.tiles));
-  for (const CollectiveRecord &rec : sockets[0].collectives->records()) {
+  for (const CollectiveRecord &rec :
+       sockets[0].get<CollectiveUnit>().records()) {
     if (jobs[rec.job].withoutSelection)
       continue;
     const Section &sec = jobs[rec.job].program->sections[rec.section];

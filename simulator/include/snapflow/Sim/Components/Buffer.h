@@ -15,15 +15,15 @@
 namespace snapflow {
 namespace sim {
 
-class Buffer {
+class Buffer final : public Component {
 public:
   static const ComponentInfo &info();
   enum Stat { TilesIn, TilesOut };
 
-  /// The process of buffer node `index` for one run of its section.
-  void run(SectionRun &r, int index);
+  Buffer() : Component(info()) {}
 
-  Stats stats{info()};
+  /// The process of buffer node `index` for one run of its section.
+  void run(SectionRun &r, int index) override;
 };
 
 } // namespace sim

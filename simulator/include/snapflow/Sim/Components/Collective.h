@@ -64,7 +64,7 @@ struct CollectiveRecord {
 /// before the first tile. Tiles overlap in flight, so splitting a small
 /// activation into tiles does not multiply the per-hop latency, which is
 /// what decides decode at high TP.
-class CollectiveUnit {
+class CollectiveUnit final : public Component {
 public:
   static const ComponentInfo &info();
   enum Stat { LinkBytes, LinkBusyPs, Collectives };
@@ -73,7 +73,7 @@ public:
   CollectiveUnit(const arch::ArchModel &chip, CollectiveGroups *groups);
 
   /// The process of collective node `index` for one run of its section.
-  void run(SectionRun &r, int index);
+  void run(SectionRun &r, int index) override;
 
   /// The algorithm and cost node `n` runs with: the compiler's choice, or
   /// for an IR that names none, the chip's for its message.
@@ -81,8 +81,6 @@ public:
 
   /// Every collective node run so far, in the order first seen.
   const std::vector<CollectiveRecord> &records() const { return recordList; }
-
-  Stats stats{info()};
 
 private:
   arch::SystemParams system;

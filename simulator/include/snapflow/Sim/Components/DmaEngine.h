@@ -23,7 +23,7 @@
 namespace snapflow {
 namespace sim {
 
-class DmaEngine {
+class DmaEngine final : public Component {
 public:
   static const ComponentInfo &info();
   enum Stat { BytesLoaded, BytesStored, AgcuBusyPs, BytesCopied };
@@ -44,9 +44,9 @@ public:
   /// The process of store node `index` for one run of its section.
   void runStore(SectionRun &r, int index);
   /// The socket's copy (CopyRun), once or until stopped.
-  void runCopy(const SocketPorts &s, CopyRun &c);
-
-  Stats stats{info()};
+  void runCopy(const SocketPorts &s, CopyRun &c) override;
+  /// Runs load and store nodes.
+  void run(SectionRun &r, int index) override;
 
 private:
   MemoryPort &tierOf(SectionRun &r, const Node &n);

@@ -17,7 +17,7 @@
 namespace snapflow {
 namespace sim {
 
-class MemoryTierServer final : public MemoryPort {
+class MemoryTierServer final : public Component, public MemoryPort {
 public:
   static const ComponentInfo &info();
   enum Stat { Bytes, BusyPs };
@@ -27,10 +27,10 @@ public:
   /// Moves `bytes` starting no earlier than `nowPs`; returns the picosecond
   /// the data has arrived (latency included).
   double transfer(double bytes, double nowPs) override;
+  int64_t getChannels() const override { return server.getChannels(); }
   arch::MemoryTier getTier() const { return tier; }
-  int64_t getChannels() const { return server.getChannels(); }
-
-  Stats stats{info()};
+  /// Serves its tier's port.
+  void attach(SocketPorts &ports) override;
 
 private:
   arch::MemoryTier tier;

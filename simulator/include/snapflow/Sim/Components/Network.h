@@ -16,7 +16,7 @@
 namespace snapflow {
 namespace sim {
 
-class OnChipNetwork final : public NetworkPort {
+class OnChipNetwork final : public Component, public NetworkPort {
 public:
   static const ComponentInfo &info();
   enum Stat { Tiles, Bytes };
@@ -33,7 +33,8 @@ public:
     stats[Bytes] += double(tileBytes);
   }
 
-  Stats stats{info()};
+  /// Serves the network port.
+  void attach(SocketPorts &ports) override { ports.network = this; }
 
 private:
   double periodPs, laneBytesPerCycle, meanHopsPs;

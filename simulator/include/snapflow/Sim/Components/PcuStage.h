@@ -19,7 +19,7 @@
 namespace snapflow {
 namespace sim {
 
-class PcuStage {
+class PcuStage final : public Component {
 public:
   static const ComponentInfo &info();
   enum Stat { BusyPcuPs, Flops, Steps };
@@ -27,9 +27,7 @@ public:
   explicit PcuStage(const arch::ArchModel &chip);
 
   /// The process of stage node `index` for one run of its section.
-  void run(SectionRun &r, int index);
-
-  Stats stats{info()};
+  void run(SectionRun &r, int index) override;
 
 private:
   const arch::ArchModel &chip;

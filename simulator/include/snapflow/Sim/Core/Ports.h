@@ -26,6 +26,8 @@ public:
   /// Moves `bytes` starting no earlier than `nowPs`; returns the picosecond
   /// the data has arrived (latency included).
   virtual double transfer(double bytes, double nowPs) = 0;
+  /// Independent channels its transfers are striped over.
+  virtual int64_t getChannels() const = 0;
 };
 
 /// The on-chip network between the socket's units.

@@ -1,8 +1,9 @@
 //===- Registry.h - The components the engine builds ------------*- C++ -*-===//
 //
 // Every component kind of the simulator with its declaration (parameters by
-// chip key, statistics with units), for `snapflow list --components`, the
-// docs and the unit test that checks each parameter names a chip key.
+// chip key, statistics with units): the section controller and every kind
+// in the component registry. For `snapflow list --components`, the docs and
+// the unit test that checks each parameter names a chip key.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,14 +12,16 @@
 
 #include "snapflow/Sim/Components/Component.h"
 
-#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <vector>
 
 namespace snapflow {
 namespace sim {
 
-/// Every component kind the simulator has, in wiring order.
-llvm::ArrayRef<const ComponentInfo *> allComponents();
+/// Every component kind the simulator has: the section controller (one per
+/// run, the engine's own) and every registered kind, by name.
+std::vector<const ComponentInfo *> allComponents();
 
 /// Prints each component's parameters and statistics with their units.
 void describeComponents(llvm::raw_ostream &os);
