@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snapflow/Arch/Collectives.h"
+#include "snapflow/Arch/StageKind.h"
 
 #include "gtest/gtest.h"
 
@@ -192,4 +193,25 @@ TEST(Collectives, NamesRoundTrip) {
   for (A a : kConcreteCollectiveAlgorithms)
     EXPECT_EQ(parseCollectiveAlgorithm(collectiveAlgorithmName(a)), a);
   EXPECT_FALSE(parseCollectiveAlgorithm("butterfly"));
+  // Every algorithm has its own name (the dialect prints them).
+  EXPECT_EQ(kNumCollectiveAlgorithms,
+            static_cast<int>(std::size(kConcreteCollectiveAlgorithms)) + 1);
+  for (int k = 0; k < kNumCollectiveKinds; ++k) {
+    auto kind = static_cast<CollectiveKind>(k);
+    EXPECT_EQ(parseCollectiveKind(collectiveKindName(kind)), kind);
+  }
+  EXPECT_FALSE(parseCollectiveKind("reduce_scatter"));
+  EXPECT_EQ(collectiveKindNames(", "), "all_reduce, all_gather, all_to_all");
+}
+
+// The stage kinds of arch/StageKind.h, one enum for the df dialect and the
+// simulator, and their IR keywords.
+TEST(StageKinds, NamesRoundTrip) {
+  for (int k = 0; k < kNumStageKinds; ++k) {
+    auto kind = static_cast<StageKind>(k);
+    EXPECT_EQ(parseStageKind(stageKindName(kind)), kind);
+  }
+  EXPECT_FALSE(parseStageKind("matmul"));
+  EXPECT_EQ(stageKindNames(" "),
+            "gemm elementwise reduce softmax norm topk gather");
 }

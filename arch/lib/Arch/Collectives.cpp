@@ -22,6 +22,24 @@ llvm::StringRef arch::collectiveKindName(CollectiveKind kind) {
   llvm_unreachable("unknown collective kind");
 }
 
+std::optional<arch::CollectiveKind>
+arch::parseCollectiveKind(llvm::StringRef name) {
+  for (int k = 0; k < kNumCollectiveKinds; ++k)
+    if (collectiveKindName(static_cast<CollectiveKind>(k)) == name)
+      return static_cast<CollectiveKind>(k);
+  return std::nullopt;
+}
+
+std::string arch::collectiveKindNames(llvm::StringRef separator) {
+  std::string out;
+  for (int k = 0; k < kNumCollectiveKinds; ++k) {
+    if (k > 0)
+      out += separator.str();
+    out += collectiveKindName(static_cast<CollectiveKind>(k)).str();
+  }
+  return out;
+}
+
 namespace {
 
 using Schedule = llvm::SmallVector<CollectiveRound, 8>;

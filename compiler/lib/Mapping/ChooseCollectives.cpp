@@ -38,12 +38,8 @@ struct ChooseCollectivesPass
       double bytes = double(df::getStreamTileCount(c.getInput())) *
                      double(c.getInput().getType().getTileBytes());
       arch::CollectiveCost cost = arch::chooseCollective(
-          df::getArchKind(c), bytes, c.getGroupSize(), chip.system());
-      std::optional<df::CollectiveAlgorithm> algorithm =
-          df::symbolizeCollectiveAlgorithm(
-              arch::collectiveAlgorithmName(cost.algorithm));
-      assert(algorithm && "df and arch name the same algorithms");
-      c.setAlgorithm(*algorithm);
+          c.getKind(), bytes, c.getGroupSize(), chip.system());
+      c.setAlgorithm(cost.algorithm);
     });
   }
 };

@@ -41,8 +41,8 @@ constexpr int64_t kMinTileBytes = 64 * 1024;
 
 /// What a stage computes; gemm runs PCUs as systolic arrays, the rest SIMD.
 /// Ops that are not stages (params, views, collectives, loops) have none.
-std::optional<df::StageKind> stageKind(Operation *op) {
-  using K = std::optional<df::StageKind>;
+std::optional<arch::StageKind> stageKind(Operation *op) {
+  using K = std::optional<arch::StageKind>;
   // A staged read is a view of the prompt's HBM copy (its consumers load
   // from it), not a stage.
   if (auto read = dyn_cast<kv::ReadOp>(op); read && read.getStaged() > 0)
@@ -51,16 +51,16 @@ std::optional<df::StageKind> stageKind(Operation *op) {
       .Case<llm::LinearOp, llm::MLPOp, llm::GeluMLPOp, llm::MoEOp, llm::RouteOp,
             llm::LMHeadOp, llm::AttentionOp, llm::MLAAttentionOp,
             llm::LocalAttentionOp, llm::MTPOp, kv::ScoreOp>(
-          [](auto) { return df::StageKind::gemm; })
+          [](auto) { return arch::StageKind::Gemm; })
       .Case<llm::RMSNormOp, llm::LayerNormOp>(
-          [](auto) { return df::StageKind::norm; })
+          [](auto) { return arch::StageKind::Norm; })
       .Case<llm::AddOp, llm::RopeOp, kv::PoolOp, kv::QuantizeOp>(
-          [](auto) { return df::StageKind::elementwise; })
+          [](auto) { return arch::StageKind::Elementwise; })
       .Case<kv::PageScoreOp, kv::BackupOp, kv::RequantizeOp, llm::SampleOp>(
-          [](auto) { return df::StageKind::reduce; })
-      .Case<kv::TopKOp, kv::EvictOp>([](auto) { return df::StageKind::topk; })
+          [](auto) { return arch::StageKind::Reduce; })
+      .Case<kv::TopKOp, kv::EvictOp>([](auto) { return arch::StageKind::TopK; })
       .Case<llm::EmbedOp, kv::GatherStoreOp, kv::AppendOp, kv::ReadOp,
-            kv::RecallOp>([](auto) { return df::StageKind::gather; })
+            kv::RecallOp>([](auto) { return arch::StageKind::Gather; })
       .Default([](auto) { return K(); });
 }
 
@@ -228,17 +228,17 @@ private:
                                 const arch::ArchModel &chip, StringRef loop) {
     const arch::SocketParams &s = chip.socket();
     SmallVector<Operation *> stages;
-    SmallVector<df::StageKind> kinds;
+    SmallVector<arch::StageKind> kinds;
     SmallVector<double> computeTime, bytes, flops;
     SmallVector<int64_t> tileBytes, tiles, streams;
     for (Operation *op : ops) {
       df::setSection(op, index);
-      std::optional<df::StageKind> kind = stageKind(op);
+      std::optional<arch::StageKind> kind = stageKind(op);
       if (!kind)
         continue;
       auto cost = cast<CostOpInterface>(op);
-      double rate = *kind == df::StageKind::gemm ? s.pcuSystolicFlopsPerCycle
-                                                 : s.pcuSimdFlopsPerCycle;
+      double rate = *kind == arch::StageKind::Gemm ? s.pcuSystolicFlopsPerCycle
+                                                   : s.pcuSimdFlopsPerCycle;
       int64_t streamed = streamedBytes(op);
       int64_t tile =
           std::max(kMinTileBytes,
@@ -254,7 +254,7 @@ private:
           static_cast<double>(cost.getFlops().value()) -
           0.5 * static_cast<double>(llm::getPrefixFlops(op).value());
       // A GEMM of few rows leaves part of the systolic arrays idle.
-      if (*kind == df::StageKind::gemm)
+      if (*kind == arch::StageKind::Gemm)
         rate *=
             chip.systolicUtilization(static_cast<double>(cost.getGemmRows()));
       // A stage's time on p PCUs is its compute and the crossing of its

@@ -271,7 +271,7 @@ snapflow::sim::deserializeProgram(llvm::StringRef bytes) {
             r.integer(n.prefixTiles, "node prefix tiles") &&
             r.boolean(n.lastChunk, "node last-chunk marker") &&
             r.integer(n.agcus, "node agcus") &&
-            r.enumeration(n.stageKind, kNumStageKinds, "stage kind") &&
+            r.enumeration(n.stageKind, arch::kNumStageKinds, "stage kind") &&
             r.integer(n.pcus, "node pcus") &&
             r.integer(n.flopsPerTile, "node flops per tile") &&
             r.integer(n.gemmRows, "node gemm rows") &&
@@ -281,10 +281,10 @@ snapflow::sim::deserializeProgram(llvm::StringRef bytes) {
             r.integer(n.pmus, "node pmus") &&
             r.integer(n.bytes, "node bytes") &&
             r.integer(n.reads, "node reads") &&
-            r.enumeration(n.collective, kNumCollectiveKinds,
+            r.enumeration(n.collective, arch::kNumCollectiveKinds,
                           "collective kind") &&
             r.integer(n.group, "node group") &&
-            r.enumeration(n.algorithm, kNumCollectiveAlgorithms,
+            r.enumeration(n.algorithm, arch::kNumCollectiveAlgorithms,
                           "collective algorithm") &&
             r.enumeration(n.opKind, arch::kNumOpKinds, "operator kind")))
         return error();

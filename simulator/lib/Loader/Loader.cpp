@@ -29,35 +29,15 @@ using namespace snapflow::sim;
 
 namespace {
 
-StageKind convert(df::StageKind k) {
-  switch (k) {
-  case df::StageKind::gemm:
-    return StageKind::Gemm;
-  case df::StageKind::elementwise:
-    return StageKind::Elementwise;
-  case df::StageKind::reduce:
-    return StageKind::Reduce;
-  case df::StageKind::softmax:
-    return StageKind::Softmax;
-  case df::StageKind::norm:
-    return StageKind::Norm;
-  case df::StageKind::topk:
-    return StageKind::TopK;
-  case df::StageKind::gather:
-    return StageKind::Gather;
-  }
-  return StageKind::Gemm;
-}
-
 std::string label(Operation *op) {
   std::string s = op->getName().getStringRef().str();
   if (auto stage = dyn_cast<df::StageOp>(op))
-    s += std::string(" ") + df::stringifyStageKind(stage.getKind()).str();
+    s += std::string(" ") + arch::stageKindName(stage.getKind()).str();
   if (auto c = dyn_cast<df::CollectiveOp>(op)) {
-    s += std::string(" ") + df::stringifyCollectiveKind(c.getKind()).str();
+    s += std::string(" ") + arch::collectiveKindName(c.getKind()).str();
     // The algorithm, so the trace shows which one each collective ran.
-    if (std::optional<df::CollectiveAlgorithm> a = c.getAlgorithm())
-      s += " via " + df::stringifyCollectiveAlgorithm(*a).str();
+    if (std::optional<arch::CollectiveAlgorithm> a = c.getAlgorithm())
+      s += " via " + arch::collectiveAlgorithmName(*a).str();
   }
   if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
     s += " at line " + std::to_string(loc.getLine());
@@ -141,7 +121,7 @@ std::optional<Node> convertNode(Operation &op,
     n.inputs.push_back(streamOf(store.getInput()));
   } else if (auto stage = dyn_cast<df::StageOp>(op)) {
     n.kind = NodeKind::Stage;
-    n.stageKind = convert(stage.getKind());
+    n.stageKind = stage.getKind();
     n.pcus = stage.getPcus();
     n.flopsPerTile = stage.getFlopsPerTile();
     n.gemmRows = stage.getRows().value_or(0);
@@ -163,10 +143,10 @@ std::optional<Node> convertNode(Operation &op,
     n.outputs.push_back(streamOf(buffer.getResult()));
   } else if (auto c = dyn_cast<df::CollectiveOp>(op)) {
     n.kind = NodeKind::Collective;
-    n.collective = df::getArchKind(c);
-    n.opKind = c.getKind() == df::CollectiveKind::all_reduce
+    n.collective = c.getKind();
+    n.opKind = c.getKind() == arch::CollectiveKind::AllReduce
                    ? arch::OpKind::AllReduce
-               : c.getKind() == df::CollectiveKind::all_gather
+               : c.getKind() == arch::CollectiveKind::AllGather
                    ? arch::OpKind::AllGather
                    : arch::OpKind::AllToAll;
     n.group = c.getGroupSize();

@@ -286,13 +286,13 @@ std::string opName(const TraceEvent &e) {
            (n.tensor >= 0 ? shortTensor(p.tensors[n.tensor].name) : "?");
   case NodeKind::Stage: {
     std::string subject = stageSubject(p, sec, e.node);
-    return std::string(stageKindName(n.stageKind)) +
+    return arch::stageKindName(n.stageKind).str() +
            (subject.empty() ? "" : " (" + subject + ")");
   }
   case NodeKind::Buffer:
     return "buffer";
   case NodeKind::Collective:
-    return std::string(sim::collectiveKindName(n.collective)) + " (" +
+    return arch::collectiveKindName(n.collective).str() + " (" +
            arch::collectiveAlgorithmName(e.algorithm).str() + ")";
   }
   return "?";
@@ -339,7 +339,7 @@ void writeNodeArgs(llvm::json::OStream &j, const TraceEvent &e) {
     break;
   }
   case NodeKind::Stage:
-    j.attribute("kind", stageKindName(n.stageKind));
+    j.attribute("kind", arch::stageKindName(n.stageKind));
     j.attribute("tiles", tiles);
     j.attribute("flops", n.flopsPerTile * tiles);
     j.attribute("pcus", n.pcus);
@@ -350,7 +350,7 @@ void writeNodeArgs(llvm::json::OStream &j, const TraceEvent &e) {
     j.attribute("reads", n.reads);
     break;
   case NodeKind::Collective:
-    j.attribute("kind", sim::collectiveKindName(n.collective));
+    j.attribute("kind", arch::collectiveKindName(n.collective));
     j.attribute("algorithm", arch::collectiveAlgorithmName(e.algorithm));
     j.attribute("group", n.group);
     j.attribute("bytes", static_cast<int64_t>(e.bytes));

@@ -392,7 +392,7 @@ module attributes {df.target = #df.target<"sn40l-16">} {
 df.program @p attributes {tp = 4 : i64} {
   df.section @s {
     %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x64xbf16>, 2>
-    // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'algorithm' [ring, bidirectional_ring, ring_2d, recursive_doubling, halving_doubling, tree, one_shot]}}
+    // expected-error @+1 {{unknown collective algorithm 'butterfly'; expected one of ring, bidirectional_ring, ring_2d, recursive_doubling, halving_doubling, tree, one_shot}}
     %b = df.collective all_reduce via butterfly %a {group_size = 4} : !df.stream<tensor<8x64xbf16>, 2> -> !df.stream<tensor<8x64xbf16>, 2>
   }
 }
@@ -772,6 +772,45 @@ df.program @p attributes {tp = 1 : i64} {
     // expected-error @+1 {{'df.stage' op rows must be >= 1, got 0}}
     %a = df.stage gemm () {pcus = 1, flops_per_tile = 64, tiles = 8, rows = 0} : () -> !df.stream<tensor<8x8xf32>, 2>
     df.stage elementwise (%a) {pcus = 1, flops_per_tile = 64, tiles = 8} : (!df.stream<tensor<8x8xf32>, 2>) -> ()
+  }
+}
+}
+
+// -----
+
+// Tests that the IR records a concrete algorithm: `auto` is the chip's
+// setting (system.collective_algorithm), never a collective's.
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 4 : i64} {
+  df.section @s {
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x64xbf16>, 2>
+    // expected-error @+1 {{unknown collective algorithm 'auto'; expected one of ring,}}
+    %b = df.collective all_reduce via auto %a {group_size = 4} : !df.stream<tensor<8x64xbf16>, 2> -> !df.stream<tensor<8x64xbf16>, 2>
+  }
+}
+}
+
+// -----
+
+// Tests that a stage names a kind of arch::StageKind.
+module attributes {df.target = #df.target<"tiny">} {
+df.program @p {
+  df.section @s {
+    // expected-error @+1 {{unknown stage kind 'matmul'; expected one of gemm, elementwise, reduce, softmax, norm, topk, gather}}
+    %a = df.stage matmul () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x64xbf16>, 2>
+  }
+}
+}
+
+// -----
+
+// Tests that a collective names a kind of arch::CollectiveKind.
+module attributes {df.target = #df.target<"sn40l-16">} {
+df.program @p attributes {tp = 4 : i64} {
+  df.section @s {
+    %a = df.stage elementwise () {pcus = 1, flops_per_tile = 64, tiles = 8} : () -> !df.stream<tensor<8x64xbf16>, 2>
+    // expected-error @+1 {{unknown collective kind 'reduce_scatter'; expected one of all_reduce, all_gather, all_to_all}}
+    %b = df.collective reduce_scatter %a {group_size = 4} : !df.stream<tensor<8x64xbf16>, 2> -> !df.stream<tensor<8x64xbf16>, 2>
   }
 }
 }

@@ -51,6 +51,8 @@ enum class CollectiveAlgorithm {
   Tree,
   OneShot,
 };
+constexpr int kNumCollectiveAlgorithms =
+    static_cast<int>(CollectiveAlgorithm::OneShot) + 1;
 llvm::StringRef collectiveAlgorithmName(CollectiveAlgorithm algorithm);
 /// The algorithm named `name` ("auto", "ring", ..., "one_shot"), if any.
 std::optional<CollectiveAlgorithm>

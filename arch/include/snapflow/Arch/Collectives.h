@@ -36,6 +36,8 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace snapflow {
 namespace arch {
@@ -44,7 +46,13 @@ namespace arch {
 /// socket holds before it: the tensor to reduce (all-reduce), its shard (all-
 /// gather), the buffer it scatters to every peer (all-to-all).
 enum class CollectiveKind { AllReduce, AllGather, AllToAll };
+constexpr int kNumCollectiveKinds =
+    static_cast<int>(CollectiveKind::AllToAll) + 1;
+/// Its IR keyword: `all_reduce`, `all_gather`, `all_to_all`.
 llvm::StringRef collectiveKindName(CollectiveKind kind);
+std::optional<CollectiveKind> parseCollectiveKind(llvm::StringRef name);
+/// Every keyword, joined by `separator`.
+std::string collectiveKindNames(llvm::StringRef separator);
 
 /// The concrete algorithms, in the order `auto` breaks ties.
 constexpr CollectiveAlgorithm kConcreteCollectiveAlgorithms[] = {

@@ -743,11 +743,11 @@ private:
         isStagedRead(op))
       return success();
     if (auto ar = dyn_cast<llm::AllReduceOp>(op))
-      return collective(op, df::CollectiveKind::all_reduce, ar.getGroupSize());
+      return collective(op, arch::CollectiveKind::AllReduce, ar.getGroupSize());
     if (auto ag = dyn_cast<llm::AllGatherOp>(op))
-      return collective(op, df::CollectiveKind::all_gather, ag.getGroupSize());
+      return collective(op, arch::CollectiveKind::AllGather, ag.getGroupSize());
     if (auto aa = dyn_cast<llm::AllToAllOp>(op))
-      return collective(op, df::CollectiveKind::all_to_all, aa.getGroupSize());
+      return collective(op, arch::CollectiveKind::AllToAll, aa.getGroupSize());
     df::StageMapAttr map = df::getStageMap(op);
     if (!map) {
       if (isa<CostOpInterface>(op))
@@ -816,7 +816,7 @@ private:
   }
 
   LogicalResult stageBody(Operation *op, df::StageMapAttr map) {
-    df::StageKind kind = map.getKind();
+    arch::StageKind kind = map.getKind();
     int64_t tiles = map.getTiles();
     int64_t tileBytes = map.getTileBytes();
     int64_t pcus = map.getPcus();
@@ -1000,7 +1000,7 @@ private:
         b.getI64IntegerAttr(prefixTiles), /*last_chunk=*/nullptr,
         /*rows=*/nullptr);
     if (int64_t rows = cost.getGemmRows();
-        rows > 0 && kind == df::StageKind::gemm)
+        rows > 0 && kind == arch::StageKind::Gemm)
       st.setRowsAttr(b.getI64IntegerAttr(rows));
     for (auto [k, v] : llvm::enumerate(outValues)) {
       streams[v] = st.getResult(k);
@@ -1022,13 +1022,13 @@ private:
     return success();
   }
 
-  LogicalResult collective(Operation *op, df::CollectiveKind kind,
+  LogicalResult collective(Operation *op, arch::CollectiveKind kind,
                            int64_t group) {
     Value in = streamFor(op->getOperand(0), 1);
     if (!in)
       return failure();
     auto tile = cast<df::StreamType>(in.getType()).getTile();
-    if (kind == df::CollectiveKind::all_gather) {
+    if (kind == arch::CollectiveKind::AllGather) {
       SmallVector<int64_t> shape(tile.getShape());
       shape[0] *= group;
       tile = RankedTensorType::get(shape, tile.getElementType());

@@ -29,7 +29,6 @@ using namespace snapflow;
 using namespace snapflow::df;
 
 #include "snapflow/Dialect/Dataflow/IR/DataflowDialect.cpp.inc"
-#include "snapflow/Dialect/Dataflow/IR/DataflowEnums.cpp.inc"
 
 // The custom<Tier> directive of df.tensor: the bare tier keyword.
 static ParseResult parseTier(OpAsmParser &parser, TierAttr &tier) {
@@ -54,6 +53,46 @@ static ParseResult parseOpKind(OpAsmParser &parser, OpKindAttr &kind) {
 }
 static void printOpKind(OpAsmPrinter &printer, Operation *, OpKindAttr kind) {
   printer << arch::opKindName(kind.getValue());
+}
+
+// The custom<StageKind>, custom<CollectiveKind> and
+// custom<CollectiveAlgorithm> directives of df.stage and df.collective: the
+// bare keyword.
+static ParseResult parseStageKind(OpAsmParser &parser, StageKindAttr &kind) {
+  FailureOr<arch::StageKind> k = parseStageKindKeyword(parser);
+  if (failed(k))
+    return failure();
+  kind = StageKindAttr::get(parser.getContext(), *k);
+  return success();
+}
+static void printStageKind(OpAsmPrinter &printer, Operation *,
+                           StageKindAttr kind) {
+  printer << arch::stageKindName(kind.getValue());
+}
+static ParseResult parseCollectiveKind(OpAsmParser &parser,
+                                       CollectiveKindAttr &kind) {
+  FailureOr<arch::CollectiveKind> k = parseCollectiveKindKeyword(parser);
+  if (failed(k))
+    return failure();
+  kind = CollectiveKindAttr::get(parser.getContext(), *k);
+  return success();
+}
+static void printCollectiveKind(OpAsmPrinter &printer, Operation *,
+                                CollectiveKindAttr kind) {
+  printer << arch::collectiveKindName(kind.getValue());
+}
+static ParseResult parseCollectiveAlgorithm(OpAsmParser &parser,
+                                            CollectiveAlgorithmAttr &a) {
+  FailureOr<arch::CollectiveAlgorithm> k =
+      parseCollectiveAlgorithmKeyword(parser);
+  if (failed(k))
+    return failure();
+  a = CollectiveAlgorithmAttr::get(parser.getContext(), *k);
+  return success();
+}
+static void printCollectiveAlgorithm(OpAsmPrinter &printer, Operation *,
+                                     CollectiveAlgorithmAttr a) {
+  printer << arch::collectiveAlgorithmName(a.getValue());
 }
 
 #define GET_ATTRDEF_CLASSES
@@ -91,6 +130,51 @@ FailureOr<arch::MemoryTier> snapflow::df::parseTierKeyword(AsmParser &parser) {
     return *tier;
   return parser.emitError(loc) << "unknown memory tier '" << keyword
                                << "'; expected sram, hbm or ddr";
+}
+
+FailureOr<arch::StageKind>
+snapflow::df::parseStageKindKeyword(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  if (std::optional<arch::StageKind> kind = arch::parseStageKind(keyword))
+    return *kind;
+  return parser.emitError(loc)
+         << "unknown stage kind '" << keyword << "'; expected one of "
+         << arch::stageKindNames(", ");
+}
+
+FailureOr<arch::CollectiveKind>
+snapflow::df::parseCollectiveKindKeyword(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  if (std::optional<arch::CollectiveKind> kind =
+          arch::parseCollectiveKind(keyword))
+    return *kind;
+  return parser.emitError(loc)
+         << "unknown collective kind '" << keyword << "'; expected one of "
+         << arch::collectiveKindNames(", ");
+}
+
+FailureOr<arch::CollectiveAlgorithm>
+snapflow::df::parseCollectiveAlgorithmKeyword(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<arch::CollectiveAlgorithm> algorithm =
+      arch::parseCollectiveAlgorithm(keyword);
+  if (algorithm && *algorithm != arch::CollectiveAlgorithm::Auto)
+    return *algorithm;
+  std::string known;
+  for (arch::CollectiveAlgorithm a : arch::kConcreteCollectiveAlgorithms)
+    known +=
+        (known.empty() ? "" : ", ") + arch::collectiveAlgorithmName(a).str();
+  return parser.emitError(loc) << "unknown collective algorithm '" << keyword
+                               << "'; expected one of " << known;
 }
 
 FailureOr<arch::OpKind> snapflow::df::parseOpKindKeyword(AsmParser &parser) {
@@ -268,8 +352,39 @@ void TargetAttr::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
+// The enum attributes: `<` keyword `>`.
+template <typename AttrT, typename Enum>
+static Attribute parseEnumAttr(AsmParser &parser,
+                               FailureOr<Enum> (*keyword)(AsmParser &)) {
+  if (parser.parseLess())
+    return {};
+  FailureOr<Enum> value = keyword(parser);
+  if (failed(value) || parser.parseGreater())
+    return {};
+  return AttrT::get(parser.getContext(), *value);
+}
+Attribute StageKindAttr::parse(AsmParser &parser, Type) {
+  return parseEnumAttr<StageKindAttr>(parser, parseStageKindKeyword);
+}
+void StageKindAttr::print(AsmPrinter &printer) const {
+  printer << "<" << arch::stageKindName(getValue()) << ">";
+}
+Attribute CollectiveKindAttr::parse(AsmParser &parser, Type) {
+  return parseEnumAttr<CollectiveKindAttr>(parser, parseCollectiveKindKeyword);
+}
+void CollectiveKindAttr::print(AsmPrinter &printer) const {
+  printer << "<" << arch::collectiveKindName(getValue()) << ">";
+}
+Attribute CollectiveAlgorithmAttr::parse(AsmParser &parser, Type) {
+  return parseEnumAttr<CollectiveAlgorithmAttr>(
+      parser, parseCollectiveAlgorithmKeyword);
+}
+void CollectiveAlgorithmAttr::print(AsmPrinter &printer) const {
+  printer << "<" << arch::collectiveAlgorithmName(getValue()) << ">";
+}
+
 LogicalResult StageMapAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                   StageKind kind, int64_t tiles,
+                                   arch::StageKind kind, int64_t tiles,
                                    int64_t tileBytes, int64_t pcus,
                                    int64_t pmus, int64_t agcus) {
   if (tiles < 1 || pcus < 1 || pmus < 0 || agcus < 0 || tileBytes < 0)
@@ -481,24 +596,8 @@ int64_t StreamType::getTileBytes() const {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-arch::CollectiveKind snapflow::df::getArchKind(CollectiveOp op) {
-  switch (op.getKind()) {
-  case CollectiveKind::all_reduce:
-    return arch::CollectiveKind::AllReduce;
-  case CollectiveKind::all_gather:
-    return arch::CollectiveKind::AllGather;
-  case CollectiveKind::all_to_all:
-    return arch::CollectiveKind::AllToAll;
-  }
-  llvm_unreachable("unknown collective kind");
-}
-
 arch::CollectiveAlgorithm snapflow::df::getArchAlgorithm(CollectiveOp op) {
-  std::optional<CollectiveAlgorithm> a = op.getAlgorithm();
-  if (!a)
-    return arch::CollectiveAlgorithm::Auto;
-  // The two enums share their names (DataflowEnums.td).
-  return *arch::parseCollectiveAlgorithm(stringifyCollectiveAlgorithm(*a));
+  return op.getAlgorithm().value_or(arch::CollectiveAlgorithm::Auto);
 }
 
 int64_t snapflow::df::getStreamTileCount(Value stream) {
@@ -712,9 +811,9 @@ LogicalResult StageOp::verify() {
   if (getInputs().empty() && getOutputs().empty())
     return emitOpError("needs at least one input or output stream");
   if (std::optional<int64_t> rows = getRows()) {
-    if (getKind() != StageKind::gemm)
+    if (getKind() != arch::StageKind::Gemm)
       return emitOpError() << "has rows = " << *rows << " but is a "
-                           << stringifyStageKind(getKind())
+                           << arch::stageKindName(getKind())
                            << " stage; rows are a gemm's (its systolic "
                               "arrays' M)";
     if (*rows < 1)
@@ -779,7 +878,7 @@ LogicalResult CollectiveOp::verify() {
   RankedTensorType in = getInput().getType().getTile();
   RankedTensorType out = getResult().getType().getTile();
   RankedTensorType expected = in;
-  if (getKind() == CollectiveKind::all_gather) {
+  if (getKind() == arch::CollectiveKind::AllGather) {
     if (in.getRank() < 1)
       return emitOpError("all_gather needs tiles of rank >= 1");
     SmallVector<int64_t> shape(in.getShape());
@@ -788,7 +887,7 @@ LogicalResult CollectiveOp::verify() {
   }
   if (out != expected)
     return emitOpError() << "result tile type " << out << " is not the "
-                         << stringifyCollectiveKind(getKind())
+                         << arch::collectiveKindName(getKind())
                          << " of its producer's tile type " << in
                          << "; expected " << expected;
   return verifyConsumed(*this);

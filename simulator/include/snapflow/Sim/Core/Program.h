@@ -12,6 +12,7 @@
 #include "snapflow/Arch/ArchModel.h"
 #include "snapflow/Arch/Collectives.h"
 #include "snapflow/Arch/OpKind.h"
+#include "snapflow/Arch/StageKind.h"
 
 #include <cstdint>
 #include <string>
@@ -21,18 +22,11 @@
 namespace snapflow {
 namespace sim {
 
-enum class StageKind { Gemm, Elementwise, Reduce, Softmax, Norm, TopK, Gather };
-constexpr int kNumStageKinds = static_cast<int>(StageKind::Gather) + 1;
-using CollectiveKind = arch::CollectiveKind;
-constexpr int kNumCollectiveKinds =
-    static_cast<int>(CollectiveKind::AllToAll) + 1;
-constexpr int kNumCollectiveAlgorithms =
-    static_cast<int>(arch::CollectiveAlgorithm::OneShot) + 1;
+// The chip model's enums, one per concept for compiler and simulator.
+using arch::CollectiveKind;
+using arch::StageKind;
 enum class NodeKind { Load, Store, Stage, Buffer, Collective };
 constexpr int kNumNodeKinds = static_cast<int>(NodeKind::Collective) + 1;
-
-const char *stageKindName(StageKind kind);
-const char *collectiveKindName(CollectiveKind kind);
 
 /// A declared tensor of the program (weights, KV cache, activation homes).
 struct Tensor {

@@ -14,7 +14,6 @@
 
 include "snapflow/Dialect/SnapflowBase.td"
 include "snapflow/Dialect/Dataflow/IR/DataflowDialect.td"
-include "snapflow/Dialect/Dataflow/IR/DataflowEnums.td"
 include "mlir/IR/AttrTypeBase.td"
 
 class DF_Attr<string name, string attrMnemonic> : AttrDef<DF_Dialect, name> {
@@ -37,6 +36,61 @@ def DF_OpKindParameter : AttrParameter<"::snapflow::arch::OpKind",
   let parser = "::snapflow::df::parseOpKindKeyword($_parser)";
   let printer = "$_printer << ::snapflow::arch::opKindName($_self)";
 }
+
+/// What a stage computes: `arch::StageKind` (arch/StageKind.h), spelled
+/// `gemm`, `elementwise`, `reduce`, `softmax`, `norm`, `topk`, `gather`.
+def DF_StageKindParameter : AttrParameter<"::snapflow::arch::StageKind",
+                                          "stage kind"> {
+  let parser = "::snapflow::df::parseStageKindKeyword($_parser)";
+  let printer = "$_printer << ::snapflow::arch::stageKindName($_self)";
+}
+
+/// A collective's kind: `arch::CollectiveKind` (arch/Collectives.h),
+/// spelled `all_reduce`, `all_gather`, `all_to_all`.
+def DF_CollectiveKindParameter
+    : AttrParameter<"::snapflow::arch::CollectiveKind", "collective kind"> {
+  let parser = "::snapflow::df::parseCollectiveKindKeyword($_parser)";
+  let printer = "$_printer << ::snapflow::arch::collectiveKindName($_self)";
+}
+
+/// A collective's algorithm: `arch::CollectiveAlgorithm` (arch/ArchModel.h),
+/// whose schedules and costs are in arch/Collectives.h; the IR records a
+/// concrete one, never `auto`.
+def DF_CollectiveAlgorithmParameter
+    : AttrParameter<"::snapflow::arch::CollectiveAlgorithm",
+                    "collective algorithm"> {
+  let parser = "::snapflow::df::parseCollectiveAlgorithmKeyword($_parser)";
+  let printer =
+      "$_printer << ::snapflow::arch::collectiveAlgorithmName($_self)";
+}
+
+/// An attribute holding one value of an arch enum: `#df.stage_kind<gemm>`;
+/// as an op's argument its accessor returns the enum and the op writes the
+/// bare keyword (a custom<> directive of the same name). Parsed by the
+/// parameter's function, so a wrong keyword gets one error naming the right
+/// ones.
+class DF_EnumAttr<string name, string attrMnemonic, AttrParameter param,
+                  string summaryText>
+    : DF_Attr<name, attrMnemonic> {
+  let summary = summaryText;
+  let parameters = (ins param:$value);
+  let hasCustomAssemblyFormat = 1;
+  let returnType = param.cppType;
+  let convertFromStorage = "$_self.getValue()";
+  let constBuilderCall =
+      "::snapflow::df::" # name # "Attr::get($_builder.getContext(), $0)";
+}
+
+def DF_StageKindAttr : DF_EnumAttr<"StageKind", "stage_kind",
+                                   DF_StageKindParameter,
+                                   "what a stage computes">;
+def DF_CollectiveKindAttr : DF_EnumAttr<"CollectiveKind", "collective_kind",
+                                        DF_CollectiveKindParameter,
+                                        "what a collective computes">;
+def DF_CollectiveAlgorithmAttr
+    : DF_EnumAttr<"CollectiveAlgorithm", "collective_algorithm",
+                  DF_CollectiveAlgorithmParameter,
+                  "how a collective moves data between the sockets">;
 
 def DF_TargetAttr : DF_Attr<"Target", "target"> {
   let summary = "the chip a module is compiled for, with every parameter";
@@ -106,7 +160,7 @@ def DF_StageMapAttr : DF_Attr<"StageMap", "stage"> {
 
     Example: `#df.stage<gemm, tiles = 64, tile_bytes = 5505024, pcus = 720, pmus = 24, agcus = 32>`
   }];
-  let parameters = (ins EnumParameter<DF_StageKind>:$kind, "int64_t":$tiles,
+  let parameters = (ins DF_StageKindParameter:$kind, "int64_t":$tiles,
                         "int64_t":$tile_bytes, "int64_t":$pcus,
                         "int64_t":$pmus, "int64_t":$agcus);
   let assemblyFormat =

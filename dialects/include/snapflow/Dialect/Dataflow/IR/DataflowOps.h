@@ -1,6 +1,6 @@
 //===- DataflowOps.h - df dialect: tiled dataflow programs -----*- C++ -*-===//
 //
-// The df dialect: its stream type, enums, the typed attributes that carry
+// The df dialect: its stream type, the typed attributes that carry
 // the compiler-simulator contract (target chip, stage mapping, sections,
 // placement, memory plan) and the ops.
 //
@@ -12,6 +12,7 @@
 #include "snapflow/Arch/ArchModel.h"
 #include "snapflow/Arch/Collectives.h"
 #include "snapflow/Arch/OpKind.h"
+#include "snapflow/Arch/StageKind.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -23,14 +24,20 @@
 #include "mlir/IR/RegionKindInterface.h"
 #include "mlir/IR/SymbolTable.h"
 
-#include "snapflow/Dialect/Dataflow/IR/DataflowEnums.h.inc"
-
 namespace snapflow {
 namespace df {
 /// Parses `sram`, `hbm` or `ddr`.
 mlir::FailureOr<arch::MemoryTier> parseTierKeyword(mlir::AsmParser &parser);
 /// Parses an operator kind a node may be tagged with (`qkv_projection`, ...).
 mlir::FailureOr<arch::OpKind> parseOpKindKeyword(mlir::AsmParser &parser);
+/// Parses a stage kind (`gemm`, ...).
+mlir::FailureOr<arch::StageKind> parseStageKindKeyword(mlir::AsmParser &parser);
+/// Parses a collective kind (`all_reduce`, ...).
+mlir::FailureOr<arch::CollectiveKind>
+parseCollectiveKindKeyword(mlir::AsmParser &parser);
+/// Parses a concrete collective algorithm (`ring`, ...; not `auto`).
+mlir::FailureOr<arch::CollectiveAlgorithm>
+parseCollectiveAlgorithmKeyword(mlir::AsmParser &parser);
 } // namespace df
 } // namespace snapflow
 
@@ -63,9 +70,7 @@ constexpr int64_t kMaxRepeat = int64_t(1) << 20;
 /// `reads`, a collective's input count.
 int64_t getStreamTileCount(mlir::Value stream);
 
-/// A collective's kind and recorded algorithm (`via`) in the chip model's
-/// terms (arch/Collectives.h); without `via`, Auto.
-arch::CollectiveKind getArchKind(CollectiveOp op);
+/// A collective's recorded algorithm (`via`); without `via`, Auto.
 arch::CollectiveAlgorithm getArchAlgorithm(CollectiveOp op);
 
 /// The operator a load, store or stage works for (its `for` tag), or

@@ -6,7 +6,6 @@
 include "snapflow/Dialect/SnapflowBase.td"
 include "snapflow/Dialect/Dataflow/IR/DataflowDialect.td"
 include "snapflow/Dialect/Dataflow/IR/DataflowTypes.td"
-include "snapflow/Dialect/Dataflow/IR/DataflowEnums.td"
 include "snapflow/Dialect/Dataflow/IR/DataflowAttrs.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
@@ -182,14 +181,14 @@ def DF_StageOp : DF_Op<"stage", [HasParent<"SectionOp">]> {
     ```
   }];
   let arguments = (ins OptionalAttr<DF_OpKindAttr>:$op_kind,
-                       DF_StageKind:$kind, Variadic<DF_StreamType>:$inputs,
+                       DF_StageKindAttr:$kind, Variadic<DF_StreamType>:$inputs,
                        SF_I64Attr:$pcus, SF_I64Attr:$flops_per_tile, SF_I64Attr:$tiles,
                        OptionalAttr<DenseI64ArrayAttr>:$output_tiles,
                        DefaultValuedAttr<SF_I64Attr, "0">:$prefix_tiles,
                        UnitAttr:$last_chunk, OptionalAttr<SF_I64Attr>:$rows);
   let results = (outs Variadic<DF_StreamType>:$outputs);
   let assemblyFormat = [{
-    $kind (`for` custom<OpKind>($op_kind)^)? `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)
+    custom<StageKind>($kind) (`for` custom<OpKind>($op_kind)^)? `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)
   }];
   let hasVerifier = 1;
 }
@@ -231,12 +230,12 @@ def DF_CollectiveOp : DF_Op<"collective", [HasParent<"SectionOp">]> {
     %r = df.collective all_reduce via one_shot %s {group_size = 16 : i64} : !df.stream<tensor<8x7168xbf16>, 2> -> !df.stream<tensor<8x7168xbf16>, 2>
     ```
   }];
-  let arguments = (ins DF_CollectiveKind:$kind, DF_StreamType:$input,
+  let arguments = (ins DF_CollectiveKindAttr:$kind, DF_StreamType:$input,
                        SF_I64Attr:$group_size,
-                       OptionalAttr<DF_CollectiveAlgorithm>:$algorithm);
+                       OptionalAttr<DF_CollectiveAlgorithmAttr>:$algorithm);
   let results = (outs DF_StreamType:$result);
   let assemblyFormat = [{
-    $kind (`via` $algorithm^)? $input attr-dict `:` qualified(type($input)) `->` qualified(type($result))
+    custom<CollectiveKind>($kind) (`via` custom<CollectiveAlgorithm>($algorithm)^)? $input attr-dict `:` qualified(type($input)) `->` qualified(type($result))
   }];
   let hasVerifier = 1;
 }
