@@ -47,7 +47,8 @@ struct Builder {
   Section &sec() { return p.sections.back(); }
 
   Builder() {
-    p.name = p.phase = "decode";
+    p.name = "decode";
+    p.phase = arch::Phase::Decode;
     p.target = tiny();
     p.sections.emplace_back();
     sec().name = "s";
@@ -695,7 +696,8 @@ TEST(Components, RegistryBuildsACompleteSocket) {
 // 9 steps of FLOPs in the one step of the job.
 TEST(Simulator, ChunkedPrefillGrowsThePrefixWork) {
   Builder b;
-  b.p.name = b.p.phase = "prefill";
+  b.p.name = "prefill";
+  b.p.phase = arch::Phase::Prefill;
   b.p.chunks = 3;
   int st = b.stage(StageKind::Gemm, {}, {}, 4, 12800, 2);
   b.sec().nodes[st].prefixTiles = 2;
@@ -751,7 +753,8 @@ TEST(Simulator, ChunkTilesFollowTheProducer) {
 // the selection adds 200; the run's cycles and FLOPs leave it out.
 TEST(Simulator, WhatIfWithoutSelectionTimesTheSelection) {
   Builder b;
-  b.p.name = b.p.phase = "prefill";
+  b.p.name = "prefill";
+  b.p.phase = arch::Phase::Prefill;
   b.p.chunks = 2;
   b.stage(StageKind::Gemm, {}, {}, 4, 12800, 2);
   int sel = b.stage(StageKind::Gemm, {}, {}, 3, 12800, 1);
@@ -788,7 +791,7 @@ TEST(Simulator, CopyAloneMovesBlocksThroughTheAgcus) {
   SimResult r = simulate({copy}, chip, SimOptions());
   ASSERT_FALSE(r.deadlocked) << r.failure;
   ASSERT_EQ(r.jobs.size(), 1u);
-  EXPECT_EQ(r.jobs[0].phase, "copy");
+  EXPECT_EQ(r.jobs[0].program, nullptr); // a copy alone
   EXPECT_DOUBLE_EQ(r.jobs[0].stepPs, 41262e3);
   EXPECT_DOUBLE_EQ(r.jobs[0].copyBytes, 2 * 262144);
   EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(arch::MemoryTier::DDR)],

@@ -166,8 +166,8 @@ cl::opt<std::string> phaseOpt("phase",
                                        "(--context prompt tokens); default "
                                        "decode"),
                               cl::value_desc("decode|prefill"),
-                              cl::init(kCompile.phase), cl::cat(compileCat),
-                              cl::sub(compileCmd));
+                              cl::init(arch::phaseName(kCompile.phase).str()),
+                              cl::cat(compileCat), cl::sub(compileCmd));
 cl::opt<std::string> importPhaseOpt(
     "phase",
     cl::desc("Phases to build: decode, prefill (of --prompt tokens) or both "

@@ -249,11 +249,12 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
 
 void snapflow::tools::printCompile(llvm::raw_ostream &os,
                                    const CompileOutcome &c) {
-  os << formatv(
-      "compiled {0} {1} batch {2} context {3}{8} on {4} (TP {5}, "
-      "--kv {6}) in {7:f2} s\n",
-      c.model, c.phase, c.batch, c.context, c.chip, c.tp, c.kv, c.seconds,
-      c.chunks > 1 ? formatv(" in {0} chunks", c.chunks).str() : std::string());
+  os << formatv("compiled {0} {1} batch {2} context {3}{8} on {4} (TP {5}, "
+                "--kv {6}) in {7:f2} s\n",
+                c.model, arch::phaseName(c.phase), c.batch, c.context, c.chip,
+                c.tp, c.kv, c.seconds,
+                c.chunks > 1 ? formatv(" in {0} chunks", c.chunks).str()
+                             : std::string());
   os << formatv("  per socket: weights {0:f2} GiB, KV {1:f2} GiB, "
                 "activations {2:f2} MiB; HBM {3:f2} of {4:f2} GiB; {5}"
                 "largest batch that fits: {6}\n",

@@ -328,7 +328,12 @@ llvm::Expected<CompileOptions> compileOptions() {
   if (Error e = checkMappingChoices())
     return std::move(e);
   CompileOptions c;
-  c.phase = phaseOpt;
+  std::optional<arch::Phase> phase = arch::parsePhase(phaseOpt);
+  if (!phase)
+    return createStringError(inconvertibleErrorCode(),
+                             "--phase must be decode or prefill, got '" +
+                                 phaseOpt + "'");
+  c.phase = *phase;
   if (prefillChunkOpt == "auto")
     c.prefillChunk = kPrefillChunkAuto;
   else if (auto n = parseTokens(prefillChunkOpt, "--prefill-chunk"))
@@ -418,7 +423,14 @@ int workloadCommand() {
   }
   if (importCmd) {
     ImportOptions io;
-    io.phase = importPhaseOpt;
+    if (importPhaseOpt != "both") {
+      io.phase = arch::parsePhase(importPhaseOpt);
+      if (!io.phase)
+        return fail(createStringError(inconvertibleErrorCode(),
+                                      "--phase must be decode, prefill or "
+                                      "both, got '" +
+                                          importPhaseOpt + "'"));
+    }
     auto prompt = parseTokens(promptOpt, "--prompt");
     if (!prompt)
       return fail(prompt.takeError());

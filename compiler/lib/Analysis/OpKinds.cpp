@@ -55,7 +55,7 @@ bool isPassThrough(Operation *op) {
 OpKindAnalysis::OpKindAnalysis(func::FuncOp fn) {
   bool prefill = false;
   if (llm::WorkloadAttr w = llm::getWorkload(fn))
-    prefill = w.getPhase() == llm::Phase::prefill;
+    prefill = w.getPhase() == arch::Phase::Prefill;
   SmallVector<Operation *> attentions;
   fn.walk([&](Operation *op) {
     kinds[op] = ownKind(op, prefill);

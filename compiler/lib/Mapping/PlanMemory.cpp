@@ -104,7 +104,7 @@ private:
     // A format that quantizes a prefill's tokens only once they are all
     // written (ZipCache) holds one layer's at the dtype until then
     // (lower-to-df's kv_staging).
-    if (workload && workload.getPhase() == llm::Phase::prefill)
+    if (workload && workload.getPhase() == arch::Phase::Prefill)
       for (Type t : fn.getArgumentTypes())
         if (auto cache = dyn_cast<kv::KVCacheTypeInterface>(t))
           if (auto format = cache.getFormat();
@@ -217,7 +217,7 @@ private:
       }
     }
     StringRef phase =
-        workload ? llm::stringifyPhase(workload.getPhase()) : "decode";
+        workload ? arch::phaseName(workload.getPhase()) : "decode";
     auto describe = [&](StringRef tier, int64_t need, int64_t cap) {
       return llvm::formatv(
                  "{0} batch {1} context {2} kv={3} needs {4:f1} GiB {5} per "

@@ -76,11 +76,10 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
                                const WorkloadOptions &o,
                                const CompileOptions &c, int64_t batch,
-                               const std::string &phase) {
-  if (phase != "decode" && phase != "prefill")
-    return makeError("--phase must be decode or prefill, got '" + phase + "'");
-  int64_t mtp = phase == "decode" ? c.mtp : 0;
-  if (c.mtp > 0 && phase != "decode" && c.phase == phase)
+                               arch::Phase phase) {
+  bool decode = phase == arch::Phase::Decode;
+  int64_t mtp = decode ? c.mtp : 0;
+  if (c.mtp > 0 && !decode && c.phase == phase)
     return makeError("--mtp applies to --phase decode");
   if (c.mtpAcceptance < 0 || c.mtpAcceptance > 1)
     return makeError(llvm::formatv("--mtp-acceptance must be in [0, 1], got "
@@ -91,8 +90,8 @@ snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
 
   models::BuildOptions build;
   build.batch = batch;
-  build.buildPrefill = phase == "prefill";
-  build.buildDecode = phase == "decode";
+  build.buildPrefill = !decode;
+  build.buildDecode = decode;
   build.promptTokens = o.context;
   build.contextTokens = o.context;
   build.weightsDtype = w.weightsDtype;
@@ -107,8 +106,8 @@ snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
   // chunk shorter than its observation window failed in kv.score's
   // verifier (R15).
   int64_t observed = w.kvObservedQueries * w.config.tokensPerCachePosition();
-  if (phase == "prefill" && build.prefillChunk > 0 &&
-      build.prefillChunk < o.context && build.prefillChunk < observed)
+  if (!decode && build.prefillChunk > 0 && build.prefillChunk < o.context &&
+      build.prefillChunk < observed)
     return makeError(llvm::formatv(
         "--prefill-chunk {0} is smaller than the observation window of "
         "{1} ({2} tokens), whose queries the last chunk holds to choose "
@@ -158,18 +157,20 @@ snapflow::driver::compilePrefill(mlir::MLIRContext &context, const Workload &w,
                                  const WorkloadOptions &o,
                                  const CompileOptions &c, int64_t batch) {
   if (c.prefillChunk != kPrefillChunkAuto)
-    return compileModel(context, w, o, c, batch, "prefill");
+    return compileModel(context, w, o, c, batch, arch::Phase::Prefill);
   // The largest chunk whose plan fits; the smallest tried when none does
   // (its plan says why).
   std::vector<int64_t> chunks = autoPrefillChunks(o.context);
   for (size_t i = 0; i < chunks.size(); ++i) {
     CompileOptions fixed = c;
     fixed.prefillChunk = chunks[i];
-    auto module = compileModel(context, w, o, fixed, batch, "prefill");
+    auto module =
+        compileModel(context, w, o, fixed, batch, arch::Phase::Prefill);
     if (!module || i + 1 == chunks.size())
       return module;
     df::MemoryPlanAttr plan =
-        df::getMemoryPlan((*module)->lookupSymbol<df::ProgramOp>("prefill"));
+        df::getMemoryPlan((*module)->lookupSymbol<df::ProgramOp>(
+            arch::phaseName(arch::Phase::Prefill)));
     if (!plan || plan.fits())
       return module;
   }
@@ -182,12 +183,13 @@ static llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 compileFitting(mlir::MLIRContext &context, const Workload &w,
                const WorkloadOptions &o, const CompileOptions &c, int64_t batch,
                bool prefill, int64_t &maxBatch) {
-  auto module = prefill ? compilePrefill(context, w, o, c, batch)
-                        : compileModel(context, w, o, c, batch, "decode");
+  auto module =
+      prefill ? compilePrefill(context, w, o, c, batch)
+              : compileModel(context, w, o, c, batch, arch::Phase::Decode);
   if (!module)
     return module.takeError();
-  auto program =
-      (*module)->lookupSymbol<df::ProgramOp>(prefill ? "prefill" : "decode");
+  auto program = (*module)->lookupSymbol<df::ProgramOp>(
+      arch::phaseName(prefill ? arch::Phase::Prefill : arch::Phase::Decode));
   df::MemoryPlanAttr plan = df::getMemoryPlan(program);
   maxBatch = plan ? plan.getMaxBatch() : 0;
   if (plan && !plan.fits())
@@ -207,8 +209,9 @@ llvm::Expected<sim::Program> snapflow::driver::compileProgram(
     return module.takeError();
   // The module the pipeline verified, read as `simulate` reads a file
   // (tests/Pipelines/run-equals-compile-simulate.test checks they agree).
-  const char *phase = prefill ? "prefill" : "decode";
-  return sim::readProgram(**module, prefill ? "<prefill>" : "<decode>", phase);
+  llvm::StringRef phase =
+      arch::phaseName(prefill ? arch::Phase::Prefill : arch::Phase::Decode);
+  return sim::readProgram(**module, ("<" + phase + ">").str(), phase);
 }
 
 llvm::Expected<int64_t> snapflow::driver::findMaxBatch(
@@ -292,7 +295,8 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
     return w.takeError();
   auto start = std::chrono::steady_clock::now();
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-  auto module = c.phase == "prefill"
+  llvm::StringRef phase = arch::phaseName(c.phase);
+  auto module = c.phase == arch::Phase::Prefill
                     ? compilePrefill(context, *w, o, c, o.batch)
                     : compileModel(context, *w, o, c, o.batch, c.phase);
   if (!module)
@@ -301,12 +305,12 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
 
-  auto program = (*module)->lookupSymbol<df::ProgramOp>(c.phase);
+  auto program = (*module)->lookupSymbol<df::ProgramOp>(phase);
   if (!program)
-    return makeError("internal error: no df program for @" + c.phase);
+    return makeError("internal error: no df program for @" + phase);
   df::MemoryPlanAttr plan = df::getMemoryPlan(program);
   if (!plan)
-    return makeError("internal error: no memory plan for @" + c.phase);
+    return makeError("internal error: no memory plan for @" + phase);
   std::string statsError;
   mlir::FailureOr<ProgramStats> checkedStats = [&] {
     mlir::ScopedDiagnosticHandler h(&context, [&](mlir::Diagnostic &d) {
@@ -328,7 +332,7 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
   out.context = o.context;
   out.tp = w->tp;
   out.maxBatch = plan.getMaxBatch();
-  if (c.phase == "decode") {
+  if (c.phase == arch::Phase::Decode) {
     // The largest batch as `run --batch max` and sweeps find it: it
     // compiles and the next does not (the plan's figure is an estimate).
     auto largest = findMaxBatch(context, *w, o, c, plan.getMaxBatch());
@@ -351,7 +355,7 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
   out.ddrBytes = plan.getDdrBytes();
   out.ddrCapacity = w->chip.tierBytesPerSocket(arch::MemoryTier::DDR);
   out.seconds = seconds;
-  if (c.phase == "prefill")
+  if (c.phase == arch::Phase::Prefill)
     out.chunks = llm::getWorkload(program).getChunks();
   out.report = llvm::json::Object{
       {"model", w->config.name},
@@ -360,7 +364,7 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
       {"chip", w->chip.getName()},
       {"chip_fingerprint", w->chip.fingerprint()},
       {"snapflow", versionString()},
-      {"phase", c.phase},
+      {"phase", phase},
       {"batch", o.batch},
       {"context", o.context},
       {"tp", w->tp},

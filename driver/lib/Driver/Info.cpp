@@ -144,10 +144,7 @@ Error snapflow::driver::importModel(const WorkloadOptions &o,
   auto w = resolveWorkload(o, /*needChip=*/false);
   if (!w)
     return w.takeError();
-  if (io.phase != "both" && io.phase != "decode" && io.phase != "prefill")
-    return makeError("--phase must be decode, prefill or both, got '" +
-                     io.phase + "'");
-  if (io.mtpDepth > 0 && io.phase == "prefill")
+  if (io.mtpDepth > 0 && io.phase == arch::Phase::Prefill)
     return makeError("--mtp applies to decode; --phase prefill builds none");
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   models::BuildOptions build;
@@ -159,8 +156,8 @@ Error snapflow::driver::importModel(const WorkloadOptions &o,
   build.mtpAcceptance = io.mtpAcceptance;
   build.prefillChunk =
       io.prefillChunk == kPrefillChunkAuto ? 0 : io.prefillChunk;
-  build.buildDecode = io.phase != "prefill";
-  build.buildPrefill = io.phase != "decode";
+  build.buildDecode = io.phase != arch::Phase::Prefill;
+  build.buildPrefill = io.phase != arch::Phase::Decode;
   auto module = models::buildModel(context, w->config, build);
   if (!module)
     return module.takeError();

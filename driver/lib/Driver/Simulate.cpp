@@ -45,7 +45,7 @@ Error snapflow::driver::checkFits(const sim::Program &p,
       return llvm::make_error<ProgramFailure>(llvm::formatv(
           "{0} batch {1} context {2} needs {3:f1} GiB {4} per socket; {5} "
           "has {6:f1} GiB",
-          p.phase, p.batch, p.tokens, gib(need),
+          p.phaseLabel(), p.batch, p.tokens, gib(need),
           llvm::StringRef(arch::tierName(tier)).upper(), chip.getName(),
           gib(cap)));
   }

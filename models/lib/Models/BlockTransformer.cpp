@@ -39,11 +39,11 @@ namespace {
 class BlockBuilder {
 public:
   BlockBuilder(OpBuilder &b, const ModelConfig &c, const BuildOptions &o,
-               llm::Phase phase)
+               arch::Phase phase)
       : b(b), c(c), bt(c.block), phase(phase), loc(b.getUnknownLoc()),
         bf16(b.getBF16Type()), batch(o.batch) {
     int64_t lb = bt.blockLength;
-    if (phase == llm::Phase::prefill) {
+    if (phase == arch::Phase::Prefill) {
       // The official code left-pads a prompt to whole blocks.
       int64_t prompt = (o.promptTokens + lb - 1) / lb * lb;
       PrefillChunking ch = chunkPrompt(prompt, o.prefillChunk);
@@ -74,7 +74,7 @@ public:
                                kv::FullPolicyAttr::get(b.getContext())),
                            kv::KVFormatAttrInterface());
     auto tokensType = RankedTensorType::get({batch, tokens}, b.getI32Type());
-    bool decode = phase == llm::Phase::decode;
+    bool decode = phase == arch::Phase::Decode;
     auto logitsType = act(1, c.vocabSize);
     SmallVector<Type> results;
     if (decode)
@@ -215,7 +215,7 @@ private:
   OpBuilder &b;
   const ModelConfig &c;
   const BlockTransformerConfig &bt;
-  llm::Phase phase;
+  arch::Phase phase;
   Location loc;
   Type bf16;
   int64_t batch;
@@ -231,6 +231,6 @@ private:
 
 func::FuncOp snapflow::models::buildBlockTransformerPhase(
     OpBuilder &b, const ModelConfig &config, const BuildOptions &options,
-    llm::Phase phase, StringRef name) {
+    arch::Phase phase, StringRef name) {
   return BlockBuilder(b, config, options, phase).build(name);
 }

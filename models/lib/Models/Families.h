@@ -36,7 +36,7 @@ inline void markLayerAfter(mlir::Operation *before, int64_t layer) {
 mlir::func::FuncOp buildBlockTransformerPhase(mlir::OpBuilder &b,
                                               const ModelConfig &config,
                                               const BuildOptions &options,
-                                              llm::Phase phase,
+                                              arch::Phase phase,
                                               llvm::StringRef name);
 
 } // namespace models

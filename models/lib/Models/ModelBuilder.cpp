@@ -35,27 +35,28 @@ namespace {
 class PhaseBuilder {
 public:
   PhaseBuilder(OpBuilder &b, const ModelConfig &c, const BuildOptions &o,
-               llm::Phase phase)
+               arch::Phase phase)
       : b(b), c(c), phase(phase), loc(b.getUnknownLoc()), bf16(b.getBF16Type()),
         projType(o.weightsDtype.value_or(c.weightDtype) == WeightDtype::FP8
                      ? Type(b.getFloat8E4M3FNType())
                      : Type(b.getBF16Type())),
-        batch(o.batch), mtp(phase == llm::Phase::decode ? o.mtpDepth : 0),
+        batch(o.batch), mtp(phase == arch::Phase::Decode ? o.mtpDepth : 0),
         acceptance(o.mtpAcceptance),
-        chunking(phase == llm::Phase::prefill
+        chunking(phase == arch::Phase::Prefill
                      ? chunkPrompt(o.promptTokens, o.prefillChunk)
                      : PrefillChunking{1 + mtp, 1}),
         tokens(chunking.chunkTokens),
-        slots(phase == llm::Phase::prefill
+        slots(phase == arch::Phase::Prefill
                   ? chunking.chunkTokens * chunking.chunks
                   : o.contextTokens),
-        prompt(phase == llm::Phase::prefill ? o.promptTokens : o.contextTokens),
+        prompt(phase == arch::Phase::Prefill ? o.promptTokens
+                                             : o.contextTokens),
         prefix((chunking.chunks - 1) * chunking.chunkTokens) {}
 
   func::FuncOp build(StringRef name) {
     Type cacheType = makeCacheType();
     auto tokensType = RankedTensorType::get({batch, tokens}, b.getI32Type());
-    int64_t outTokens = phase == llm::Phase::prefill ? 1 : tokens;
+    int64_t outTokens = phase == arch::Phase::Prefill ? 1 : tokens;
     auto logitsType = act(outTokens, c.vocabSize);
     // With speculative decoding each MTP depth adds draft logits.
     SmallVector<Type> results(1 + mtp, logitsType);
@@ -88,7 +89,7 @@ public:
                                      : param("lm_head.weight",
                                              {c.vocabSize, c.hiddenSize}, bf16);
     SmallVector<Value> outs{b.create<llm::LMHeadOp>(
-        loc, logitsType, h, head, phase == llm::Phase::prefill)};
+        loc, logitsType, h, head, phase == arch::Phase::Prefill)};
 
     // DeepSeek multi-token prediction: depth k takes the tokens the head
     // before it predicts (sampled from its logits, so it waits for that
@@ -254,7 +255,7 @@ private:
 
   OpBuilder &b;
   const ModelConfig &c;
-  llm::Phase phase;
+  arch::Phase phase;
   Location loc;
   Type bf16, projType;
   int64_t batch, mtp;
@@ -331,11 +332,12 @@ snapflow::models::buildModel(MLIRContext &context, const ModelConfig &config,
       *module, config.name, config.modelType, config.fingerprint(),
       weightDtypeName(options.weightsDtype.value_or(config.weightDtype)));
   b.setInsertionPointToEnd(module->getBody());
-  for (auto [phase, name, wanted] :
-       {std::tuple{llm::Phase::prefill, "prefill", options.buildPrefill},
-        std::tuple{llm::Phase::decode, "decode", options.buildDecode}}) {
+  for (auto [phase, wanted] :
+       {std::pair{arch::Phase::Prefill, options.buildPrefill},
+        std::pair{arch::Phase::Decode, options.buildDecode}}) {
     if (!wanted)
       continue;
+    llvm::StringRef name = arch::phaseName(phase);
     if (config.isBlockTransformer())
       buildBlockTransformerPhase(b, config, options, phase, name);
     else

@@ -146,7 +146,7 @@ std::string snapflow::sim::serializeProgram(const Program &p) {
     w.string(info.dottedKey());
     w.string(p.target.getValueText(info));
   }
-  w.string(p.phase);
+  w.integer(p.phase ? static_cast<int64_t>(*p.phase) : -1);
   w.integer(p.tp);
   w.integer(p.batch);
   w.integer(p.tokens);
@@ -239,8 +239,13 @@ snapflow::sim::deserializeProgram(llvm::StringRef bytes) {
     return chip.takeError();
   p.target = std::move(*chip);
   size_t tensors = 0, sections = 0;
-  if (!(r.string(p.phase, "phase") && r.integer(p.tp, "tp") &&
-        r.integer(p.batch, "batch") && r.integer(p.tokens, "tokens") &&
+  int64_t phase = -1;
+  if (!(r.integer(phase, "phase") && phase >= -1 && phase <= 1))
+    return error();
+  if (phase >= 0)
+    p.phase = static_cast<arch::Phase>(phase);
+  if (!(r.integer(p.tp, "tp") && r.integer(p.batch, "batch") &&
+        r.integer(p.tokens, "tokens") &&
         r.real(p.tokensPerStep, "tokens per step") &&
         r.integer(p.chunks, "chunks") && r.count(tensors, "tensor count")))
     return error();

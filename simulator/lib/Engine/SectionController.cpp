@@ -587,7 +587,7 @@ void SectionController::run() {
       continue;
     }
     JobResult jr;
-    jr.phase = jobs[j].program->phase;
+    jr.program = jobs[j].program;
     size_t stepEvents = result.trace.size(); // the last simulated step's
     jr.withoutSelection = jobs[j].withoutSelection;
     jr.steps = jobs[j].steps;
@@ -676,7 +676,6 @@ void SectionController::stopCopies() {
 
 JobResult SectionController::runCopyAlone() {
   JobResult jr;
-  jr.phase = "copy";
   jr.steps = jr.stepsSimulated = 1;
   Totals start = totals();
   double t0 = nowPs();

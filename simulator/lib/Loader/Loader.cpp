@@ -53,9 +53,8 @@ Program readHeader(df::ProgramOp prog) {
   // The verifier guarantees the module's df.target (the chip the program
   // was mapped for, every parameter).
   p.target = df::getTarget(prog).getArchModel();
-  p.phase = p.name;
   if (llm::WorkloadAttr w = llm::getWorkload(prog)) {
-    p.phase = llm::stringifyPhase(w.getPhase()).str();
+    p.phase = w.getPhase();
     p.batch = w.getBatch();
     p.tokens = w.getTokens();
     // A prefill step yields the first generated token.

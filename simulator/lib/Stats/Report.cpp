@@ -18,10 +18,10 @@ using llvm::json::Object;
 namespace {
 double seconds(double ps) { return ps * 1e-12; }
 
-const JobResult *jobFor(const SimResult &r, const std::string &phase,
+const JobResult *jobFor(const SimResult &r, const Program &program,
                         bool withoutSelection = false) {
   for (const JobResult &j : r.jobs)
-    if (j.phase == phase && j.withoutSelection == withoutSelection)
+    if (j.program == &program && j.withoutSelection == withoutSelection)
       return &j;
   return nullptr;
 }
@@ -177,7 +177,7 @@ const Program *snapflow::sim::reportedPrefill(const Program &decode,
                                               const Program *prefill) {
   if (prefill)
     return prefill;
-  return decode.phase == "prefill" ? &decode : nullptr;
+  return decode.phase == arch::Phase::Prefill ? &decode : nullptr;
 }
 
 namespace {
@@ -189,7 +189,7 @@ Object collectivesObject(const SimResult &r, const Program &decode) {
   double count = 0, bytes = 0, latency = 0, exposed = 0;
   int decodeJob = -1;
   for (size_t j = 0; j < r.jobs.size(); ++j)
-    if (r.jobs[j].phase == decode.phase && !r.jobs[j].withoutSelection)
+    if (r.jobs[j].program == &decode && !r.jobs[j].withoutSelection)
       decodeJob = static_cast<int>(j);
   for (const CollectiveResult &c : r.collectives) {
     if (c.job != decodeJob)
@@ -230,7 +230,7 @@ PrefillKeys prefillKeys(const SimResult &r, const Program &decode,
   PrefillKeys out;
   // The prefill (run's, or the program itself when it is one).
   const Program *pre = reportedPrefill(decode, prefill);
-  const JobResult *p = pre ? jobFor(r, pre->phase) : nullptr;
+  const JobResult *p = pre ? jobFor(r, *pre) : nullptr;
   if (!p)
     return out;
   if (prefill)
@@ -240,7 +240,7 @@ PrefillKeys prefillKeys(const SimResult &r, const Program &decode,
   // against the same chunk simulated with the selection idle.
   llvm::json::Value selectionS = 0.0;
   if (pre->hasSelection()) {
-    const JobResult *w = jobFor(r, pre->phase, /*withoutSelection=*/true);
+    const JobResult *w = jobFor(r, *pre, /*withoutSelection=*/true);
     selectionS =
         w ? llvm::json::Value(seconds(p->lastChunkPs() - w->lastChunkPs()))
           : llvm::json::Value(nullptr);
@@ -312,7 +312,7 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
                                  const arch::ArchModel &chip,
                                  double wallSeconds, llvm::StringRef producer,
                                  llvm::StringRef simulateOptions) {
-  const JobResult *d = jobFor(r, decode.phase);
+  const JobResult *d = jobFor(r, decode);
   double step = d ? seconds(d->stepPs) : 0;
   double perUser = step > 0 ? decode.tokensPerStep / step : 0;
   Roofline roof = computeRoofline(decode, chip);
@@ -375,7 +375,7 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
     report["ttft_profile"] = std::move(pre.profile);
   // A prefill program (simulate on `compile --phase prefill` output):
   // prompt tokens processed per second.
-  if (decode.phase == "prefill")
+  if (decode.phase == arch::Phase::Prefill)
     report["prompt_tokens_per_s"] =
         step > 0 ? double(decode.batch * decode.tokens) / step : 0.0;
   // Simulated on another chip than compiled for (a what-if): name both.

@@ -204,7 +204,7 @@ void snapflow::sim::writeTraceMetadata(llvm::json::OStream &j,
       for (const Program *p : programs)
         for (const Tensor &t : p->tensors) {
           j.objectBegin();
-          j.attribute("program", p->phase);
+          j.attribute("program", p->phaseLabel());
           j.attribute("name", t.name);
           j.attribute("tier",
                       arch::tierName(static_cast<arch::MemoryTier>(t.tier)));
@@ -417,7 +417,7 @@ public:
 
 private:
   std::string phase(const TraceEvent &e) const {
-    return several ? e.program->phase + " · " : std::string();
+    return several ? e.program->phaseLabel() + " · " : std::string();
   }
   void slice(const TraceEvent &e, int64_t tid, llvm::StringRef name,
              llvm::StringRef cat, llvm::function_ref<void()> args) {
@@ -445,9 +445,9 @@ private:
       return;
     case TraceEvent::Step:
       slice(e, kStepsTrack,
-            llvm::formatv("{0} step {1}", p->phase, e.index + 1).str(), "step",
-            [&] {
-              j.attribute("phase", p->phase);
+            llvm::formatv("{0} step {1}", p->phaseLabel(), e.index + 1).str(),
+            "step", [&] {
+              j.attribute("phase", p->phaseLabel());
               j.attribute("step", e.index + 1);
               j.attribute("batch", p->batch);
               j.attribute("tokens", p->tokens);
@@ -458,11 +458,11 @@ private:
       return;
     case TraceEvent::StepsAccounted:
       slice(e, kStepsTrack,
-            llvm::formatv("{0} steps {1}-{2} (fast-forwarded)", p->phase,
+            llvm::formatv("{0} steps {1}-{2} (fast-forwarded)", p->phaseLabel(),
                           e.index + 1, e.index + e.count)
                 .str(),
             "step", [&] {
-              j.attribute("phase", p->phase);
+              j.attribute("phase", p->phaseLabel());
               j.attribute("first_step", e.index + 1);
               j.attribute("steps", e.count);
             });

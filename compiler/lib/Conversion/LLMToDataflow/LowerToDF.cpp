@@ -118,7 +118,7 @@ public:
     llm::WorkloadAttr workload = llm::getWorkload(fn);
     if (workload)
       llm::setWorkload(program, workload);
-    prefill = workload && workload.getPhase() == llm::Phase::prefill;
+    prefill = workload && workload.getPhase() == arch::Phase::Prefill;
     if (df::MemoryPlanAttr plan = df::getMemoryPlan(fn))
       df::setMemoryPlan(program, plan);
     // What the KV policy and format add per step, from the cost model of
@@ -547,9 +547,9 @@ private:
 
   /// Bytes of KV-cache tokens an op writes, as (tokens, stream).
   int64_t kvTokensWritten(Operation *op) {
-    auto writes = [&](Value cache, int64_t tokens, llm::Phase phase) {
+    auto writes = [&](Value cache, int64_t tokens, arch::Phase phase) {
       auto c = cast<kv::KVCacheTypeInterface>(cache.getType());
-      bool overflow = phase == llm::Phase::prefill &&
+      bool overflow = phase == arch::Phase::Prefill &&
                       c.getPolicy().isCompressing() &&
                       tokens > c.getTotalSlots().value();
       return overflow ? int64_t(0) : c.getBatch() * tokens;
@@ -721,9 +721,9 @@ private:
 
   bool readsKV(Operation *op) {
     if (auto a = dyn_cast<llm::AttentionOp>(op))
-      return a.getPhase() == llm::Phase::decode;
+      return a.getPhase() == arch::Phase::Decode;
     if (auto a = dyn_cast<llm::MLAAttentionOp>(op))
-      return a.getPhase() == llm::Phase::decode;
+      return a.getPhase() == arch::Phase::Decode;
     return isa<kv::ReadOp>(op);
   }
 

@@ -48,7 +48,7 @@ private:
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 compileModel(mlir::MLIRContext &context, const Workload &workload,
              const WorkloadOptions &options, const CompileOptions &compile,
-             int64_t batch, const std::string &phase);
+             int64_t batch, arch::Phase phase);
 
 /// The chunk sizes `--prefill-chunk auto` tries for a prompt, largest first:
 /// the whole prompt, then powers of two down to kSmallestAutoChunk.
@@ -84,7 +84,8 @@ findMaxBatch(mlir::MLIRContext &context, const Workload &workload,
 /// `compile.reportPath`) and the plan figures for a summary.
 struct CompileOutcome {
   llvm::json::Object report;
-  std::string model, chip, phase, kv;
+  std::string model, chip, kv;
+  arch::Phase phase = arch::Phase::Decode;
   int64_t batch = 0, context = 0, tp = 0, maxBatch = 0;
   int64_t weightsBytes = 0, kvBytes = 0, activationBytes = 0, hbmBytes = 0,
           hbmCapacity = 0;

@@ -47,7 +47,8 @@ describeWorkload(const WorkloadOptions &options,
 
 /// Options of `snapflow import` beyond the workload.
 struct ImportOptions {
-  std::string phase = "both"; ///< decode, prefill or both
+  /// The one phase to build; none: both.
+  std::optional<arch::Phase> phase;
   int64_t promptTokens = 4096;
   /// Chunk of a chunked @prefill; kPrefillChunkAuto builds the whole prompt
   /// (no plan to fit to before the pipeline).

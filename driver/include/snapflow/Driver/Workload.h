@@ -12,6 +12,7 @@
 #define SNAPFLOW_DRIVER_WORKLOAD_H
 
 #include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Arch/Phase.h"
 #include "snapflow/Models/ModelConfig.h"
 #include "snapflow/Pipelines/Pipelines.h"
 
@@ -75,7 +76,7 @@ constexpr int64_t kPrefillChunkAuto = -1;
 
 /// Options of compiling one phase beyond the workload.
 struct CompileOptions {
-  std::string phase = "decode";
+  arch::Phase phase = arch::Phase::Decode;
   /// Tokens of the static graph a prefill runs per chunk of the prompt
   /// (a chunk of at least the prompt: the whole prompt at once), or
   /// kPrefillChunkAuto.

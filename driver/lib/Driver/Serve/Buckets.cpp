@@ -100,7 +100,8 @@ Error buildModel(mlir::MLIRContext &context, Prepared &m,
           "{0}the {1} graph for {2} tokens (bucket of --serve) cannot run: "
           "{3}",
           several ? m.w.config.name + ": " : std::string(),
-          prefill ? "prefill" : "decode", tokens, why));
+          arch::phaseName(prefill ? arch::Phase::Prefill : arch::Phase::Decode),
+          tokens, why));
     }
     if (Error e = checkFits(*p, m.w.chip))
       return e;

@@ -22,6 +22,14 @@
 using namespace snapflow;
 using namespace snapflow::driver;
 using namespace snapflow::driver::phases;
+
+namespace {
+/// What a span of a request's life in the serving trace was.
+llvm::StringRef phaseOf(const sim::serving::Span &span) {
+  return arch::phaseName(span.prefill ? arch::Phase::Prefill
+                                      : arch::Phase::Decode);
+}
+} // namespace
 using namespace snapflow::sim::serving;
 using llvm::Error;
 
@@ -343,9 +351,9 @@ Error writeServeTrace(llvm::StringRef path, const ServeOutcome &out,
                     llvm::formatv("{0}r{1} {2}",
                                   several ? out.models[sp.model].name + " "
                                           : std::string(),
-                                  sp.request, sp.prefill ? "prefill" : "decode")
+                                  sp.request, phaseOf(sp))
                         .str());
-        j.attribute("cat", sp.prefill ? "prefill" : "decode");
+        j.attribute("cat", phaseOf(sp));
         j.attribute("ph", "X");
         j.attribute("pid", 0);
         j.attribute("tid", firstSlot[sp.model] + sp.slot + 1);
@@ -355,7 +363,7 @@ Error writeServeTrace(llvm::StringRef path, const ServeOutcome &out,
           j.attribute("request", sp.request);
           j.attribute("model", out.models[sp.model].name);
           j.attribute("slot", sp.slot);
-          j.attribute("phase", sp.prefill ? "prefill" : "decode");
+          j.attribute("phase", phaseOf(sp));
         });
         j.objectEnd();
       }

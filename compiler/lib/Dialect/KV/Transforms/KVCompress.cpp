@@ -113,11 +113,11 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
         if (!llm::writesKV(op))
           continue;
         if (auto gqa = dyn_cast<llm::AttentionOp>(op))
-          gqa.getPhase() == llm::Phase::decode ? decodeAround(gqa)
-                                               : prefillAfter(gqa);
+          gqa.getPhase() == arch::Phase::Decode ? decodeAround(gqa)
+                                                : prefillAfter(gqa);
         else if (auto mla = dyn_cast<llm::MLAAttentionOp>(op))
-          mla.getPhase() == llm::Phase::decode ? decodeAround(mla)
-                                               : prefillAfter(mla);
+          mla.getPhase() == arch::Phase::Decode ? decodeAround(mla)
+                                                : prefillAfter(mla);
       }
     });
   }

@@ -260,7 +260,7 @@ private:
       copyLayerMarker(attn, slice);
       return shardRowAfter(attn, slice.getResult(), h / n * v);
     }
-    if (mlaCache == "batch" && attn.getPhase() == Phase::decode)
+    if (mlaCache == "batch" && attn.getPhase() == arch::Phase::Decode)
       return shardMLAByBatch(attn);
     if (failed(
             shardColumn(attn, attn.getQuery(), h / n, nope + rope, "query")) ||
@@ -439,7 +439,7 @@ private:
     // --mla-cache batch splits a decode's batch; a prefill (one prompt at a
     // time) attends by heads, as SnapStream's prefill does.
     llm::WorkloadAttr workload = llm::getWorkload(fn);
-    decode = !workload || workload.getPhase() == Phase::decode;
+    decode = !workload || workload.getPhase() == arch::Phase::Decode;
     if (mlaCache == "sequence")
       for (BlockArgument arg : fn.getArguments())
         if (auto c = dyn_cast<kv::LatentCacheType>(arg.getType()))

@@ -44,16 +44,27 @@ void LLMDialect::initialize() {
 // Attributes
 //===----------------------------------------------------------------------===//
 
+FailureOr<arch::Phase> snapflow::llm::parsePhaseKeyword(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  if (std::optional<arch::Phase> phase = arch::parsePhase(keyword))
+    return *phase;
+  return parser.emitError(loc)
+         << "unknown phase '" << keyword << "'; expected prefill or decode";
+}
+
 LogicalResult WorkloadAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                   Phase phase, int64_t batch, int64_t tokens,
-                                   int64_t mtpDepth,
+                                   arch::Phase phase, int64_t batch,
+                                   int64_t tokens, int64_t mtpDepth,
                                    llvm::APFloat mtpAcceptance, int64_t chunks,
                                    int64_t blockTokens) {
   double p = mtpAcceptance.convertToDouble();
   if (blockTokens < 1)
     return emitError() << "llm.workload block_tokens must be >= 1, got "
                        << blockTokens;
-  if (blockTokens > 1 && phase != Phase::decode)
+  if (blockTokens > 1 && phase != arch::Phase::Decode)
     return emitError() << "llm.workload: block_tokens (" << blockTokens
                        << ") applies to decode only";
   if (batch < 1 || tokens < 1)
@@ -62,7 +73,7 @@ LogicalResult WorkloadAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (mtpDepth < 0)
     return emitError() << "llm.workload mtp_depth must be >= 0, got "
                        << mtpDepth;
-  if (mtpDepth > 0 && phase != Phase::decode)
+  if (mtpDepth > 0 && phase != arch::Phase::Decode)
     return emitError() << "llm.workload: MTP speculation (mtp_depth "
                        << mtpDepth << ") applies to decode only";
   if (!(p >= 0.0 && p <= 1.0))
@@ -70,7 +81,7 @@ LogicalResult WorkloadAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << p;
   if (chunks < 1)
     return emitError() << "llm.workload chunks must be >= 1, got " << chunks;
-  if (chunks > 1 && phase != Phase::prefill)
+  if (chunks > 1 && phase != arch::Phase::Prefill)
     return emitError() << "llm.workload: chunks (" << chunks
                        << ") applies to prefill only";
   if (chunks > tokens)
@@ -312,9 +323,9 @@ static LogicalResult verifyLayerIndex(Operation *op, int64_t layer,
 /// compressed cache (then kv.gather_store writes what is kept). A chunk of a
 /// chunked prefill (`prefix` > 0) always does: into the cache, or into the
 /// prompt's staging copy the later chunks and the selection read.
-static bool writesCache(Phase phase, kv::KVCacheTypeInterface cache,
+static bool writesCache(arch::Phase phase, kv::KVCacheTypeInterface cache,
                         int64_t tokens, int64_t prefix) {
-  return phase == Phase::decode || !cache.getPolicy().isCompressing() ||
+  return phase == arch::Phase::Decode || !cache.getPolicy().isCompressing() ||
          prefix > 0 || tokens <= cache.getTotalSlots().value();
 }
 
@@ -322,14 +333,14 @@ static bool writesCache(Phase phase, kv::KVCacheTypeInterface cache,
 /// the tokens it writes (when the format quantizes on write), dequantizing
 /// the stored tokens it reads (the decode's slots, a chunk's prefix) and the
 /// format's rotations per query token. 0 without a format.
-static CheckedInt formatFlops(Type cacheType, Phase phase, int64_t batch,
+static CheckedInt formatFlops(Type cacheType, arch::Phase phase, int64_t batch,
                               int64_t tokens, int64_t prefix, int64_t heads,
                               bool writes) {
   auto cache = cast<kv::KVCacheTypeInterface>(cacheType);
   kv::KVFormatAttrInterface format = cache.getFormat();
   if (!format)
     return 0;
-  bool prefill = phase == Phase::prefill;
+  bool prefill = phase == arch::Phase::Prefill;
   CheckedInt flops = CheckedInt(batch) * tokens *
                      format.getRotationFlops(kv::getCacheShape(cache), heads);
   if (writes)
@@ -347,11 +358,11 @@ static CheckedInt causalPairs(CheckedInt t) { return t * (t + 1) / 2; }
 /// A decode attention's optional probabilities: tensor<B x groups x slots x
 /// f32>, the softmax over the slots summed over each group's query heads
 /// (and the step's queries).
-static LogicalResult verifyProbs(Operation *op, Value probs, Phase phase,
+static LogicalResult verifyProbs(Operation *op, Value probs, arch::Phase phase,
                                  int64_t batch, int64_t groups, int64_t slots) {
   if (!probs)
     return success();
-  if (phase != Phase::decode)
+  if (phase != arch::Phase::Decode)
     return op->emitOpError()
            << "returns attention probabilities only in decode (a prefill's "
               "scores are kv.score's)";
@@ -374,10 +385,11 @@ static CheckedInt probsFlops(Value probs, RankedTensorType q, int64_t heads,
 }
 
 /// A prefix (earlier chunks' tokens) is a prefill's, and not negative.
-static LogicalResult verifyPrefix(Operation *op, int64_t prefix, Phase phase) {
+static LogicalResult verifyPrefix(Operation *op, int64_t prefix,
+                                  arch::Phase phase) {
   if (prefix < 0)
     return op->emitOpError() << "prefix must be >= 0, got " << prefix;
-  if (prefix > 0 && phase != Phase::prefill)
+  if (prefix > 0 && phase != arch::Phase::Prefill)
     return op->emitOpError() << "a prefix (" << prefix
                              << " tokens of earlier chunks) applies to a "
                                 "chunked prefill only";
@@ -779,10 +791,10 @@ LogicalResult AttentionOp::verify() {
   bool compressing = cache.getPolicy().isCompressing();
   if (failed(verifyPrefix(*this, getPrefix(), getPhase())))
     return failure();
-  if (getPhase() == Phase::decode && t > cache.getSlots())
+  if (getPhase() == arch::Phase::Decode && t > cache.getSlots())
     return emitOpError() << "decodes " << t << " tokens but the cache has "
                          << cache.getSlots() << " slots";
-  if (getPhase() == Phase::prefill && !compressing &&
+  if (getPhase() == arch::Phase::Prefill && !compressing &&
       t + getPrefix() > cache.getSlots())
     return emitOpError() << "prefill of " << t + getPrefix()
                          << " tokens does not fit a full cache of "
@@ -793,7 +805,7 @@ CheckedInt AttentionOp::getFlops() {
   RankedTensorType q = tensorOf(getQuery());
   CheckedInt b = q.getDimSize(0), t = q.getDimSize(1);
   CheckedInt pairs =
-      getPhase() == Phase::prefill
+      getPhase() == arch::Phase::Prefill
           ? causalPairs(t)
           : t * cast<kv::CacheType>(getCache().getType()).getSlots();
   // QK^T and PV (2 x 2 FLOPs per MAC) plus softmax per score, and what a
@@ -826,12 +838,12 @@ CheckedInt AttentionOp::getPrefixFlops() {
 CheckedInt AttentionOp::getBytesRead() {
   // A CLA layer's decode finds the step's key and value in the cache it
   // reads; its prefill attends over the group's keys and values as given.
-  bool inCache = getReuseKv() && getPhase() == Phase::decode;
+  bool inCache = getReuseKv() && getPhase() == arch::Phase::Decode;
   CheckedInt bytes =
       inCache ? getTensorBytes(getQuery().getType())
               : getTotalBytes(ValueRange{getQuery(), getKey(), getValue()});
   auto cache = cast<kv::KVCacheTypeInterface>(getCache().getType());
-  if (getPhase() == Phase::decode)
+  if (getPhase() == arch::Phase::Decode)
     bytes += cache.getBytesPerSequencePerLayer() * cache.getBatch();
   bytes += cache.getBytesPerTokenPerLayer() * getPrefix() * cache.getBatch();
   return bytes;
@@ -845,7 +857,7 @@ CheckedInt AttentionOp::getBytesWritten() {
   // cache, where kv.gather_store writes the tokens kept instead.
   int64_t t = tensorOf(getKey()).getDimSize(1);
   if (!getReuseKv() && writesCache(getPhase(), cache, t, getPrefix()))
-    bytes += kv::getWriteBytes(cache, t, getPhase() == Phase::prefill);
+    bytes += kv::getWriteBytes(cache, t, getPhase() == arch::Phase::Prefill);
   return bytes;
 }
 
@@ -888,12 +900,13 @@ LogicalResult MLAAttentionOp::verify() {
                          << tensorOf(getLatent()).getElementType()
                          << " does not match the cache dtype "
                          << cache.getDtype();
-  if (getPhase() == Phase::decode && t > cache.getSlots())
+  if (getPhase() == arch::Phase::Decode && t > cache.getSlots())
     return emitOpError() << "decodes " << t << " tokens but the cache has "
                          << cache.getSlots() << " slots";
   if (failed(verifyPrefix(*this, getPrefix(), getPhase())))
     return failure();
-  if (getPhase() == Phase::prefill && !cache.getPolicy().isCompressing() &&
+  if (getPhase() == arch::Phase::Prefill &&
+      !cache.getPolicy().isCompressing() &&
       t + getPrefix() > cache.getSlots() * cache.getSeqShards())
     return emitOpError() << "prefill of " << t + getPrefix()
                          << " tokens does not fit a full cache of "
@@ -908,7 +921,7 @@ CheckedInt MLAAttentionOp::getFlops() {
   // Norm of the new latents and rotation of their rotary part (done by the
   // group's first layer for a CLA layer).
   CheckedInt prep = getReuseKv() ? CheckedInt(0) : b * t * (4 * r + 3 * rope);
-  if (getPhase() == Phase::decode) {
+  if (getPhase() == arch::Phase::Decode) {
     // Absorbed: q_nope -> latent space, scores and PV against the latent
     // cache, latent -> v_head output.
     CheckedInt s = cast<kv::LatentCacheType>(getCache().getType()).getSlots();
@@ -932,7 +945,7 @@ CheckedInt MLAAttentionOp::getFlops() {
 // per head, and each serves the prompt's tokens.
 int64_t MLAAttentionOp::getGemmRows() {
   int64_t t = tensorOf(getQuery()).getDimSize(1);
-  return getPhase() == Phase::decode ? t * getNumHeads() : t;
+  return getPhase() == arch::Phase::Decode ? t * getNumHeads() : t;
 }
 CheckedInt MLAAttentionOp::getKVUpkeepFlops() {
   RankedTensorType q = tensorOf(getQuery());
@@ -965,11 +978,11 @@ CheckedInt MLAAttentionOp::getBytesRead() {
   CheckedInt bytes =
       !getReuseKv() ? getTotalBytes(ValueRange{getQuery(), getLatent(),
                                                getKvUp(), getLatentNorm()})
-      : getPhase() == Phase::decode
+      : getPhase() == arch::Phase::Decode
           ? getTotalBytes(ValueRange{getQuery(), getKvUp()})
           : getTotalBytes(ValueRange{getQuery(), getLatent(), getKvUp()});
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
-  if (getPhase() == Phase::decode)
+  if (getPhase() == arch::Phase::Decode)
     bytes += cache.getBytesPerSequencePerLayer() * cache.getBatch();
   bytes += cache.getBytesPerTokenPerLayer() * getPrefix() /
            cache.getSeqShards() * cache.getBatch();
@@ -982,7 +995,7 @@ CheckedInt MLAAttentionOp::getBytesWritten() {
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
   int64_t t = tensorOf(getLatent()).getDimSize(1);
   if (!getReuseKv() && writesCache(getPhase(), cache, t, getPrefix()))
-    bytes += kv::getWriteBytes(cache, t, getPhase() == Phase::prefill);
+    bytes += kv::getWriteBytes(cache, t, getPhase() == arch::Phase::Prefill);
   return bytes;
 }
 

@@ -12,9 +12,11 @@
 #include "snapflow/Arch/ArchModel.h"
 #include "snapflow/Arch/Collectives.h"
 #include "snapflow/Arch/OpKind.h"
+#include "snapflow/Arch/Phase.h"
 #include "snapflow/Arch/StageKind.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -122,10 +124,16 @@ constexpr const char *kProvenanceKeys[] = {
 
 /// A whole program for one socket of a TP group of `tp` sockets.
 struct Program {
-  std::string name; ///< "decode" or "prefill"
+  std::string name; ///< its symbol: "decode", "prefill", or a hand-written one
   /// The chip it was mapped for: the module's df.target, every parameter.
   arch::ArchModel target;
-  std::string phase; ///< "decode" or "prefill"
+  /// The phase its workload runs; none for a hand-written program without
+  /// one.
+  std::optional<arch::Phase> phase;
+  /// What reports and traces call it: its phase, else its name.
+  std::string phaseLabel() const {
+    return phase ? arch::phaseName(*phase).str() : name;
+  }
   int64_t tp = 1;
   int64_t batch = 1;
   int64_t tokens = 0;       ///< context (decode) or prompt (prefill) tokens

@@ -197,7 +197,8 @@ struct Profile {
 
 /// What one job took.
 struct JobResult {
-  std::string phase;
+  /// The program it ran; null for a copy alone.
+  const Program *program = nullptr;
   bool withoutSelection = false; ///< Job::withoutSelection
   double stepPs = 0;             ///< one step (the last simulated)
   /// Each chunk of the last simulated step, in order (one entry unchunked;

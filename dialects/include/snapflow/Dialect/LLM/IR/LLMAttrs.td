@@ -8,6 +8,29 @@ include "snapflow/Dialect/LLM/IR/LLMDialect.td"
 include "snapflow/Dialect/LLM/IR/LLMEnums.td"
 include "mlir/IR/AttrTypeBase.td"
 
+/// The phase: `arch::Phase` (arch/Phase.h), the one phase enum of the
+/// dialects, compiler, driver and simulator, spelled `prefill` or `decode`.
+def LLM_PhaseParameter : AttrParameter<"::snapflow::arch::Phase",
+                                       "inference phase (prefill or decode)"> {
+  let parser = "::snapflow::llm::parsePhaseKeyword($_parser)";
+  let printer = "$_printer << ::snapflow::arch::phaseName($_self)";
+}
+
+def LLM_PhaseAttr : AttrDef<LLM_Dialect, "Phase"> {
+  let mnemonic = "phase";
+  let summary = "the phase an attention op runs in";
+  let description = [{
+    Example: `phase = #llm<phase decode>`; its accessor on an op returns
+    the `arch::Phase`.
+  }];
+  let parameters = (ins LLM_PhaseParameter:$value);
+  let assemblyFormat = "$value";
+  let returnType = "::snapflow::arch::Phase";
+  let convertFromStorage = "$_self.getValue()";
+  let constBuilderCall =
+      "::snapflow::llm::PhaseAttr::get($_builder.getContext(), $0)";
+}
+
 def LLM_WorkloadAttr : AttrDef<LLM_Dialect, "Workload"> {
   let mnemonic = "workload";
   let summary = "what a phase function computes: phase, batch, tokens, speculation";
@@ -31,7 +54,7 @@ def LLM_WorkloadAttr : AttrDef<LLM_Dialect, "Workload"> {
     `#llm.workload<decode, batch = 147, tokens = 131072, mtp_depth = 1, mtp_acceptance = 8.000000e-01>`,
     `#llm.workload<prefill, batch = 1, tokens = 131072, chunks = 16>`
   }];
-  let parameters = (ins EnumParameter<LLM_Phase>:$phase, "int64_t":$batch,
+  let parameters = (ins LLM_PhaseParameter:$phase, "int64_t":$batch,
                         "int64_t":$tokens,
                         DefaultValuedParameter<"int64_t", "0">:$mtp_depth,
                         SF_F64Parameter<"draft acceptance", "::llvm::APFloat(0.0)">:$mtp_acceptance,

@@ -6,13 +6,6 @@
 include "snapflow/Dialect/LLM/IR/LLMDialect.td"
 include "mlir/IR/EnumAttr.td"
 
-def LLM_Phase : I32EnumAttr<"Phase", "inference phase", [
-  I32EnumAttrCase<"prefill", 0>, I32EnumAttrCase<"decode", 1>]> {
-  let cppNamespace = "::snapflow::llm";
-  let genSpecializedAttr = 0;
-}
-def LLM_PhaseAttr : EnumAttr<LLM_Dialect, LLM_Phase, "phase">;
-
 def LLM_ReduceKind : I32EnumAttr<"ReduceKind", "reduction of a collective", [
   I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"max", 1>]> {
   let cppNamespace = "::snapflow::llm";

@@ -7,6 +7,7 @@
 #ifndef SNAPFLOW_DIALECT_LLM_IR_LLMOPS_H
 #define SNAPFLOW_DIALECT_LLM_IR_LLMOPS_H
 
+#include "snapflow/Arch/Phase.h"
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Interfaces/CostInterface.h"
 
@@ -20,6 +21,13 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "snapflow/Dialect/LLM/IR/LLMEnums.h.inc"
+
+namespace snapflow {
+namespace llm {
+/// Parses `prefill` or `decode`.
+mlir::FailureOr<arch::Phase> parsePhaseKeyword(mlir::AsmParser &parser);
+} // namespace llm
+} // namespace snapflow
 
 // The attributes come first: the dialect declares typed helpers for its
 // discardable attributes, which need the complete attribute classes.
