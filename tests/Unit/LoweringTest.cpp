@@ -95,3 +95,44 @@ TEST(Lowering, SnapStreamReadsAQuarterOfTheKV) {
   EXPECT_EQ(full.offChipBytesRead() - snap.offChipBytesRead(), 382205952LL);
   EXPECT_GT(full.collectiveBytes, 0);
 }
+
+// The chip travels as an object: a pipeline handed the resolved chip
+// (PipelineOptions::resolvedChip, what the driver does with --chip and
+// --set) records exactly the target that chip= and set= give, and the
+// target's chip model is built once per context: every pass and the Loader
+// get the same object back.
+TEST(Lowering, ResolvedChipEqualsNamedChip) {
+  auto config = models::ModelConfig::load("llama-3.2-1b");
+  ASSERT_TRUE(static_cast<bool>(config));
+  models::BuildOptions build;
+  build.batch = 1;
+  build.contextTokens = 256;
+  build.buildPrefill = false;
+  auto chip = arch::ArchModel::load("sn40l");
+  ASSERT_TRUE(static_cast<bool>(chip));
+  auto changed = chip->withOverrides({"socket.hbm_bytes_per_s=1e12"}, "set");
+  ASSERT_TRUE(static_cast<bool>(changed));
+
+  MLIRContext ctx;
+  df::TargetAttr targets[2];
+  for (int resolved = 0; resolved < 2; ++resolved) {
+    auto module = models::buildModel(ctx, *config, build);
+    ASSERT_TRUE(static_cast<bool>(module));
+    PipelineOptions o;
+    o.chip = "sn40l";
+    o.set = "socket.hbm_bytes_per_s=1e12";
+    o.tp = 1;
+    if (resolved)
+      o.resolvedChip = *changed;
+    PassManager pm(&ctx);
+    buildSnapflowPipeline(pm, o);
+    ASSERT_TRUE(succeeded(pm.run(**module)));
+    targets[resolved] = df::getTarget(**module);
+  }
+  ASSERT_TRUE(targets[0]);
+  EXPECT_EQ(targets[0], targets[1]);
+  const arch::ArchModel &model = targets[0].getArchModel();
+  EXPECT_EQ(&model, &targets[1].getArchModel());
+  EXPECT_TRUE(model.differences(*changed).empty());
+  EXPECT_EQ(model.socket().hbmBytesPerS, 1e12);
+}

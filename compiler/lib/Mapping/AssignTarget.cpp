@@ -28,19 +28,25 @@ namespace {
 struct AssignTargetPass
     : public snapflow::impl::AssignTargetBase<AssignTargetPass> {
   using AssignTargetBase::AssignTargetBase;
+  /// With the chip already resolved by the caller (the driver, from
+  /// `--chip` and `--set`): nothing to load or parse.
+  explicit AssignTargetPass(arch::ArchModel resolved)
+      : resolved(std::move(resolved)) {}
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     df::TargetAttr existing = df::getTarget(module);
-    if (chip.empty()) {
+    if (chip.empty() && !resolved) {
       if (existing)
         return; // already targeted: nothing to record
       module.emitError("assign-target: give chip=NAME|PATH (the module has "
                        "no df.target yet)");
       return signalPassFailure();
     }
-    auto model = arch::ArchModel::load(chip);
-    if (model && !set.empty()) {
+    llvm::Expected<arch::ArchModel> model =
+        resolved ? llvm::Expected<arch::ArchModel>(*resolved)
+                 : arch::ArchModel::load(chip);
+    if (model && !resolved && !set.empty()) {
       llvm::SmallVector<StringRef> parts;
       StringRef(set).split(parts, ',', -1, /*KeepEmpty=*/false);
       std::vector<std::string> assignments(parts.begin(), parts.end());
@@ -58,7 +64,7 @@ struct AssignTargetPass
       return;
     // Same parameters under another name are the same chip for every
     // pass; anything else is a second chip for one module.
-    arch::ArchModel before = existing.getArchModel();
+    const arch::ArchModel &before = existing.getArchModel();
     std::vector<std::string> diff = before.differences(*model);
     if (diff.empty())
       return;
@@ -69,9 +75,15 @@ struct AssignTargetPass
                        << llvm::join(diff, ", ");
     signalPassFailure();
   }
+
+  std::optional<arch::ArchModel> resolved;
 };
 
 } // namespace
+
+std::unique_ptr<Pass> snapflow::createAssignTarget(arch::ArchModel chip) {
+  return std::make_unique<AssignTargetPass>(std::move(chip));
+}
 
 LogicalResult snapflow::forEachProgram(
     ModuleOp module,
@@ -79,7 +91,7 @@ LogicalResult snapflow::forEachProgram(
   df::TargetAttr target = df::getTarget(module);
   if (!target)
     return success();
-  arch::ArchModel chip = target.getArchModel();
+  const arch::ArchModel &chip = target.getArchModel();
   for (df::ProgramOp program : module.getOps<df::ProgramOp>())
     if (failed(fn(program, chip)))
       return failure();

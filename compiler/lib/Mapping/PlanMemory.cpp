@@ -53,7 +53,7 @@ struct PlanMemoryPass : public snapflow::impl::PlanMemoryBase<PlanMemoryPass> {
                        "--assign-target{chip=...} first");
       return signalPassFailure();
     }
-    arch::ArchModel chip = target.getArchModel();
+    const arch::ArchModel &chip = target.getArchModel();
     for (auto fn : module.getOps<func::FuncOp>())
       if (failed(plan(fn, chip)))
         return signalPassFailure();

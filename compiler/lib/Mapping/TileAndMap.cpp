@@ -124,7 +124,7 @@ struct TileAndMapPass : public snapflow::impl::TileAndMapBase<TileAndMapPass> {
                          << static_cast<int64_t>(maxTiles);
       return signalPassFailure();
     }
-    arch::ArchModel chip = target.getArchModel();
+    const arch::ArchModel &chip = target.getArchModel();
     for (auto fn : module.getOps<func::FuncOp>())
       mapFunction(fn, chip);
   }

@@ -69,7 +69,10 @@ void snapflow::buildSnapflowPipeline(OpPassManager &pm,
   // The target first: every later pass that needs the chip (shard-tp for
   // its socket count, tile-and-map, plan-memory) reads the module's
   // df.target, never an option of its own.
-  pm.addPass(createAssignTarget({o.chip, o.set}));
+  if (o.resolvedChip)
+    pm.addPass(createAssignTarget(*o.resolvedChip));
+  else
+    pm.addPass(createAssignTarget({o.chip, o.set}));
   // And what compiles it: snapflow's version and these options.
   pm.addPass(createRecordProvenance({o.text()}));
 

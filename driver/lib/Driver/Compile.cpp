@@ -121,8 +121,10 @@ snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
   // the CLI adds nothing to the IR of its own.
   // The mapping options as given; the workload sets what it owns.
   PipelineOptions p = c.pipeline;
+  // The chip travels resolved; its name and overrides are the record.
   p.chip = o.chip;
   p.set = llvm::join(o.set, ",");
+  p.resolvedChip = w.chip;
   p.kv = o.kv;
   p.kvFormat = o.kvFormat;
   // A policy's budget counts cache positions (a Block Transformer's are

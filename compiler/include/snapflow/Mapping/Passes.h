@@ -26,6 +26,10 @@ forEachProgram(mlir::ModuleOp module,
 #define GEN_PASS_DECL
 #include "snapflow/Mapping/Passes.h.inc"
 
+/// assign-target with a chip its caller has already resolved (loaded and
+/// overridden): the object travels, not its name and overrides as text.
+std::unique_ptr<mlir::Pass> createAssignTarget(arch::ArchModel chip);
+
 #define GEN_PASS_REGISTRATION
 #include "snapflow/Mapping/Passes.h.inc"
 

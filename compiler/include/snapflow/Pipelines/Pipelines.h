@@ -10,9 +10,12 @@
 #ifndef SNAPFLOW_PIPELINES_PIPELINES_H
 #define SNAPFLOW_PIPELINES_PIPELINES_H
 
+#include "snapflow/Arch/ArchModel.h"
+
 #include "mlir/Pass/PassManager.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace snapflow {
@@ -23,6 +26,11 @@ struct PipelineOptions {
 #define SNAPFLOW_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)             \
   TYPE FIELD = DEFAULT;
 #include "snapflow/Pipelines/PipelineOptions.def"
+
+  /// The chip `chip` and `set` name, when the caller has already resolved
+  /// it (the driver): assign-target records it as is. `chip` and `set` still
+  /// say where it came from in df.provenance.
+  std::optional<arch::ArchModel> resolvedChip;
 
   /// The flag and help text of an option, by its flag name ("mla-cache").
   struct Info {

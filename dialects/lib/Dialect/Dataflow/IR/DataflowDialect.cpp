@@ -284,12 +284,21 @@ TargetAttr TargetAttr::get(MLIRContext *context, const arch::ArchModel &chip) {
              b.getDictionaryAttr(socket), b.getDictionaryAttr(system));
 }
 
-arch::ArchModel TargetAttr::getArchModel() const {
-  auto chip = arch::ArchModel::fromValues(
-      getName().strref(), "", targetValues(getSocket(), getSystem()),
-      "df.target");
-  assert(chip && "df.target was verified");
-  return std::move(*chip);
+const arch::ArchModel &TargetAttr::getArchModel() const {
+  return getContext()->getLoadedDialect<DFDialect>()->chipOf(*this);
+}
+
+const arch::ArchModel &DFDialect::chipOf(TargetAttr target) {
+  std::lock_guard<std::mutex> lock(chipsMutex);
+  std::unique_ptr<arch::ArchModel> &slot = chips[target];
+  if (!slot) {
+    auto chip = arch::ArchModel::fromValues(
+        target.getName().strref(), "",
+        targetValues(target.getSocket(), target.getSystem()), "df.target");
+    assert(chip && "df.target was verified");
+    slot = std::make_unique<arch::ArchModel>(std::move(*chip));
+  }
+  return *slot;
 }
 
 int64_t TargetAttr::getSockets() const {

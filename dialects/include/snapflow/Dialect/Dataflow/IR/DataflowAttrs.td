@@ -116,8 +116,9 @@ def DF_TargetAttr : DF_Attr<"Target", "target"> {
     /// The attribute holding every parameter of `chip`.
     static TargetAttr get(::mlir::MLIRContext *context,
                           const ::snapflow::arch::ArchModel &chip);
-    /// The chip model (the attribute is verified, so this cannot fail).
-    ::snapflow::arch::ArchModel getArchModel() const;
+    /// The chip model (the attribute is verified, so this cannot fail),
+    /// built once and cached by the dialect (DFDialect::chipOf).
+    const ::snapflow::arch::ArchModel &getArchModel() const;
     /// `system.sockets`, without building the chip model.
     int64_t getSockets() const;
     /// An integer `socket.KEY` (pcu_count, agcu_count, ...), without

@@ -47,6 +47,19 @@ def DF_Dialect : Dialect {
     "::mlir::DictionaryAttr":$provenance
   );
   let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// The chip model of `target`, built once per target attribute (they
+    /// are uniqued) and kept for the context's life: every pass and the
+    /// Loader read the same object instead of rebuilding it from the IR.
+    const ::snapflow::arch::ArchModel &chipOf(TargetAttr target);
+
+  private:
+    ::llvm::DenseMap<::mlir::Attribute,
+                     std::unique_ptr<::snapflow::arch::ArchModel>> chips;
+    ::std::mutex chipsMutex;
+
+  public:
+  }];
 }
 
 #endif // SNAPFLOW_DIALECT_DATAFLOW_DATAFLOWDIALECT

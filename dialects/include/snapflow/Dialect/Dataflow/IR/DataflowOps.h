@@ -24,6 +24,11 @@
 #include "mlir/IR/RegionKindInterface.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include "llvm/ADT/DenseMap.h"
+
+#include <memory>
+#include <mutex>
+
 namespace snapflow {
 namespace df {
 /// Parses `sram`, `hbm` or `ddr`.
