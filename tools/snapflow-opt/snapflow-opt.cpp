@@ -7,6 +7,7 @@
 
 #include "snapflow/Conversion/Passes.h"
 #include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
+#include "snapflow/Dialect/Dataflow/Transforms/Passes.h"
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Dialect/KV/Transforms/Passes.h"
 #include "snapflow/Dialect/LLM/IR/LLMOps.h"
@@ -22,6 +23,7 @@ int main(int argc, char **argv) {
   snapflow::kv::registerSnapflowKVPasses();
   snapflow::llm::registerSnapflowLLMPasses();
   snapflow::registerSnapflowMappingPasses();
+  snapflow::df::registerSnapflowDataflowPasses();
   snapflow::registerSnapflowConversionPasses();
   snapflow::registerSnapflowPipeline();
   mlir::DialectRegistry registry;

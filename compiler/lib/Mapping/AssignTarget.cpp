@@ -84,16 +84,3 @@ struct AssignTargetPass
 std::unique_ptr<Pass> snapflow::createAssignTarget(arch::ArchModel chip) {
   return std::make_unique<AssignTargetPass>(std::move(chip));
 }
-
-LogicalResult snapflow::forEachProgram(
-    ModuleOp module,
-    function_ref<LogicalResult(df::ProgramOp, const arch::ArchModel &)> fn) {
-  df::TargetAttr target = df::getTarget(module);
-  if (!target)
-    return success();
-  const arch::ArchModel &chip = target.getArchModel();
-  for (df::ProgramOp program : module.getOps<df::ProgramOp>())
-    if (failed(fn(program, chip)))
-      return failure();
-  return success();
-}

@@ -9,6 +9,7 @@
 #include "snapflow/Pipelines/Pipelines.h"
 
 #include "snapflow/Conversion/Passes.h"
+#include "snapflow/Dialect/Dataflow/Transforms/Passes.h"
 #include "snapflow/Dialect/KV/Transforms/Passes.h"
 #include "snapflow/Dialect/LLM/Transforms/Passes.h"
 #include "snapflow/Mapping/Passes.h"
@@ -111,9 +112,9 @@ void snapflow::buildSnapflowPipeline(OpPassManager &pm,
   // sockets (each collective's algorithm) and across layers (pipelined
   // loops prefetching into spare SRAM).
   pm.addPass(createLowerToDF());
-  pm.addPass(createPlanSram({o.requireFit}));
-  pm.addPass(createChooseCollectives());
-  pm.addPass(createPipelineLoops({o.loopOverlap}));
+  pm.addPass(df::createPlanSram({o.requireFit}));
+  pm.addPass(df::createChooseCollectives());
+  pm.addPass(df::createPipelineLoops({o.loopOverlap}));
 }
 
 namespace {

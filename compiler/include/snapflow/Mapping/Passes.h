@@ -10,19 +10,6 @@
 #include "mlir/Pass/Pass.h"
 
 namespace snapflow {
-namespace arch {
-class ArchModel;
-} // namespace arch
-
-/// Runs `fn` on each df.program of `module` with the chip of the module's
-/// df.target, stopping at the first failure. A module without a target has
-/// no df.program (the df verifier), so nothing runs.
-mlir::LogicalResult
-forEachProgram(mlir::ModuleOp module,
-               llvm::function_ref<mlir::LogicalResult(df::ProgramOp,
-                                                      const arch::ArchModel &)>
-                   fn);
-
 #define GEN_PASS_DECL
 #include "snapflow/Mapping/Passes.h.inc"
 

@@ -605,6 +605,19 @@ int64_t StreamType::getTileBytes() const {
 // Helpers
 //===----------------------------------------------------------------------===//
 
+LogicalResult snapflow::df::forEachProgram(
+    ModuleOp module,
+    function_ref<LogicalResult(ProgramOp, const arch::ArchModel &)> fn) {
+  TargetAttr target = getTarget(module);
+  if (!target)
+    return success();
+  const arch::ArchModel &chip = target.getArchModel();
+  for (ProgramOp program : module.getOps<ProgramOp>())
+    if (failed(fn(program, chip)))
+      return failure();
+  return success();
+}
+
 arch::CollectiveAlgorithm snapflow::df::getArchAlgorithm(CollectiveOp op) {
   return op.getAlgorithm().value_or(arch::CollectiveAlgorithm::Auto);
 }

@@ -78,6 +78,14 @@ int64_t getStreamTileCount(mlir::Value stream);
 /// A collective's recorded algorithm (`via`); without `via`, Auto.
 arch::CollectiveAlgorithm getArchAlgorithm(CollectiveOp op);
 
+/// Runs `fn` on each df.program of `module` with the chip of the module's
+/// df.target, stopping at the first failure. A module without a target has
+/// no df.program (the df verifier), so nothing runs.
+mlir::LogicalResult forEachProgram(
+    mlir::ModuleOp module,
+    llvm::function_ref<mlir::LogicalResult(ProgramOp, const arch::ArchModel &)>
+        fn);
+
 /// The operator a load, store or stage works for (its `for` tag), or
 /// nullopt for an untagged node or another op.
 std::optional<arch::OpKind> getOpKind(mlir::Operation *op);

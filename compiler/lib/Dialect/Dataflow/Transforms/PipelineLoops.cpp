@@ -10,16 +10,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "snapflow/Mapping/Passes.h"
-#include "snapflow/Mapping/SectionMemory.h"
+#include "snapflow/Dialect/Dataflow/Transforms/Passes.h"
+#include "snapflow/Dialect/Dataflow/Transforms/SectionMemory.h"
 
 #include "snapflow/Arch/ArchModel.h"
 
 #include <cmath>
 
 namespace snapflow {
+namespace df {
 #define GEN_PASS_DEF_PIPELINELOOPS
-#include "snapflow/Mapping/Passes.h.inc"
+#include "snapflow/Dialect/Dataflow/Transforms/Passes.h.inc"
+} // namespace df
 } // namespace snapflow
 
 using namespace mlir;
@@ -28,14 +30,14 @@ using namespace snapflow;
 namespace {
 
 struct PipelineLoopsPass
-    : public snapflow::impl::PipelineLoopsBase<PipelineLoopsPass> {
+    : public snapflow::df::impl::PipelineLoopsBase<PipelineLoopsPass> {
   using PipelineLoopsBase::PipelineLoopsBase;
 
   void runOnOperation() override {
     if (!overlap)
       return;
-    (void)forEachProgram(getOperation(), [&](df::ProgramOp program,
-                                             const arch::ArchModel &chip) {
+    (void)df::forEachProgram(getOperation(), [&](df::ProgramOp program,
+                                                 const arch::ArchModel &chip) {
       run(program, chip);
       return success();
     });

@@ -6,13 +6,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "snapflow/Mapping/Passes.h"
+#include "snapflow/Dialect/Dataflow/Transforms/Passes.h"
 
 #include "snapflow/Arch/Collectives.h"
 
 namespace snapflow {
+namespace df {
 #define GEN_PASS_DEF_CHOOSECOLLECTIVES
-#include "snapflow/Mapping/Passes.h.inc"
+#include "snapflow/Dialect/Dataflow/Transforms/Passes.h.inc"
+} // namespace df
 } // namespace snapflow
 
 using namespace mlir;
@@ -21,10 +23,10 @@ using namespace snapflow;
 namespace {
 
 struct ChooseCollectivesPass
-    : public snapflow::impl::ChooseCollectivesBase<ChooseCollectivesPass> {
+    : public snapflow::df::impl::ChooseCollectivesBase<ChooseCollectivesPass> {
   void runOnOperation() override {
-    (void)forEachProgram(getOperation(), [&](df::ProgramOp program,
-                                             const arch::ArchModel &chip) {
+    (void)df::forEachProgram(getOperation(), [&](df::ProgramOp program,
+                                                 const arch::ArchModel &chip) {
       choose(program, chip);
       return success();
     });

@@ -12,10 +12,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "snapflow/Mapping/Passes.h"
-#include "snapflow/Mapping/SectionMemory.h"
+#include "snapflow/Dialect/Dataflow/Transforms/Passes.h"
+#include "snapflow/Dialect/Dataflow/Transforms/SectionMemory.h"
 
 #include "snapflow/Arch/ArchModel.h"
+#include "snapflow/Interfaces/CostInterface.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -24,8 +25,10 @@
 #include <algorithm>
 
 namespace snapflow {
+namespace df {
 #define GEN_PASS_DEF_PLANSRAM
-#include "snapflow/Mapping/Passes.h.inc"
+#include "snapflow/Dialect/Dataflow/Transforms/Passes.h.inc"
+} // namespace df
 } // namespace snapflow
 
 using namespace mlir;
@@ -78,14 +81,15 @@ namespace {
 
 double mb(int64_t bytes) { return double(bytes) / 1e6; }
 
-struct PlanSramPass : public snapflow::impl::PlanSramBase<PlanSramPass> {
+struct PlanSramPass : public snapflow::df::impl::PlanSramBase<PlanSramPass> {
   using PlanSramBase::PlanSramBase;
 
   void runOnOperation() override {
-    if (failed(forEachProgram(getOperation(), [&](df::ProgramOp program,
-                                                  const arch::ArchModel &chip) {
-          return plan(program, chip);
-        })))
+    if (failed(df::forEachProgram(
+            getOperation(),
+            [&](df::ProgramOp program, const arch::ArchModel &chip) {
+              return plan(program, chip);
+            })))
       signalPassFailure();
   }
 

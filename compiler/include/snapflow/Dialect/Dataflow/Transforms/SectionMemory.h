@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SNAPFLOW_MAPPING_SECTIONMEMORY_H
-#define SNAPFLOW_MAPPING_SECTIONMEMORY_H
+#ifndef SNAPFLOW_DIALECT_DATAFLOW_TRANSFORMS_SECTIONMEMORY_H
+#define SNAPFLOW_DIALECT_DATAFLOW_TRANSFORMS_SECTIONMEMORY_H
 
 #include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
 
@@ -34,4 +34,4 @@ llvm::SmallVector<SectionSram> sectionSram(df::ProgramOp program);
 
 } // namespace snapflow
 
-#endif // SNAPFLOW_MAPPING_SECTIONMEMORY_H
+#endif // SNAPFLOW_DIALECT_DATAFLOW_TRANSFORMS_SECTIONMEMORY_H
