@@ -7,6 +7,8 @@
 
 #include "snapflow/Analysis/ProgramStats.h"
 #include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
+#include "snapflow/Dialect/KV/IR/KVOps.h"
+#include "snapflow/Dialect/LLM/IR/LLMOps.h"
 #include "snapflow/Models/ModelBuilder.h"
 #include "snapflow/Pipelines/Pipelines.h"
 
@@ -14,6 +16,8 @@
 #include "mlir/Pass/PassManager.h"
 
 #include "gtest/gtest.h"
+
+#include <set>
 
 using namespace mlir;
 using namespace snapflow;
@@ -135,4 +139,29 @@ TEST(Lowering, ResolvedChipEqualsNamedChip) {
   EXPECT_EQ(&model, &targets[1].getArchModel());
   EXPECT_TRUE(model.differences(*changed).empty());
   EXPECT_EQ(model.socket().hbmBytesPerS, 1e12);
+}
+
+// tile-and-map and lower-to-df know an op as a stage only through its
+// TrafficOpInterface: every llm and kv op with a cost implements it, but
+// the ones that never become a stage (weights, views, collectives), so an
+// op added without saying what it computes and moves is caught here rather
+// than silently left unmapped.
+TEST(Lowering, EveryCostedOpDeclaresItsTraffic) {
+  MLIRContext ctx;
+  ctx.loadDialect<llm::LLMDialect, kv::KVDialect>();
+  const std::set<std::string> notStages = {"llm.param",       "llm.reshape",
+                                           "llm.shard_slice", "llm.all_reduce",
+                                           "llm.all_gather",  "llm.all_to_all"};
+  int stages = 0;
+  for (RegisteredOperationName op : ctx.getRegisteredOperations()) {
+    StringRef dialect = op.getDialectNamespace();
+    if ((dialect != "llm" && dialect != "kv") ||
+        !op.hasInterface<CostOpInterface>())
+      continue;
+    std::string name = op.getStringRef().str();
+    bool traffic = op.hasInterface<TrafficOpInterface>();
+    EXPECT_EQ(traffic, !notStages.count(name)) << name;
+    stages += traffic;
+  }
+  EXPECT_GE(stages, 28);
 }

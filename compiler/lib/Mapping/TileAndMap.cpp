@@ -19,7 +19,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -40,28 +39,12 @@ namespace {
 constexpr int64_t kMinTileBytes = 64 * 1024;
 
 /// What a stage computes; gemm runs PCUs as systolic arrays, the rest SIMD.
-/// Ops that are not stages (params, views, collectives, loops) have none.
+/// Ops that are not stages (params, views, collectives, loops) have none:
+/// each op that can be one says so itself (TrafficOpInterface).
 std::optional<arch::StageKind> stageKind(Operation *op) {
-  using K = std::optional<arch::StageKind>;
-  // A staged read is a view of the prompt's HBM copy (its consumers load
-  // from it), not a stage.
-  if (auto read = dyn_cast<kv::ReadOp>(op); read && read.getStaged() > 0)
-    return K();
-  return llvm::TypeSwitch<Operation *, K>(op)
-      .Case<llm::LinearOp, llm::MLPOp, llm::GeluMLPOp, llm::MoEOp, llm::RouteOp,
-            llm::LMHeadOp, llm::AttentionOp, llm::MLAAttentionOp,
-            llm::LocalAttentionOp, llm::MTPOp, kv::ScoreOp>(
-          [](auto) { return arch::StageKind::Gemm; })
-      .Case<llm::RMSNormOp, llm::LayerNormOp>(
-          [](auto) { return arch::StageKind::Norm; })
-      .Case<llm::AddOp, llm::RopeOp, kv::PoolOp, kv::QuantizeOp>(
-          [](auto) { return arch::StageKind::Elementwise; })
-      .Case<kv::PageScoreOp, kv::BackupOp, kv::RequantizeOp, llm::SampleOp>(
-          [](auto) { return arch::StageKind::Reduce; })
-      .Case<kv::TopKOp, kv::EvictOp>([](auto) { return arch::StageKind::TopK; })
-      .Case<llm::EmbedOp, kv::GatherStoreOp, kv::AppendOp, kv::ReadOp,
-            kv::RecallOp>([](auto) { return arch::StageKind::Gather; })
-      .Default([](auto) { return K(); });
+  if (auto traffic = dyn_cast<TrafficOpInterface>(op))
+    return traffic.getStageKind();
+  return std::nullopt;
 }
 
 /// Bytes a stage streams from memory (weights and KV), as opposed to

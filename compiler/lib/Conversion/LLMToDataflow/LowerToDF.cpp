@@ -545,43 +545,6 @@ private:
     return promptType ? StringRef("prompt_kv") : StringRef("kv_cache");
   }
 
-  /// Bytes of KV-cache tokens an op writes, as (tokens, stream).
-  int64_t kvTokensWritten(Operation *op) {
-    auto writes = [&](Value cache, int64_t tokens, arch::Phase phase) {
-      auto c = cast<kv::KVCacheTypeInterface>(cache.getType());
-      bool overflow = phase == arch::Phase::Prefill &&
-                      c.getPolicy().isCompressing() &&
-                      tokens > c.getTotalSlots().value();
-      return overflow ? int64_t(0) : c.getBatch() * tokens;
-    };
-    if (isa<llm::AttentionOp, llm::MLAAttentionOp>(op) && !llm::writesKV(op))
-      return 0; // a later layer of a CLA group writes nothing
-
-    if (auto a = dyn_cast<llm::AttentionOp>(op))
-      return writes(a.getCache(),
-                    cast<RankedTensorType>(a.getKey().getType()).getDimSize(1),
-                    a.getPhase());
-    if (auto a = dyn_cast<llm::MLAAttentionOp>(op))
-      return writes(
-          a.getCache(),
-          cast<RankedTensorType>(a.getLatent().getType()).getDimSize(1),
-          a.getPhase());
-    if (auto g = dyn_cast<kv::GatherStoreOp>(op)) {
-      auto c = cast<kv::KVCacheTypeInterface>(g.getCache().getType());
-      return c.getBatch() * c.getSlots();
-    }
-    if (auto r = dyn_cast<kv::RecallOp>(op)) {
-      auto c = cast<kv::KVCacheTypeInterface>(r.getCache().getType());
-      return c.getBatch() * r.getPages() * c.getPolicy().getPageTokens();
-    }
-    if (auto a = dyn_cast<kv::AppendOp>(op)) {
-      auto c = cast<kv::KVCacheTypeInterface>(a.getCache().getType());
-      return c.getBatch() *
-             cast<RankedTensorType>(a.getValues()[0].getType()).getDimSize(1);
-    }
-    return 0;
-  }
-
   /// Traffic of a stage to a per-layer tensor beside the KV cache's slots:
   /// bytes it loads from and stores to `tensor` (of `type`).
   struct AuxTraffic {
@@ -597,49 +560,40 @@ private:
   /// the digests it builds and, at decode, the page keys it re-reads).
   SmallVector<AuxTraffic> auxTraffic(Operation *op) {
     SmallVector<AuxTraffic> out;
-    if (auto ev = dyn_cast<kv::EvictOp>(op)) {
-      kv::StepCost cost = ev.getBatchCost();
-      out.push_back({"kv_state", stateType, cost.bytesRead, cost.bytesWritten});
-    } else if (auto g = dyn_cast<kv::GatherStoreOp>(op)) {
-      if (int64_t w = g.getStateBytesWritten().value(); w > 0)
-        out.push_back({"kv_state", stateType, 0, w});
-    } else if (auto score = dyn_cast<kv::PageScoreOp>(op)) {
-      out.push_back(
-          {"kv_digest", digestType, score.getDigestBytesRead().value(), 0});
-    } else if (auto recall = dyn_cast<kv::RecallOp>(op)) {
-      out.push_back(
-          {"kv_backup", backupType, recall.getRecalledBytes().value(), 0});
-    } else if (auto backup = dyn_cast<kv::BackupOp>(op)) {
-      out.push_back(
-          {"kv_backup", backupType, 0, backup.getBackupBytesWritten().value()});
-      out.push_back(
-          {"kv_digest", digestType, 0, backup.getDigestBytesWritten().value()});
-      if (int64_t keys = backup.getKeyBytesRead().value(); keys > 0)
-        out.push_back({"kv_cache", kvType, keys, 0});
-    } else if (auto q = dyn_cast<kv::QuantizeOp>(op)) {
-      // From the residual at decode, or the prefill's tokens at the dtype;
-      // into the stored slots.
-      auto [src, type] =
-          stagingType ? std::pair(StringRef("kv_staging"), stagingType)
-                      : std::pair(StringRef("kv_residual"), residualType);
-      int64_t read = q.getBytesRead().value();
-      if (Value salient = q.getSalient())
-        read -= bytesOf(salient.getType());
+    auto traffic = cast<TrafficOpInterface>(op);
+    for (const KVAccess &a : traffic.getKVAccesses()) {
+      auto [tensor, type] = tensorOf(a.role);
+      // A format without a residual (or a decode without a prefill's
+      // staging copy) has none to read.
       if (type)
-        out.push_back({src, type, read, 0});
-      out.push_back({"kv_cache", kvType, 0, q.getBytesWritten().value()});
-    } else if (auto r = dyn_cast<kv::RequantizeOp>(op)) {
-      out.push_back({"kv_cache", kvType, r.getStoredBytesRead().value(),
-                     r.getStoredBytesWritten().value()});
-      if (residualType)
-        out.push_back(
-            {"kv_residual", residualType, r.getResidualBytesRead().value(), 0});
-    } else if (residualType && readsKV(op)) {
-      // A decode attention reads the residual beside the stored slots.
+        out.push_back({tensor, type, a.read, a.written});
+    }
+    // A decode attention reads the residual beside the stored slots.
+    if (out.empty() && residualType && traffic.readsKVSlots())
       out.push_back({"kv_residual", residualType,
                      bytesOf(residualType) / residualType.getDimSize(0), 0});
-    }
     return out;
+  }
+
+  /// The per-layer tensor of `role` and its type (null: the program has
+  /// none).
+  std::pair<StringRef, RankedTensorType> tensorOf(KVTensorRole role) const {
+    switch (role) {
+    case KVTensorRole::Cache:
+      return {"kv_cache", kvType};
+    case KVTensorRole::State:
+      return {"kv_state", stateType};
+    case KVTensorRole::Digest:
+      return {"kv_digest", digestType};
+    case KVTensorRole::Backup:
+      return {"kv_backup", backupType};
+    case KVTensorRole::Residual:
+      return {"kv_residual", residualType};
+    case KVTensorRole::QuantizeSource:
+      return stagingType ? std::pair(StringRef("kv_staging"), stagingType)
+                         : std::pair(StringRef("kv_residual"), residualType);
+    }
+    llvm_unreachable("unknown KV tensor role");
   }
 
   /// A piece of a per-layer tensor of `type` of about `tileBytes`, and how
@@ -719,14 +673,6 @@ private:
     return out;
   }
 
-  bool readsKV(Operation *op) {
-    if (auto a = dyn_cast<llm::AttentionOp>(op))
-      return a.getPhase() == arch::Phase::Decode;
-    if (auto a = dyn_cast<llm::MLAAttentionOp>(op))
-      return a.getPhase() == arch::Phase::Decode;
-    return isa<kv::ReadOp>(op);
-  }
-
   /// Lowers `op`; every load, store and stage it makes is tagged with the
   /// model operator `op` works for (a run's profile charges them to it).
   LogicalResult lower(Operation *op) {
@@ -792,19 +738,14 @@ private:
         "prompt_kv", tiles);
   }
 
-  /// The end-of-prefill selection: a chunked prefill runs it in its last
-  /// chunk only, and every prefill's report gives its share of the TTFT.
-  static bool isSelection(Operation *op) {
-    return isa<kv::ScoreOp, kv::PageScoreOp, kv::PoolOp, kv::TopKOp,
-               kv::GatherStoreOp>(op);
-  }
-
   LogicalResult stage(Operation *op, df::StageMapAttr map) {
     Block *block = b.getInsertionBlock();
     Operation *before = block->empty() ? nullptr : &block->back();
     if (failed(stageBody(op, map)))
       return failure();
-    if (prefill && isSelection(op))
+    // The end-of-prefill selection: a chunked prefill runs it in its last
+    // chunk only, and every prefill's report gives its share of the TTFT.
+    if (prefill && cast<TrafficOpInterface>(op).isKVSelection())
       for (Operation *o = before ? before->getNextNode() : &block->front(); o;
            o = o->getNextNode()) {
         if (auto load = dyn_cast<df::LoadOp>(o))
@@ -886,7 +827,8 @@ private:
         return failure();
       inputs.push_back(s);
     }
-    if (readsKV(op))
+    auto traffic = cast<TrafficOpInterface>(op);
+    if (traffic.readsKVSlots())
       inputs.push_back(loadKV(op->getLoc(), tileBytes));
     SmallVector<AuxTraffic> aux = auxTraffic(op);
     for (const AuxTraffic &a : aux)
@@ -956,16 +898,11 @@ private:
       outCounts.push_back(count);
       outValues.push_back(r);
     }
-    int64_t kvTokens = kvTokensWritten(op);
+    int64_t kvTokens = traffic.getKVTokensWritten();
     SmallVector<KVWrite, 2> kvWrites;
     if (kvTokens > 0) {
       // One token per tile, or a recalled page (whole pages move).
-      int64_t run = 1;
-      if (auto recall = dyn_cast<kv::RecallOp>(op))
-        run = cast<kv::KVCacheTypeInterface>(recall.getCache().getType())
-                  .getPolicy()
-                  .getPageTokens();
-      kvWrites = kvWritesOf(op, kvTokens, run);
+      kvWrites = kvWritesOf(op, kvTokens, traffic.getKVWriteRun());
       for (const KVWrite &w : kvWrites) {
         outTypes.push_back(streamOf(w.tile));
         outCounts.push_back(w.tiles);

@@ -9,6 +9,7 @@
 #define SNAPFLOW_DIALECT_KV_IR_KVOPS_H
 
 #include "snapflow/Interfaces/CostInterface.h"
+#include "snapflow/Interfaces/TrafficInterface.h"
 #include "snapflow/Support/CheckedInt.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"

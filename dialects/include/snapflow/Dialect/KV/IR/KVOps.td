@@ -8,15 +8,23 @@ include "snapflow/Dialect/KV/IR/KVDialect.td"
 include "snapflow/Dialect/KV/IR/KVAttrs.td"
 include "snapflow/Dialect/KV/IR/KVTypes.td"
 include "snapflow/Interfaces/CostInterface.td"
+include "snapflow/Interfaces/TrafficInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
-class KV_Op<string mnemonic, list<Trait> traits = []>
+/// Every kv op is a pipeline stage; `traffic` names the TrafficOpInterface
+/// methods it defines beyond its stage kind (what it moves besides its
+/// streams).
+class KV_Op<string mnemonic, list<Trait> traits = [],
+            list<string> traffic = []>
     : Op<KV_Dialect, mnemonic,
          !listconcat(traits, [Pure, DeclareOpInterfaceMethods<CostOpInterface,
-                                     ["getKVUpkeepFlops", "getKVUpkeepBytes"]>])>;
+                                     ["getKVUpkeepFlops", "getKVUpkeepBytes"]>,
+                              DeclareOpInterfaceMethods<TrafficOpInterface,
+                                                        traffic>])>;
 
-def KV_AppendOp : KV_Op<"append", [AllTypesMatch<["cache", "result"]>]> {
+def KV_AppendOp : KV_Op<"append", [AllTypesMatch<["cache", "result"]>],
+    ["getKVTokensWritten"]> {
   let summary = "write the new tokens' K/V (or latent) at the ring slot of one layer";
   let description = [{
     Decode-time write of T new tokens into layer `layer` of the cache. Under a
@@ -40,7 +48,7 @@ def KV_AppendOp : KV_Op<"append", [AllTypesMatch<["cache", "result"]>]> {
   let hasVerifier = 1;
 }
 
-def KV_ReadOp : KV_Op<"read"> {
+def KV_ReadOp : KV_Op<"read", [], ["readsKVSlots"]> {
   let summary = "read every slot of one layer of the cache";
   let description = [{
     Returns the cached keys and values (or latents) of layer `layer` for all
@@ -66,7 +74,7 @@ def KV_ReadOp : KV_Op<"read"> {
   let hasVerifier = 1;
 }
 
-def KV_ScoreOp : KV_Op<"score"> {
+def KV_ScoreOp : KV_Op<"score", [], ["isKVSelection"]> {
   let summary = "SnapKV scores: observation-window attention summed per KV-head group";
   let description = [{
     The last `obs_window` of the L prompt queries attend (softmax in f32,
@@ -107,7 +115,8 @@ def KV_ScoreOp : KV_Op<"score"> {
   }];
 }
 
-def KV_PoolOp : KV_Op<"pool", [SameOperandsAndResultType]> {
+def KV_PoolOp : KV_Op<"pool", [SameOperandsAndResultType],
+    ["isKVSelection"]> {
   let summary = "1-D pooling of selection scores along the token axis";
   let description = [{
     Max or average pooling of width `kernel` (odd, same padding) along the last
@@ -125,7 +134,7 @@ def KV_PoolOp : KV_Op<"pool", [SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
-def KV_TopKOp : KV_Op<"topk"> {
+def KV_TopKOp : KV_Op<"topk", [], ["isKVSelection"]> {
   let summary = "indices of the k best-scored prompt tokens per group";
   let description = [{
     Selects, per batch entry and KV-head group, the `k` highest pooled scores
@@ -146,7 +155,8 @@ def KV_TopKOp : KV_Op<"topk"> {
   let hasVerifier = 1;
 }
 
-def KV_GatherStoreOp : KV_Op<"gather_store", [AttrSizedOperandSegments, AllTypesMatch<["cache", "result"]>]> {
+def KV_GatherStoreOp : KV_Op<"gather_store", [AttrSizedOperandSegments, AllTypesMatch<["cache", "result"]>],
+    ["getKVTokensWritten", "getKVAccesses", "isKVSelection"]> {
   let summary = "fill one layer of a compressed cache with sinks, selected and recent tokens";
   let description = [{
     End-of-prefill write of layer `layer`: the first `sinks` prompt tokens, the
@@ -177,7 +187,8 @@ def KV_GatherStoreOp : KV_Op<"gather_store", [AttrSizedOperandSegments, AllTypes
   }];
 }
 
-def KV_EvictOp : KV_Op<"evict", [AllTypesMatch<["cache", "result"]>]> {
+def KV_EvictOp : KV_Op<"evict", [AllTypesMatch<["cache", "result"]>],
+    ["getKVAccesses"]> {
   let summary = "decode-time upkeep of a policy that evicts by attention";
   let description = [{
     After a decode attention over layer `layer`, updates the per-slot state
@@ -213,7 +224,7 @@ def KV_EvictOp : KV_Op<"evict", [AllTypesMatch<["cache", "result"]>]> {
   }];
 }
 
-def KV_PageScoreOp : KV_Op<"page_score"> {
+def KV_PageScoreOp : KV_Op<"page_score", [], ["getKVAccesses", "isKVSelection"]> {
   let summary = "score every backed-up page's digest with the last query";
   let description = [{
     ArkVale's page importance (`estimate_scores` of its official code): for
@@ -249,7 +260,8 @@ def KV_PageScoreOp : KV_Op<"page_score"> {
   }];
 }
 
-def KV_RecallOp : KV_Op<"recall", [AllTypesMatch<["cache", "result"]>]> {
+def KV_RecallOp : KV_Op<"recall", [AllTypesMatch<["cache", "result"]>],
+    ["getKVTokensWritten", "getKVWriteRun", "getKVAccesses"]> {
   let summary = "bring chosen pages back from the backup into the HBM slots";
   let description = [{
     Before a decode attention over layer `layer`: of the pages `indices`
@@ -278,7 +290,8 @@ def KV_RecallOp : KV_Op<"recall", [AllTypesMatch<["cache", "result"]>]> {
   }];
 }
 
-def KV_BackupOp : KV_Op<"backup", [AllTypesMatch<["cache", "result"]>]> {
+def KV_BackupOp : KV_Op<"backup", [AllTypesMatch<["cache", "result"]>],
+    ["getKVAccesses"]> {
   let summary = "copy new tokens to the external backup and digest full pages";
   let description = [{
     After an attention over layer `layer` wrote T new tokens (`values`, as
@@ -317,7 +330,8 @@ def KV_BackupOp : KV_Op<"backup", [AllTypesMatch<["cache", "result"]>]> {
 }
 
 def KV_QuantizeOp : KV_Op<"quantize",
-                            [AllTypesMatch<["cache", "result"]>]> {
+                            [AllTypesMatch<["cache", "result"]>],
+    ["getKVAccesses"]> {
   let summary = "quantize tokens held at the dtype into the cache's format";
   let description = [{
     The cache's format at work on layer `layer`: `tokens` tokens per
@@ -352,7 +366,8 @@ def KV_QuantizeOp : KV_Op<"quantize",
   }];
 }
 
-def KV_RequantizeOp : KV_Op<"requantize", [AllTypesMatch<["cache", "result"]>]> {
+def KV_RequantizeOp : KV_Op<"requantize", [AllTypesMatch<["cache", "result"]>],
+    ["getKVAccesses"]> {
   let summary = "re-score and re-quantize a sequence's whole cache, periodically";
   let description = [{
     ZipCache's streaming step on layer `layer`: once every `every` decode

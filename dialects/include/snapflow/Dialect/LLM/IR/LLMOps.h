@@ -10,6 +10,7 @@
 #include "snapflow/Arch/Phase.h"
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Interfaces/CostInterface.h"
+#include "snapflow/Interfaces/TrafficInterface.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"

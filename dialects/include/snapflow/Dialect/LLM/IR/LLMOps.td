@@ -7,6 +7,7 @@ include "snapflow/Dialect/SnapflowBase.td"
 include "snapflow/Dialect/LLM/IR/LLMDialect.td"
 include "snapflow/Dialect/KV/IR/KVTypes.td"
 include "snapflow/Interfaces/CostInterface.td"
+include "snapflow/Interfaces/TrafficInterface.td"
 include "snapflow/Dialect/LLM/IR/LLMEnums.td"
 include "snapflow/Dialect/LLM/IR/LLMAttrs.td"
 include "mlir/IR/BuiltinAttributes.td"
@@ -18,6 +19,12 @@ class LLM_Op<string mnemonic, list<Trait> traits = []>
     : Op<LLM_Dialect, mnemonic,
          !listconcat(traits, [Pure, DeclareOpInterfaceMethods<CostOpInterface>])>;
 
+/// An op tile-and-map runs as a pipeline stage: it says what it computes and
+/// moves (TrafficInterface.td) beside its definition.
+class LLM_StageOp<string mnemonic, list<Trait> traits = []>
+    : LLM_Op<mnemonic,
+             !listconcat(traits, [DeclareOpInterfaceMethods<TrafficOpInterface>])>;
+
 def LLM_Activation : RankedTensorOf<[BF16, F16, F32, F8E4M3FN, F8E5M2]>;
 def LLM_Weight : RankedTensorOf<[BF16, F16, F32, F8E4M3FN, F8E5M2]>;
 
@@ -25,7 +32,8 @@ def LLM_Weight : RankedTensorOf<[BF16, F16, F32, F8E4M3FN, F8E5M2]>;
 class LLM_GemmOp<string mnemonic, list<Trait> traits = []>
     : Op<LLM_Dialect, mnemonic,
          !listconcat(traits, [Pure, DeclareOpInterfaceMethods<CostOpInterface,
-                                     ["getGemmRows"]>])>;
+                                     ["getGemmRows"]>,
+                              DeclareOpInterfaceMethods<TrafficOpInterface>])>;
 
 /// Attentions over a KV cache also report the share of their cost a KV
 /// policy's or format's upkeep adds, and their rows.
@@ -33,7 +41,9 @@ class LLM_CacheAttentionOp<string mnemonic, list<Trait> traits = []>
     : Op<LLM_Dialect, mnemonic,
          !listconcat(traits, [Pure, DeclareOpInterfaceMethods<CostOpInterface,
                                      ["getKVUpkeepFlops", "getKVUpkeepBytes",
-                                      "getGemmRows"]>])>;
+                                      "getGemmRows"]>,
+                              DeclareOpInterfaceMethods<TrafficOpInterface,
+                                     ["getKVTokensWritten", "readsKVSlots"]>])>;
 
 /// Collectives also report the bytes they send over peer links.
 class LLM_CollectiveOp<string mnemonic, list<Trait> traits = []>
@@ -61,7 +71,7 @@ def LLM_ParamOp : LLM_Op<"param"> {
   let hasVerifier = 1;
 }
 
-def LLM_EmbedOp : LLM_Op<"embed"> {
+def LLM_EmbedOp : LLM_StageOp<"embed"> {
   let summary = "look up token embeddings";
   let description = [{
     Gathers one row of the `vocab x hidden` table per token of a `B x T` token
@@ -91,7 +101,7 @@ def LLM_EmbedOp : LLM_Op<"embed"> {
 // Elementwise and normalisation
 //===----------------------------------------------------------------------===//
 
-def LLM_RMSNormOp : LLM_Op<"rms_norm", [AllTypesMatch<["input", "result"]>]> {
+def LLM_RMSNormOp : LLM_StageOp<"rms_norm", [AllTypesMatch<["input", "result"]>]> {
   let summary = "RMS normalisation over the last axis, scaled by a weight";
   let description = [{
     `y = x / sqrt(mean(x^2) + eps) * w` along the last axis of `x`; `w` has that
@@ -115,7 +125,7 @@ def LLM_RMSNormOp : LLM_Op<"rms_norm", [AllTypesMatch<["input", "result"]>]> {
   ];
 }
 
-def LLM_LayerNormOp : LLM_Op<"layer_norm", [AllTypesMatch<["input", "result"]>]> {
+def LLM_LayerNormOp : LLM_StageOp<"layer_norm", [AllTypesMatch<["input", "result"]>]> {
   let summary = "layer normalisation over the last axis, with a weight and a bias";
   let description = [{
     `y = (x - mean(x)) / sqrt(var(x) + eps) * w + b` along the last axis of
@@ -143,7 +153,7 @@ def LLM_LayerNormOp : LLM_Op<"layer_norm", [AllTypesMatch<["input", "result"]>]>
   ];
 }
 
-def LLM_AddOp : LLM_Op<"add", [SameOperandsAndResultType]> {
+def LLM_AddOp : LLM_StageOp<"add", [SameOperandsAndResultType]> {
   let summary = "elementwise sum (residual connection)";
   let description = [{
     Example:
@@ -156,7 +166,7 @@ def LLM_AddOp : LLM_Op<"add", [SameOperandsAndResultType]> {
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
 }
 
-def LLM_RopeOp : LLM_Op<"rope", [SameOperandsAndResultType]> {
+def LLM_RopeOp : LLM_StageOp<"rope", [SameOperandsAndResultType]> {
   let summary = "rotary position embedding on `rotary_dim` elements of each head";
   let description = [{
     Rotates pairs of `rotary_dim` elements of each of `num_heads` heads of
@@ -484,7 +494,7 @@ def LLM_ReshapeOp : LLM_Op<"reshape"> {
   let hasVerifier = 1;
 }
 
-def LLM_SampleOp : LLM_Op<"sample"> {
+def LLM_SampleOp : LLM_StageOp<"sample"> {
   let summary = "greedy sampling: the most likely token of each position";
   let description = [{
     The argmax over the vocabulary of `tensor<B x T x V>` logits, as
