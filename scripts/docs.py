@@ -1611,6 +1611,39 @@ def check_sweep_axes():
     return problems
 
 
+def check_extension_counts():
+    """docs/Architecture.md's extension table: the fourth column of each row
+    counts the files it lists ("2: `a`, `b`"), and every file it lists
+    exists (a new file, `<Name>` or `<X>`, its folder)."""
+    page = "docs/Architecture.md"
+    with open(os.path.join(ROOT, page)) as f:
+        text = f.read()
+    start = text.index("## Extension points")
+    table = text[start:text.index("\n## ", start + 1)]
+    problems = []
+    rows = [line for line in table.splitlines() if line.startswith("| a ")]
+    if not rows:
+        problems.append(f"{page}: no extension table")
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split(" | ")]
+        name = cells[0]
+        m = re.match(r"(\d+): (.*)$", cells[3]) if len(cells) == 5 else None
+        if not m:
+            problems.append(f"{page}: extension row '{name}' has no file "
+                            "count (N: `path`, ...)")
+            continue
+        paths = re.findall(r"`([^`]+)`", m.group(2))
+        if int(m.group(1)) != len(paths):
+            problems.append(f"{page}: extension row '{name}' counts "
+                            f"{m.group(1)} files but lists {len(paths)}")
+        for path in paths:
+            target = os.path.dirname(path) if "<" in path else path
+            if not os.path.exists(os.path.join(ROOT, target)):
+                problems.append(f"{page}: extension row '{name}' names "
+                                f"{path}, which does not exist")
+    return problems
+
+
 def check_regressions():
     """Every regression case docs/Testing.md names for a reliability defect
     exists: a gtest `Suite.Name`, a file or corpus entry, a check prefix of
@@ -1818,6 +1851,7 @@ def main():
         problems += check_fingerprints(b)
         problems += check_report_keys(b)
         problems += check_sweep_axes()
+        problems += check_extension_counts()
         problems += check_chip_tables()
         problems += check_regressions()
         problems += check_layout()
