@@ -1,0 +1,1 @@
+"""The page generators and checks of scripts/docs.py, one module per page."""
