@@ -24,17 +24,9 @@ chip-key tables of docs/ArchConfig.md quote the chip files' values.
 """
 
 import argparse
-import concurrent.futures
-import csv
 import difflib
-import fnmatch
-import json
 import os
-import re
-import shutil
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from docgen.archconfig import archconfig

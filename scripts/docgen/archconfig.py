@@ -1,17 +1,6 @@
 """docs/ArchConfig.md: fingerprints and the what-if chips."""
 
-import argparse
-import concurrent.futures
-import csv
-import difflib
-import fnmatch
-import json
 import os
-import re
-import shutil
-import subprocess
-import sys
-import tempfile
 
 from docgen.common import ROOT, fingerprint, num
 

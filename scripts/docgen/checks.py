@@ -1,16 +1,9 @@
 """The checks beyond the generated spans: fingerprints, report keys, sweep axes, chip tables, the extension table, regressions, excerpts, the layout."""
 
-import argparse
-import concurrent.futures
-import csv
-import difflib
 import fnmatch
-import json
 import os
 import re
-import shutil
 import subprocess
-import sys
 import tempfile
 
 from docgen.archconfig import half_hbm_chip

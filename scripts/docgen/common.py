@@ -1,14 +1,10 @@
 """What every page generator shares: the build (its snapflow runs, cached), number formats."""
 
-import argparse
 import concurrent.futures
 import csv
-import difflib
-import fnmatch
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile

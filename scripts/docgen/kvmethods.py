@@ -1,17 +1,8 @@
 """docs/KVMethods.md: the KV methods of the literature side by side."""
 
-import argparse
-import concurrent.futures
 import csv
-import difflib
-import fnmatch
-import json
 import os
-import re
-import shutil
-import subprocess
 import sys
-import tempfile
 
 from docgen.models import models
 from docgen.sweeps import copy_plots

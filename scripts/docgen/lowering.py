@@ -1,17 +1,8 @@
 """docs/Lowering.md: the MTP table and a recorded memory plan."""
 
-import argparse
-import concurrent.futures
-import csv
-import difflib
-import fnmatch
-import json
-import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 
 
 def lowering(b):

@@ -1,17 +1,8 @@
 """docs/Models.md: parameter counts."""
 
-import argparse
-import concurrent.futures
-import csv
-import difflib
-import fnmatch
 import json
-import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 
 
 def models(b):

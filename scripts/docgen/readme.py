@@ -1,17 +1,5 @@
 """README.md: the output of `make run`."""
 
-import argparse
-import concurrent.futures
-import csv
-import difflib
-import fnmatch
-import json
-import os
-import re
-import shutil
-import subprocess
-import sys
-import tempfile
 
 from docgen.validation import MTP_SCALE, TABLE5_SNAPSTREAM
 

@@ -1,17 +1,11 @@
 """docs/Serving.md: a replayed trace, a generated load, the models study, the schedules."""
 
-import argparse
-import concurrent.futures
 import csv
-import difflib
-import fnmatch
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 
 from docgen.common import ROOT, chip_value, ms
 from docgen.sweeps import LINE_STYLES, line_style

@@ -1,17 +1,7 @@
 """docs/Simulator.md: the figures of the simulator page."""
 
-import argparse
-import concurrent.futures
-import csv
-import difflib
-import fnmatch
-import json
 import os
 import re
-import shutil
-import subprocess
-import sys
-import tempfile
 
 from docgen.archconfig import what_if
 

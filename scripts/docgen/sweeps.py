@@ -1,17 +1,7 @@
 """docs/Sweeps.md: the context x KV-policy sweep and its plots."""
 
-import argparse
-import concurrent.futures
-import csv
-import difflib
-import fnmatch
-import json
 import os
-import re
 import shutil
-import subprocess
-import sys
-import tempfile
 
 from docgen.common import ROOT
 

@@ -1,17 +1,7 @@
 """docs/Validation.md: published points against the build."""
 
-import argparse
-import concurrent.futures
-import csv
-import difflib
-import fnmatch
 import json
 import os
-import re
-import shutil
-import subprocess
-import sys
-import tempfile
 
 from docgen.common import ROOT, chip_value, ms, num, pct
 from docgen.serving import MODELS_POLICIES, models_run
