@@ -27,10 +27,6 @@ std::optional<StageKind> LocalAttentionOp::getStageKind() {
 }
 std::optional<StageKind> LMHeadOp::getStageKind() { return StageKind::Gemm; }
 std::optional<StageKind> MTPOp::getStageKind() { return StageKind::Gemm; }
-std::optional<StageKind> AttentionOp::getStageKind() { return StageKind::Gemm; }
-std::optional<StageKind> MLAAttentionOp::getStageKind() {
-  return StageKind::Gemm;
-}
 
 // The rest run on the SIMD lanes.
 std::optional<StageKind> EmbedOp::getStageKind() { return StageKind::Gather; }
@@ -43,36 +39,3 @@ std::optional<StageKind> RopeOp::getStageKind() {
   return StageKind::Elementwise;
 }
 std::optional<StageKind> SampleOp::getStageKind() { return StageKind::Reduce; }
-
-namespace {
-/// The new tokens `op` writes to `cache`: all `tokens` of the batch, but
-/// none when a later layer of a CLA group shares its cache, or when a
-/// prefill's prompt overflows a compressing cache (the selection writes
-/// what it keeps).
-int64_t tokensWritten(Operation *op, Value cache, int64_t tokens,
-                      arch::Phase phase) {
-  if (!writesKV(op))
-    return 0;
-  auto c = cast<kv::KVCacheTypeInterface>(cache.getType());
-  bool overflow = phase == arch::Phase::Prefill &&
-                  c.getPolicy().isCompressing() &&
-                  tokens > c.getTotalSlots().value();
-  return overflow ? int64_t(0) : c.getBatch() * tokens;
-}
-} // namespace
-
-int64_t AttentionOp::getKVTokensWritten() {
-  return tokensWritten(*this, getCache(),
-                       cast<RankedTensorType>(getKey().getType()).getDimSize(1),
-                       getPhase());
-}
-bool AttentionOp::readsKVSlots() { return getPhase() == arch::Phase::Decode; }
-
-int64_t MLAAttentionOp::getKVTokensWritten() {
-  return tokensWritten(
-      *this, getCache(),
-      cast<RankedTensorType>(getLatent().getType()).getDimSize(1), getPhase());
-}
-bool MLAAttentionOp::readsKVSlots() {
-  return getPhase() == arch::Phase::Decode;
-}

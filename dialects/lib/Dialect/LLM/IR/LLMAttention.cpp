@@ -1,0 +1,304 @@
+//===- LLMAttention.cpp - The attentions over a KV cache ------------------===//
+//
+// llm.attention (grouped-query) and llm.mla_attention (DeepSeek's latent
+// attention): their shape rules, their FLOPs and bytes, and what each moves
+// as a pipeline stage (TrafficOpInterface), from the same helpers, so the
+// cost model and lower-to-df agree on what an attention writes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpHelpers.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace snapflow;
+using namespace snapflow::llm;
+using namespace snapflow::llm::detail;
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  int64_t hq = getNumHeads(), hkv = getNumKvHeads(), d = getHeadDim();
+  if (failed(verifyHeads(*this, hq, hkv, d)))
+    return failure();
+  auto cache = cast<kv::CacheType>(getCache().getType());
+  if (cache.getKvHeads() != hkv)
+    return emitOpError() << "GQA group mismatch: the cache holds "
+                         << cache.getKvHeads() << " KV heads but the op has "
+                         << hkv;
+  if (cache.getHeadDim() != d)
+    return emitOpError() << "cache head_dim " << cache.getHeadDim()
+                         << " does not match head_dim " << d;
+  if (failed(verifyLayerIndex(*this, getLayer(), cache.getLayers())))
+    return failure();
+  RankedTensorType q = tensorOf(getQuery());
+  if (q.getRank() != 3)
+    return emitOpError() << "query must be tensor<B x T x " << hq * d
+                         << ">, got " << q;
+  int64_t b = q.getDimSize(0), t = q.getDimSize(1);
+  if (b != cache.getBatch())
+    return emitOpError() << "batch " << b << " does not match the cache batch "
+                         << cache.getBatch();
+  if (failed(expectBTW(*this, "query", getQuery(), b, t, hq * d)) ||
+      failed(expectBTW(*this, "key", getKey(), b, t, hkv * d)) ||
+      failed(expectBTW(*this, "value", getValue(), b, t, hkv * d)))
+    return failure();
+  if (getResult().getType() != getQuery().getType())
+    return emitOpError("result type must equal the query type");
+  for (Value kv : {getKey(), getValue()})
+    if (tensorOf(kv).getElementType() != cache.getDtype())
+      return emitOpError() << "key and value element type "
+                           << tensorOf(kv).getElementType()
+                           << " does not match the cache dtype "
+                           << cache.getDtype();
+  bool compressing = cache.getPolicy().isCompressing();
+  if (failed(verifyPrefix(*this, getPrefix(), getPhase())))
+    return failure();
+  if (getPhase() == arch::Phase::Decode && t > cache.getSlots())
+    return emitOpError() << "decodes " << t << " tokens but the cache has "
+                         << cache.getSlots() << " slots";
+  if (getPhase() == arch::Phase::Prefill && !compressing &&
+      t + getPrefix() > cache.getSlots())
+    return emitOpError() << "prefill of " << t + getPrefix()
+                         << " tokens does not fit a full cache of "
+                         << cache.getSlots() << " slots";
+  return verifyProbs(*this, getProbs(), getPhase(), b, hkv, cache.getSlots());
+}
+CheckedInt AttentionOp::getFlops() {
+  RankedTensorType q = tensorOf(getQuery());
+  CheckedInt b = q.getDimSize(0), t = q.getDimSize(1);
+  CheckedInt pairs =
+      getPhase() == arch::Phase::Prefill
+          ? causalPairs(t)
+          : t * cast<kv::CacheType>(getCache().getType()).getSlots();
+  // QK^T and PV (2 x 2 FLOPs per MAC) plus softmax per score, and what a
+  // policy or format adds.
+  return b * getNumHeads() * pairs * (4 * getHeadDim() + 5) + getPrefixFlops() +
+         getKVUpkeepFlops();
+}
+// Each KV head's keys serve its query heads for each of the step's tokens.
+int64_t AttentionOp::getGemmRows() {
+  return tensorOf(getQuery()).getDimSize(1) * getNumHeads() /
+         std::max<int64_t>(1, getNumKvHeads());
+}
+CheckedInt AttentionOp::getKVUpkeepFlops() {
+  RankedTensorType q = tensorOf(getQuery());
+  auto cache = cast<kv::CacheType>(getCache().getType());
+  int64_t tk = tensorOf(getKey()).getDimSize(1);
+  return probsFlops(getProbs(), q, getNumHeads(), cache.getSlots()) +
+         formatFlops(
+             cache, getPhase(), q.getDimSize(0), tk, getPrefix(), getNumHeads(),
+             !getReuseKv() && writesCache(getPhase(), cache, tk, getPrefix()));
+}
+CheckedInt AttentionOp::getKVUpkeepBytes() {
+  return getProbs() ? getTensorBytes(getProbs().getType()) : CheckedInt(0);
+}
+CheckedInt AttentionOp::getPrefixFlops() {
+  RankedTensorType q = tensorOf(getQuery());
+  CheckedInt pairs = CheckedInt(q.getDimSize(1)) * getPrefix();
+  return q.getDimSize(0) * getNumHeads() * pairs * (4 * getHeadDim() + 5);
+}
+CheckedInt AttentionOp::getBytesRead() {
+  // A CLA layer's decode finds the step's key and value in the cache it
+  // reads; its prefill attends over the group's keys and values as given.
+  bool inCache = getReuseKv() && getPhase() == arch::Phase::Decode;
+  CheckedInt bytes =
+      inCache ? getTensorBytes(getQuery().getType())
+              : getTotalBytes(ValueRange{getQuery(), getKey(), getValue()});
+  auto cache = cast<kv::KVCacheTypeInterface>(getCache().getType());
+  if (getPhase() == arch::Phase::Decode)
+    bytes += cache.getBytesPerSequencePerLayer() * cache.getBatch();
+  bytes += cache.getBytesPerTokenPerLayer() * getPrefix() * cache.getBatch();
+  return bytes;
+}
+CheckedInt AttentionOp::getBytesWritten() {
+  CheckedInt bytes = getTensorBytes(getResult().getType());
+  if (Value probs = getProbs())
+    bytes += getTensorBytes(probs.getType());
+  auto cache = cast<kv::CacheType>(getCache().getType());
+  // New tokens go to the cache, except in a prefill longer than a compressed
+  // cache, where kv.gather_store writes the tokens kept instead.
+  int64_t t = tensorOf(getKey()).getDimSize(1);
+  if (!getReuseKv() && writesCache(getPhase(), cache, t, getPrefix()))
+    bytes += kv::getWriteBytes(cache, t, getPhase() == arch::Phase::Prefill);
+  return bytes;
+}
+
+//===----------------------------------------------------------------------===//
+// MLAAttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MLAAttentionOp::verify() {
+  if (failed(verifyStatic(*this)))
+    return failure();
+  int64_t h = getNumHeads(), nope = getQkNopeHeadDim(),
+          rope = getQkRopeHeadDim(), v = getVHeadDim(), r = getKvLoraRank();
+  if (h <= 0 || nope <= 0 || rope < 0 || v <= 0 || r <= 0)
+    return emitOpError("num_heads, qk_nope_head_dim, v_head_dim and "
+                       "kv_lora_rank must be > 0 and qk_rope_head_dim >= 0");
+  auto cache = cast<kv::LatentCacheType>(getCache().getType());
+  if (cache.getLatentDim() != r || cache.getRopeDim() != rope)
+    return emitOpError() << "latent cache (latent_dim " << cache.getLatentDim()
+                         << ", rope_dim " << cache.getRopeDim()
+                         << ") does not match kv_lora_rank " << r
+                         << " and qk_rope_head_dim " << rope;
+  if (failed(verifyLayerIndex(*this, getLayer(), cache.getLayers())))
+    return failure();
+  RankedTensorType q = tensorOf(getQuery());
+  if (q.getRank() != 3)
+    return emitOpError() << "query must be tensor<B x T x " << h * (nope + rope)
+                         << ">, got " << q;
+  int64_t b = q.getDimSize(0), t = q.getDimSize(1);
+  if (b != cache.getBatch())
+    return emitOpError() << "batch " << b << " does not match the cache batch "
+                         << cache.getBatch();
+  if (failed(expectBTW(*this, "query", getQuery(), b, t, h * (nope + rope))) ||
+      failed(expectBTW(*this, "latent", getLatent(), b, t, r + rope)) ||
+      failed(expectShape(*this, "kv_up", getKvUp(), {h * (nope + v), r})) ||
+      failed(expectShape(*this, "latent_norm", getLatentNorm(), {r})) ||
+      failed(expectBTW(*this, "result", getResult(), b, t, h * v)))
+    return failure();
+  if (tensorOf(getLatent()).getElementType() != cache.getDtype())
+    return emitOpError() << "latent element type "
+                         << tensorOf(getLatent()).getElementType()
+                         << " does not match the cache dtype "
+                         << cache.getDtype();
+  if (getPhase() == arch::Phase::Decode && t > cache.getSlots())
+    return emitOpError() << "decodes " << t << " tokens but the cache has "
+                         << cache.getSlots() << " slots";
+  if (failed(verifyPrefix(*this, getPrefix(), getPhase())))
+    return failure();
+  if (getPhase() == arch::Phase::Prefill &&
+      !cache.getPolicy().isCompressing() &&
+      t + getPrefix() > cache.getSlots() * cache.getSeqShards())
+    return emitOpError() << "prefill of " << t + getPrefix()
+                         << " tokens does not fit a full cache of "
+                         << cache.getSlots() * cache.getSeqShards() << " slots";
+  return verifyProbs(*this, getProbs(), getPhase(), b, 1, cache.getSlots());
+}
+CheckedInt MLAAttentionOp::getFlops() {
+  RankedTensorType q = tensorOf(getQuery());
+  CheckedInt b = q.getDimSize(0), t = q.getDimSize(1);
+  CheckedInt h = getNumHeads(), nope = getQkNopeHeadDim(),
+             rope = getQkRopeHeadDim(), v = getVHeadDim(), r = getKvLoraRank();
+  // Norm of the new latents and rotation of their rotary part (done by the
+  // group's first layer for a CLA layer).
+  CheckedInt prep = getReuseKv() ? CheckedInt(0) : b * t * (4 * r + 3 * rope);
+  if (getPhase() == arch::Phase::Decode) {
+    // Absorbed: q_nope -> latent space, scores and PV against the latent
+    // cache, latent -> v_head output.
+    CheckedInt s = cast<kv::LatentCacheType>(getCache().getType()).getSlots();
+    CheckedInt perQuery = 2 * h * nope * r + 2 * h * s * (r + rope) +
+                          2 * h * s * r + 2 * h * r * v + 5 * h * s;
+    return prep + b * t * perQuery + getKVUpkeepFlops();
+  }
+  // Prefill: decompress the prompt's K and V, then causal attention; a cache
+  // split by sequence gives each socket 1/seq_shards of the keys.
+  auto cache = cast<kv::LatentCacheType>(getCache().getType());
+  CheckedInt pairs = causalPairs(t) / cache.getSeqShards();
+  // Each socket decompresses only the tokens it holds.
+  return prep +
+         b * (2 * t * r * h * (nope + v) / cache.getSeqShards() +
+              2 * h * pairs * (nope + rope) + 2 * h * pairs * v +
+              5 * h * pairs) +
+         getPrefixFlops() + getKVUpkeepFlops();
+}
+// Decode attends the latent cache absorbed: every head of every token of
+// the step shares each cached latent. Prefill decompresses keys and values
+// per head, and each serves the prompt's tokens.
+int64_t MLAAttentionOp::getGemmRows() {
+  int64_t t = tensorOf(getQuery()).getDimSize(1);
+  return getPhase() == arch::Phase::Decode ? t * getNumHeads() : t;
+}
+CheckedInt MLAAttentionOp::getKVUpkeepFlops() {
+  RankedTensorType q = tensorOf(getQuery());
+  auto cache = cast<kv::LatentCacheType>(getCache().getType());
+  int64_t t = q.getDimSize(1);
+  return probsFlops(getProbs(), q, getNumHeads(), cache.getSlots()) +
+         formatFlops(
+             cache, getPhase(), q.getDimSize(0), t, getPrefix(), getNumHeads(),
+             !getReuseKv() && writesCache(getPhase(), cache, t, getPrefix()));
+}
+CheckedInt MLAAttentionOp::getKVUpkeepBytes() {
+  return getProbs() ? getTensorBytes(getProbs().getType()) : CheckedInt(0);
+}
+CheckedInt MLAAttentionOp::getPrefixFlops() {
+  RankedTensorType q = tensorOf(getQuery());
+  CheckedInt b = q.getDimSize(0), t = q.getDimSize(1);
+  CheckedInt h = getNumHeads(), nope = getQkNopeHeadDim(),
+             rope = getQkRopeHeadDim(), v = getVHeadDim(), r = getKvLoraRank();
+  auto cache = cast<kv::LatentCacheType>(getCache().getType());
+  // The prefix tokens this socket holds: decompressed again, then every
+  // query attends to them fully.
+  CheckedInt p = CheckedInt(getPrefix()) / cache.getSeqShards();
+  CheckedInt pairs = t * p;
+  return b * (2 * p * r * h * (nope + v) + 2 * h * pairs * (nope + rope) +
+              2 * h * pairs * v + 5 * h * pairs);
+}
+CheckedInt MLAAttentionOp::getBytesRead() {
+  // A CLA layer neither normalises the latents (no norm weight) nor, in a
+  // decode, takes the step's latent (it is in the cache it reads).
+  CheckedInt bytes =
+      !getReuseKv() ? getTotalBytes(ValueRange{getQuery(), getLatent(),
+                                               getKvUp(), getLatentNorm()})
+      : getPhase() == arch::Phase::Decode
+          ? getTotalBytes(ValueRange{getQuery(), getKvUp()})
+          : getTotalBytes(ValueRange{getQuery(), getLatent(), getKvUp()});
+  auto cache = cast<kv::LatentCacheType>(getCache().getType());
+  if (getPhase() == arch::Phase::Decode)
+    bytes += cache.getBytesPerSequencePerLayer() * cache.getBatch();
+  bytes += cache.getBytesPerTokenPerLayer() * getPrefix() /
+           cache.getSeqShards() * cache.getBatch();
+  return bytes;
+}
+CheckedInt MLAAttentionOp::getBytesWritten() {
+  CheckedInt bytes = getTensorBytes(getResult().getType());
+  if (Value probs = getProbs())
+    bytes += getTensorBytes(probs.getType());
+  auto cache = cast<kv::LatentCacheType>(getCache().getType());
+  int64_t t = tensorOf(getLatent()).getDimSize(1);
+  if (!getReuseKv() && writesCache(getPhase(), cache, t, getPrefix()))
+    bytes += kv::getWriteBytes(cache, t, getPhase() == arch::Phase::Prefill);
+  return bytes;
+}
+
+//===----------------------------------------------------------------------===//
+// What the attentions move as stages (TrafficOpInterface)
+//===----------------------------------------------------------------------===//
+
+// The tokens an attention writes to its cache are the ones its cost
+// counts (getBytesWritten): the same rule, writesCache.
+std::optional<arch::StageKind> AttentionOp::getStageKind() {
+  return arch::StageKind::Gemm;
+}
+int64_t AttentionOp::getKVTokensWritten() {
+  auto cache = cast<kv::KVCacheTypeInterface>(getCache().getType());
+  int64_t t = tensorOf(getKey()).getDimSize(1);
+  if (getReuseKv() || !writesCache(getPhase(), cache, t, getPrefix()))
+    return 0;
+  return cache.getBatch() * t;
+}
+bool AttentionOp::readsKVSlots() { return getPhase() == arch::Phase::Decode; }
+
+std::optional<arch::StageKind> MLAAttentionOp::getStageKind() {
+  return arch::StageKind::Gemm;
+}
+int64_t MLAAttentionOp::getKVTokensWritten() {
+  auto cache = cast<kv::KVCacheTypeInterface>(getCache().getType());
+  int64_t t = tensorOf(getLatent()).getDimSize(1);
+  if (getReuseKv() || !writesCache(getPhase(), cache, t, getPrefix()))
+    return 0;
+  return cache.getBatch() * t;
+}
+bool MLAAttentionOp::readsKVSlots() {
+  return getPhase() == arch::Phase::Decode;
+}
