@@ -256,8 +256,16 @@ llvm::Expected<WorkloadOptions> workload(bool allowMax = false,
   auto context = parseTokens(contextOpt, "--context");
   if (!context)
     return context.takeError();
+  std::optional<models::WeightDtype> dtype;
+  if (!weightsDtypeOpt.empty()) {
+    dtype = models::parseWeightDtype(weightsDtypeOpt);
+    if (!dtype)
+      return createStringError(inconvertibleErrorCode(),
+                               "--weights-dtype must be bf16 or fp8, got '" +
+                                   weightsDtypeOpt + "'");
+  }
   WorkloadOptions o{modelOpt, chipOpt, {},    *context,
-                    batch,    kvOpt,   tpOpt, weightsDtypeOpt};
+                    batch,    kvOpt,   tpOpt, dtype};
   o.kvFormat = kvFormatOpt;
   if (claOpt.getNumOccurrences() && claOpt < 1)
     return createStringError(inconvertibleErrorCode(),

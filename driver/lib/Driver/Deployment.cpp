@@ -199,7 +199,11 @@ private:
       } else if (key == "kv_format") {
         d.options.kvFormat = value;
       } else if (key == "weights_dtype") {
-        d.options.weightsDtype = value;
+        d.options.weightsDtype = models::parseWeightDtype(value);
+        if (!d.options.weightsDtype) {
+          error(v, "'weights_dtype' must be bf16 or fp8, got '" + value + "'");
+          ok = false;
+        }
       } else {
         error(kv.getKey(), "unknown key '" + key +
                                "' for a model; expected model, batch, "

@@ -52,15 +52,7 @@ snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
         "use {3}",
         o.context, w.config.name, per,
         o.context < per ? per : o.context / per * per));
-  if (!o.weightsDtype.empty()) {
-    if (o.weightsDtype == "bf16")
-      w.weightsDtype = models::WeightDtype::BF16;
-    else if (o.weightsDtype == "fp8")
-      w.weightsDtype = models::WeightDtype::FP8;
-    else
-      return makeError("--weights-dtype must be bf16 or fp8, got '" +
-                       o.weightsDtype + "'");
-  }
+  w.weightsDtype = o.weightsDtype;
   if (!needChip)
     return w;
   auto chip = arch::ArchModel::load(o.chip);

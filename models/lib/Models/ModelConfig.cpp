@@ -276,6 +276,13 @@ StringRef snapflow::models::weightDtypeName(WeightDtype dtype) {
   return dtype == WeightDtype::FP8 ? "fp8" : "bf16";
 }
 
+std::optional<WeightDtype> snapflow::models::parseWeightDtype(StringRef name) {
+  for (WeightDtype d : {WeightDtype::BF16, WeightDtype::FP8})
+    if (weightDtypeName(d) == name)
+      return d;
+  return std::nullopt;
+}
+
 llvm::Expected<ModelConfig> ModelConfig::parse(StringRef json,
                                                StringRef origin) {
   auto makeError = [&](const llvm::Twine &msg) {

@@ -16,6 +16,8 @@
 #ifndef SNAPFLOW_DRIVER_SWEEPAXIS_H
 #define SNAPFLOW_DRIVER_SWEEPAXIS_H
 
+#include "snapflow/Models/ModelConfig.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -32,15 +34,11 @@ namespace driver {
 enum class MlaCache { Replicate, Sequence, Batch };
 /// MoE layers under TP (`--moe`).
 enum class MoeMapping { Expert, Split };
-/// The weights' dtype (`--weights-dtype`).
-enum class WeightsDtype { BF16, FP8 };
 
 llvm::StringRef mlaCacheName(MlaCache m);
 std::optional<MlaCache> parseMlaCache(llvm::StringRef text);
 llvm::StringRef moeMappingName(MoeMapping m);
 std::optional<MoeMapping> parseMoeMapping(llvm::StringRef text);
-llvm::StringRef weightsDtypeName(WeightsDtype d);
-std::optional<WeightsDtype> parseWeightsDtype(llvm::StringRef text);
 
 /// Whether an axis's comma list is plain, or keyed: a `key=value` item
 /// continues the item before it (`full,snapstream:budget=8,sinks=4` is two
@@ -157,13 +155,15 @@ struct MoeAxis {
   static std::string print(type v) { return moeMappingName(v).str(); }
   static void apply(std::string &target, type v) { target = print(v); }
 };
+/// The weights' dtype (`--weights-dtype`), the model reader's enum.
 struct DtypeAxis {
-  using type = WeightsDtype;
+  using type = models::WeightDtype;
   using option = std::string;
   static constexpr AxisSplit split = AxisSplit::Plain;
   static llvm::Expected<type> parse(llvm::StringRef text, llvm::StringRef flag);
-  static std::string print(type v) { return weightsDtypeName(v).str(); }
-  static void apply(std::string &target, type v) { target = print(v); }
+  static std::string print(type v) { return models::weightDtypeName(v).str(); }
+  /// Sets WorkloadOptions::weightsDtype, the same enum.
+  static void apply(std::optional<type> &target, type v) { target = v; }
 };
 /// The --set axes' product (parsed from the repeatable flag, not a list).
 struct ChipSetAxis {

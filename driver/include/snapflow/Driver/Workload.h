@@ -35,8 +35,9 @@ struct WorkloadOptions {
   int64_t context = 131072; ///< decode: tokens in context; prefill: prompt
   int64_t batch = 8;
   std::string kv = PipelineOptions().kv;
-  int64_t tp = 0;           ///< 0: every socket of the chip
-  std::string weightsDtype; ///< "" (checkpoint), "bf16" or "fp8"
+  int64_t tp = 0; ///< 0: every socket of the chip
+  /// `--weights-dtype`; none: the checkpoint's.
+  std::optional<models::WeightDtype> weightsDtype;
   /// The KV element format (`--kv-format`), under any policy.
   std::string kvFormat = PipelineOptions().kvFormat;
   /// The CLA sharing factor (`--cla`; 0: the config's).

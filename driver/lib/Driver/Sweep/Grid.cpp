@@ -77,14 +77,6 @@ std::optional<MoeMapping> snapflow::driver::parseMoeMapping(StringRef text) {
   return byName(text, {MoeMapping::Expert, MoeMapping::Split}, moeMappingName);
 }
 
-llvm::StringRef snapflow::driver::weightsDtypeName(WeightsDtype d) {
-  return d == WeightsDtype::BF16 ? "bf16" : "fp8";
-}
-
-std::optional<WeightsDtype> snapflow::driver::parseWeightsDtype(StringRef t) {
-  return byName(t, {WeightsDtype::BF16, WeightsDtype::FP8}, weightsDtypeName);
-}
-
 llvm::Expected<std::string> TextAxis::parse(StringRef text, StringRef) {
   return text.str();
 }
@@ -155,8 +147,9 @@ llvm::Expected<MoeMapping> MoeAxis::parse(StringRef text, StringRef flag) {
   return expected(flag, "expert or split", text);
 }
 
-llvm::Expected<WeightsDtype> DtypeAxis::parse(StringRef text, StringRef flag) {
-  if (auto d = parseWeightsDtype(text))
+llvm::Expected<models::WeightDtype> DtypeAxis::parse(StringRef text,
+                                                     StringRef flag) {
+  if (auto d = models::parseWeightDtype(text))
     return *d;
   return expected(flag, "bf16 or fp8", text);
 }

@@ -54,7 +54,10 @@ struct BlockTransformerConfig {
 
 /// Element type of weights as stored.
 enum class WeightDtype { BF16, FP8 };
+/// `bf16` or `fp8`, as `--weights-dtype`, deployments, sweeps and reports
+/// spell it.
 llvm::StringRef weightDtypeName(WeightDtype dtype);
+std::optional<WeightDtype> parseWeightDtype(llvm::StringRef name);
 
 /// The model numbers snapflow uses, named after the config.json fields.
 struct ModelConfig {
