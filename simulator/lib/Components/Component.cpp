@@ -2,6 +2,7 @@
 
 #include "snapflow/Sim/Components/Component.h"
 
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>

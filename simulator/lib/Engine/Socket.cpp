@@ -21,8 +21,12 @@ void Socket::build(const BuildContext &ctx) {
                                  " both run one node kind");
       slot = c.get();
     }
-    if (c->getInfo().copies)
+    if (c->getInfo().copies) {
+      if (copier)
+        llvm::report_fatal_error(llvm::Twine(c->getInfo().name) + " and " +
+                                 copier->getInfo().name + " both copy");
       copier = c.get();
+    }
   }
   // Every kind a program can hold must have its component, and every port
   // its server: a registration missing from the link fails here, not as a

@@ -60,6 +60,10 @@ Program readHeader(df::ProgramOp prog) {
     // A prefill step yields the first generated token.
     p.tokensPerStep = w.getTokensPerStep();
     p.chunks = w.getChunks();
+  } else {
+    // A hand-written program without a workload runs the phase its name
+    // says (@prefill, @decode), if it names one.
+    p.phase = arch::parsePhase(p.name);
   }
   if (df::MemoryPlanAttr plan = df::getMemoryPlan(prog)) {
     p.weightBytes = plan.getWeightsBytes();

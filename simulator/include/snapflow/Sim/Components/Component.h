@@ -1,5 +1,4 @@
-//===- Component.h - Components, their declarations, the registry -*- C++
-//-*-===//
+//===- Component.h - Components and their registry --------------*- C++ -*-===//
 //
 // Every simulator component declares, once (gem5 style), the parameters it
 // takes from the chip file and the statistics it accumulates, each with its

@@ -13,6 +13,8 @@
 #include "snapflow/Sim/Components/Component.h"
 #include "snapflow/Sim/Core/Runtime.h"
 
+#include "llvm/Support/ErrorHandling.h"
+
 #include <array>
 #include <memory>
 #include <vector>
