@@ -16,6 +16,7 @@
 #ifndef SNAPFLOW_DRIVER_SWEEPAXIS_H
 #define SNAPFLOW_DRIVER_SWEEPAXIS_H
 
+#include "snapflow/Dialect/LLM/Transforms/Mappings.h"
 #include "snapflow/Models/ModelConfig.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -30,15 +31,14 @@
 namespace snapflow {
 namespace driver {
 
-/// The MLA latent cache's layout under TP (`--mla-cache`).
-enum class MlaCache { Replicate, Sequence, Batch };
-/// MoE layers under TP (`--moe`).
-enum class MoeMapping { Expert, Split };
-
-llvm::StringRef mlaCacheName(MlaCache m);
-std::optional<MlaCache> parseMlaCache(llvm::StringRef text);
-llvm::StringRef moeMappingName(MoeMapping m);
-std::optional<MoeMapping> parseMoeMapping(llvm::StringRef text);
+/// The MLA latent cache's layout and the MoE mapping under TP
+/// (`--mla-cache`, `--moe`): shard-tp's enums.
+using llm::MlaCache;
+using llm::mlaCacheName;
+using llm::MoeMapping;
+using llm::moeMappingName;
+using llm::parseMlaCache;
+using llm::parseMoeMapping;
 
 /// Whether an axis's comma list is plain, or keyed: a `key=value` item
 /// continues the item before it (`full,snapstream:budget=8,sinks=4` is two

@@ -39,43 +39,7 @@ Error expected(StringRef flag, const llvm::Twine &what, StringRef text) {
   return makeError(
       formatv("--{0}: expected {1}, got '{2}'", flag, what.str(), text));
 }
-
-/// The enumerator of `all` named `text`.
-template <class E>
-std::optional<E> byName(StringRef text, std::initializer_list<E> all,
-                        StringRef (*name)(E)) {
-  for (E e : all)
-    if (text == name(e))
-      return e;
-  return std::nullopt;
-}
 } // namespace
-
-llvm::StringRef snapflow::driver::mlaCacheName(MlaCache m) {
-  switch (m) {
-  case MlaCache::Replicate:
-    return "replicate";
-  case MlaCache::Sequence:
-    return "sequence";
-  case MlaCache::Batch:
-    return "batch";
-  }
-  return "";
-}
-
-std::optional<MlaCache> snapflow::driver::parseMlaCache(StringRef text) {
-  return byName(text,
-                {MlaCache::Replicate, MlaCache::Sequence, MlaCache::Batch},
-                mlaCacheName);
-}
-
-llvm::StringRef snapflow::driver::moeMappingName(MoeMapping m) {
-  return m == MoeMapping::Expert ? "expert" : "split";
-}
-
-std::optional<MoeMapping> snapflow::driver::parseMoeMapping(StringRef text) {
-  return byName(text, {MoeMapping::Expert, MoeMapping::Split}, moeMappingName);
-}
 
 llvm::Expected<std::string> TextAxis::parse(StringRef text, StringRef) {
   return text.str();

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snapflow/Dialect/LLM/Transforms/Mappings.h"
 #include "snapflow/Dialect/LLM/Transforms/Passes.h"
 
 #include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
@@ -50,6 +51,10 @@ void setLastDim(Value v, int64_t size) {
 struct ShardTPPass : public llm::impl::ShardTPBase<ShardTPPass> {
   using ShardTPBase::ShardTPBase;
 
+  /// The mla-cache and moe options, parsed at the start of the run.
+  MlaCache mlaLayout = MlaCache::Replicate;
+  MoeMapping moeMapping = MoeMapping::Expert;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // tp 0: every socket of the chip the module is compiled for.
@@ -72,18 +77,22 @@ struct ShardTPPass : public llm::impl::ShardTPBase<ShardTPPass> {
                          << " socket(s)";
       return signalPassFailure();
     }
-    if (mlaCache != "replicate" && mlaCache != "sequence" &&
-        mlaCache != "batch") {
+    // The two mapping choices, read once into their enums.
+    std::optional<MlaCache> cacheLayout = parseMlaCache(mlaCache);
+    if (!cacheLayout) {
       module.emitError() << "shard-tp: mla-cache must be replicate, "
                             "sequence or batch, got '"
                          << mlaCache << "'";
       return signalPassFailure();
     }
-    if (moe != "expert" && moe != "split") {
+    std::optional<MoeMapping> moeLayout = parseMoeMapping(moe);
+    if (!moeLayout) {
       module.emitError() << "shard-tp: moe must be expert or split, got '"
                          << moe << "'";
       return signalPassFailure();
     }
+    mlaLayout = *cacheLayout;
+    moeMapping = *moeLayout;
     n = groupSize;
     // Loops have block arguments (the carried cache) that this pass does not
     // retype; it splits a model's layers before fuse-layers folds them.
@@ -238,7 +247,7 @@ private:
     if (h % n != 0)
       return attn.emitOpError()
              << "cannot split " << h << " attention heads over tp = " << n;
-    if (mlaCache == "sequence") {
+    if (mlaLayout == MlaCache::Sequence) {
       // A page backup and its digests span the whole sequence: their split
       // over sockets (and each socket's share of the recalls) is not
       // modelled.
@@ -260,7 +269,7 @@ private:
       copyLayerMarker(attn, slice);
       return shardRowAfter(attn, slice.getResult(), h / n * v);
     }
-    if (mlaCache == "batch" && attn.getPhase() == arch::Phase::Decode)
+    if (mlaLayout == MlaCache::Batch && attn.getPhase() == arch::Phase::Decode)
       return shardMLAByBatch(attn);
     if (failed(
             shardColumn(attn, attn.getQuery(), h / n, nope + rope, "query")) ||
@@ -369,7 +378,7 @@ private:
   }
 
   LogicalResult shardMoE(MoEOp op) {
-    if (moe == "expert") {
+    if (moeMapping == MoeMapping::Expert) {
       if (op.getNumExperts() % n != 0)
         return op.emitOpError() << "cannot spread " << op.getNumExperts()
                                 << " experts over tp = " << n;
@@ -418,13 +427,13 @@ private:
                                 c.getSlots(), kvHeadsLocal, c.getHeadDim(),
                                 c.getDtype(), c.getPolicy(), c.getFormat());
     if (auto c = dyn_cast<kv::LatentCacheType>(type)) {
-      if (mlaCache == "batch" && decode)
+      if (mlaLayout == MlaCache::Batch && decode)
         return kv::LatentCacheType::get(
             type.getContext(), c.getLayers(), (c.getBatch() + n - 1) / n,
             c.getSlots(), c.getLatentDim(), c.getRopeDim(), c.getDtype(),
             c.getPolicy(), /*seq_shards=*/1, c.getFormat(),
             /*batch_shards=*/n);
-      if (mlaCache != "sequence")
+      if (mlaLayout != MlaCache::Sequence)
         return type;
       return kv::LatentCacheType::get(
           type.getContext(), c.getLayers(), c.getBatch(), c.getSlots() / n,
@@ -440,7 +449,7 @@ private:
     // time) attends by heads, as SnapStream's prefill does.
     llm::WorkloadAttr workload = llm::getWorkload(fn);
     decode = !workload || workload.getPhase() == arch::Phase::Decode;
-    if (mlaCache == "sequence")
+    if (mlaLayout == MlaCache::Sequence)
       for (BlockArgument arg : fn.getArguments())
         if (auto c = dyn_cast<kv::LatentCacheType>(arg.getType()))
           if (c.getSlots() % n != 0)
