@@ -10,6 +10,8 @@
 
 #include "snapflow/Arch/ArchModel.h"
 
+#include "snapflow/Support/EnumNames.h"
+
 #include "snapflow/Support/Input.h"
 #include "snapflow/Support/Nearest.h"
 #include "snapflow/Support/Number.h"
@@ -519,10 +521,7 @@ private:
 };
 
 std::optional<MemoryTier> parseTierName(StringRef name) {
-  for (MemoryTier tier : kAllTiers)
-    if (tierName(tier) == name)
-      return tier;
-  return std::nullopt;
+  return enumByName<MemoryTier>(name, std::size(kAllTiers), tierName);
 }
 
 StringRef tierName(MemoryTier tier) {

@@ -2,6 +2,8 @@
 
 #include "snapflow/Arch/Collectives.h"
 
+#include "snapflow/Support/EnumNames.h"
+
 #include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
@@ -24,20 +26,13 @@ llvm::StringRef arch::collectiveKindName(CollectiveKind kind) {
 
 std::optional<arch::CollectiveKind>
 arch::parseCollectiveKind(llvm::StringRef name) {
-  for (int k = 0; k < kNumCollectiveKinds; ++k)
-    if (collectiveKindName(static_cast<CollectiveKind>(k)) == name)
-      return static_cast<CollectiveKind>(k);
-  return std::nullopt;
+  return enumByName<CollectiveKind>(name, kNumCollectiveKinds,
+                                    collectiveKindName);
 }
 
 std::string arch::collectiveKindNames(llvm::StringRef separator) {
-  std::string out;
-  for (int k = 0; k < kNumCollectiveKinds; ++k) {
-    if (k > 0)
-      out += separator.str();
-    out += collectiveKindName(static_cast<CollectiveKind>(k)).str();
-  }
-  return out;
+  return enumNames<CollectiveKind>(kNumCollectiveKinds, collectiveKindName,
+                                   separator);
 }
 
 namespace {

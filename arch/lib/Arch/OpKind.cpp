@@ -2,6 +2,8 @@
 
 #include "snapflow/Arch/OpKind.h"
 
+#include "snapflow/Support/EnumNames.h"
+
 #include "llvm/Support/ErrorHandling.h"
 
 #include <string>
@@ -56,20 +58,11 @@ llvm::StringRef snapflow::arch::opKindName(OpKind kind) {
 }
 
 std::optional<OpKind> snapflow::arch::parseOpKind(llvm::StringRef name) {
-  for (int k = 0; k < kNumOpKinds; ++k)
-    if (opKindName(static_cast<OpKind>(k)) == name)
-      return static_cast<OpKind>(k);
-  return std::nullopt;
+  return enumByName<OpKind>(name, kNumOpKinds, opKindName);
 }
 
 std::string snapflow::arch::opKindNames(llvm::StringRef separator) {
-  std::string out;
-  for (int k = 0; k < kNumOpKinds; ++k) {
-    if (k > 0)
-      out += separator.str();
-    out += opKindName(static_cast<OpKind>(k)).str();
-  }
-  return out;
+  return enumNames<OpKind>(kNumOpKinds, opKindName, separator);
 }
 
 bool snapflow::arch::isTaggedOpKind(OpKind kind) {

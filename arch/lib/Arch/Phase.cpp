@@ -2,6 +2,8 @@
 
 #include "snapflow/Arch/Phase.h"
 
+#include "snapflow/Support/EnumNames.h"
+
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace snapflow;
@@ -18,8 +20,5 @@ llvm::StringRef snapflow::arch::phaseName(Phase phase) {
 }
 
 std::optional<Phase> snapflow::arch::parsePhase(llvm::StringRef name) {
-  for (Phase p : {Phase::Prefill, Phase::Decode})
-    if (phaseName(p) == name)
-      return p;
-  return std::nullopt;
+  return enumByName<Phase>(name, kNumPhases, phaseName);
 }

@@ -2,6 +2,8 @@
 
 #include "snapflow/Arch/StageKind.h"
 
+#include "snapflow/Support/EnumNames.h"
+
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace snapflow;
@@ -28,18 +30,9 @@ llvm::StringRef snapflow::arch::stageKindName(StageKind kind) {
 }
 
 std::optional<StageKind> snapflow::arch::parseStageKind(llvm::StringRef name) {
-  for (int k = 0; k < kNumStageKinds; ++k)
-    if (stageKindName(static_cast<StageKind>(k)) == name)
-      return static_cast<StageKind>(k);
-  return std::nullopt;
+  return enumByName<StageKind>(name, kNumStageKinds, stageKindName);
 }
 
 std::string snapflow::arch::stageKindNames(llvm::StringRef separator) {
-  std::string out;
-  for (int k = 0; k < kNumStageKinds; ++k) {
-    if (k > 0)
-      out += separator.str();
-    out += stageKindName(static_cast<StageKind>(k)).str();
-  }
-  return out;
+  return enumNames<StageKind>(kNumStageKinds, stageKindName, separator);
 }

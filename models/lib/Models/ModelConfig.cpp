@@ -1,6 +1,8 @@
 //===- ModelConfig.cpp - Hugging Face config.json reader ------------------===//
 
 #include "snapflow/Models/ModelConfig.h"
+
+#include "snapflow/Support/EnumNames.h"
 #include "snapflow/Support/Input.h"
 #include "snapflow/Support/Json.h"
 #include "snapflow/Support/Nearest.h"
@@ -277,10 +279,7 @@ StringRef snapflow::models::weightDtypeName(WeightDtype dtype) {
 }
 
 std::optional<WeightDtype> snapflow::models::parseWeightDtype(StringRef name) {
-  for (WeightDtype d : {WeightDtype::BF16, WeightDtype::FP8})
-    if (weightDtypeName(d) == name)
-      return d;
-  return std::nullopt;
+  return enumByName<WeightDtype>(name, kNumWeightDtypes, weightDtypeName);
 }
 
 llvm::Expected<ModelConfig> ModelConfig::parse(StringRef json,

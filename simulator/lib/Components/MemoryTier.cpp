@@ -52,7 +52,7 @@ int64_t latencyCyclesOf(const arch::ArchModel &chip, arch::MemoryTier tier) {
 
 MemoryTierServer::MemoryTierServer(const arch::ArchModel &chip,
                                    arch::MemoryTier tier)
-    : Component(info(), tier), tier(tier),
+    : Component(info(), tier),
       server(chip.tierBytesPerS(tier) / 1e12, channelsOf(chip, tier),
              double(latencyCyclesOf(chip, tier)) *
                  (1e12 / chip.socket().clockHz)) {}
@@ -67,7 +67,7 @@ static ComponentRegistration registration(
      }});
 
 void MemoryTierServer::attach(SocketPorts &ports) {
-  ports.tiers[static_cast<int>(tier)] = this;
+  ports.tiers[static_cast<int>(*stats.getTier())] = this;
 }
 
 double MemoryTierServer::transfer(double bytes, double nowPs) {

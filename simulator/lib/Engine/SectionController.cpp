@@ -54,15 +54,9 @@ SectionController::SectionController(const std::vector<Job> &jobs,
 SectionController::Totals
 SectionController::Totals::operator-(const Totals &o) const {
   Totals d;
-  d.pcuBusyPs = pcuBusyPs - o.pcuBusyPs;
-  d.flops = flops - o.flops;
-  d.linkBusyPs = linkBusyPs - o.linkBusyPs;
-  d.linkBytes = linkBytes - o.linkBytes;
-  d.tiles = tiles - o.tiles;
-  for (int t = 0; t < 3; ++t) {
-    d.tierBusyPs[t] = tierBusyPs[t] - o.tierBusyPs[t];
-    d.tierBytes[t] = tierBytes[t] - o.tierBytes[t];
-  }
+  for (int r = 0; r < kNumStatRoles; ++r)
+    for (int t = 0; t < 3; ++t)
+      d.byRole[r][t] = byRole[r][t] - o.byRole[r][t];
   return d;
 }
 
@@ -71,33 +65,9 @@ SectionController::Totals SectionController::totals() const {
   for (const Socket &s : sockets)
     for (const Stats *block : s.stats())
       for (size_t i = 0; i < block->getValues().size(); ++i) {
-        double v = (*block)[i];
         int tier = block->getTier() ? static_cast<int>(*block->getTier()) : 0;
-        switch (block->getInfo().stats[i].role) {
-        case StatRole::None:
-          break;
-        case StatRole::PcuBusy:
-          t.pcuBusyPs += v;
-          break;
-        case StatRole::Flops:
-          t.flops += v;
-          break;
-        case StatRole::LinkBusy:
-          t.linkBusyPs += v;
-          break;
-        case StatRole::LinkBytes:
-          t.linkBytes += v;
-          break;
-        case StatRole::Tiles:
-          t.tiles += v;
-          break;
-        case StatRole::TierBusy:
-          t.tierBusyPs[tier] += v;
-          break;
-        case StatRole::TierBytes:
-          t.tierBytes[tier] += v;
-          break;
-        }
+        int role = static_cast<int>(block->getInfo().stats[i].role);
+        t.byRole[role][tier] += (*block)[i];
       }
   return t;
 }
@@ -616,10 +586,11 @@ void SectionController::run() {
             options.onStep(jr.stepsSimulated, jobs[j].steps);
           jr.stepPs = t;
           jr.totalPs += t;
-          jr.flops = delta.flops / n;
-          for (int k = 0; k < 3; ++k)
-            jr.bytes[k] = delta.tierBytes[k] / n;
-          jr.linkBytes = delta.linkBytes / n;
+          jr.flops = delta.get(StatRole::Flops) / n;
+          for (arch::MemoryTier k : arch::kAllTiers)
+            jr.bytes[static_cast<int>(k)] =
+                delta.get(StatRole::TierBytes, k) / n;
+          jr.linkBytes = delta.get(StatRole::LinkBytes) / n;
           return t;
         },
         [&](double t, double rest) {
@@ -696,25 +667,37 @@ JobResult SectionController::runCopyAlone() {
   }
   jr.breakdown.memoryPs = span;
   Totals d = totals() - start;
-  for (int k = 0; k < 3; ++k)
-    jr.bytes[k] = d.tierBytes[k] / double(sockets.size());
+  for (arch::MemoryTier k : arch::kAllTiers)
+    jr.bytes[static_cast<int>(k)] =
+        d.get(StatRole::TierBytes, k) / double(sockets.size());
   setUtilization(jr, d, span);
   return jr;
 }
 
-void SectionController::setUtilization(JobResult &jr, const Totals &d,
-                                       double spanPs) const {
+SectionController::Utilization
+SectionController::utilization(const Totals &d, double spanPs) const {
   double n = double(sockets.size());
   double span = std::max(1.0, spanPs);
-  jr.pcuUtilization = d.pcuBusyPs / n / (span * double(chip.socket().pcuCount));
   auto tier = [&](arch::MemoryTier t) {
-    int k = static_cast<int>(t);
-    return d.tierBusyPs[k] / n /
-           (span * double(sockets[0].ports->tiers[k]->getChannels()));
+    return d.get(StatRole::TierBusy, t) / n /
+           (span * double(sockets[0].ports->tier(t).getChannels()));
   };
-  jr.hbmUtilization = tier(arch::MemoryTier::HBM);
-  jr.ddrUtilization = tier(arch::MemoryTier::DDR);
-  jr.linkUtilization = d.linkBusyPs / n / span;
+  Utilization u;
+  u.pcu =
+      d.get(StatRole::PcuBusy) / n / (span * double(chip.socket().pcuCount));
+  u.hbm = tier(arch::MemoryTier::HBM);
+  u.ddr = tier(arch::MemoryTier::DDR);
+  u.link = d.get(StatRole::LinkBusy) / n / span;
+  return u;
+}
+
+void SectionController::setUtilization(JobResult &jr, const Totals &d,
+                                       double spanPs) const {
+  Utilization u = utilization(d, spanPs);
+  jr.pcuUtilization = u.pcu;
+  jr.hbmUtilization = u.hbm;
+  jr.ddrUtilization = u.ddr;
+  jr.linkUtilization = u.link;
 }
 
 double SectionController::realEndPs() const {

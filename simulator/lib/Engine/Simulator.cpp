@@ -193,19 +193,14 @@ void Engine::finish() {
   double periodPs = 1e12 / chip.socket().clockHz;
   result.cycles = result.elapsedPs / periodPs;
   SectionController::Totals c = controller->realTotals();
-  double n = double(sockets.size());
-  double elapsed = std::max(1.0, result.elapsedPs);
-  auto tierUtilization = [&](arch::MemoryTier t) {
-    int k = static_cast<int>(t);
-    return c.tierBusyPs[k] / n /
-           (elapsed * double(sockets[0].ports->tiers[k]->getChannels()));
-  };
-  result.pcuUtilization =
-      c.pcuBusyPs / n / (elapsed * double(chip.socket().pcuCount));
-  result.hbmUtilization = tierUtilization(arch::MemoryTier::HBM);
-  result.ddrUtilization = tierUtilization(arch::MemoryTier::DDR);
-  result.linkUtilization = c.linkBusyPs / n / elapsed;
-  result.tilesMoved = static_cast<int64_t>(std::llround(c.tiles));
+  SectionController::Utilization u =
+      controller->utilization(c, result.elapsedPs);
+  result.pcuUtilization = u.pcu;
+  result.hbmUtilization = u.hbm;
+  result.ddrUtilization = u.ddr;
+  result.linkUtilization = u.link;
+  result.tilesMoved =
+      static_cast<int64_t>(std::llround(c.get(StatRole::Tiles)));
   for (const CollectiveRecord &rec :
        sockets[0].get<CollectiveUnit>().records()) {
     if (jobs[rec.job].withoutSelection)

@@ -18,6 +18,7 @@ namespace snapflow {
 namespace arch {
 
 enum class Phase { Prefill, Decode };
+constexpr int kNumPhases = static_cast<int>(Phase::Decode) + 1;
 
 /// `prefill` or `decode`: its IR keyword, its df program's symbol and its
 /// name in reports and traces.

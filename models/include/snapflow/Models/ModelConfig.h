@@ -54,6 +54,7 @@ struct BlockTransformerConfig {
 
 /// Element type of weights as stored.
 enum class WeightDtype { BF16, FP8 };
+constexpr int kNumWeightDtypes = static_cast<int>(WeightDtype::FP8) + 1;
 /// `bf16` or `fp8`, as `--weights-dtype`, deployments, sweeps and reports
 /// spell it.
 llvm::StringRef weightDtypeName(WeightDtype dtype);

@@ -2,6 +2,8 @@
 
 #include "snapflow/Dialect/LLM/Transforms/Mappings.h"
 
+#include "snapflow/Support/EnumNames.h"
+
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace snapflow;
@@ -20,10 +22,7 @@ llvm::StringRef snapflow::llm::mlaCacheName(MlaCache m) {
 }
 
 std::optional<MlaCache> snapflow::llm::parseMlaCache(llvm::StringRef text) {
-  for (MlaCache m : {MlaCache::Replicate, MlaCache::Sequence, MlaCache::Batch})
-    if (mlaCacheName(m) == text)
-      return m;
-  return std::nullopt;
+  return enumByName<MlaCache>(text, kNumMlaCaches, mlaCacheName);
 }
 
 llvm::StringRef snapflow::llm::moeMappingName(MoeMapping m) {
@@ -31,8 +30,5 @@ llvm::StringRef snapflow::llm::moeMappingName(MoeMapping m) {
 }
 
 std::optional<MoeMapping> snapflow::llm::parseMoeMapping(llvm::StringRef text) {
-  for (MoeMapping m : {MoeMapping::Expert, MoeMapping::Split})
-    if (moeMappingName(m) == text)
-      return m;
-  return std::nullopt;
+  return enumByName<MoeMapping>(text, kNumMoeMappings, moeMappingName);
 }

@@ -11,6 +11,7 @@
 
 #include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
 
+#include "snapflow/Dialect/EnumKeyword.h"
 #include "snapflow/Interfaces/CostInterface.h"
 #include "snapflow/Support/CheckedInt.h"
 #include "snapflow/Support/Number.h"
@@ -30,40 +31,23 @@ using namespace snapflow::df;
 
 #include "snapflow/Dialect/Dataflow/IR/DataflowDialect.cpp.inc"
 
-// The custom<Tier> directive of df.tensor: the bare tier keyword.
+// The custom<...> directives of df.tensor (tier), df.load, df.store and
+// df.stage (the operator after `for`, the stage kind) and df.collective
+// (kind, algorithm after `via`): the bare keyword.
 static ParseResult parseTier(OpAsmParser &parser, TierAttr &tier) {
-  FailureOr<arch::MemoryTier> t = parseTierKeyword(parser);
-  if (failed(t))
-    return failure();
-  tier = TierAttr::get(parser.getContext(), *t);
-  return success();
+  return parseKeywordAttr(parser, tier, parseTierKeyword);
 }
 static void printTier(OpAsmPrinter &printer, Operation *, TierAttr tier) {
   printer << arch::tierName(tier.getValue());
 }
-
-// The custom<OpKind> directive of df.load, df.store and df.stage: the
-// bare operator keyword after `for`.
 static ParseResult parseOpKind(OpAsmParser &parser, OpKindAttr &kind) {
-  FailureOr<arch::OpKind> k = parseOpKindKeyword(parser);
-  if (failed(k))
-    return failure();
-  kind = OpKindAttr::get(parser.getContext(), *k);
-  return success();
+  return parseKeywordAttr(parser, kind, parseOpKindKeyword);
 }
 static void printOpKind(OpAsmPrinter &printer, Operation *, OpKindAttr kind) {
   printer << arch::opKindName(kind.getValue());
 }
-
-// The custom<StageKind>, custom<CollectiveKind> and
-// custom<CollectiveAlgorithm> directives of df.stage and df.collective: the
-// bare keyword.
 static ParseResult parseStageKind(OpAsmParser &parser, StageKindAttr &kind) {
-  FailureOr<arch::StageKind> k = parseStageKindKeyword(parser);
-  if (failed(k))
-    return failure();
-  kind = StageKindAttr::get(parser.getContext(), *k);
-  return success();
+  return parseKeywordAttr(parser, kind, parseStageKindKeyword);
 }
 static void printStageKind(OpAsmPrinter &printer, Operation *,
                            StageKindAttr kind) {
@@ -71,11 +55,7 @@ static void printStageKind(OpAsmPrinter &printer, Operation *,
 }
 static ParseResult parseCollectiveKind(OpAsmParser &parser,
                                        CollectiveKindAttr &kind) {
-  FailureOr<arch::CollectiveKind> k = parseCollectiveKindKeyword(parser);
-  if (failed(k))
-    return failure();
-  kind = CollectiveKindAttr::get(parser.getContext(), *k);
-  return success();
+  return parseKeywordAttr(parser, kind, parseCollectiveKindKeyword);
 }
 static void printCollectiveKind(OpAsmPrinter &printer, Operation *,
                                 CollectiveKindAttr kind) {
@@ -83,12 +63,7 @@ static void printCollectiveKind(OpAsmPrinter &printer, Operation *,
 }
 static ParseResult parseCollectiveAlgorithm(OpAsmParser &parser,
                                             CollectiveAlgorithmAttr &a) {
-  FailureOr<arch::CollectiveAlgorithm> k =
-      parseCollectiveAlgorithmKeyword(parser);
-  if (failed(k))
-    return failure();
-  a = CollectiveAlgorithmAttr::get(parser.getContext(), *k);
-  return success();
+  return parseKeywordAttr(parser, a, parseCollectiveAlgorithmKeyword);
 }
 static void printCollectiveAlgorithm(OpAsmPrinter &printer, Operation *,
                                      CollectiveAlgorithmAttr a) {
@@ -122,76 +97,60 @@ void DFDialect::initialize() {
 //===----------------------------------------------------------------------===//
 
 FailureOr<arch::MemoryTier> snapflow::df::parseTierKeyword(AsmParser &parser) {
-  SMLoc loc = parser.getCurrentLocation();
-  StringRef keyword;
-  if (parser.parseKeyword(&keyword))
-    return failure();
-  if (std::optional<arch::MemoryTier> tier = arch::parseTierName(keyword))
-    return *tier;
-  return parser.emitError(loc) << "unknown memory tier '" << keyword
-                               << "'; expected sram, hbm or ddr";
+  return parseEnumKeyword<arch::MemoryTier>(
+      parser, "memory tier", arch::parseTierName,
+      [] { return std::string("sram, hbm or ddr"); });
 }
 
 FailureOr<arch::StageKind>
 snapflow::df::parseStageKindKeyword(AsmParser &parser) {
-  SMLoc loc = parser.getCurrentLocation();
-  StringRef keyword;
-  if (parser.parseKeyword(&keyword))
-    return failure();
-  if (std::optional<arch::StageKind> kind = arch::parseStageKind(keyword))
-    return *kind;
-  return parser.emitError(loc)
-         << "unknown stage kind '" << keyword << "'; expected one of "
-         << arch::stageKindNames(", ");
+  return parseEnumKeyword<arch::StageKind>(
+      parser, "stage kind", arch::parseStageKind,
+      [] { return "one of " + arch::stageKindNames(", "); });
 }
 
 FailureOr<arch::CollectiveKind>
 snapflow::df::parseCollectiveKindKeyword(AsmParser &parser) {
-  SMLoc loc = parser.getCurrentLocation();
-  StringRef keyword;
-  if (parser.parseKeyword(&keyword))
-    return failure();
-  if (std::optional<arch::CollectiveKind> kind =
-          arch::parseCollectiveKind(keyword))
-    return *kind;
-  return parser.emitError(loc)
-         << "unknown collective kind '" << keyword << "'; expected one of "
-         << arch::collectiveKindNames(", ");
+  return parseEnumKeyword<arch::CollectiveKind>(
+      parser, "collective kind", arch::parseCollectiveKind,
+      [] { return "one of " + arch::collectiveKindNames(", "); });
 }
 
+// The IR records a concrete algorithm, never `auto`.
 FailureOr<arch::CollectiveAlgorithm>
 snapflow::df::parseCollectiveAlgorithmKeyword(AsmParser &parser) {
-  SMLoc loc = parser.getCurrentLocation();
-  StringRef keyword;
-  if (parser.parseKeyword(&keyword))
-    return failure();
-  std::optional<arch::CollectiveAlgorithm> algorithm =
-      arch::parseCollectiveAlgorithm(keyword);
-  if (algorithm && *algorithm != arch::CollectiveAlgorithm::Auto)
-    return *algorithm;
-  std::string known;
-  for (arch::CollectiveAlgorithm a : arch::kConcreteCollectiveAlgorithms)
-    known +=
-        (known.empty() ? "" : ", ") + arch::collectiveAlgorithmName(a).str();
-  return parser.emitError(loc) << "unknown collective algorithm '" << keyword
-                               << "'; expected one of " << known;
+  return parseEnumKeyword<arch::CollectiveAlgorithm>(
+      parser, "collective algorithm",
+      [](StringRef keyword) {
+        std::optional<arch::CollectiveAlgorithm> a =
+            arch::parseCollectiveAlgorithm(keyword);
+        return a == arch::CollectiveAlgorithm::Auto ? std::nullopt : a;
+      },
+      [] {
+        std::string known;
+        for (arch::CollectiveAlgorithm a : arch::kConcreteCollectiveAlgorithms)
+          known += (known.empty() ? "" : ", ") +
+                   arch::collectiveAlgorithmName(a).str();
+        return "one of " + known;
+      });
 }
 
+// Only the kinds the compiler tags nodes with (not kernel_launch, other).
 FailureOr<arch::OpKind> snapflow::df::parseOpKindKeyword(AsmParser &parser) {
-  SMLoc loc = parser.getCurrentLocation();
-  StringRef keyword;
-  if (parser.parseKeyword(&keyword))
-    return failure();
-  if (std::optional<arch::OpKind> kind = arch::parseOpKind(keyword))
-    if (arch::isTaggedOpKind(*kind))
-      return *kind;
-  std::string known;
-  for (int k = 0; k < arch::kNumOpKinds; ++k)
-    if (arch::isTaggedOpKind(static_cast<arch::OpKind>(k)))
-      known += (known.empty() ? "" : ", ") +
-               arch::opKindName(static_cast<arch::OpKind>(k)).str();
-  return parser.emitError(loc) << "unknown operator kind '" << keyword
-                               << "'; expected one of " << known;
+  return parseEnumKeyword<arch::OpKind>(
+      parser, "operator kind",
+      [](StringRef keyword) {
+        std::optional<arch::OpKind> kind = arch::parseOpKind(keyword);
+        return kind && arch::isTaggedOpKind(*kind) ? kind : std::nullopt;
+      },
+      [] {
+        std::string known;
+        for (int k = 0; k < arch::kNumOpKinds; ++k)
+          if (arch::isTaggedOpKind(static_cast<arch::OpKind>(k)))
+            known += (known.empty() ? "" : ", ") +
+                     arch::opKindName(static_cast<arch::OpKind>(k)).str();
+        return "one of " + known;
+      });
 }
 
 std::optional<arch::OpKind> snapflow::df::getOpKind(Operation *op) {

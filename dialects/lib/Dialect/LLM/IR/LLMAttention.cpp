@@ -20,6 +20,17 @@ using namespace snapflow;
 using namespace snapflow::llm;
 using namespace snapflow::llm::detail;
 
+/// Whether attention `op` writes the step's `t` new tokens to its cache
+/// itself: not when a later layer of a CLA group shares the cache, else by
+/// writesCache. Its bytes written, its format's upkeep and the tokens its
+/// stage stores (TrafficOpInterface) all follow this one rule.
+template <typename AttentionT>
+static bool writesNewTokens(AttentionT op, kv::KVCacheTypeInterface cache,
+                            int64_t t) {
+  return !op.getReuseKv() &&
+         writesCache(op.getPhase(), cache, t, op.getPrefix());
+}
+
 //===----------------------------------------------------------------------===//
 // AttentionOp
 //===----------------------------------------------------------------------===//
@@ -95,9 +106,8 @@ CheckedInt AttentionOp::getKVUpkeepFlops() {
   auto cache = cast<kv::CacheType>(getCache().getType());
   int64_t tk = tensorOf(getKey()).getDimSize(1);
   return probsFlops(getProbs(), q, getNumHeads(), cache.getSlots()) +
-         formatFlops(
-             cache, getPhase(), q.getDimSize(0), tk, getPrefix(), getNumHeads(),
-             !getReuseKv() && writesCache(getPhase(), cache, tk, getPrefix()));
+         formatFlops(cache, getPhase(), q.getDimSize(0), tk, getPrefix(),
+                     getNumHeads(), writesNewTokens(*this, cache, tk));
 }
 CheckedInt AttentionOp::getKVUpkeepBytes() {
   return getProbs() ? getTensorBytes(getProbs().getType()) : CheckedInt(0);
@@ -128,7 +138,7 @@ CheckedInt AttentionOp::getBytesWritten() {
   // New tokens go to the cache, except in a prefill longer than a compressed
   // cache, where kv.gather_store writes the tokens kept instead.
   int64_t t = tensorOf(getKey()).getDimSize(1);
-  if (!getReuseKv() && writesCache(getPhase(), cache, t, getPrefix()))
+  if (writesNewTokens(*this, cache, t))
     bytes += kv::getWriteBytes(cache, t, getPhase() == arch::Phase::Prefill);
   return bytes;
 }
@@ -224,9 +234,8 @@ CheckedInt MLAAttentionOp::getKVUpkeepFlops() {
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
   int64_t t = q.getDimSize(1);
   return probsFlops(getProbs(), q, getNumHeads(), cache.getSlots()) +
-         formatFlops(
-             cache, getPhase(), q.getDimSize(0), t, getPrefix(), getNumHeads(),
-             !getReuseKv() && writesCache(getPhase(), cache, t, getPrefix()));
+         formatFlops(cache, getPhase(), q.getDimSize(0), t, getPrefix(),
+                     getNumHeads(), writesNewTokens(*this, cache, t));
 }
 CheckedInt MLAAttentionOp::getKVUpkeepBytes() {
   return getProbs() ? getTensorBytes(getProbs().getType()) : CheckedInt(0);
@@ -266,7 +275,7 @@ CheckedInt MLAAttentionOp::getBytesWritten() {
     bytes += getTensorBytes(probs.getType());
   auto cache = cast<kv::LatentCacheType>(getCache().getType());
   int64_t t = tensorOf(getLatent()).getDimSize(1);
-  if (!getReuseKv() && writesCache(getPhase(), cache, t, getPrefix()))
+  if (writesNewTokens(*this, cache, t))
     bytes += kv::getWriteBytes(cache, t, getPhase() == arch::Phase::Prefill);
   return bytes;
 }
@@ -276,16 +285,14 @@ CheckedInt MLAAttentionOp::getBytesWritten() {
 //===----------------------------------------------------------------------===//
 
 // The tokens an attention writes to its cache are the ones its cost
-// counts (getBytesWritten): the same rule, writesCache.
+// counts (getBytesWritten): writesNewTokens.
 std::optional<arch::StageKind> AttentionOp::getStageKind() {
   return arch::StageKind::Gemm;
 }
 int64_t AttentionOp::getKVTokensWritten() {
   auto cache = cast<kv::KVCacheTypeInterface>(getCache().getType());
   int64_t t = tensorOf(getKey()).getDimSize(1);
-  if (getReuseKv() || !writesCache(getPhase(), cache, t, getPrefix()))
-    return 0;
-  return cache.getBatch() * t;
+  return writesNewTokens(*this, cache, t) ? cache.getBatch() * t : 0;
 }
 bool AttentionOp::readsKVSlots() { return getPhase() == arch::Phase::Decode; }
 
@@ -295,9 +302,7 @@ std::optional<arch::StageKind> MLAAttentionOp::getStageKind() {
 int64_t MLAAttentionOp::getKVTokensWritten() {
   auto cache = cast<kv::KVCacheTypeInterface>(getCache().getType());
   int64_t t = tensorOf(getLatent()).getDimSize(1);
-  if (getReuseKv() || !writesCache(getPhase(), cache, t, getPrefix()))
-    return 0;
-  return cache.getBatch() * t;
+  return writesNewTokens(*this, cache, t) ? cache.getBatch() * t : 0;
 }
 bool MLAAttentionOp::readsKVSlots() {
   return getPhase() == arch::Phase::Decode;

@@ -12,6 +12,8 @@
 
 #include "snapflow/Dialect/LLM/IR/LLMOps.h"
 
+#include "snapflow/Dialect/EnumKeyword.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -47,14 +49,9 @@ void LLMDialect::initialize() {
 //===----------------------------------------------------------------------===//
 
 FailureOr<arch::Phase> snapflow::llm::parsePhaseKeyword(AsmParser &parser) {
-  SMLoc loc = parser.getCurrentLocation();
-  StringRef keyword;
-  if (parser.parseKeyword(&keyword))
-    return failure();
-  if (std::optional<arch::Phase> phase = arch::parsePhase(keyword))
-    return *phase;
-  return parser.emitError(loc)
-         << "unknown phase '" << keyword << "'; expected prefill or decode";
+  return parseEnumKeyword<arch::Phase>(parser, "phase", arch::parsePhase, [] {
+    return std::string("prefill or decode");
+  });
 }
 
 LogicalResult WorkloadAttr::verify(function_ref<InFlightDiagnostic()> emitError,

@@ -55,6 +55,7 @@ enum class StatRole {
   TierBusy,  ///< channel-ps of the component's memory tier
   TierBytes, ///< bytes through the component's memory tier
 };
+constexpr int kNumStatRoles = static_cast<int>(StatRole::TierBytes) + 1;
 
 /// A statistic a component accumulates over a run.
 struct StatInfo {

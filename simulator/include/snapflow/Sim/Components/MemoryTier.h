@@ -28,12 +28,10 @@ public:
   /// the data has arrived (latency included).
   double transfer(double bytes, double nowPs) override;
   int64_t getChannels() const override { return server.getChannels(); }
-  arch::MemoryTier getTier() const { return tier; }
   /// Serves its tier's port.
   void attach(SocketPorts &ports) override;
 
 private:
-  arch::MemoryTier tier;
   BandwidthServer server;
 };
 

@@ -52,11 +52,22 @@ public:
   /// Run-wide totals read from every socket's components, for attribution
   /// and results (per socket they are the components' own statistics).
   struct Totals {
-    double pcuBusyPs = 0, flops = 0, linkBusyPs = 0, linkBytes = 0, tiles = 0;
-    std::array<double, 3> tierBusyPs{}, tierBytes{};
+    /// The sum of every statistic of `role` (of memory tier `tier` for the
+    /// tier roles).
+    double get(StatRole role, arch::MemoryTier tier = {}) const {
+      return byRole[static_cast<int>(role)][static_cast<int>(tier)];
+    }
     Totals operator-(const Totals &o) const;
+    /// [role][tier]; a role of no tier sums in tier 0.
+    std::array<std::array<double, 3>, kNumStatRoles> byRole{};
   };
   Totals totals() const;
+  /// Busy fractions of the PCUs, HBM, DDR and the peer link over `spanPs`
+  /// from the totals of that span, per socket.
+  struct Utilization {
+    double pcu = 0, hbm = 0, ddr = 0, link = 0;
+  };
+  Utilization utilization(const Totals &d, double spanPs) const;
   /// The time and totals at the end of the last job that is not a what-if
   /// (Job::withoutSelection): what the run's results describe.
   double realEndPs() const;

@@ -20,8 +20,10 @@ namespace llm {
 /// The MLA latent cache's layout under TP: every socket a copy, split by
 /// sequence, or split by batch (decode).
 enum class MlaCache { Replicate, Sequence, Batch };
+constexpr int kNumMlaCaches = static_cast<int>(MlaCache::Batch) + 1;
 /// MoE layers under TP: whole experts per socket, or every expert split.
 enum class MoeMapping { Expert, Split };
+constexpr int kNumMoeMappings = static_cast<int>(MoeMapping::Split) + 1;
 
 /// `replicate`, `sequence`, `batch`.
 llvm::StringRef mlaCacheName(MlaCache m);
