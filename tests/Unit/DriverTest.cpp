@@ -7,7 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Driver/Compile.h"
+#include "snapflow/Driver/Context.h"
 #include "snapflow/Driver/Deployment.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/MemoryTrace.h"
@@ -426,6 +428,42 @@ TEST(MemoryTrace, ErrorsAreLocated) {
 }
 
 //===----------------------------------------------------------------------===//
+// Compiling: the policy travels as an attribute
+//===----------------------------------------------------------------------===//
+
+TEST(Compile, CompilesThePolicyAttributeTheWorkloadCarries) {
+  // resolveWorkload parses --kv once into driverContext(); every compile
+  // takes that attribute as it is. A policy put in its place by hand is
+  // the one compiled, whatever the --kv text says: nothing re-parses it.
+  WorkloadOptions o;
+  o.model = "llama-3.2-1b";
+  o.chip = "sn40l";
+  o.context = 8192;
+  o.batch = 1;
+  o.kv = "full";
+  auto w = resolveWorkload(o, /*needChip=*/true);
+  ASSERT_TRUE(static_cast<bool>(w)) << message(w.takeError());
+  EXPECT_EQ(w->kvLabel(), "full");
+  EXPECT_EQ(w->kvPolicy.getContext(), &driverContext());
+  auto other =
+      kv::resolvePolicy(&driverContext(), "streaming:sinks=4,window=1020",
+                        w->config.cachePositions(o.context));
+  ASSERT_TRUE(static_cast<bool>(other)) << message(other.takeError());
+  w->kvPolicy = *other;
+  auto module = compileModel(*w, o, CompileOptions(), 1, arch::Phase::Decode);
+  ASSERT_TRUE(static_cast<bool>(module)) << message(module.takeError());
+  EXPECT_EQ(kv::getApplied(**module).first, "streaming:sinks=4,window=1020");
+  // A serving bucket within the budget compiles full; beyond it, the
+  // workload's policy.
+  o.kv = "streaming:sinks=4,window=1020";
+  auto streaming = resolveWorkload(o, /*needChip=*/true);
+  ASSERT_TRUE(static_cast<bool>(streaming)) << message(streaming.takeError());
+  EXPECT_EQ(streaming->policyFor(1024),
+            kv::FullPolicyAttr::get(&driverContext()));
+  EXPECT_EQ(streaming->policyFor(8192), streaming->kvPolicy);
+}
+
+//===----------------------------------------------------------------------===//
 // Compiling: the largest batch
 //===----------------------------------------------------------------------===//
 
@@ -439,13 +477,12 @@ TEST(Compile, MaxBatchFitsAndOneMoreDoesNot) {
   auto w = resolveWorkload(o, /*needChip=*/true);
   ASSERT_TRUE(static_cast<bool>(w)) << message(w.takeError());
   CompileOptions c;
-  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-  auto largest = findMaxBatch(context, *w, o, c);
+  auto largest = findMaxBatch(*w, o, c);
   ASSERT_TRUE(static_cast<bool>(largest)) << message(largest.takeError());
   ASSERT_GE(*largest, 1);
-  auto fits = compileProgram(context, *w, o, c, *largest, false);
+  auto fits = compileProgram(*w, o, c, *largest, false);
   EXPECT_TRUE(static_cast<bool>(fits)) << message(fits.takeError());
-  auto over = compileProgram(context, *w, o, c, *largest + 1, false);
+  auto over = compileProgram(*w, o, c, *largest + 1, false);
   ASSERT_FALSE(static_cast<bool>(over));
   llvm::Error e = over.takeError();
   EXPECT_TRUE(e.isA<ProgramFailure>());
@@ -468,8 +505,7 @@ llvm::Expected<sim::Program> compileDecode(const char *model, const char *chip,
   auto w = resolveWorkload(o, true);
   if (!w)
     return w.takeError();
-  mlir::MLIRContext mlirContext(mlir::MLIRContext::Threading::DISABLED);
-  return compileProgram(mlirContext, *w, o, c, batch, false);
+  return compileProgram(*w, o, c, batch, false);
 }
 
 TEST(ProgramIO, RoundTripsACompiledProgram) {
@@ -573,11 +609,10 @@ void checkReport(bool prefillMain, const char *chip,
   o.kv = "full";
   auto w = resolveWorkload(o, true);
   ASSERT_TRUE(static_cast<bool>(w)) << message(w.takeError());
-  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   CompileOptions c;
-  auto decode = compileProgram(context, *w, o, c, 2, prefillMain);
+  auto decode = compileProgram(*w, o, c, 2, prefillMain);
   ASSERT_TRUE(static_cast<bool>(decode)) << message(decode.takeError());
-  auto prefill = compileProgram(context, *w, o, c, 1, true);
+  auto prefill = compileProgram(*w, o, c, 1, true);
   ASSERT_TRUE(static_cast<bool>(prefill)) << message(prefill.takeError());
   auto target = arch::ArchModel::load(chip);
   ASSERT_TRUE(static_cast<bool>(target)) << message(target.takeError());

@@ -128,13 +128,13 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
         {"chip", w.chip.getName()},
         {"chip_fingerprint", w.chip.fingerprint()},
         {"tp", w.tp},
-        {"kv", w.kvLabel},
+        {"kv", w.kvLabel()},
         {"layers", stats.layers},
         {"params_total", stats.paramsTotal},
         {"params_active", stats.paramsActive},
         {"kv_bytes_per_token", stats.kvBytesPerToken},
         {"kv_bytes", info.kvBytes},
-        {"kv_format", w.kvFormatLabel},
+        {"kv_format", w.kvFormatLabel()},
         {"cla_share_factor", w.config.claShareFactor},
         {"tokens_per_kv_slot", w.config.tokensPerCachePosition()},
         {"kv_state_bytes", info.kvStateBytes},
@@ -195,14 +195,14 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
                   stats.kvBytesPerToken);
   if (w.kvSlots >= positions)
     os << formatv("               {0} keeps all {1} {2}s of a sequence\n",
-                  w.kvLabel, positions, unit);
+                  w.kvLabel(), positions, unit);
   else
     os << formatv("               {0} keeps {1} of {2} {3}s per sequence "
                   "({4:f1}x fewer than full)\n",
-                  w.kvLabel, w.kvSlots, positions, unit,
+                  w.kvLabel(), w.kvSlots, positions, unit,
                   static_cast<double>(positions) / w.kvSlots);
-  if (w.kvFormatLabel != "bf16")
-    os << formatv("               stored as {0}\n", w.kvFormatLabel);
+  if (w.kvFormatLabel() != "bf16")
+    os << formatv("               stored as {0}\n", w.kvFormatLabel());
   os << formatv(
       "               batch {0}: {1} for the whole batch{2}\n", info.batch,
       humanBytes(info.kvBytes),

@@ -81,7 +81,14 @@ void snapflow::buildSnapflowPipeline(OpPassManager &pm,
   // context (its budget is a share of it); then split over the sockets, so
   // the selection ops inserted above follow the local heads; then fold the
   // now per-socket identical layers into loops.
-  pm.addPass(kv::createKVCompress({o.kv, o.kvFormat, o.context}));
+  if (auto policy =
+          llvm::dyn_cast_or_null<kv::KVPolicyAttrInterface>(o.resolvedPolicy))
+    pm.addPass(kv::createKVCompress(
+        policy,
+        llvm::dyn_cast_or_null<kv::KVFormatAttrInterface>(o.resolvedFormat),
+        o.context));
+  else
+    pm.addPass(kv::createKVCompress({o.kv, o.kvFormat, o.context}));
   llm::ShardTPOptions tp;
   tp.tp = o.tp;
   tp.mlaCache = o.mlaCache;

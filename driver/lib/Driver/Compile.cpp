@@ -12,6 +12,7 @@
 #include "snapflow/Analysis/ProgramStats.h"
 #include "snapflow/Dialect/Dataflow/IR/DataflowOps.h"
 #include "snapflow/Dialect/LLM/IR/LLMOps.h"
+#include "snapflow/Driver/Context.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Models/ModelBuilder.h"
 #include "snapflow/Pipelines/Pipelines.h"
@@ -73,8 +74,7 @@ std::string DiagnosticCollector::text(llvm::StringRef otherwise) const {
 }
 
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
-                               const WorkloadOptions &o,
+snapflow::driver::compileModel(const Workload &w, const WorkloadOptions &o,
                                const CompileOptions &c, int64_t batch,
                                arch::Phase phase) {
   bool decode = phase == arch::Phase::Decode;
@@ -85,6 +85,7 @@ snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
     return makeError(llvm::formatv("--mtp-acceptance must be in [0, 1], got "
                                    "{0}",
                                    c.mtpAcceptance));
+  mlir::MLIRContext &context = driverContext();
   context.printOpOnDiagnostic(false);
   DiagnosticCollector diagnostics(context);
 
@@ -112,7 +113,7 @@ snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
         "--prefill-chunk {0} is smaller than the observation window of "
         "{1} ({2} tokens), whose queries the last chunk holds to choose "
         "the prompt tokens to keep; use a chunk of at least {2} tokens",
-        build.prefillChunk, w.kvLabel, observed));
+        build.prefillChunk, w.kvLabel(), observed));
   auto module = models::buildModel(context, w.config, build);
   if (!module)
     return module.takeError();
@@ -125,8 +126,12 @@ snapflow::driver::compileModel(mlir::MLIRContext &context, const Workload &w,
   p.chip = o.chip;
   p.set = llvm::join(o.set, ",");
   p.resolvedChip = w.chip;
+  // The policy and format travel parsed; `kv` and `kv-format` are the
+  // record of what was asked.
   p.kv = o.kv;
   p.kvFormat = o.kvFormat;
+  p.resolvedPolicy = w.kvPolicy;
+  p.resolvedFormat = w.kvFormat;
   // A policy's budget counts cache positions (a Block Transformer's are
   // blocks).
   p.context = w.config.cachePositions(o.context);
@@ -155,19 +160,17 @@ std::vector<int64_t> snapflow::driver::autoPrefillChunks(int64_t prompt) {
 }
 
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-snapflow::driver::compilePrefill(mlir::MLIRContext &context, const Workload &w,
-                                 const WorkloadOptions &o,
+snapflow::driver::compilePrefill(const Workload &w, const WorkloadOptions &o,
                                  const CompileOptions &c, int64_t batch) {
   if (c.prefillChunk != kPrefillChunkAuto)
-    return compileModel(context, w, o, c, batch, arch::Phase::Prefill);
+    return compileModel(w, o, c, batch, arch::Phase::Prefill);
   // The largest chunk whose plan fits; the smallest tried when none does
   // (its plan says why).
   std::vector<int64_t> chunks = autoPrefillChunks(o.context);
   for (size_t i = 0; i < chunks.size(); ++i) {
     CompileOptions fixed = c;
     fixed.prefillChunk = chunks[i];
-    auto module =
-        compileModel(context, w, o, fixed, batch, arch::Phase::Prefill);
+    auto module = compileModel(w, o, fixed, batch, arch::Phase::Prefill);
     if (!module || i + 1 == chunks.size())
       return module;
     df::MemoryPlanAttr plan =
@@ -182,12 +185,11 @@ snapflow::driver::compilePrefill(mlir::MLIRContext &context, const Workload &w,
 /// compileModel, then the phase's memory plan: one that does not fit is a
 /// ProgramFailure. `maxBatch` receives the plan's largest batch that fits.
 static llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-compileFitting(mlir::MLIRContext &context, const Workload &w,
-               const WorkloadOptions &o, const CompileOptions &c, int64_t batch,
-               bool prefill, int64_t &maxBatch) {
-  auto module =
-      prefill ? compilePrefill(context, w, o, c, batch)
-              : compileModel(context, w, o, c, batch, arch::Phase::Decode);
+compileFitting(const Workload &w, const WorkloadOptions &o,
+               const CompileOptions &c, int64_t batch, bool prefill,
+               int64_t &maxBatch) {
+  auto module = prefill ? compilePrefill(w, o, c, batch)
+                        : compileModel(w, o, c, batch, arch::Phase::Decode);
   if (!module)
     return module.takeError();
   auto program = (*module)->lookupSymbol<df::ProgramOp>(
@@ -200,11 +202,12 @@ compileFitting(mlir::MLIRContext &context, const Workload &w,
   return std::move(*module);
 }
 
-llvm::Expected<sim::Program> snapflow::driver::compileProgram(
-    mlir::MLIRContext &context, const Workload &w, const WorkloadOptions &o,
-    const CompileOptions &c, int64_t batch, bool prefill, int64_t *maxBatch) {
+llvm::Expected<sim::Program>
+snapflow::driver::compileProgram(const Workload &w, const WorkloadOptions &o,
+                                 const CompileOptions &c, int64_t batch,
+                                 bool prefill, int64_t *maxBatch) {
   int64_t largest = 0;
-  auto module = compileFitting(context, w, o, c, batch, prefill, largest);
+  auto module = compileFitting(w, o, c, batch, prefill, largest);
   if (maxBatch)
     *maxBatch = largest;
   if (!module)
@@ -216,9 +219,10 @@ llvm::Expected<sim::Program> snapflow::driver::compileProgram(
   return sim::readProgram(**module, ("<" + phase + ">").str(), phase);
 }
 
-llvm::Expected<int64_t> snapflow::driver::findMaxBatch(
-    mlir::MLIRContext &context, const Workload &w, const WorkloadOptions &o,
-    const CompileOptions &options, std::optional<int64_t> estimate) {
+llvm::Expected<int64_t>
+snapflow::driver::findMaxBatch(const Workload &w, const WorkloadOptions &o,
+                               const CompileOptions &options,
+                               std::optional<int64_t> estimate) {
   // What fits does not depend on which experts the tokens pick (every
   // expert's weights are stored; tiles keep their size), so the seeded
   // routing draws, whose cost grows with the batch, are left out and the
@@ -234,8 +238,7 @@ llvm::Expected<int64_t> snapflow::driver::findMaxBatch(
   // (above), so the batch reported fits and the next one does not.
   if (!estimate) {
     int64_t planned = 0;
-    auto probe =
-        compileFitting(context, w, o, c, 1, /*prefill=*/false, planned);
+    auto probe = compileFitting(w, o, c, 1, /*prefill=*/false, planned);
     if (!probe)
       return probe.takeError();
     estimate = planned;
@@ -245,7 +248,7 @@ llvm::Expected<int64_t> snapflow::driver::findMaxBatch(
         w.config.name + ": not even batch 1 fits " + w.chip.getName());
   auto fitsAt = [&](int64_t batch) -> llvm::Expected<bool> {
     int64_t ignored = 0;
-    auto module = compileFitting(context, w, o, c, batch, false, ignored);
+    auto module = compileFitting(w, o, c, batch, false, ignored);
     if (module)
       return true;
     Error e = module.takeError();
@@ -296,11 +299,11 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
   if (!w)
     return w.takeError();
   auto start = std::chrono::steady_clock::now();
-  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  mlir::MLIRContext &context = driverContext();
   llvm::StringRef phase = arch::phaseName(c.phase);
   auto module = c.phase == arch::Phase::Prefill
-                    ? compilePrefill(context, *w, o, c, o.batch)
-                    : compileModel(context, *w, o, c, o.batch, c.phase);
+                    ? compilePrefill(*w, o, c, o.batch)
+                    : compileModel(*w, o, c, o.batch, c.phase);
   if (!module)
     return module.takeError();
   double seconds =
@@ -329,7 +332,7 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
   out.model = w->config.name;
   out.chip = w->chip.getName();
   out.phase = c.phase;
-  out.kv = w->kvLabel;
+  out.kv = w->kvLabel();
   out.batch = o.batch;
   out.context = o.context;
   out.tp = w->tp;
@@ -337,7 +340,7 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
   if (c.phase == arch::Phase::Decode) {
     // The largest batch as `run --batch max` and sweeps find it: it
     // compiles and the next does not (the plan's figure is an estimate).
-    auto largest = findMaxBatch(context, *w, o, c, plan.getMaxBatch());
+    auto largest = findMaxBatch(*w, o, c, plan.getMaxBatch());
     if (largest) {
       out.maxBatch = *largest;
     } else {
@@ -370,9 +373,9 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
       {"batch", o.batch},
       {"context", o.context},
       {"tp", w->tp},
-      {"kv", w->kvLabel},
+      {"kv", w->kvLabel()},
       {"kv_requested", o.kv},
-      {"kv_format", w->kvFormatLabel},
+      {"kv_format", w->kvFormatLabel()},
       {"cla_share_factor", w->config.claShareFactor},
       {"kv_cache_bytes_per_socket", plan.getKvBytes()},
       {"weights_bytes_per_socket", plan.getWeightsBytes()},

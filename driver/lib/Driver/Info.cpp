@@ -6,6 +6,7 @@
 #include "snapflow/Dialect/KV/IR/KVOps.h"
 #include "snapflow/Dialect/KV/Transforms/Passes.h"
 #include "snapflow/Driver/Compile.h"
+#include "snapflow/Driver/Context.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Models/ModelBuilder.h"
 #include "snapflow/Pipelines/Pipelines.h"
@@ -32,7 +33,7 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o,
   if (!w)
     return w.takeError();
 
-  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  mlir::MLIRContext &context = driverContext();
   context.printOpOnDiagnostic(false);
   models::BuildOptions build;
   build.batch = o.batch;
@@ -45,7 +46,9 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o,
   // The KV bytes come from the compressed IR, the same the compiler emits.
   mlir::PassManager pm(&context);
   pm.addPass(kv::createKVCompress(
-      {o.kv, o.kvFormat, w->config.cachePositions(o.context)}));
+      llvm::cast<kv::KVPolicyAttrInterface>(w->kvPolicy),
+      llvm::cast_or_null<kv::KVFormatAttrInterface>(w->kvFormat),
+      w->config.cachePositions(o.context)));
   {
     DiagnosticCollector diagnostics(context);
     if (mlir::failed(pm.run(**module)))
@@ -146,7 +149,7 @@ Error snapflow::driver::importModel(const WorkloadOptions &o,
     return w.takeError();
   if (io.mtpDepth > 0 && io.phase == arch::Phase::Prefill)
     return makeError("--mtp applies to decode; --phase prefill builds none");
-  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  mlir::MLIRContext &context = driverContext();
   models::BuildOptions build;
   build.batch = o.batch;
   build.contextTokens = o.context;

@@ -201,22 +201,21 @@ snapflow::driver::runWorkload(const WorkloadOptions &o, bool maxBatch,
   if (!w)
     return w.takeError();
   SimulationOutcome out;
-  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   int64_t batch = o.batch;
   if (maxBatch) {
-    auto largest = findMaxBatch(context, *w, o, c);
+    auto largest = findMaxBatch(*w, o, c);
     if (!largest)
       return largest.takeError();
     batch = *largest;
     out.notes.push_back(llvm::formatv("largest batch that fits: {0}", batch));
   }
-  auto decode = compileProgram(context, *w, o, c, batch, /*prefill=*/false);
+  auto decode = compileProgram(*w, o, c, batch, /*prefill=*/false);
   if (!decode)
     return decode.takeError();
   // Time to first token: one prompt of --context tokens.
   std::optional<sim::Program> prefill;
   if (s.withPrefill) {
-    auto p = compileProgram(context, *w, o, c, 1, /*prefill=*/true);
+    auto p = compileProgram(*w, o, c, 1, /*prefill=*/true);
     if (!p) {
       // A whole-prompt prefill may not fit where decode does (its
       // activations grow with the prompt); decode is still worth running.

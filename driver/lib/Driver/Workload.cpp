@@ -4,6 +4,7 @@
 #include "snapflow/Driver/Workload.h"
 
 #include "snapflow/Dialect/KV/IR/KVOps.h"
+#include "snapflow/Driver/Context.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Models/ModelBuilder.h"
 
@@ -19,6 +20,24 @@ char ProgramFailure::ID;
 std::string snapflow::driver::weightsDtypeLabel(const Workload &w) {
   return models::weightDtypeName(w.weightsDtype.value_or(w.config.weightDtype))
       .str();
+}
+
+std::string Workload::kvLabel() const {
+  if (!kvPolicy) // resolved without a chip: no policy
+    return "";
+  return llvm::cast<kv::KVPolicyAttrInterface>(kvPolicy).getLabel();
+}
+
+std::string Workload::kvFormatLabel() const {
+  return kvFormat ? llvm::cast<kv::KVFormatAttrInterface>(kvFormat).getLabel()
+                  : "bf16";
+}
+
+mlir::Attribute Workload::policyFor(int64_t tokens) const {
+  // kvSlots counts cache positions (a Block Transformer's are blocks).
+  if (!kvCompressing || kvSlots >= config.cachePositions(tokens))
+    return kv::FullPolicyAttr::get(kvPolicy.getContext());
+  return kvPolicy;
 }
 
 llvm::Expected<Workload>
@@ -62,20 +81,19 @@ snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
     return chip.takeError();
   w.chip = std::move(*chip);
   {
-    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+    mlir::MLIRContext &context = driverContext();
     int64_t positions = w.config.cachePositions(o.context);
     auto policy = kv::resolvePolicy(&context, o.kv, positions);
     if (!policy) // the message names the policy string
       return policy.takeError();
-    w.kvLabel = policy->getLabel();
+    w.kvPolicy = *policy;
     w.kvSlots = policy->getSlotsFor(positions);
     w.kvCompressing = policy->isCompressing();
     w.kvObservedQueries = policy->getObservedQueries();
     auto format = kv::parseFormat(&context, o.kvFormat);
     if (!format) // the message names the format string
       return format.takeError();
-    if (*format)
-      w.kvFormatLabel = format->getLabel();
+    w.kvFormat = *format;
   }
   // tp 0 in the options means "not given": every socket of the chip.
   w.tp = o.tp == 0 ? w.chip.numSockets() : o.tp;

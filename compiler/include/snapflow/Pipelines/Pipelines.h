@@ -31,6 +31,11 @@ struct PipelineOptions {
   /// it (the driver): assign-target records it as is. `chip` and `set` still
   /// say where it came from in df.provenance.
   std::optional<arch::ArchModel> resolvedChip;
+  /// The KV policy and format `kv` and `kv-format` name, when the caller
+  /// has already parsed them (the driver, in the context it compiles in):
+  /// kv-compress takes them as they are (a null format is bf16); `kv` and
+  /// `kv-format` still say what was asked in df.provenance.
+  mlir::Attribute resolvedPolicy, resolvedFormat;
 
   /// The flag and help text of an option, by its flag name ("mla-cache").
   struct Info {

@@ -46,9 +46,8 @@ private:
 /// the snapflow pipeline on it (never failing for fit: the memory plan on the
 /// df program says whether it fits). Pass errors become one message.
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-compileModel(mlir::MLIRContext &context, const Workload &workload,
-             const WorkloadOptions &options, const CompileOptions &compile,
-             int64_t batch, arch::Phase phase);
+compileModel(const Workload &workload, const WorkloadOptions &options,
+             const CompileOptions &compile, int64_t batch, arch::Phase phase);
 
 /// The chunk sizes `--prefill-chunk auto` tries for a prompt, largest first:
 /// the whole prompt, then powers of two down to kSmallestAutoChunk.
@@ -59,25 +58,25 @@ std::vector<int64_t> autoPrefillChunks(int64_t prompt);
 /// kPrefillChunkAuto, the largest of autoPrefillChunks whose plan fits (the
 /// smallest when none does).
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-compilePrefill(mlir::MLIRContext &context, const Workload &workload,
-               const WorkloadOptions &options, const CompileOptions &compile,
-               int64_t batch);
+compilePrefill(const Workload &workload, const WorkloadOptions &options,
+               const CompileOptions &compile, int64_t batch);
 
 /// compileModel for one phase, read into the simulator's Program as
 /// `simulate` reads a file. A plan that does not fit is a ProgramFailure;
 /// `maxBatch` (when given) receives the plan's largest batch that fits.
-llvm::Expected<sim::Program>
-compileProgram(mlir::MLIRContext &context, const Workload &workload,
-               const WorkloadOptions &options, const CompileOptions &compile,
-               int64_t batch, bool prefill, int64_t *maxBatch = nullptr);
+llvm::Expected<sim::Program> compileProgram(const Workload &workload,
+                                            const WorkloadOptions &options,
+                                            const CompileOptions &compile,
+                                            int64_t batch, bool prefill,
+                                            int64_t *maxBatch = nullptr);
 
 /// The largest decode batch of the workload that fits its chip: it
 /// compiles, and the next batch does not (both checked by compiling them,
 /// starting from `estimate`, else the plan's at batch 1); a ProgramFailure
 /// when not even batch 1 fits.
 llvm::Expected<int64_t>
-findMaxBatch(mlir::MLIRContext &context, const Workload &workload,
-             const WorkloadOptions &options, const CompileOptions &compile,
+findMaxBatch(const Workload &workload, const WorkloadOptions &options,
+             const CompileOptions &compile,
              std::optional<int64_t> estimate = std::nullopt);
 
 /// What `snapflow compile` produced: the JSON report (also written to

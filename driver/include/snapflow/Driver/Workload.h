@@ -16,6 +16,7 @@
 #include "snapflow/Models/ModelConfig.h"
 #include "snapflow/Pipelines/Pipelines.h"
 
+#include "mlir/IR/Attributes.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -48,19 +49,31 @@ struct WorkloadOptions {
 struct Workload {
   models::ModelConfig config;
   arch::ArchModel chip;
-  /// The KV policy resolved for the context: its label (every number
-  /// fixed, as kv::parsePolicy reads it), the slots a sequence keeps, and
-  /// whether it compresses at all.
-  std::string kvLabel;
+  /// The KV policy resolved for the context, parsed once: a
+  /// kv::KVPolicyAttrInterface of driverContext() (Context.h), which every
+  /// compile of this workload takes as it is.
+  mlir::Attribute kvPolicy;
+  /// The KV format (a kv::KVFormatAttrInterface; null for bf16).
+  mlir::Attribute kvFormat;
+  /// What the policy gives at the context, read from it once: the slots a
+  /// sequence keeps, whether it compresses at all, and the prompt's last
+  /// queries its prefill selection scores with (the observation window; 0
+  /// for none), in cache positions.
   int64_t kvSlots = 0;
   bool kvCompressing = false;
-  /// The prompt's last queries its prefill selection scores with (the
-  /// observation window; 0 for none), in cache positions.
   int64_t kvObservedQueries = 0;
-  /// The KV format resolved (its label; "bf16" for none).
-  std::string kvFormatLabel = "bf16";
   int64_t tp = 0;
   std::optional<models::WeightDtype> weightsDtype;
+
+  /// The policy's label, every number fixed, as kv::parsePolicy reads it
+  /// back ("snapstream:budget=32768,sinks=4,..."); its attribute's printer.
+  std::string kvLabel() const;
+  /// The format's label ("bf16" for none).
+  std::string kvFormatLabel() const;
+  /// The policy a graph of `tokens` tokens compiles with: this one, or
+  /// full when its budget keeps every token (a serving bucket shorter than
+  /// the budget).
+  mlir::Attribute policyFor(int64_t tokens) const;
 };
 
 /// The weights' dtype the workload builds with: --weights-dtype, else the

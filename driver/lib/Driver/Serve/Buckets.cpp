@@ -24,13 +24,6 @@ using namespace snapflow::driver::phases;
 using namespace snapflow::sim::serving;
 using llvm::Error;
 
-std::string phases::policyFor(const Workload &w, int64_t tokens) {
-  // kvSlots counts cache positions (a Block Transformer's are blocks).
-  if (!w.kvCompressing || w.kvSlots >= w.config.cachePositions(tokens))
-    return "full";
-  return w.kvLabel;
-}
-
 Buckets phases::bucketsOf(const std::vector<Request> &requests,
                           const std::vector<size_t> &mine, int64_t context) {
   Buckets b;
@@ -68,14 +61,13 @@ std::string gibText(double bytes) {
 
 /// One model's slots and graphs: a prefill graph per prompt bucket (one
 /// sequence), a decode graph per context bucket (every slot).
-Error buildModel(mlir::MLIRContext &context, Prepared &m,
-                 const std::vector<Request> &requests, const CompileOptions &c,
-                 bool chunked, bool several) {
+Error buildModel(Prepared &m, const std::vector<Request> &requests,
+                 const CompileOptions &c, bool chunked, bool several) {
   const WorkloadOptions &o = m.o;
   // Slots: --batch, or the most that fit at the full context.
   int64_t slots = o.batch;
   if (m.maxBatch) {
-    auto largest = findMaxBatch(context, m.w, o, c);
+    auto largest = findMaxBatch(m.w, o, c);
     if (!largest)
       return largest.takeError();
     slots = *largest;
@@ -89,10 +81,14 @@ Error buildModel(mlir::MLIRContext &context, Prepared &m,
   m.prefillChunk = prefillOptions.prefillChunk;
   m.programs.reserve(buckets.prefill.size() + buckets.decode.size());
   auto build = [&](bool prefill, int64_t tokens) -> Error {
+    // The bucket's policy as an attribute (the workload's, or full when
+    // the bucket is within its budget); `kv` records it in the module.
+    Workload bw = m.w;
+    bw.kvPolicy = m.w.policyFor(tokens);
     WorkloadOptions bo = o;
     bo.context = tokens;
-    bo.kv = policyFor(m.w, tokens);
-    auto p = compileProgram(context, m.w, bo, prefill ? prefillOptions : c,
+    bo.kv = bw.kvLabel();
+    auto p = compileProgram(bw, bo, prefill ? prefillOptions : c,
                             prefill ? 1 : slots, prefill);
     if (!p) {
       std::string why = llvm::toString(p.takeError());
@@ -138,11 +134,10 @@ llvm::Expected<double> phases::buildGraphs(Models &models,
                                            const std::vector<Request> &requests,
                                            const CompileOptions &c,
                                            Schedule schedule) {
-  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   auto start = std::chrono::steady_clock::now();
   for (auto &m : models)
-    if (Error e = buildModel(context, *m, requests, c,
-                             schedule == Schedule::Chunked, models.size() > 1))
+    if (Error e = buildModel(*m, requests, c, schedule == Schedule::Chunked,
+                             models.size() > 1))
       return std::move(e);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();

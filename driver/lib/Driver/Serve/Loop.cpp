@@ -43,7 +43,7 @@ llvm::Expected<ServeResult> phases::runLoop(const Load &load,
       *results << ',' << csv::number(q.switchWaitS);
     const Prepared &m = *models[q.model];
     *results << csv::provenanceCells(m.deployed.name, chip.getName(),
-                                     m.w.kvLabel, versionString())
+                                     m.w.kvLabel(), versionString())
              << '\n';
   };
   std::vector<DeployedModel> deployed;

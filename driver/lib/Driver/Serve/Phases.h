@@ -103,9 +103,6 @@ struct Buckets {
 };
 Buckets bucketsOf(const std::vector<Request> &requests,
                   const std::vector<size_t> &mine, int64_t context);
-/// The policy a graph for `tokens` tokens uses: every token while they fit
-/// the budget, else the policy with its numbers fixed for the deployment.
-std::string policyFor(const Workload &w, int64_t tokens);
 /// Every model's slots and graphs, one per bucket; returns the wall time.
 llvm::Expected<double> buildGraphs(Models &models,
                                    const std::vector<Request> &requests,

@@ -92,7 +92,7 @@ void addModels(llvm::json::Object &report, const ServeOutcome &out,
         {"model_fingerprint", m.w.config.fingerprint()},
         {"weights_dtype", weightsDtypeLabel(m.w)},
         {"kv", mo.kv},
-        {"kv_format", m.w.kvFormatLabel},
+        {"kv_format", m.w.kvFormatLabel()},
         {"slots", mo.slots},
         {"context_tokens", mo.context},
         {"requests_count", mo.requests},
@@ -161,7 +161,7 @@ llvm::json::Object reportObject(const ServeOutcome &out, const ServeResult &r,
       {"tp", first.w.tp},
       {"kv", out.kv},
       {"kv_format",
-       joined([](const Prepared &m) { return m.w.kvFormatLabel; })},
+       joined([](const Prepared &m) { return m.w.kvFormatLabel(); })},
       {"weights_dtype",
        joined([](const Prepared &m) { return weightsDtypeLabel(m.w); })},
       {"serve_options", serveOptionsText(out, so, cache, several)},
@@ -463,7 +463,7 @@ ServeOutcome phases::summarizeOutcome(const ServeResult &r, const Load &load,
   std::vector<std::string> names, kvs;
   for (const auto &m : models) {
     names.push_back(m->deployed.name);
-    kvs.push_back(m->w.kvLabel);
+    kvs.push_back(m->w.kvLabel());
   }
   const Prepared &first = *models[0];
   out.model = llvm::join(names, ",");
@@ -502,7 +502,7 @@ ServeOutcome phases::summarizeOutcome(const ServeResult &r, const Load &load,
     const Prepared &m = *models[k];
     ModelOutcome mo;
     mo.name = m.deployed.name;
-    mo.kv = m.w.kvLabel;
+    mo.kv = m.w.kvLabel();
     mo.slots = m.cfg().slots;
     mo.context = m.o.context;
     mo.requests = static_cast<int64_t>(m.requests.size());

@@ -10,6 +10,7 @@
 
 #include "snapflow/Arch/ArchModel.h"
 #include "snapflow/Dialect/KV/IR/KVOps.h"
+#include "snapflow/Driver/Context.h"
 #include "snapflow/Driver/Csv.h"
 #include "snapflow/Driver/Deployment.h"
 #include "snapflow/Driver/Errors.h"
@@ -312,7 +313,7 @@ Error checkResolvable(
         if (auto changed = a->withOverrides({key + "=" + v}, "--set"); !changed)
           return changed.takeError();
   }
-  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  mlir::MLIRContext &context = driverContext();
   for (const std::string &p : g.kv)
     if (auto s = kv::parsePolicy(&context, p); !s)
       return s.takeError();

@@ -88,8 +88,8 @@ Error sweep::checkPoints(const std::vector<SweepPoint> &points) {
       std::vector<std::string> id = p.identity();
       id[axisIndex("model")] = w->config.fingerprint();
       id[axisIndex("chip")] = w->chip.fingerprint();
-      id[axisIndex("kv")] = w->kvLabel;
-      id[axisIndex("kv_format")] = w->kvFormatLabel;
+      id[axisIndex("kv")] = w->kvLabel();
+      id[axisIndex("kv_format")] = w->kvFormatLabel();
       id[axisIndex("tp")] = std::to_string(w->tp);
       id[axisIndex("weights_dtype")] = weightsDtypeLabel(*w);
       id[axisIndex("set")].clear(); // in the chip's fingerprint
@@ -134,7 +134,7 @@ PointPreparer::prepare(const SweepPoint &p, bool withPrefill) {
     std::string key = identityKey(workloadKey(p));
     auto it = maxBatches.find(key);
     if (it == maxBatches.end()) {
-      auto largest = findMaxBatch(context, **w, o, c);
+      auto largest = findMaxBatch(**w, o, c);
       if (!largest)
         return largest.takeError();
       it = maxBatches.emplace(key, *largest).first;
@@ -142,12 +142,12 @@ PointPreparer::prepare(const SweepPoint &p, bool withPrefill) {
     batch = it->second;
   }
   o.batch = batch;
-  auto program = compileProgram(context, **w, o, c, batch, /*prefill=*/false);
+  auto program = compileProgram(**w, o, c, batch, /*prefill=*/false);
   if (!program)
     return program.takeError();
   Prepared out{sim::serializeProgram(*program), {}};
   if (withPrefill) {
-    auto pre = compileProgram(context, **w, o, c, 1, /*prefill=*/true);
+    auto pre = compileProgram(**w, o, c, 1, /*prefill=*/true);
     if (pre)
       out.prefill = sim::serializeProgram(*pre);
     else if (Error e = llvm::handleErrors(pre.takeError(),

@@ -9,6 +9,7 @@
 #include "SweepInternal.h"
 
 #include "snapflow/Dialect/KV/IR/KVOps.h"
+#include "snapflow/Driver/Context.h"
 #include "snapflow/Driver/Csv.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Models/ModelConfig.h"
@@ -174,7 +175,7 @@ namespace {
 /// when nothing matches.
 std::pair<std::string, std::string>
 publishedAccuracy(const SweepPoint &p, const llvm::json::Object &report) {
-  static mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  mlir::MLIRContext &context = driverContext();
   static std::map<std::string, int64_t> perPosition; // model -> tokens
   std::string label = report.getString("kv").value_or("").str();
   std::string format = report.getString("kv_format").value_or("").str();

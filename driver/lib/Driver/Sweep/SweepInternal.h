@@ -98,8 +98,6 @@ private:
                                             const WorkloadOptions &o);
 
   CompileOptions compile;
-  // One thread: points compile one at a time while the others simulate.
-  mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
   std::map<std::string, Workload> workloads;
   std::map<std::string, int64_t> maxBatches;
 };

@@ -48,21 +48,34 @@ Type compressed(Type type, int64_t slots, KVPolicyAttrInterface policy,
 struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
   using KVCompressBase::KVCompressBase;
 
+  /// The policy and format already parsed (the driver's): nothing is
+  /// parsed again; the string options name them in messages.
+  KVCompressPass(KVPolicyAttrInterface policy, KVFormatAttrInterface format,
+                 int64_t contextTokens)
+      : givenPolicy(policy), givenFormat(format) {
+    this->policy = policy.getLabel();
+    this->format = format ? format.getLabel() : "bf16";
+    this->context = contextTokens;
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto parsed = parsePolicy(&getContext(), policy);
+    KVPolicyAttrInterface parsed = givenPolicy;
+    fmt = givenFormat;
     if (!parsed) {
-      module.emitError() << "kv-compress: "
-                         << llvm::toString(parsed.takeError());
-      return signalPassFailure();
+      auto p = parsePolicy(&getContext(), policy);
+      if (!p) {
+        module.emitError() << "kv-compress: " << llvm::toString(p.takeError());
+        return signalPassFailure();
+      }
+      parsed = *p;
+      auto f = parseFormat(&getContext(), format);
+      if (!f) {
+        module.emitError() << "kv-compress: " << llvm::toString(f.takeError());
+        return signalPassFailure();
+      }
+      fmt = *f;
     }
-    auto parsedFormat = parseFormat(&getContext(), format);
-    if (!parsedFormat) {
-      module.emitError() << "kv-compress: "
-                         << llvm::toString(parsedFormat.takeError());
-      return signalPassFailure();
-    }
-    fmt = *parsedFormat;
     int64_t tokens = context;
     if (tokens == 0)
       module.walk([&](func::FuncOp fn) {
@@ -74,7 +87,7 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
       return; // no cache in the module: nothing to compress
     // The policy's own resolution: a budget from a ratio, its defaults, and
     // its checks against the context.
-    attr = parsed->resolveFor(tokens, [&] {
+    attr = parsed.resolveFor(tokens, [&] {
       return module.emitError() << "kv-compress: --kv " << policy << ": ";
     });
     if (!attr)
@@ -372,6 +385,8 @@ private:
 
   /// The policy resolved for the context, and the slots it keeps (0: the
   /// caches keep their own, under a policy that does not compress).
+  KVPolicyAttrInterface givenPolicy;
+  KVFormatAttrInterface givenFormat;
   KVPolicyAttrInterface attr;
   /// The element format (null: the dtype).
   KVFormatAttrInterface fmt;
@@ -383,3 +398,9 @@ private:
 };
 
 } // namespace
+
+std::unique_ptr<Pass>
+snapflow::kv::createKVCompress(KVPolicyAttrInterface policy,
+                               KVFormatAttrInterface format, int64_t context) {
+  return std::make_unique<KVCompressPass>(policy, format, context);
+}
