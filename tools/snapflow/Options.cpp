@@ -44,7 +44,6 @@ StringRef withDefault(StringRef help, const llvm::Twine &value) {
   return texts.back();
 }
 
-const WorkloadOptions kWorkload;
 const CompileOptions kCompile;
 
 } // namespace
@@ -75,89 +74,47 @@ cl::SubCommand
 cl::SubCommand traceCmd("trace", "Summarise the memory occupancy of a "
                                  "trace written by run/simulate --trace");
 
-// Workload options, shared by info and import.
-cl::opt<std::string>
-    modelOpt("model",
-             cl::desc(withDefault("Built-in model name or path "
-                                  "to a Hugging Face config.json",
-                                  kWorkload.model)),
-             cl::value_desc("name|path"), cl::init(kWorkload.model),
-             cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(importCmd),
-             cl::sub(compileCmd), cl::sub(runCmd));
-cl::opt<std::string> chipOpt("chip", cl::desc(pipelineHelp("chip")),
-                             cl::value_desc("name|path"),
-                             cl::init(PipelineOptions().chip),
-                             cl::cat(workloadCat), cl::sub(infoCmd),
-                             cl::sub(compileCmd), cl::sub(runCmd));
-cl::list<std::string> setOpt(
-    "set",
-    cl::desc("Change a chip parameter for a what-if, e.g. --set "
-             "system.link_latency_ns=500 (any key of docs/ArchConfig.md; "
-             "repeatable); recorded in the module's df.target. sweep: "
-             "KEY=V1,V2,... is an axis of the grid"),
-    cl::value_desc("KEY=VALUE"), cl::cat(workloadCat), cl::sub(infoCmd),
-    cl::sub(compileCmd), cl::sub(runCmd), cl::sub(sweepCmd));
+// The workload options, from WorkloadOptions.def.
+namespace {
+/// `help (default: VALUE)` when the table shows the default.
+std::string defaultText(const std::string &v) { return v; }
+std::string defaultText(int64_t v) { return std::to_string(v); }
+template <class T> std::string defaultText(const T &) { return ""; }
+StringRef workloadHelp(StringRef help, bool show, const std::string &value) {
+  return show ? withDefault(help, value) : help;
+}
+
+/// Adds a flag to the commands its USES bits name.
+struct InCommands {
+  unsigned uses;
+  template <class Opt> void apply(Opt &o) const {
+    const std::pair<OptionUse, cl::SubCommand *> commands[] = {
+        {UseInfo, &infoCmd},
+        {UseImport, &importCmd},
+        {UseCompile, &compileCmd},
+        {UseRun, &runCmd},
+        {UseSweep, &sweepCmd}};
+    for (auto [use, command] : commands)
+      if (uses & use)
+        o.addSubCommand(*command);
+  }
+};
+} // namespace
+
+#define SNAPFLOW_WORKLOAD_OPTION(TYPE, FIELD, DEFAULT, PARSE, FLAG, KEY, USES, \
+                                 VALUE_DESC, HELP, SHOW_DEFAULT)               \
+  WorkloadFlag<TYPE>::type FIELD##Opt(                                         \
+      FLAG,                                                                    \
+      cl::desc(workloadHelp(HELP, SHOW_DEFAULT,                                \
+                            defaultText(WorkloadOptions().FIELD))),            \
+      cl::value_desc(VALUE_DESC), cl::cat(workloadCat), InCommands{USES});
+#include "snapflow/Driver/WorkloadOptions.def"
 // Token counts read as everywhere: 8192, 8k, 128K, 1M (parseTokens).
-cl::opt<std::string>
-    contextOpt("context",
-               cl::desc(withDefault("Tokens in context per "
-                                    "sequence, for decode; 8k = "
-                                    "8192",
-                                    llvm::Twine(kWorkload.context))),
-               cl::value_desc("N"), cl::init(std::to_string(kWorkload.context)),
-               cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(importCmd),
-               cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<std::string> promptOpt(
     "prompt",
     cl::desc("Prompt tokens per sequence, for prefill (default: 4096)"),
     cl::value_desc("L"), cl::init("4096"), cl::cat(workloadCat),
     cl::sub(importCmd));
-// `max` only where a command can search for it (run): --help lists what
-// each command accepts.
-cl::opt<std::string> batchOpt(
-    "batch",
-    cl::desc(withDefault("Sequences per batch", llvm::Twine(kWorkload.batch))),
-    cl::value_desc("B"), cl::init(std::to_string(kWorkload.batch)),
-    cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(importCmd),
-    cl::sub(compileCmd));
-cl::opt<std::string> runBatchOpt(
-    "batch",
-    cl::desc(withDefault("Sequences per batch, or max: the largest that "
-                         "fits",
-                         llvm::Twine(kWorkload.batch))),
-    cl::value_desc("B|max"), cl::init(std::to_string(kWorkload.batch)),
-    cl::cat(workloadCat), cl::sub(runCmd));
-cl::opt<std::string> kvOpt("kv", cl::desc(pipelineHelp("kv")),
-                           cl::value_desc("policy"),
-                           cl::init(PipelineOptions().kv), cl::cat(workloadCat),
-                           cl::sub(infoCmd), cl::sub(compileCmd),
-                           cl::sub(runCmd));
-cl::opt<std::string> kvFormatOpt("kv-format",
-                                 cl::desc(pipelineHelp("kv-format")),
-                                 cl::value_desc("format"),
-                                 cl::init(PipelineOptions().kvFormat),
-                                 cl::cat(workloadCat), cl::sub(infoCmd),
-                                 cl::sub(compileCmd), cl::sub(runCmd));
-cl::opt<int64_t> tpOpt("tp",
-                       cl::desc("Tensor-parallel sockets (default: all "
-                                "sockets of the chip)"),
-                       cl::value_desc("N"), cl::init(0), cl::cat(workloadCat),
-                       cl::sub(infoCmd), cl::sub(compileCmd), cl::sub(runCmd));
-cl::opt<std::string>
-    weightsDtypeOpt("weights-dtype",
-                    cl::desc("Dtype of projection weights: bf16 or fp8 "
-                             "(default: the checkpoint's)"),
-                    cl::value_desc("bf16|fp8"), cl::init(""),
-                    cl::cat(workloadCat), cl::sub(infoCmd), cl::sub(importCmd),
-                    cl::sub(compileCmd), cl::sub(runCmd));
-
-cl::opt<int64_t> claOpt(
-    "cla",
-    cl::desc("Cross-layer attention: layers share K/V in groups of S, the "
-             "first of a group computing and caching them (default: the "
-             "config's cla_share_factor, else 1 = off)"),
-    cl::value_desc("S"), cl::init(0), cl::cat(workloadCat), cl::sub(infoCmd),
-    cl::sub(importCmd), cl::sub(compileCmd), cl::sub(runCmd));
 
 cl::OptionCategory compileCat("Compiler options");
 cl::opt<std::string> phaseOpt("phase",

@@ -60,15 +60,17 @@ extern cl::SubCommand simulateCmd;
 extern cl::SubCommand runCmd;
 extern cl::SubCommand sweepCmd;
 extern cl::SubCommand traceCmd;
-extern cl::opt<std::string> chipOpt;
-extern cl::list<std::string> setOpt;
+/// A workload option's flag: a repeatable one for a list.
+template <class T> struct WorkloadFlag {
+  using type = cl::opt<std::string>;
+};
+template <class T> struct WorkloadFlag<std::vector<T>> {
+  using type = cl::list<std::string>;
+};
+#define SNAPFLOW_WORKLOAD_OPTION(TYPE, FIELD, ...)                             \
+  extern WorkloadFlag<TYPE>::type FIELD##Opt;
+#include "snapflow/Driver/WorkloadOptions.def"
 extern cl::opt<std::string> promptOpt;
-extern cl::opt<std::string> runBatchOpt;
-extern cl::opt<std::string> kvOpt;
-extern cl::opt<std::string> kvFormatOpt;
-extern cl::opt<int64_t> tpOpt;
-extern cl::opt<std::string> weightsDtypeOpt;
-extern cl::opt<int64_t> claOpt;
 extern cl::OptionCategory compileCat;
 extern cl::opt<std::string> phaseOpt;
 extern cl::opt<std::string> importPhaseOpt;
@@ -132,9 +134,6 @@ extern cl::opt<bool> listKvOpt;
 extern cl::opt<bool> jsonOpt;
 extern cl::opt<std::string> outputOpt;
 
-extern cl::opt<std::string> modelOpt;
-extern cl::opt<std::string> contextOpt;
-extern cl::opt<std::string> batchOpt;
 extern cl::opt<int64_t> sweepStepsOpt;
 
 /// Every subcommand.

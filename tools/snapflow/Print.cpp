@@ -139,7 +139,7 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
         {"tokens_per_kv_slot", w.config.tokensPerCachePosition()},
         {"kv_state_bytes", info.kvStateBytes},
         {"kv_backup_bytes", info.kvBackupBytes},
-        {"mla_cache", info.mlaCache},
+        {"mla_cache", llm::mlaCacheName(info.mlaCache)},
         {"weights_bytes_per_socket", info.planWeightsBytes},
         {"kv_bytes_per_socket", info.planKvBytes},
         {"max_batch", info.maxBatch},
@@ -218,11 +218,11 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
   std::string kvPlacement =
       w.tp == 1 ? std::string("one socket")
       : c.isMLA()
-          ? std::string(info.mlaCache == "sequence"
+          ? std::string(info.mlaCache == llm::MlaCache::Sequence
                             ? "MLA latent cache split by sequence: a 1/" +
                                   std::to_string(w.tp) +
                                   " of every sequence per socket"
-                        : info.mlaCache == "batch"
+                        : info.mlaCache == llm::MlaCache::Batch
                             ? "MLA latent cache split by batch: every socket "
                               "holds its 1/" +
                                   std::to_string(w.tp) + " of the sequences"

@@ -16,6 +16,7 @@
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/MemoryTrace.h"
 #include "snapflow/Driver/Sweep.h"
+#include "snapflow/Support/EnumNames.h"
 #include "snapflow/Support/Nearest.h"
 #include "snapflow/Support/Number.h"
 #include "snapflow/Support/Version.h"
@@ -234,45 +235,46 @@ int fail(Error err) {
   return code;
 }
 
-/// The workload options; `max` as batch only where `allowMax`.
+/// A workload option's flag, read by its table's parser when given.
+template <class T, class Parse>
+Error readFlag(const cl::opt<std::string> &flag, Parse parse, StringRef what,
+               T &out) {
+  if (!flag.getNumOccurrences())
+    return Error::success();
+  auto v = parse(flag, what);
+  if (!v)
+    return v.takeError();
+  out = std::move(*v);
+  return Error::success();
+}
+template <class T, class Parse>
+Error readFlag(const cl::list<std::string> &flag, Parse parse, StringRef what,
+               std::vector<T> &out) {
+  for (const std::string &item : flag) {
+    auto v = parse(item, what);
+    if (!v)
+      return v.takeError();
+    out.push_back(std::move(*v));
+  }
+  return Error::success();
+}
+
+/// The workload options (WorkloadOptions.def); `max` as batch only where
+/// `allowMax`.
 llvm::Expected<WorkloadOptions> workload(bool allowMax = false,
                                          bool *maxBatch = nullptr) {
-  int64_t batch = 0;
-  const std::string &batchText = allowMax ? runBatchOpt : batchOpt;
-  if (batchText == "max" && allowMax) {
-    batch = 1;
-    *maxBatch = true;
-  } else if (StringRef(batchText).getAsInteger(10, batch)) {
-    return createStringError(inconvertibleErrorCode(),
-                             "--batch must be a number" +
-                                 std::string(allowMax ? " or max" : "") +
-                                 ", got '" + batchText + "'");
-  }
-  // --tp defaults to every socket of the chip (0 inside); a given value
-  // must name a real group size.
-  if (tpOpt.getNumOccurrences() && tpOpt < 1)
-    return createStringError(inconvertibleErrorCode(),
-                             "--tp must be >= 1, got " + std::to_string(tpOpt));
-  auto context = parseTokens(contextOpt, "--context");
-  if (!context)
-    return context.takeError();
-  std::optional<models::WeightDtype> dtype;
-  if (!weightsDtypeOpt.empty()) {
-    dtype = models::parseWeightDtype(weightsDtypeOpt);
-    if (!dtype)
+  WorkloadOptions o;
+#define SNAPFLOW_WORKLOAD_OPTION(TYPE, FIELD, DEFAULT, PARSE, FLAG, ...)       \
+  if (Error e = readFlag(FIELD##Opt, PARSE, "--" FLAG, o.FIELD))               \
+    return std::move(e);
+#include "snapflow/Driver/WorkloadOptions.def"
+  if (o.batch == kBatchMax) {
+    if (!allowMax)
       return createStringError(inconvertibleErrorCode(),
-                               "--weights-dtype must be bf16 or fp8, got '" +
-                                   weightsDtypeOpt + "'");
+                               "--batch must be a number, got 'max'");
+    o.batch = 1;
+    *maxBatch = true;
   }
-  WorkloadOptions o{modelOpt, chipOpt, {},    *context,
-                    batch,    kvOpt,   tpOpt, dtype};
-  o.kvFormat = kvFormatOpt;
-  if (claOpt.getNumOccurrences() && claOpt < 1)
-    return createStringError(inconvertibleErrorCode(),
-                             "--cla must be >= 1, got " +
-                                 std::to_string(claOpt));
-  o.cla = claOpt;
-  o.set.assign(setOpt.begin(), setOpt.end());
   return o;
 }
 
@@ -288,29 +290,36 @@ SimulateOptions simulateOptions() {
   return s;
 }
 
-/// `value` of `--flag` if it is one of `choices`, else an error in the
-/// flag's own words (a pass would report it under its own name).
-Error checkChoice(StringRef flag, StringRef value,
-                  ArrayRef<StringRef> choices) {
-  if (llvm::is_contained(choices, value))
-    return Error::success();
+/// `--flag VALUE` of an enum, by its names (the first `count` enumerators'
+/// `name`s), else an error in the flag's own words naming them (a pass
+/// would report it under its own name).
+template <typename E, typename NameFn>
+llvm::Expected<E> parseChoice(StringRef flag, StringRef value, int count,
+                              NameFn name) {
+  if (std::optional<E> e = enumByName<E>(value, count, name))
+    return *e;
+  std::vector<std::string> choices;
+  for (int k = 0; k < count; ++k)
+    choices.push_back(name(static_cast<E>(k)).str());
   std::string expected;
   for (size_t i = 0; i < choices.size(); ++i)
     expected += (i == 0                    ? ""
                  : i + 1 == choices.size() ? " or "
                                            : ", ") +
-                choices[i].str();
-  return createStringError(
-      inconvertibleErrorCode(),
-      "--" + flag + ": expected " + expected + ", got '" + value + "'" +
-          didYouMean(value,
-                     std::vector<std::string>(choices.begin(), choices.end())));
+                choices[i];
+  return createStringError(inconvertibleErrorCode(),
+                           "--" + flag + ": expected " + expected + ", got '" +
+                               value + "'" + didYouMean(value, choices));
+}
+
+llvm::Expected<llm::MlaCache> mlaCacheChoice() {
+  return parseChoice<llm::MlaCache>("mla-cache", mlaCacheOpt,
+                                    llm::kNumMlaCaches, llm::mlaCacheName);
 }
 
 Error checkMappingChoices() {
-  if (Error e = checkChoice("mla-cache", mlaCacheOpt,
-                            {"replicate", "sequence", "batch"}))
-    return e;
+  if (auto cache = mlaCacheChoice(); !cache)
+    return cache.takeError();
   // The routing model's flags, in the user's words (a NaN skew was ignored
   // without --routing-seed, and with it named the pass's "trials", R19, R21).
   if (routingSeedOpt < -1)
@@ -329,7 +338,11 @@ Error checkMappingChoices() {
                              "shapes the seeded routing model (without a "
                              "seed experts are counted by the uniform-routing "
                              "formula)");
-  return checkChoice("moe", moeOpt, {"expert", "split"});
+  if (auto moe = parseChoice<llm::MoeMapping>(
+          "moe", moeOpt, llm::kNumMoeMappings, llm::moeMappingName);
+      !moe)
+    return moe.takeError();
+  return Error::success();
 }
 
 llvm::Expected<CompileOptions> compileOptions() {
@@ -423,7 +436,7 @@ int workloadCommand() {
   if (infoCmd) {
     if (Error e = checkMappingChoices())
       return fail(std::move(e));
-    auto info = describeWorkload(*w, mlaCacheOpt);
+    auto info = describeWorkload(*w, *mlaCacheChoice());
     if (!info)
       return fail(info.takeError());
     printInfo(outs(), *info, jsonOpt);

@@ -21,29 +21,6 @@ using namespace snapflow;
 using namespace snapflow::driver;
 using llvm::StringRef;
 
-llvm::Expected<int64_t> snapflow::driver::parseTokens(StringRef s,
-                                                      StringRef what) {
-  StringRef digits = s.trim();
-  int64_t scale = 1;
-  if (digits.ends_with_insensitive("k")) {
-    scale = 1024;
-    digits = digits.drop_back();
-  } else if (digits.ends_with_insensitive("m")) {
-    scale = 1024 * 1024;
-    digits = digits.drop_back();
-  }
-  int64_t n;
-  if (digits.getAsInteger(10, n) || n <= 0)
-    return makeError(what +
-                     ": expected a positive number of tokens like 8192, 8k "
-                     "or 1M, got '" +
-                     s + "'");
-  std::optional<int64_t> tokens = (CheckedInt(n) * scale).get();
-  if (!tokens)
-    return makeError(what + ": '" + s + "' tokens exceeds a 64-bit count");
-  return *tokens;
-}
-
 llvm::Expected<std::vector<DeployedWorkload>>
 snapflow::driver::splitModels(const WorkloadOptions &shared, bool maxBatch) {
   std::vector<DeployedWorkload> out;
@@ -133,8 +110,8 @@ private:
   std::optional<DeployedWorkload> parseModel(llvm::yaml::Node &node) {
     auto *map = llvm::dyn_cast<llvm::yaml::MappingNode>(&node);
     if (!map) {
-      error(&node, "a model is a mapping: '- model: NAME' and optionally "
-                   "batch, context, kv, kv_format, weights_dtype");
+      error(&node, "a model is a mapping: '- model: NAME' and optionally " +
+                       keyList(", ", ", ", /*optionalOnly=*/true));
       return std::nullopt;
     }
     DeployedWorkload d{shared, maxBatch};
@@ -161,55 +138,11 @@ private:
         ok = false;
         continue;
       }
-      if (key == "model") {
-        hasModel = true;
-        // A config file is found beside the deployment file.
-        llvm::SmallString<256> p(value);
-        if (StringRef(value).ends_with(".json") &&
-            llvm::sys::path::is_relative(p)) {
-          p = llvm::sys::path::parent_path(path);
-          llvm::sys::path::append(p, value);
-        }
-        d.options.model = std::string(p);
-      } else if (key == "batch") {
-        int64_t n;
-        if (value == "max") {
-          d.maxBatch = true;
-          d.options.batch = 1;
-        } else if (StringRef(value).getAsInteger(10, n) || n < 1) {
-          error(v, "'batch' must be a number of slots >= 1 or max, got '" +
-                       value + "'");
-          ok = false;
-        } else {
-          d.maxBatch = false;
-          d.options.batch = n;
-        }
-      } else if (key == "context") {
-        auto n = parseTokens(value, "'context'");
-        if (!n) {
-          error(v, llvm::toString(n.takeError()));
-          ok = false;
-        } else {
-          d.options.context = *n;
-          d.contextFrom =
-              llvm::formatv("'context' at {0}:{1}", path, yaml.lineOf(v)).str();
-        }
-      } else if (key == "kv") {
-        d.options.kv = value;
-      } else if (key == "kv_format") {
-        d.options.kvFormat = value;
-      } else if (key == "weights_dtype") {
-        d.options.weightsDtype = models::parseWeightDtype(value);
-        if (!d.options.weightsDtype) {
-          error(v, "'weights_dtype' must be bf16 or fp8, got '" + value + "'");
-          ok = false;
-        }
-      } else {
-        error(kv.getKey(), "unknown key '" + key +
-                               "' for a model; expected model, batch, "
-                               "context, kv, kv_format or weights_dtype");
+      if (!applyKey(key, value, kv.getKey(), v, d)) {
         ok = false;
+        continue;
       }
+      hasModel |= key == "model";
     }
     if (!hasModel) {
       error(map, "a model needs the key 'model' (a name `snapflow list` "
@@ -227,6 +160,78 @@ private:
       return std::nullopt;
     }
     return d;
+  }
+
+  /// The keys WorkloadOptions.def gives a model, in its order: "model, batch,
+  /// ... or weights_dtype" with `sep` and `last` between them; without
+  /// `model` when `optionalOnly`.
+  static std::string keyList(StringRef sep, StringRef last,
+                             bool optionalOnly = false) {
+    std::vector<StringRef> keys;
+#define SNAPFLOW_WORKLOAD_OPTION(TYPE, FIELD, DEFAULT, PARSE, FLAG, KEY, ...)  \
+  if (!StringRef(KEY).empty() && !(optionalOnly && StringRef(KEY) == "model")) \
+    keys.push_back(KEY);
+#include "snapflow/Driver/WorkloadOptions.def"
+    std::string out;
+    for (size_t i = 0; i < keys.size(); ++i)
+      out += (i == 0                 ? ""
+              : i + 1 == keys.size() ? last
+                                     : sep)
+                 .str() +
+             keys[i].str();
+    return out;
+  }
+
+  /// Sets the option `key` names from its value as its flag reads it; a bad
+  /// value or an unknown key is reported at its node.
+  bool applyKey(StringRef key, StringRef value, llvm::yaml::Node *keyNode,
+                llvm::yaml::Node *valueNode, DeployedWorkload &d) {
+    bool known = false, ok = true;
+#define SNAPFLOW_WORKLOAD_OPTION(TYPE, FIELD, DEFAULT, PARSE, FLAG, KEY, ...)  \
+  if (!StringRef(KEY).empty() && key == KEY) {                                 \
+    known = true;                                                              \
+    auto parsed = PARSE(value, "'" KEY "'");                                   \
+    if (!parsed) {                                                             \
+      error(valueNode, llvm::toString(parsed.takeError()));                    \
+      ok = false;                                                              \
+    } else {                                                                   \
+      assign(d.options.FIELD, std::move(*parsed));                             \
+    }                                                                          \
+  }
+#include "snapflow/Driver/WorkloadOptions.def"
+    if (!known) {
+      error(keyNode, "unknown key '" + key + "' for a model; expected " +
+                         keyList(", ", " or "));
+      return false;
+    }
+    if (!ok)
+      return false;
+    if (key == "model") {
+      // A config file is found beside the deployment file.
+      llvm::SmallString<256> p(value);
+      if (value.ends_with(".json") && llvm::sys::path::is_relative(p)) {
+        p = llvm::sys::path::parent_path(path);
+        llvm::sys::path::append(p, value);
+      }
+      d.options.model = std::string(p);
+    } else if (key == "batch") {
+      d.maxBatch = d.options.batch == kBatchMax;
+      if (d.maxBatch)
+        d.options.batch = 1;
+    } else if (key == "context") {
+      d.contextFrom =
+          llvm::formatv("'context' at {0}:{1}", path, yaml.lineOf(valueNode))
+              .str();
+    }
+    return true;
+  }
+
+  template <class T> static void assign(T &field, T value) {
+    field = std::move(value);
+  }
+  /// A list option (none is a deployment key today) takes one item.
+  template <class T> static void assign(std::vector<T> &field, T value) {
+    field.push_back(std::move(value));
   }
 
   void error(llvm::yaml::Node *node, const llvm::Twine &msg) {

@@ -28,7 +28,7 @@ using llvm::formatv;
 
 llvm::Expected<ModelInfo>
 snapflow::driver::describeWorkload(const WorkloadOptions &o,
-                                   llvm::StringRef mlaCache) {
+                                   llm::MlaCache mlaCache) {
   auto w = resolveWorkload(o, /*needChip=*/true);
   if (!w)
     return w.takeError();
@@ -105,7 +105,7 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o,
   p.chip = o.chip;
   p.set = llvm::join(o.set, ",");
   p.kv = "full";
-  p.mlaCache = mlaCache.str();
+  p.mlaCache = llm::mlaCacheName(mlaCache).str();
   p.planOnly = true;
   p.tp = w->tp;
   p.requireFit = false;
@@ -136,7 +136,7 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o,
         tier == arch::MemoryTier::HBM
             ? plan.fits()
             : info.needBytes <= w->chip.tierBytesPerSocket(tier);
-  info.mlaCache = mlaCache.str();
+  info.mlaCache = mlaCache;
   info.workload = std::move(*w);
   return info;
 }

@@ -31,12 +31,6 @@ struct DeployedWorkload {
   std::string contextFrom = "--context";
 };
 
-/// A token count as every command and file reads one: "8k" -> 8192, "128K"
-/// -> 131072, "1M" -> 1048576, "4096" -> 4096; `what` names the value in
-/// the error ("--context").
-llvm::Expected<int64_t> parseTokens(llvm::StringRef text,
-                                    llvm::StringRef what = "--context");
-
 /// The deployment `--model a,b,...` names: every model with `shared`'s
 /// options. An empty name is an error.
 llvm::Expected<std::vector<DeployedWorkload>>
@@ -51,8 +45,9 @@ splitModels(const WorkloadOptions &shared, bool maxBatch);
 ///       kv: snapstream:ratio=4
 ///     - model: llama-3.2-1b       # keys left out take the command's flags
 ///
-/// Per model: `model` (required), `batch`, `context`, `kv`, `kv_format` and
-/// `weights_dtype`; `shared` gives the rest (chip, --set, --tp, --cla). Each
+/// Per model: `model` (required) and the other keys WorkloadOptions.def
+/// gives (`batch`, `context`, `kv`, `kv_format`, `weights_dtype`), each read
+/// as its flag is; `shared` gives the rest (chip, --set, --tp, --cla). Each
 /// model is resolved (config, chip, policy, format) here, so a bad value is
 /// reported at its line.
 llvm::Expected<std::vector<DeployedWorkload>>

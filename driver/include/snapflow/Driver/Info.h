@@ -12,6 +12,7 @@
 #define SNAPFLOW_DRIVER_INFO_H
 
 #include "snapflow/Analysis/ModelStats.h"
+#include "snapflow/Dialect/LLM/Transforms/Mappings.h"
 #include "snapflow/Driver/Workload.h"
 
 #include <array>
@@ -37,13 +38,13 @@ struct ModelInfo {
   std::array<bool, 3> fits{};
   int64_t needBytes = 0; ///< weights + KV per socket
   /// How an MLA cache is laid out over the sockets (`--mla-cache`).
-  std::string mlaCache = "replicate";
+  llm::MlaCache mlaCache = llm::MlaCache::Replicate;
 };
 
 /// `mlaCache` is `--mla-cache`: replicate, sequence or batch.
 llvm::Expected<ModelInfo>
 describeWorkload(const WorkloadOptions &options,
-                 llvm::StringRef mlaCache = "replicate");
+                 llm::MlaCache mlaCache = llm::MlaCache::Replicate);
 
 /// Options of `snapflow import` beyond the workload.
 struct ImportOptions {

@@ -27,22 +27,47 @@
 namespace snapflow {
 namespace driver {
 
-/// Options shared by the commands that build a model for a chip.
+/// The commands a workload option's flag belongs to (WorkloadOptions.def,
+/// USES).
+enum OptionUse : unsigned {
+  UseInfo = 1,
+  UseImport = 2,
+  UseCompile = 4,
+  UseRun = 8,
+  UseSweep = 16,
+};
+
+/// `--batch max`, `batch: max`: the largest batch that fits, searched for by
+/// the command (never seen by resolveWorkload).
+constexpr int64_t kBatchMax = -1;
+
+// The readers of WorkloadOptions.def: a value from its text, or an error
+// naming `what` ("--batch", "'batch'"), what it must be and the text given.
+/// The text as it is.
+llvm::Expected<std::string> parseText(llvm::StringRef text,
+                                      llvm::StringRef what);
+/// A token count as every command and file reads one: "8k" -> 8192, "128K"
+/// -> 131072, "1M" -> 1048576, "4096" -> 4096.
+llvm::Expected<int64_t> parseTokens(llvm::StringRef text,
+                                    llvm::StringRef what = "--context");
+/// A batch: a number of slots >= 1, or `max` (kBatchMax).
+llvm::Expected<int64_t> parseBatch(llvm::StringRef text, llvm::StringRef what);
+/// A number >= 1 (a TP group, a CLA share factor).
+llvm::Expected<int64_t> parseAtLeastOne(llvm::StringRef text,
+                                        llvm::StringRef what);
+/// The weights' dtype: bf16 or fp8.
+llvm::Expected<std::optional<models::WeightDtype>>
+parseWeightsDtype(llvm::StringRef text, llvm::StringRef what);
+
+/// Options shared by the commands that build a model for a chip, each
+/// declared once in WorkloadOptions.def: chip what-ifs in `set`
+/// ("system.link_latency_ns=500"), `tp` and `cla` 0 when not given (every
+/// socket of the chip; the config's sharing), `weightsDtype` none for the
+/// checkpoint's.
 struct WorkloadOptions {
-  std::string model = "deepseek-r1";
-  std::string chip = PipelineOptions().chip;
-  /// Chip parameters changed for a what-if ("system.link_latency_ns=500").
-  std::vector<std::string> set;
-  int64_t context = 131072; ///< decode: tokens in context; prefill: prompt
-  int64_t batch = 8;
-  std::string kv = PipelineOptions().kv;
-  int64_t tp = 0; ///< 0: every socket of the chip
-  /// `--weights-dtype`; none: the checkpoint's.
-  std::optional<models::WeightDtype> weightsDtype;
-  /// The KV element format (`--kv-format`), under any policy.
-  std::string kvFormat = PipelineOptions().kvFormat;
-  /// The CLA sharing factor (`--cla`; 0: the config's).
-  int64_t cla = 0;
+#define SNAPFLOW_WORKLOAD_OPTION(TYPE, FIELD, DEFAULT, ...)                    \
+  TYPE FIELD = DEFAULT;
+#include "snapflow/Driver/WorkloadOptions.def"
 };
 
 /// Model, chip and KV policy resolved from the options.
