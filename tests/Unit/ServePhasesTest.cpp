@@ -220,7 +220,7 @@ TEST(ServePhases, CostsLoopAndOutcomeOfASmallDeployment) {
   EXPECT_GT(out.ttft.p50, 0);
   EXPECT_EQ(serveOptionsText(out, so, *cache, false),
             "schedule=prefill-first prefill-chunk=auto rate=1 requests=100 "
-            "seed=1 prompt-mean=4096 output-mean=256 length-spread=0.5 "
+            "seed=1 prompt-mean=4096 output-mean=512 length-spread=0.5 "
             "load-period=0 load-amplitude=0.8 duration=0");
 }
 

@@ -29,27 +29,6 @@ using llvm::errs;
 using llvm::StringRef;
 using llvm::WithColor;
 
-/// llvm::cl's double parser, but refusing an empty value (it read '' as 0:
-/// `--length-spread ''` ran with no spread, R21) and one that is not a
-/// finite number (nan, inf).
-class FiniteDouble : public cl::parser<double> {
-public:
-  using cl::parser<double>::parser;
-  /// The error in snapflow's form (llvm::cl's is "for the --rate option:
-  /// 'x' value invalid for floating point argument!").
-  bool parse(cl::Option &o, StringRef name, StringRef arg, double &value) {
-    double v;
-    if (arg.trim().empty() || arg.trim().getAsDouble(v) || !std::isfinite(v)) {
-      WithColor::error(errs(), "snapflow")
-          << "--" << o.ArgStr << " must be a finite number, got '" << arg
-          << "'\n";
-      return true;
-    }
-    value = v;
-    return false;
-  }
-};
-
 extern cl::OptionCategory workloadCat;
 extern cl::OptionCategory outputCat;
 extern cl::SubCommand listCmd;
@@ -70,34 +49,28 @@ template <class T> struct WorkloadFlag<std::vector<T>> {
 #define SNAPFLOW_WORKLOAD_OPTION(TYPE, FIELD, ...)                             \
   extern WorkloadFlag<TYPE>::type FIELD##Opt;
 #include "snapflow/Driver/WorkloadOptions.def"
+/// A command option's flag by its kind (CommandOptions.def).
+struct Value {};
+struct Switch {};
+struct NegSwitch {};
+template <class Kind> struct CommandFlag {
+  using type = cl::opt<std::string>;
+};
+template <> struct CommandFlag<Switch> {
+  using type = cl::opt<bool>;
+};
+template <> struct CommandFlag<NegSwitch> {
+  using type = cl::opt<bool>;
+};
+#define SNAPFLOW_COMMAND_OPTION(NAME, STRUCT, KIND, ...)                       \
+  extern CommandFlag<KIND>::type NAME##Opt;
+#include "snapflow/Driver/CommandOptions.def"
 extern cl::opt<std::string> promptOpt;
 extern cl::OptionCategory compileCat;
-extern cl::opt<std::string> phaseOpt;
 extern cl::opt<std::string> importPhaseOpt;
-extern cl::opt<std::string> mlaCacheOpt;
-extern cl::opt<std::string> moeOpt;
-extern cl::opt<bool> allowDdrOpt;
-extern cl::opt<bool> noFuseOpt;
-extern cl::opt<bool> noOverlapOpt;
-extern cl::opt<int64_t> routingSeedOpt;
-extern cl::opt<double, false, FiniteDouble> routingSkewOpt;
-extern cl::opt<int64_t> mtpOpt;
-extern cl::opt<double, false, FiniteDouble> mtpAcceptanceOpt;
-extern cl::opt<std::string> prefillChunkOpt;
-extern cl::opt<std::string> reportOpt;
-extern cl::opt<std::string> compileOutOpt;
 extern cl::OptionCategory simCat;
 extern cl::opt<std::string> programOpt;
-extern cl::opt<std::string> simChipOpt;
-extern cl::opt<std::string> whatIfChipOpt;
-extern cl::opt<int64_t> stepsOpt;
-extern cl::opt<std::string> simReportOpt;
-extern cl::opt<std::string> traceOpt;
-extern cl::opt<std::string> csvOpt;
-extern cl::opt<bool> allSocketsOpt;
-extern cl::opt<bool> noFastForwardOpt;
 extern cl::opt<bool> profileOpt;
-extern cl::opt<bool> noPrefillOpt;
 extern cl::OptionCategory sweepCat;
 extern cl::opt<bool> sweepPrefillOpt;
 extern cl::opt<int64_t> jobsOpt;
@@ -110,24 +83,7 @@ extern cl::opt<std::string> traceFileOpt;
 extern cl::opt<std::string> svgOpt;
 extern cl::OptionCategory serveCat;
 extern cl::opt<bool> serveOpt;
-extern cl::opt<std::string> requestsFileOpt;
 extern cl::opt<std::string> deploymentOpt;
-extern cl::opt<std::string> writeRequestsOpt;
-extern cl::opt<std::string> requestResultsOpt;
-extern cl::opt<std::string> traceFormatOpt;
-extern cl::opt<std::string> scheduleOpt;
-extern cl::opt<double, false, FiniteDouble> rateOpt;
-extern cl::opt<int64_t> requestsOpt;
-extern cl::opt<uint64_t> seedOpt;
-extern cl::opt<std::string> promptTokensOpt;
-extern cl::opt<std::string> outputTokensOpt;
-extern cl::opt<double, false, FiniteDouble> spreadOpt;
-extern cl::opt<std::string> modelCacheOpt;
-extern cl::opt<double, false, FiniteDouble> forecastWindowOpt;
-extern cl::opt<double, false, FiniteDouble> forecastPeriodOpt;
-extern cl::opt<double, false, FiniteDouble> loadPeriodOpt;
-extern cl::opt<double, false, FiniteDouble> loadAmplitudeOpt;
-extern cl::opt<double, false, FiniteDouble> durationOpt;
 extern cl::opt<bool> componentsOpt;
 extern cl::opt<bool> reportKeysOpt;
 extern cl::opt<bool> listKvOpt;

@@ -278,105 +278,65 @@ llvm::Expected<WorkloadOptions> workload(bool allowMax = false,
   return o;
 }
 
-SimulateOptions simulateOptions() {
+/// A command option's flag (CommandOptions.def) read into its target
+/// when given: a value by its parser, a switch as set.
+template <class Parse, class T>
+Error readOption(Value, const cl::opt<std::string> &flag, Parse parse,
+                 StringRef what, T &target) {
+  return readFlag(flag, parse, what, target);
+}
+Error readOption(Switch, const cl::opt<bool> &flag, std::nullptr_t, StringRef,
+                 bool &target) {
+  if (flag.getNumOccurrences())
+    target = flag;
+  return Error::success();
+}
+Error readOption(NegSwitch, const cl::opt<bool> &flag, std::nullptr_t,
+                 StringRef, bool &target) {
+  if (flag.getNumOccurrences())
+    target = !flag;
+  return Error::success();
+}
+
+/// Every flag of CommandOptions.def that sets a member of `o`.
+template <class Struct> Error readOptions(Struct &o) {
+#define SNAPFLOW_COMMAND_OPTION(NAME, STRUCT, KIND, TARGET, PARSE, FLAG, ...)  \
+  if constexpr (std::is_same_v<Struct, STRUCT>)                                \
+    if (Error e = readOption(KIND{}, NAME##Opt, PARSE, "--" FLAG, o.TARGET))   \
+      return e;
+#include "snapflow/Driver/CommandOptions.def"
+  return Error::success();
+}
+
+llvm::Expected<SimulateOptions> simulateOptions() {
   SimulateOptions s;
-  s.steps = stepsOpt;
-  s.fastForward = !noFastForwardOpt;
-  s.allSockets = allSocketsOpt;
-  s.withPrefill = !noPrefillOpt;
-  s.reportPath = simReportOpt;
-  s.tracePath = traceOpt;
-  s.csvPath = csvOpt;
+  if (Error e = readOptions(s))
+    return std::move(e);
   return s;
 }
 
-/// `--flag VALUE` of an enum, by its names (the first `count` enumerators'
-/// `name`s), else an error in the flag's own words naming them (a pass
-/// would report it under its own name).
-template <typename E, typename NameFn>
-llvm::Expected<E> parseChoice(StringRef flag, StringRef value, int count,
-                              NameFn name) {
-  if (std::optional<E> e = enumByName<E>(value, count, name))
-    return *e;
-  std::vector<std::string> choices;
-  for (int k = 0; k < count; ++k)
-    choices.push_back(name(static_cast<E>(k)).str());
-  std::string expected;
-  for (size_t i = 0; i < choices.size(); ++i)
-    expected += (i == 0                    ? ""
-                 : i + 1 == choices.size() ? " or "
-                                           : ", ") +
-                choices[i];
-  return createStringError(inconvertibleErrorCode(),
-                           "--" + flag + ": expected " + expected + ", got '" +
-                               value + "'" + didYouMean(value, choices));
-}
-
-llvm::Expected<llm::MlaCache> mlaCacheChoice() {
-  return parseChoice<llm::MlaCache>("mla-cache", mlaCacheOpt,
-                                    llm::kNumMlaCaches, llm::mlaCacheName);
-}
-
-Error checkMappingChoices() {
-  if (auto cache = mlaCacheChoice(); !cache)
-    return cache.takeError();
+llvm::Expected<CompileOptions> compileOptions() {
+  CompileOptions c;
+  if (Error e = readOptions(c))
+    return std::move(e);
   // The routing model's flags, in the user's words (a NaN skew was ignored
   // without --routing-seed, and with it named the pass's "trials", R19, R21).
-  if (routingSeedOpt < -1)
+  if (c.pipeline.routingSeed < -1)
     return createStringError(inconvertibleErrorCode(),
                              "--routing-seed must be a seed >= 0 (or -1: the "
                              "uniform-routing formula), got " +
-                                 Twine(routingSeedOpt.getValue()));
-  if (!(routingSkewOpt >= 0))
+                                 Twine(c.pipeline.routingSeed));
+  if (!(c.pipeline.routingSkew >= 0))
     return createStringError(
         inconvertibleErrorCode(),
         "--routing-skew must be a Zipf exponent >= 0 (0: uniform), got " +
-            shortestText(routingSkewOpt));
-  if (routingSkewOpt.getNumOccurrences() && routingSeedOpt < 0)
+            shortestText(c.pipeline.routingSkew));
+  if (routingSkewOpt.getNumOccurrences() && c.pipeline.routingSeed < 0)
     return createStringError(inconvertibleErrorCode(),
                              "--routing-skew needs --routing-seed: the skew "
                              "shapes the seeded routing model (without a "
                              "seed experts are counted by the uniform-routing "
                              "formula)");
-  if (auto moe = parseChoice<llm::MoeMapping>(
-          "moe", moeOpt, llm::kNumMoeMappings, llm::moeMappingName);
-      !moe)
-    return moe.takeError();
-  return Error::success();
-}
-
-llvm::Expected<CompileOptions> compileOptions() {
-  if (Error e = checkMappingChoices())
-    return std::move(e);
-  CompileOptions c;
-  std::optional<arch::Phase> phase = arch::parsePhase(phaseOpt);
-  if (!phase)
-    return createStringError(inconvertibleErrorCode(),
-                             "--phase must be decode or prefill, got '" +
-                                 phaseOpt + "'");
-  c.phase = *phase;
-  if (prefillChunkOpt == "auto")
-    c.prefillChunk = kPrefillChunkAuto;
-  else if (auto n = parseTokens(prefillChunkOpt, "--prefill-chunk"))
-    c.prefillChunk = *n;
-  else {
-    consumeError(n.takeError());
-    return createStringError(inconvertibleErrorCode(),
-                             "--prefill-chunk must be a number of tokens >= "
-                             "1 (8192, 8k) or auto, got '" +
-                                 prefillChunkOpt + "'");
-  }
-  c.pipeline.mlaCache = mlaCacheOpt;
-  c.pipeline.moe = moeOpt;
-  c.pipeline.allowDdr = allowDdrOpt;
-  c.pipeline.fuseLayers = !noFuseOpt;
-  c.pipeline.loopOverlap = !noOverlapOpt;
-  c.pipeline.routingSeed = routingSeedOpt;
-  c.pipeline.routingSkew = routingSkewOpt;
-  c.output = compileOutOpt;
-  c.reportPath = reportOpt;
-  c.mtp = mtpOpt;
-  c.mtpAcceptance = mtpAcceptanceOpt;
   return c;
 }
 
@@ -434,9 +394,11 @@ int workloadCommand() {
   if (!w)
     return fail(w.takeError());
   if (infoCmd) {
-    if (Error e = checkMappingChoices())
-      return fail(std::move(e));
-    auto info = describeWorkload(*w, *mlaCacheChoice());
+    auto co = compileOptions();
+    if (!co)
+      return fail(co.takeError());
+    auto info =
+        describeWorkload(*w, *llm::parseMlaCache(co->pipeline.mlaCache));
     if (!info)
       return fail(info.takeError());
     printInfo(outs(), *info, jsonOpt);
@@ -456,11 +418,11 @@ int workloadCommand() {
     if (!prompt)
       return fail(prompt.takeError());
     io.promptTokens = *prompt;
-    io.mtpDepth = mtpOpt;
-    io.mtpAcceptance = mtpAcceptanceOpt;
     auto co = compileOptions();
     if (!co)
       return fail(co.takeError());
+    io.mtpDepth = co->mtp;
+    io.mtpAcceptance = co->mtpAcceptance;
     io.prefillChunk = co->prefillChunk;
     return checked(importModel(*w, io, outputOpt));
   }
@@ -476,10 +438,10 @@ int workloadCommand() {
 
 /// `simulate FILE`.
 int simulateCommand() {
-  SimulateOptions so = simulateOptions();
-  so.chip = simChipOpt;
-  so.whatIfChip = whatIfChipOpt;
-  auto s = simulateFile(programOpt, so);
+  auto so = simulateOptions();
+  if (!so)
+    return fail(so.takeError());
+  auto s = simulateFile(programOpt, *so);
   if (!s)
     return fail(s.takeError());
   printSimulation(outs(), *s, profileOpt);
@@ -490,49 +452,10 @@ int simulateCommand() {
 int serveCommand(const WorkloadOptions &w, bool maxBatch,
                  const CompileOptions &co, bool generating) {
   ServeOptions so;
-  so.requestsPath = requestsFileOpt;
-  so.resultsPath = requestResultsOpt;
-  if (auto f = sim::serving::parseTraceFormat(traceFormatOpt))
-    so.traceFormat = *f;
-  else
-    return fail(createStringError(
-        inconvertibleErrorCode(),
-        "--trace-format: expected auto, snapflow, azure or burstgpt, got '" +
-            traceFormatOpt + "'"));
-  if (auto sc = sim::serving::parseSchedule(scheduleOpt))
-    so.schedule = *sc;
-  else
-    return fail(createStringError(
-        inconvertibleErrorCode(),
-        "--schedule: expected prefill-first or chunked, got '" + scheduleOpt +
-            "'"));
+  if (Error e = readOptions(so))
+    return fail(std::move(e));
   so.generate = generating;
-  so.gen.rate = rateOpt;
-  so.gen.count = requestsOpt;
-  so.gen.seed = seedOpt;
-  auto promptMean = parseTokens(promptTokensOpt, "--prompt-tokens");
-  if (!promptMean)
-    return fail(promptMean.takeError());
-  auto outputMean = parseTokens(outputTokensOpt, "--output-tokens");
-  if (!outputMean)
-    return fail(outputMean.takeError());
-  so.gen.promptMean = *promptMean;
-  so.gen.outputMean = *outputMean;
-  so.gen.spread = spreadOpt;
-  if (auto p = sim::serving::parseCachePolicy(modelCacheOpt))
-    so.cache.policy = *p;
-  else
-    return fail(createStringError(
-        inconvertibleErrorCode(),
-        "--model-cache: expected static, on-demand or prewarm, got '" +
-            modelCacheOpt + "'"));
   so.cachePolicyGiven = modelCacheOpt.getNumOccurrences() > 0;
-  so.cache.windowS = forecastWindowOpt;
-  so.cache.periodS = forecastPeriodOpt;
-  so.loadPeriodS = loadPeriodOpt;
-  so.loadAmplitude = loadAmplitudeOpt;
-  so.durationS = durationOpt;
-  so.writeRequestsPath = writeRequestsOpt;
   // The models: --model a,b,... (each with the shared --kv, --batch and
   // --context), or a deployment file, each model with its own.
   if (!deploymentOpt.empty() && modelOpt.getNumOccurrences())
@@ -553,7 +476,10 @@ int serveCommand(const WorkloadOptions &w, bool maxBatch,
         "--model-cache " + modelCacheOpt + " caches several models; " +
             (deploymentOpt.empty() ? "--model names one"
                                    : deploymentOpt + " lists one")));
-  auto served = serve(*deployment, co, simulateOptions(), so);
+  auto sim = simulateOptions();
+  if (!sim)
+    return fail(sim.takeError());
+  auto served = serve(*deployment, co, *sim, so);
   if (!served)
     return fail(served.takeError());
   printServe(outs(), *served);
@@ -577,12 +503,13 @@ int runCommand() {
   if (!serveOpt) {
     // Name the serving flags given, each of which needs --serve.
     std::vector<std::string> given;
-    for (cl::Option *opt : std::initializer_list<cl::Option *>{
-             &requestsFileOpt, &traceFormatOpt, &requestResultsOpt,
-             &scheduleOpt, &rateOpt, &requestsOpt, &seedOpt, &promptTokensOpt,
-             &outputTokensOpt, &spreadOpt, &modelCacheOpt, &forecastWindowOpt,
-             &forecastPeriodOpt, &loadPeriodOpt, &loadAmplitudeOpt,
-             &durationOpt, &deploymentOpt, &writeRequestsOpt})
+    std::vector<cl::Option *> serving{&deploymentOpt};
+#define SNAPFLOW_COMMAND_OPTION(NAME, STRUCT, KIND, TARGET, PARSE, FLAG, USES, \
+                                GROUP, ...)                                    \
+  if (StringRef(#GROUP) == "Serve")                                            \
+    serving.push_back(&NAME##Opt);
+#include "snapflow/Driver/CommandOptions.def"
+    for (cl::Option *opt : serving)
       if (opt->getNumOccurrences())
         given.push_back("--" + opt->ArgStr.str());
     if (!given.empty())
@@ -590,7 +517,10 @@ int runCommand() {
           inconvertibleErrorCode(),
           llvm::join(given, ", ") + (given.size() == 1 ? " needs" : " need") +
               " --serve"));
-    auto r = runWorkload(*w, maxBatch, *co, simulateOptions());
+    auto sim = simulateOptions();
+    if (!sim)
+      return fail(sim.takeError());
+    auto r = runWorkload(*w, maxBatch, *co, *sim);
     if (!r)
       return fail(r.takeError());
     printSimulation(outs(), *r, profileOpt);

@@ -15,69 +15,12 @@
 using namespace snapflow;
 using namespace snapflow::driver;
 using llvm::formatv;
-using llvm::StringRef;
 
 char ProgramFailure::ID;
 
 std::string snapflow::driver::weightsDtypeLabel(const Workload &w) {
   return models::weightDtypeName(w.weightsDtype.value_or(w.config.weightDtype))
       .str();
-}
-
-llvm::Expected<int64_t> snapflow::driver::parseTokens(StringRef s,
-                                                      StringRef what) {
-  StringRef digits = s.trim();
-  int64_t scale = 1;
-  if (digits.ends_with_insensitive("k")) {
-    scale = 1024;
-    digits = digits.drop_back();
-  } else if (digits.ends_with_insensitive("m")) {
-    scale = 1024 * 1024;
-    digits = digits.drop_back();
-  }
-  int64_t n;
-  if (digits.getAsInteger(10, n) || n <= 0)
-    return makeError(what +
-                     ": expected a positive number of tokens like 8192, 8k "
-                     "or 1M, got '" +
-                     s + "'");
-  std::optional<int64_t> tokens = (CheckedInt(n) * scale).get();
-  if (!tokens)
-    return makeError(what + ": '" + s + "' tokens exceeds a 64-bit count");
-  return *tokens;
-}
-
-llvm::Expected<std::string> snapflow::driver::parseText(StringRef text,
-                                                        StringRef) {
-  return text.str();
-}
-
-llvm::Expected<int64_t> snapflow::driver::parseBatch(StringRef text,
-                                                     StringRef what) {
-  if (text == "max")
-    return kBatchMax;
-  int64_t n;
-  if (text.getAsInteger(10, n) || n < 1)
-    return makeError(what + " must be a number of slots >= 1 or max, got '" +
-                     text + "'");
-  return n;
-}
-
-llvm::Expected<int64_t> snapflow::driver::parseAtLeastOne(StringRef text,
-                                                          StringRef what) {
-  int64_t n;
-  if (text.getAsInteger(10, n))
-    return makeError(what + " must be a number >= 1, got '" + text + "'");
-  if (n < 1)
-    return makeError(what + " must be >= 1, got " + text);
-  return n;
-}
-
-llvm::Expected<std::optional<models::WeightDtype>>
-snapflow::driver::parseWeightsDtype(StringRef text, StringRef what) {
-  if (auto d = models::parseWeightDtype(text))
-    return d;
-  return makeError(what + " must be bf16 or fp8, got '" + text + "'");
 }
 
 std::string Workload::kvLabel() const {

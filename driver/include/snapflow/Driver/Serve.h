@@ -45,7 +45,13 @@ struct ServeOptions {
   bool generate = false; ///< --rate or --requests given
   /// --schedule: how prefills share the chip with decode steps.
   sim::serving::Schedule schedule = sim::serving::Schedule::PrefillFirst;
-  sim::serving::GeneratorOptions gen;
+  /// Generated requests: the library's generator, whose outputs run 512
+  /// tokens by default here (256 in the library).
+  sim::serving::GeneratorOptions gen = [] {
+    sim::serving::GeneratorOptions g;
+    g.outputMean = 512;
+    return g;
+  }();
   /// Several models: how HBM caches their weights (--model-cache; given or
   /// not: the default is static for one model, on-demand for several), the
   /// forecast window and period (prewarm).

@@ -13,6 +13,7 @@
 
 #include "snapflow/Arch/ArchModel.h"
 #include "snapflow/Arch/Phase.h"
+#include "snapflow/Driver/OptionValues.h"
 #include "snapflow/Models/ModelConfig.h"
 #include "snapflow/Pipelines/Pipelines.h"
 
@@ -26,38 +27,6 @@
 
 namespace snapflow {
 namespace driver {
-
-/// The commands a workload option's flag belongs to (WorkloadOptions.def,
-/// USES).
-enum OptionUse : unsigned {
-  UseInfo = 1,
-  UseImport = 2,
-  UseCompile = 4,
-  UseRun = 8,
-  UseSweep = 16,
-};
-
-/// `--batch max`, `batch: max`: the largest batch that fits, searched for by
-/// the command (never seen by resolveWorkload).
-constexpr int64_t kBatchMax = -1;
-
-// The readers of WorkloadOptions.def: a value from its text, or an error
-// naming `what` ("--batch", "'batch'"), what it must be and the text given.
-/// The text as it is.
-llvm::Expected<std::string> parseText(llvm::StringRef text,
-                                      llvm::StringRef what);
-/// A token count as every command and file reads one: "8k" -> 8192, "128K"
-/// -> 131072, "1M" -> 1048576, "4096" -> 4096.
-llvm::Expected<int64_t> parseTokens(llvm::StringRef text,
-                                    llvm::StringRef what = "--context");
-/// A batch: a number of slots >= 1, or `max` (kBatchMax).
-llvm::Expected<int64_t> parseBatch(llvm::StringRef text, llvm::StringRef what);
-/// A number >= 1 (a TP group, a CLA share factor).
-llvm::Expected<int64_t> parseAtLeastOne(llvm::StringRef text,
-                                        llvm::StringRef what);
-/// The weights' dtype: bf16 or fp8.
-llvm::Expected<std::optional<models::WeightDtype>>
-parseWeightsDtype(llvm::StringRef text, llvm::StringRef what);
 
 /// Options shared by the commands that build a model for a chip, each
 /// declared once in WorkloadOptions.def: chip what-ifs in `set`
@@ -109,9 +78,6 @@ std::string weightsDtypeLabel(const Workload &w);
 /// option is an error naming it.
 llvm::Expected<Workload> resolveWorkload(const WorkloadOptions &options,
                                          bool needChip);
-
-/// `--prefill-chunk auto`: the largest chunk whose prefill fits.
-constexpr int64_t kPrefillChunkAuto = -1;
 
 /// Options of compiling one phase beyond the workload.
 struct CompileOptions {
