@@ -182,3 +182,27 @@ TEST(ModelConfig, OddHeadWidthIsRefused) {
             std::string::npos)
       << errorOf(json);
 }
+
+// A key that changes the architecture and that the llama graph does not
+// build is refused, naming it, instead of left out (issue 34: a Mixtral
+// config renamed llama was built without its experts, 7.24 B parameters
+// of 46.7 B). Its "off" values (false, null, 0) are accepted.
+TEST(ModelConfig, LlamaRefusesArchitectureKeysItDoesNotBuild) {
+  std::string json = kLlama;
+  json.insert(json.rfind('}'), ",\n  \"num_local_experts\": 8");
+  EXPECT_EQ(errorOf(json),
+            "cfg.json:4:3: error: field 'num_local_experts' is 8: experts (a "
+            "Mixtral config is model_type mixtral), which snapflow's llama "
+            "graph does not build; refused rather than left out");
+  json = kLlama;
+  json.insert(json.rfind('}'), ", \"attention_bias\": true");
+  EXPECT_NE(errorOf(json).find("field 'attention_bias' is true: biases on "
+                               "the attention projections"),
+            std::string::npos)
+      << errorOf(json);
+  json = kLlama;
+  json.insert(json.rfind('}'), ", \"attention_bias\": false, "
+                               "\"mlp_bias\": false, \"sliding_window\": "
+                               "null, \"num_local_experts\": 0");
+  EXPECT_EQ(errorOf(json), "");
+}

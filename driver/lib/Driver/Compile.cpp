@@ -136,8 +136,9 @@ snapflow::driver::compileModel(const Workload &w, const WorkloadOptions &o,
   // blocks).
   p.context = w.config.cachePositions(o.context);
   // As given (0: every socket, which shard-tp resolves as resolveWorkload
-  // did), so the module records the options a user would pass.
-  p.tp = o.tp;
+  // did), so the module records the options a user would pass; a TP
+  // resolveWorkload chose below the chip's sockets is recorded as chosen.
+  p.tp = o.tp == 0 && w.tp == w.chip.numSockets() ? 0 : w.tp;
   p.requireFit = false; // callers read the plan and say why
   p.planOnly = false;
   mlir::PassManager pm(&context);

@@ -26,6 +26,12 @@ snapflow::driver::splitModels(const WorkloadOptions &shared, bool maxBatch) {
   std::vector<DeployedWorkload> out;
   llvm::SmallVector<StringRef> names;
   StringRef(shared.model).split(names, ',', -1, /*KeepEmpty=*/true);
+  if (names.size() > 1 && !shared.name.empty())
+    return makeError("--name " + shared.name +
+                     " names one model; --model "
+                     "lists " +
+                     std::to_string(names.size()) +
+                     " (a deployment file names each with 'name:')");
   for (StringRef name : names) {
     if (name.trim().empty())
       return makeError("--model: an empty name in '" + shared.model + "'");
@@ -254,6 +260,9 @@ private:
 llvm::Expected<std::vector<DeployedWorkload>>
 snapflow::driver::readDeployment(StringRef path, const WorkloadOptions &shared,
                                  bool maxBatch) {
+  if (!shared.name.empty())
+    return makeError("--name " + shared.name + " names one --model; " + path +
+                     " names each of its models with 'name:'");
   auto buffer = readInput(path, kConfigFileLimit, "a deployment");
   if (!buffer)
     return makeError("--deployment: cannot read '" + path +

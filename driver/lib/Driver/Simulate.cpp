@@ -201,6 +201,8 @@ snapflow::driver::runWorkload(const WorkloadOptions &o, bool maxBatch,
   if (!w)
     return w.takeError();
   SimulationOutcome out;
+  if (!w->tpNote.empty())
+    out.notes.push_back(w->tpNote);
   int64_t batch = o.batch;
   if (maxBatch) {
     auto largest = findMaxBatch(*w, o, c);

@@ -4,13 +4,18 @@
 #include "snapflow/Driver/Workload.h"
 
 #include "snapflow/Dialect/KV/IR/KVOps.h"
+#include "snapflow/Dialect/LLM/Transforms/Passes.h"
 #include "snapflow/Driver/Context.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Models/ModelBuilder.h"
 #include "snapflow/Support/CheckedInt.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <map>
 
 using namespace snapflow;
 using namespace snapflow::driver;
@@ -22,6 +27,44 @@ std::string snapflow::driver::weightsDtypeLabel(const Workload &w) {
   return models::weightDtypeName(w.weightsDtype.value_or(w.config.weightDtype))
       .str();
 }
+
+namespace {
+/// Why shard-tp cannot split the model over `tp` sockets ("" when it can):
+/// the pass itself on the model's decode graph at batch 1 and a short
+/// context (the split depends on heads and widths, not on lengths), with
+/// the default mappings. Remembered per model and TP.
+std::string splitError(const models::ModelConfig &config, int64_t tp) {
+  static std::map<std::pair<std::string, int64_t>, std::string> known;
+  auto key = std::make_pair(config.fingerprint(), tp);
+  if (auto it = known.find(key); it != known.end())
+    return it->second;
+  mlir::MLIRContext &context = driverContext();
+  models::BuildOptions build;
+  build.batch = 1;
+  build.buildPrefill = false;
+  build.contextTokens = 4 * config.tokensPerCachePosition();
+  std::string why;
+  {
+    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+      if (why.empty())
+        why = d.str();
+      return mlir::success();
+    });
+    auto module = models::buildModel(context, config, build);
+    if (!module) {
+      why = llvm::toString(module.takeError());
+    } else {
+      mlir::PassManager pm(&context);
+      llm::ShardTPOptions shard;
+      shard.tp = tp;
+      pm.addPass(llm::createShardTP(shard));
+      if (mlir::failed(pm.run(**module)) && why.empty())
+        why = "shard-tp failed";
+    }
+  }
+  return known.emplace(key, why).first->second;
+}
+} // namespace
 
 std::string Workload::kvLabel() const {
   if (!kvPolicy) // resolved without a chip: no policy
@@ -48,6 +91,8 @@ snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
   if (!config)
     return config.takeError();
   w.config = std::move(*config);
+  if (!o.name.empty())
+    w.config.name = o.name;
   if (o.cla != 0)
     if (llvm::Error e = w.config.setClaShareFactor(o.cla, "--cla"))
       return std::move(e);
@@ -96,11 +141,34 @@ snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
       return format.takeError();
     w.kvFormat = *format;
   }
-  // tp 0 in the options means "not given": every socket of the chip.
-  w.tp = o.tp == 0 ? w.chip.numSockets() : o.tp;
-  if (w.tp < 1 || w.tp > w.chip.numSockets())
+  int64_t sockets = w.chip.numSockets();
+  if (o.tp != 0 && (o.tp < 1 || o.tp > sockets))
     return makeError(formatv("--tp {0} is not possible on {1}, which has {2} "
                              "socket(s)",
-                             w.tp, w.chip.getName(), w.chip.numSockets()));
+                             o.tp, w.chip.getName(), sockets));
+  // tp 0 in the options means "not given": the largest group of the chip's
+  // sockets the model splits over (a Llama-3.2-3B's 24 heads do not split
+  // over 16 sockets, and --tp nobody chose was the error, issue 34).
+  int64_t wanted = o.tp == 0 ? sockets : o.tp;
+  std::string why = splitError(w.config, wanted);
+  if (why.empty()) {
+    w.tp = wanted;
+    return w;
+  }
+  std::vector<int64_t> working;
+  for (int64_t t = 1; t <= sockets; ++t)
+    if (t != wanted && splitError(w.config, t).empty())
+      working.push_back(t);
+  std::string list;
+  for (int64_t t : working)
+    list += (list.empty() ? "" : ", ") + std::to_string(t);
+  if (o.tp != 0)
+    return makeError(formatv("--tp {0} does not split {1}: {2}; the TPs that "
+                             "do on {3}: {4}",
+                             o.tp, w.config.name, why, w.chip.getName(), list));
+  w.tp = working.back();
+  w.tpNote = formatv("TP {0}: the largest that splits {1} over {2}'s {3} "
+                     "sockets; at {3}: {4}",
+                     w.tp, w.config.name, w.chip.getName(), sockets, why);
   return w;
 }

@@ -180,6 +180,49 @@ constexpr int64_t kMaxRank = 1 << 16;      ///< LoRA ranks
 constexpr int64_t kMaxExperts = 1 << 16;
 constexpr int64_t kMaxMtpLayers = 64;
 
+/// Keys that change a decoder's architecture and that the llama graph does
+/// not build: a config carrying one with a value that is on is refused,
+/// naming the key, rather than built as a dense llama without it (a
+/// Mixtral config renamed llama lost its experts: 7.24 B parameters of
+/// 46.7 B). Values that mean "off" (false, null, 0) are accepted.
+void refuseForeignKeys(FieldReader &r, const llvm::json::Object &obj,
+                       StringRef family) {
+  static const struct {
+    const char *key, *what;
+  } kForeign[] = {
+      {"num_local_experts", "experts (a Mixtral config is model_type mixtral)"},
+      {"num_experts", "experts"},
+      {"n_routed_experts", "routed experts"},
+      {"num_experts_per_tok", "experts"},
+      {"moe_intermediate_size", "experts"},
+      {"n_shared_experts", "shared experts"},
+      {"kv_lora_rank", "multi-head latent attention"},
+      {"q_lora_rank", "multi-head latent attention"},
+      {"sliding_window", "sliding-window attention"},
+      {"attention_bias", "biases on the attention projections"},
+      {"mlp_bias", "biases on the MLP projections"},
+      {"qk_norm", "norms on queries and keys"},
+      {"attn_logit_softcapping", "logit soft-capping"},
+      {"final_logit_softcapping", "logit soft-capping"},
+  };
+  for (const auto &f : kForeign) {
+    const llvm::json::Value *v = obj.get(f.key);
+    if (!v || v->kind() == llvm::json::Value::Null)
+      continue;
+    std::optional<bool> b = v->getAsBoolean();
+    std::optional<double> d = v->getAsNumber();
+    if ((b && !*b) || (d && *d == 0))
+      continue;
+    std::string shown;
+    llvm::raw_string_ostream os(shown);
+    os << *v;
+    r.fail(f.key, "field '" + r.name(f.key) + "' is " + shown + ": " + f.what +
+                      ", which snapflow's " + family.str() +
+                      " graph does not build; refused rather than left out");
+    return;
+  }
+}
+
 /// A GPT-NeoX decoder of the Block Transformer, from its object (the
 /// official YAML's `config` keys, with the Pythia config's defaults the
 /// YAML inherits).
@@ -346,6 +389,7 @@ llvm::Expected<ModelConfig> ModelConfig::parse(StringRef json,
                                                c.hiddenSize, c.numHeads)
                                      .str())
                  .str());
+    refuseForeignKeys(r, *obj, c.modelType);
     if (!r.error && c.numHeads % c.numKvHeads != 0)
       r.fail("num_key_value_heads",
              "field 'num_attention_heads' (" + std::to_string(c.numHeads) +
@@ -402,6 +446,18 @@ llvm::Expected<ModelConfig> ModelConfig::parse(StringRef json,
   return c;
 }
 
+std::string ModelConfig::nameOfConfigFile(StringRef path) {
+  // A Hugging Face checkout names every file config.json: its folder names
+  // the model (Qwen3-8B/config.json is qwen3-8b), as the hub does.
+  if (llvm::sys::path::filename(path) == "config.json") {
+    StringRef folder =
+        llvm::sys::path::filename(llvm::sys::path::parent_path(path));
+    if (!folder.empty() && folder != "." && folder != "..")
+      return folder.lower();
+  }
+  return path.str();
+}
+
 llvm::Expected<ModelConfig> ModelConfig::loadFile(StringRef path) {
   auto buffer = readInput(path, kConfigFileLimit, "a model config");
   if (!buffer)
@@ -409,7 +465,7 @@ llvm::Expected<ModelConfig> ModelConfig::loadFile(StringRef path) {
                                    "': " + llvm::toString(buffer.takeError()));
   llvm::Expected<ModelConfig> c = parse((*buffer)->getBuffer(), path);
   if (c)
-    c->name = path.str();
+    c->name = nameOfConfigFile(path);
   return c;
 }
 

@@ -57,6 +57,9 @@ struct Workload {
   bool kvCompressing = false;
   int64_t kvObservedQueries = 0;
   int64_t tp = 0;
+  /// Why `tp` is below the chip's sockets when --tp was not given (the
+  /// largest group the model splits over); "" otherwise.
+  std::string tpNote;
   std::optional<models::WeightDtype> weightsDtype;
 
   /// The policy's label, every number fixed, as kv::parsePolicy reads it

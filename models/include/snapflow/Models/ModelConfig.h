@@ -62,7 +62,7 @@ std::optional<WeightDtype> parseWeightDtype(llvm::StringRef name);
 
 /// The model numbers snapflow uses, named after the config.json fields.
 struct ModelConfig {
-  std::string name;   ///< built-in name or the file's path
+  std::string name;   ///< built-in name, a config.json's folder, or the path
   std::string origin; ///< file path, or "<builtin>/name.json"
   std::string modelType;
   Architecture arch = Architecture::Llama;
@@ -149,7 +149,10 @@ struct ModelConfig {
   /// Parses config.json text; `origin` names the file in errors.
   static llvm::Expected<ModelConfig> parse(llvm::StringRef json,
                                            llvm::StringRef origin);
-  /// Reads a config.json from disk.
+  /// The name a config file's model goes by: a `config.json`'s folder,
+  /// lower-cased (`Qwen3-8B/config.json` -> `qwen3-8b`), else the path.
+  static std::string nameOfConfigFile(llvm::StringRef path);
+  /// Reads a config.json from disk; its name is nameOfConfigFile's.
   static llvm::Expected<ModelConfig> loadFile(llvm::StringRef path);
   /// A built-in model name (e.g. "llama-3.1-8b") or a path to a config.json.
   static llvm::Expected<ModelConfig> load(llvm::StringRef nameOrPath);
