@@ -73,6 +73,13 @@ std::string DiagnosticCollector::text(llvm::StringRef otherwise) const {
   return s.empty() ? otherwise.str() : s.str();
 }
 
+std::string snapflow::driver::withTpAdvice(const std::string &message,
+                                           const Workload &w) {
+  if (!llvm::StringRef(message).contains("over tp = "))
+    return message;
+  return message + "; " + splittingTps(w);
+}
+
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 snapflow::driver::compileModel(const Workload &w, const WorkloadOptions &o,
                                const CompileOptions &c, int64_t batch,
@@ -146,7 +153,7 @@ snapflow::driver::compileModel(const Workload &w, const WorkloadOptions &o,
   buildSnapflowPipeline(pm, p);
   if (mlir::failed(pm.run(**module)) ||
       (!c.verifyEachPass && mlir::failed(mlir::verify(**module))))
-    return makeError(diagnostics.text("compilation failed"));
+    return makeError(withTpAdvice(diagnostics.text("compilation failed"), w));
   return std::move(*module);
 }
 

@@ -116,8 +116,8 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o,
     // pass's own message, said once.
     DiagnosticCollector diagnostics(context);
     if (mlir::failed(planPm.run(**module)))
-      return makeError(
-          diagnostics.text("the pipeline failed on " + w->config.name));
+      return makeError(withTpAdvice(
+          diagnostics.text("the pipeline failed on " + w->config.name), *w));
   }
   df::MemoryPlanAttr plan = df::getMemoryPlan(decode);
   if (!plan)

@@ -29,12 +29,18 @@ std::string snapflow::driver::weightsDtypeLabel(const Workload &w) {
 }
 
 namespace {
-/// Why shard-tp cannot split the model over `tp` sockets ("" when it can):
-/// the pass itself on the model's decode graph at batch 1 and a short
-/// context (the split depends on heads and widths, not on lengths), with
-/// the default mappings. Remembered per model and TP.
-std::string splitError(const models::ModelConfig &config, int64_t tp) {
-  static std::map<std::pair<std::string, int64_t>, std::string> known;
+/// Whether shard-tp splits the model over `tp` sockets: the pass itself on
+/// the model's decode graph at batch 1 and a short context (the split
+/// depends on heads and widths, not on lengths), with the default mappings
+/// (--moe expert, --mla-cache replicate). `built` is false when the graph
+/// itself does not build (the compile reports why). Remembered per model
+/// and TP.
+struct SplitCheck {
+  bool built = true;
+  std::string why; ///< "" when it splits
+};
+const SplitCheck &checkSplit(const models::ModelConfig &config, int64_t tp) {
+  static std::map<std::pair<std::string, int64_t>, SplitCheck> known;
   auto key = std::make_pair(config.fingerprint(), tp);
   if (auto it = known.find(key); it != known.end())
     return it->second;
@@ -43,26 +49,27 @@ std::string splitError(const models::ModelConfig &config, int64_t tp) {
   build.batch = 1;
   build.buildPrefill = false;
   build.contextTokens = 4 * config.tokensPerCachePosition();
-  std::string why;
+  SplitCheck check;
   {
     mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-      if (why.empty())
-        why = d.str();
+      if (check.why.empty())
+        check.why = d.str();
       return mlir::success();
     });
     auto module = models::buildModel(context, config, build);
     if (!module) {
-      why = llvm::toString(module.takeError());
+      check.built = false;
+      check.why = llvm::toString(module.takeError());
     } else {
       mlir::PassManager pm(&context);
       llm::ShardTPOptions shard;
       shard.tp = tp;
       pm.addPass(llm::createShardTP(shard));
-      if (mlir::failed(pm.run(**module)) && why.empty())
-        why = "shard-tp failed";
+      if (mlir::failed(pm.run(**module)) && check.why.empty())
+        check.why = "shard-tp failed";
     }
   }
-  return known.emplace(key, why).first->second;
+  return known.emplace(key, check).first->second;
 }
 } // namespace
 
@@ -146,29 +153,35 @@ snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
     return makeError(formatv("--tp {0} is not possible on {1}, which has {2} "
                              "socket(s)",
                              o.tp, w.chip.getName(), sockets));
-  // tp 0 in the options means "not given": the largest group of the chip's
-  // sockets the model splits over (a Llama-3.2-3B's 24 heads do not split
-  // over 16 sockets, and --tp nobody chose was the error, issue 34).
-  int64_t wanted = o.tp == 0 ? sockets : o.tp;
-  std::string why = splitError(w.config, wanted);
-  if (why.empty()) {
-    w.tp = wanted;
-    return w;
-  }
-  std::vector<int64_t> working;
-  for (int64_t t = 1; t <= sockets; ++t)
-    if (t != wanted && splitError(w.config, t).empty())
-      working.push_back(t);
-  std::string list;
-  for (int64_t t : working)
-    list += (list.empty() ? "" : ", ") + std::to_string(t);
+  // A given TP is the pipeline's to check, with the mappings the compile
+  // chooses (--moe split splits experts a TP does not divide); a failure
+  // names the TPs that do (splittingTps).
+  w.tp = o.tp == 0 ? sockets : o.tp;
   if (o.tp != 0)
-    return makeError(formatv("--tp {0} does not split {1}: {2}; the TPs that "
-                             "do on {3}: {4}",
-                             o.tp, w.config.name, why, w.chip.getName(), list));
-  w.tp = working.back();
-  w.tpNote = formatv("TP {0}: the largest that splits {1} over {2}'s {3} "
-                     "sockets; at {3}: {4}",
-                     w.tp, w.config.name, w.chip.getName(), sockets, why);
+    return w;
+  // Not given: the largest group of the chip's sockets the model splits
+  // over (a Llama-3.2-3B's 24 heads do not split over 16 sockets, and a
+  // --tp nobody chose was the error, issue 34). A graph that does not
+  // build is the compile's to report.
+  const SplitCheck &all = checkSplit(w.config, sockets);
+  if (!all.built || all.why.empty())
+    return w;
+  for (int64_t t = sockets - 1; t >= 1; --t)
+    if (checkSplit(w.config, t).why.empty()) {
+      w.tp = t;
+      w.tpNote = formatv("TP {0}: the largest that splits {1} over {2}'s {3} "
+                         "sockets; at {3}: {4}",
+                         t, w.config.name, w.chip.getName(), sockets, all.why);
+      break;
+    }
   return w;
+}
+
+std::string snapflow::driver::splittingTps(const Workload &w) {
+  std::string list;
+  for (int64_t t = 1; t <= w.chip.numSockets(); ++t)
+    if (checkSplit(w.config, t).why.empty())
+      list += (list.empty() ? "" : ", ") + std::to_string(t);
+  return formatv("the TPs that split {0} on {1}: {2}", w.config.name,
+                 w.chip.getName(), list.empty() ? "none" : list);
 }

@@ -7,6 +7,8 @@
 #include "snapflow/Support/Json.h"
 #include "snapflow/Support/Nearest.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -206,6 +208,10 @@ void refuseForeignKeys(FieldReader &r, const llvm::json::Object &obj,
       {"final_logit_softcapping", "logit soft-capping"},
   };
   for (const auto &f : kForeign) {
+    // Qwen's configs carry a window with use_sliding_window: false.
+    if (StringRef(f.key) == "sliding_window" &&
+        obj.getBoolean("use_sliding_window") == std::optional<bool>(false))
+      continue;
     const llvm::json::Value *v = obj.get(f.key);
     if (!v || v->kind() == llvm::json::Value::Null)
       continue;
@@ -450,9 +456,12 @@ std::string ModelConfig::nameOfConfigFile(StringRef path) {
   // A Hugging Face checkout names every file config.json: its folder names
   // the model (Qwen3-8B/config.json is qwen3-8b), as the hub does.
   if (llvm::sys::path::filename(path) == "config.json") {
+    llvm::SmallString<256> full(path);
+    (void)llvm::sys::fs::make_absolute(full); // ./config.json: the folder
+    llvm::sys::path::remove_dots(full, /*remove_dot_dot=*/true);
     StringRef folder =
-        llvm::sys::path::filename(llvm::sys::path::parent_path(path));
-    if (!folder.empty() && folder != "." && folder != "..")
+        llvm::sys::path::filename(llvm::sys::path::parent_path(full));
+    if (!folder.empty() && folder != "/")
       return folder.lower();
   }
   return path.str();

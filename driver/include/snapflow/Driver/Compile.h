@@ -42,6 +42,10 @@ private:
   mlir::ScopedDiagnosticHandler handler;
 };
 
+/// A pipeline error, and when it is shard-tp's "cannot split ... over tp =
+/// N", the TPs that do split the workload's model (splittingTps).
+std::string withTpAdvice(const std::string &message, const Workload &w);
+
 /// Builds `phase` ("decode" or "prefill") of the workload at `batch` and runs
 /// the snapflow pipeline on it (never failing for fit: the memory plan on the
 /// df program says whether it fits). Pass errors become one message.

@@ -77,6 +77,11 @@ struct Workload {
 /// config's ("bf16", "fp8").
 std::string weightsDtypeLabel(const Workload &w);
 
+/// "the TPs that split MODEL on CHIP: 1, 2, 4, 8": each group of the chip's
+/// sockets shard-tp splits the model over with the default mappings (for a
+/// --tp that does not split, in its error).
+std::string splittingTps(const Workload &w);
+
 /// Loads the model and (with `needChip`) the chip and policy; every bad
 /// option is an error naming it.
 llvm::Expected<Workload> resolveWorkload(const WorkloadOptions &options,

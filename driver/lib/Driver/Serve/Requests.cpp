@@ -64,8 +64,10 @@ phases::prepareModels(const std::vector<DeployedWorkload> &workloads) {
       return w.takeError();
     p->w = std::move(*w);
     // A config file's model goes by the file's name.
+    // A name given (--name, name:) is the name as written.
     llvm::StringRef configName = p->w.config.name;
-    p->deployed.name = configName.contains('/') || configName.ends_with(".json")
+    p->deployed.name = o.name.empty() && (configName.contains('/') ||
+                                          configName.ends_with(".json"))
                            ? llvm::sys::path::stem(configName).str()
                            : configName.str();
     // A model goes by its name in a trace's model column; two spellings of

@@ -60,8 +60,11 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    KVPolicyAttrInterface parsed = givenPolicy;
-    fmt = givenFormat;
+    // Taken as given in the module's own context; from another context
+    // (a caller that built the module elsewhere), parsed from its label.
+    bool given = givenPolicy && givenPolicy.getContext() == &getContext();
+    KVPolicyAttrInterface parsed = given ? givenPolicy : nullptr;
+    fmt = given ? givenFormat : nullptr;
     if (!parsed) {
       auto p = parsePolicy(&getContext(), policy);
       if (!p) {
