@@ -25,8 +25,7 @@ using namespace snapflow;
 
 const PipelineOptions::Info &PipelineOptions::info(llvm::StringRef flag) {
   static const Info infos[] = {
-#define SNAPFLOW_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP)             \
-  {FLAG, HELP, #DEFAULT},
+#define SNAPFLOW_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, HELP) {FLAG, HELP},
 #include "snapflow/Pipelines/PipelineOptions.def"
   };
   for (const Info &i : infos)

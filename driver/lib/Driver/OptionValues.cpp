@@ -37,6 +37,25 @@ llvm::Expected<E> choiceOf(StringRef text, StringRef what, int count,
   return makeError(what + ": expected " + expected + ", got '" + text + "'" +
                    didYouMean(text, names));
 }
+/// choiceOf, kept as its name (an option the pipeline takes as text).
+template <typename E, typename NameFn>
+llvm::Expected<std::string> choiceName(StringRef text, StringRef what,
+                                       int count, NameFn name) {
+  auto e = choiceOf<E>(text, what, count, name);
+  if (!e)
+    return e.takeError();
+  return name(*e).str();
+}
+
+/// A whole number of type T, or `what must be DESCRIBED, got 'text'`.
+template <typename T>
+llvm::Expected<T> wholeNumber(StringRef text, StringRef what,
+                              StringRef described) {
+  T n;
+  if (text.trim().getAsInteger(10, n))
+    return makeError(what + " must be " + described + ", got '" + text + "'");
+  return n;
+}
 } // namespace
 
 llvm::Expected<int64_t> snapflow::driver::parseTokens(StringRef s,
@@ -97,18 +116,12 @@ snapflow::driver::parseWeightsDtype(StringRef text, StringRef what) {
 
 llvm::Expected<int64_t> snapflow::driver::parseInteger(StringRef text,
                                                        StringRef what) {
-  int64_t n;
-  if (text.trim().getAsInteger(10, n))
-    return makeError(what + " must be a whole number, got '" + text + "'");
-  return n;
+  return wholeNumber<int64_t>(text, what, "a whole number");
 }
 
 llvm::Expected<uint64_t> snapflow::driver::parseUnsigned(StringRef text,
                                                          StringRef what) {
-  uint64_t n;
-  if (text.trim().getAsInteger(10, n))
-    return makeError(what + " must be a whole number >= 0, got '" + text + "'");
-  return n;
+  return wholeNumber<uint64_t>(text, what, "a whole number >= 0");
 }
 
 llvm::Expected<double> snapflow::driver::parseFinite(StringRef text,
@@ -144,20 +157,14 @@ llvm::Expected<arch::Phase> snapflow::driver::parsePhaseValue(StringRef text,
 
 llvm::Expected<std::string>
 snapflow::driver::parseMlaCacheName(StringRef text, StringRef what) {
-  auto m = choiceOf<llm::MlaCache>(text, what, llm::kNumMlaCaches,
+  return choiceName<llm::MlaCache>(text, what, llm::kNumMlaCaches,
                                    llm::mlaCacheName);
-  if (!m)
-    return m.takeError();
-  return llm::mlaCacheName(*m).str();
 }
 
 llvm::Expected<std::string> snapflow::driver::parseMoeName(StringRef text,
                                                            StringRef what) {
-  auto m = choiceOf<llm::MoeMapping>(text, what, llm::kNumMoeMappings,
+  return choiceName<llm::MoeMapping>(text, what, llm::kNumMoeMappings,
                                      llm::moeMappingName);
-  if (!m)
-    return m.takeError();
-  return llm::moeMappingName(*m).str();
 }
 
 llvm::Expected<sim::serving::TraceFormat>

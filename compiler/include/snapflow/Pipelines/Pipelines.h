@@ -39,7 +39,7 @@ struct PipelineOptions {
 
   /// The flag and help text of an option, by its flag name ("mla-cache").
   struct Info {
-    const char *flag, *help, *defaultText;
+    const char *flag, *help;
   };
   static const Info &info(llvm::StringRef flag);
 
