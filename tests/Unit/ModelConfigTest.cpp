@@ -67,9 +67,11 @@ TEST(ModelConfig, WrongFields) {
   EXPECT_NE(errorOf(json).find("is not a multiple of 'num_key_value_heads'"),
             std::string::npos);
   json = kLlama;
-  json.replace(json.find("\"llama\""), 7, "\"mistral\"");
-  EXPECT_NE(errorOf(json).find("field 'model_type' is 'mistral'"),
-            std::string::npos);
+  json.replace(json.find("\"llama\""), 7, "\"falcon\"");
+  EXPECT_NE(errorOf(json).find("cfg.json:1:2: error: field 'model_type' is "
+                               "'falcon'; supported: llama, deepseek_v2, "),
+            std::string::npos)
+      << errorOf(json);
   // Malformed JSON is located the LLVM way, file:line:col.
   EXPECT_NE(errorOf("{\"model_type\": 1,\n  ,}")
                 .find("cfg.json:2:3: error: not JSON: "),
@@ -195,11 +197,15 @@ TEST(ModelConfig, LlamaRefusesArchitectureKeysItDoesNotBuild) {
             "Mixtral config is model_type mixtral), which snapflow's llama "
             "graph does not build; refused rather than left out");
   json = kLlama;
-  json.insert(json.rfind('}'), ", \"attention_bias\": true");
-  EXPECT_NE(errorOf(json).find("field 'attention_bias' is true: biases on "
-                               "the attention projections"),
+  json.insert(json.rfind('}'), ", \"mlp_bias\": true");
+  EXPECT_NE(errorOf(json).find("field 'mlp_bias' is true: biases on "
+                               "the MLP projections"),
             std::string::npos)
       << errorOf(json);
+  // LlamaAttention's attention_bias (q, k, v and o) is built.
+  json = kLlama;
+  json.insert(json.rfind('}'), ", \"attention_bias\": true");
+  EXPECT_EQ(errorOf(json), "");
   json = kLlama;
   json.insert(json.rfind('}'), ", \"attention_bias\": false, "
                                "\"mlp_bias\": false, \"sliding_window\": "

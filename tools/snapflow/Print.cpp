@@ -153,8 +153,8 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
   os << formatv("{0} ({1}) on {2}, tensor parallel over {3} of {4} socket(s)\n",
                 c.name, c.modelType, w.chip.getName(), w.tp,
                 w.chip.numSockets());
-  if (!w.tpNote.empty())
-    os << "  (" << w.tpNote << ")\n";
+  for (const std::string &note : w.notes())
+    os << "  (" << note << ")\n";
   if (c.isBlockTransformer()) {
     const models::BlockTransformerConfig &bt = c.block;
     os << formatv("  layers       {0} block decoder + {1} token decoder "

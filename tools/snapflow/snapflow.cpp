@@ -268,6 +268,20 @@ llvm::Expected<WorkloadOptions> workload(bool allowMax = false,
   if (Error e = readFlag(FIELD##Opt, PARSE, "--" FLAG, o.FIELD))               \
     return std::move(e);
 #include "snapflow/Driver/WorkloadOptions.def"
+  // Without --context, a model whose positions end before the default runs
+  // at its max_position_embeddings (Qwen3-8B: 40960), and says so; a given
+  // --context beyond it stays an error.
+  if (!contextOpt.getNumOccurrences())
+    if (auto config = models::ModelConfig::load(o.model);
+        config && config->maxPositionEmbeddings < o.context &&
+        config->tokensPerCachePosition() == 1) {
+      llvm::errs() << "snapflow: note: --context not given: "
+                   << config->maxPositionEmbeddings << " tokens, "
+                   << (o.name.empty() ? config->name : o.name)
+                   << "'s max_position_embeddings (the default, " << o.context
+                   << ", is beyond it)\n";
+      o.context = config->maxPositionEmbeddings;
+    }
   if (o.batch == kBatchMax) {
     if (!allowMax)
       return createStringError(inconvertibleErrorCode(),

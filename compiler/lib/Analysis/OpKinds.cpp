@@ -85,7 +85,9 @@ OpKindAnalysis::OpKindAnalysis(func::FuncOp fn) {
         kinds[def] = OpKind::QKVProjection;
         next = rope.getInput();
       } else if (auto norm = dyn_cast<llm::RMSNormOp>(def)) {
-        if (norm.getInput().getDefiningOp<llm::LinearOp>())
+        // A norm of each head of q or k (Qwen3, Gemma 3, Llama 4).
+        if (norm.getGroup() > 0 ||
+            norm.getInput().getDefiningOp<llm::LinearOp>())
           next = norm.getInput();
       } else if (isPassThrough(def)) {
         next = def->getOperand(0);

@@ -201,8 +201,7 @@ snapflow::driver::runWorkload(const WorkloadOptions &o, bool maxBatch,
   if (!w)
     return w.takeError();
   SimulationOutcome out;
-  if (!w->tpNote.empty())
-    out.notes.push_back(w->tpNote);
+  out.notes = w->notes();
   int64_t batch = o.batch;
   if (maxBatch) {
     auto largest = findMaxBatch(*w, o, c);

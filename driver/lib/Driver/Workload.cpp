@@ -10,6 +10,8 @@
 #include "snapflow/Models/ModelBuilder.h"
 #include "snapflow/Support/CheckedInt.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
@@ -175,6 +177,19 @@ snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
       break;
     }
   return w;
+}
+
+std::vector<std::string> Workload::notes() const {
+  std::vector<std::string> out;
+  if (!tpNote.empty())
+    out.push_back(tpNote);
+  for (const std::string &a : config.approximations())
+    out.push_back("approximation: " + a);
+  if (!config.unknownKeys.empty())
+    out.push_back("read past keys snapflow does not know (check that none "
+                  "changes the architecture): " +
+                  llvm::join(config.unknownKeys, ", "));
+  return out;
 }
 
 std::string snapflow::driver::splittingTps(const Workload &w) {

@@ -24,6 +24,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <array>
+#include <cstring>
 
 using namespace mlir;
 using namespace snapflow;
@@ -127,16 +128,34 @@ private:
     return emitParam(b, loc, name, shape, type);
   }
 
+  /// The norm whose weight is `name` (`...weight`): RMS, or for PhiMoE a
+  /// LayerNorm with its bias beside the weight.
   Value norm(const std::string &name, Value x) {
     int64_t width = cast<RankedTensorType>(x.getType()).getShape().back();
+    if (c.layerNorm) {
+      std::string bias = StringRef(name).drop_back(strlen("weight")).str();
+      return b.create<llm::LayerNormOp>(loc, x, param(name, {width}, bf16),
+                                        param(bias + "bias", {width}, bf16),
+                                        c.rmsNormEps);
+    }
     return b.create<llm::RMSNormOp>(loc, x, param(name, {width}, bf16),
                                     c.rmsNormEps);
   }
 
-  Value linear(const std::string &name, Value x, int64_t out) {
+  /// A norm of each head of `x` (Qwen3's and Gemma 3's q/k norms, with a
+  /// weight of a head's width; Llama 4's, weightless: `name` empty).
+  Value headNorm(const std::string &name, Value x, int64_t headDim) {
+    Value w = name.empty() ? Value() : param(name, {headDim}, bf16);
+    return b.create<llm::RMSNormOp>(loc, x, w, c.rmsNormEps, headDim);
+  }
+
+  /// `x` projected to `out` channels by `name`.weight, plus `name`.bias
+  /// when `bias`.
+  Value linear(const std::string &name, Value x, int64_t out, bool bias) {
     int64_t in = cast<RankedTensorType>(x.getType()).getShape().back();
-    return b.create<llm::LinearOp>(loc, act(tokens, out), x,
-                                   param(name, {out, in}, projType));
+    Value w = param(name + ".weight", {out, in}, projType);
+    Value bv = bias ? param(name + ".bias", {out}, bf16) : Value();
+    return b.create<llm::LinearOp>(loc, act(tokens, out), x, w, bv);
   }
 
   Value rope(Value x, int64_t heads, int64_t headDim, int64_t rotary) {
@@ -160,35 +179,57 @@ private:
   }
 
   /// Decoder layer `i` (its cache layer), with parameters named `prefix`
-  /// (default model.layers.i.).
+  /// (default model.layers.i.). Gemma's sandwich also normalises the
+  /// attention's and the MLP's outputs.
   Value layer(int64_t i, Value h, std::string p = "") {
     if (p.empty())
       p = "model.layers." + std::to_string(i) + ".";
     Value x = norm(p + "input_layernorm.weight", h);
     Value attn =
         c.isMLA() ? mla(i, p + "self_attn.", x) : gqa(i, p + "self_attn.", x);
+    if (c.sandwichNorms)
+      attn = norm(p + "post_attention_layernorm.weight", attn);
     h = b.create<llm::AddOp>(loc, h, attn);
-    x = norm(p + "post_attention_layernorm.weight", h);
+    x = norm(p + (c.sandwichNorms ? "pre_feedforward_layernorm.weight"
+                                  : "post_attention_layernorm.weight"),
+             h);
     Value ffn = c.isMoELayer(i) ? moe(p + "mlp.", x) : mlp(p + "mlp.", x);
+    if (c.sandwichNorms)
+      ffn = norm(p + "post_feedforward_layernorm.weight", ffn);
     return b.create<llm::AddOp>(loc, h, ffn);
+  }
+
+  /// A query or key of `heads` heads projected by `name`, normalised per
+  /// head and rotated as the layer's family says.
+  Value queryOrKey(int64_t i, const std::string &p, const std::string &name,
+                   Value x, int64_t heads) {
+    int64_t d = c.headDim;
+    Value v = linear(p + name + "_proj", x, heads * d, c.qkvBias);
+    if (c.qkNorm == QKNorm::BeforeRope)
+      v = headNorm(p + name + "_norm.weight", v, d);
+    if (c.ropeOn(i)) {
+      v = rope(v, heads, d, c.rotaryDim > 0 ? c.rotaryDim : d);
+      if (c.qkNorm == QKNorm::AfterRopeWeightless)
+        v = headNorm("", v, d);
+    }
+    return v;
   }
 
   /// Grouped-query attention of decoder layer `i`. The first layer of a
   /// CLA group projects K and V and caches them; the others reuse them.
   Value gqa(int64_t i, const std::string &p, Value x) {
     int64_t hq = c.numHeads, hkv = c.numKvHeads, d = c.headDim;
-    Value q = rope(linear(p + "q_proj.weight", x, hq * d), hq, d, d);
+    Value q = queryOrKey(i, p, "q", x, hq);
     bool produces = c.producesKV(i);
-    if (produces) {
-      shared = {rope(linear(p + "k_proj.weight", x, hkv * d), hkv, d, d),
-                linear(p + "v_proj.weight", x, hkv * d)};
-    }
+    if (produces)
+      shared = {queryOrKey(i, p, "k", x, hkv),
+                linear(p + "v_proj", x, hkv * d, c.qkvBias)};
     auto attn = b.create<llm::AttentionOp>(
         loc, q.getType(), cache.getType(), /*probs=*/Type(), q, shared[0],
         shared[1], cache, c.cacheLayer(i), hq, hkv, d, phase, prefix,
         /*reuse_kv=*/!produces);
     cache = attn.getNewCache();
-    return linear(p + "o_proj.weight", attn.getResult(), c.hiddenSize);
+    return linear(p + "o_proj", attn.getResult(), c.hiddenSize, c.outputBias);
   }
 
   Value mla(int64_t i, const std::string &p, Value x) {
@@ -196,18 +237,18 @@ private:
             v = c.vHeadDim, r = c.kvLoraRank;
     Value q;
     if (c.qLoraRank > 0) {
-      Value cq = linear(p + "q_a_proj.weight", x, c.qLoraRank);
+      Value cq = linear(p + "q_a_proj", x, c.qLoraRank, false);
       cq = norm(p + "q_a_layernorm.weight", cq);
-      q = linear(p + "q_b_proj.weight", cq, h * (nope + rot));
+      q = linear(p + "q_b_proj", cq, h * (nope + rot), false);
     } else {
-      q = linear(p + "q_proj.weight", x, h * (nope + rot));
+      q = linear(p + "q_proj", x, h * (nope + rot), false);
     }
     q = rope(q, h, nope + rot, rot);
     // The first layer of a CLA group makes (and normalises) the latent; the
     // others reuse it with their own up-projection.
     bool produces = c.producesKV(i);
     if (produces)
-      shared = {linear(p + "kv_a_proj_with_mqa.weight", x, r + rot),
+      shared = {linear(p + "kv_a_proj_with_mqa", x, r + rot, false),
                 param(p + "kv_a_layernorm.weight", {r}, bf16)};
     Value kvUp = param(p + "kv_b_proj.weight", {h * (nope + v), r}, projType);
     auto attn = b.create<llm::MLAAttentionOp>(
@@ -215,7 +256,7 @@ private:
         shared[0], kvUp, shared[1], cache, c.cacheLayer(i), h, nope, rot, v, r,
         phase, prefix, /*reuse_kv=*/!produces);
     cache = attn.getNewCache();
-    return linear(p + "o_proj.weight", attn.getResult(), c.hiddenSize);
+    return linear(p + "o_proj", attn.getResult(), c.hiddenSize, false);
   }
 
   Value mlp(const std::string &p, Value x) {

@@ -62,6 +62,12 @@ struct Workload {
   std::string tpNote;
   std::optional<models::WeightDtype> weightsDtype;
 
+  /// What a reader of a result must know about how it was made: the TP
+  /// note, what the model's graph does not yet build
+  /// (ModelConfig::approximations), and the config's keys snapflow does not
+  /// know. `info` and `run` print them.
+  std::vector<std::string> notes() const;
+
   /// The policy's label, every number fixed, as kv::parsePolicy reads it
   /// back ("snapstream:budget=32768,sinks=4,..."); its attribute's printer.
   std::string kvLabel() const;

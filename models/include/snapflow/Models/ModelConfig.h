@@ -19,7 +19,27 @@
 namespace snapflow {
 namespace models {
 
+/// The graph a config builds: a GQA decoder (every family but DeepSeek's
+/// and the Block Transformer), DeepSeek's MLA decoder, or the Block
+/// Transformer. A family (`model_type`) picks one and sets the features
+/// below (models/lib/Models/Families/).
 enum class Architecture { Llama, DeepSeekV2, DeepSeekV3, BlockTransformer };
+
+/// What a decoder layer's attention sees: every earlier token (full), the
+/// last `slidingWindow` (sliding), or its own chunk of `attentionChunk`
+/// (chunked, Llama 4).
+enum class AttentionSpan { Full, Sliding, Chunked };
+
+/// Norms on each head's query and key: none; an RMS norm over a head with a
+/// weight of head_dim, before rotary embeddings (Qwen3, Gemma 3); or a
+/// weightless one after them (Llama 4's RoPE layers).
+enum class QKNorm { None, BeforeRope, AfterRopeWeightless };
+
+/// How a MoE router turns logits into expert weights. The cost is the
+/// router's matmul and a top-k either way; recorded so a report can say
+/// which (softmax over all experts: Mixtral, Qwen3-MoE; softmax over the
+/// top-k: gpt-oss; sigmoid: Llama 4, DeepSeek-V3).
+enum class Router { Softmax, SoftmaxTopK, Sigmoid };
 
 /// One GPT-NeoX stack of the Block Transformer (its block or token decoder).
 struct NeoXStack {
@@ -60,6 +80,15 @@ constexpr int kNumWeightDtypes = static_cast<int>(WeightDtype::FP8) + 1;
 llvm::StringRef weightDtypeName(WeightDtype dtype);
 std::optional<WeightDtype> parseWeightDtype(llvm::StringRef name);
 
+/// A family of configs (`snapflow list --families`, docs/Models.md).
+struct ModelFamily {
+  std::string modelType; ///< empty: the keys every family ignores
+  std::string graph;     ///< what it builds
+  std::string nestedIn;  ///< the key nesting its decoder, or empty
+  /// Keys of its configs that do not change costs, and why.
+  std::vector<std::pair<std::string, std::string>> ignored;
+};
+
 /// The model numbers snapflow uses, named after the config.json fields.
 struct ModelConfig {
   std::string name;   ///< built-in name, a config.json's folder, or the path
@@ -72,13 +101,39 @@ struct ModelConfig {
   int64_t numLayers = 0;
   int64_t numHeads = 0;
   int64_t numKvHeads = 0; ///< GQA only
-  int64_t headDim = 0;    ///< GQA only
+  int64_t headDim = 0;    ///< GQA only: `head_dim`, else h / H
   int64_t vocabSize = 0;
   bool tieWordEmbeddings = false;
   double rmsNormEps = 1e-6;
   double ropeTheta = 10000.0;
   int64_t maxPositionEmbeddings = 0;
   WeightDtype weightDtype = WeightDtype::BF16;
+
+  // Features of GQA families (models/lib/Models/Families/): each changes
+  // the graph's weights or costs.
+  bool qkvBias = false;    ///< biases on q, k, v (Qwen2, gpt-oss, PhiMoE)
+  bool outputBias = false; ///< a bias on o_proj (gpt-oss, PhiMoE)
+  bool lmHeadBias = false; ///< a bias on the LM head (PhiMoE)
+  QKNorm qkNorm = QKNorm::None;
+  /// Gemma's sandwich: norms after attention and after the MLP too (four
+  /// per layer).
+  bool sandwichNorms = false;
+  /// LayerNorm (weight and bias) in place of RMSNorm (PhiMoE).
+  bool layerNorm = false;
+  /// One learned sink logit per head and layer (gpt-oss): H weights, one
+  /// more term in each softmax, no cache entry.
+  bool attentionSinks = false;
+  /// tanh soft-capping of attention scores and of the logits (Gemma 2);
+  /// 0: off.
+  double attnLogitSoftcap = 0, finalLogitSoftcap = 0;
+  /// Per decoder layer: what its attention sees, and whether it rotates
+  /// (Llama 4's NoPE layers do not). Empty: every layer full, with RoPE.
+  std::vector<AttentionSpan> layerSpans;
+  std::vector<bool> layerNoRope;
+  int64_t slidingWindow = 0;  ///< tokens a sliding layer sees (W)
+  int64_t attentionChunk = 0; ///< tokens of a chunked layer's chunk (C)
+  /// Rotated channels of a head (`partial_rotary_factor`); 0: all.
+  int64_t rotaryDim = 0;
 
   // Multi-head latent attention (DeepSeek).
   int64_t qLoraRank = 0; ///< 0: queries are projected directly
@@ -90,7 +145,8 @@ struct ModelConfig {
   // Block Transformer (model_type block_transformer).
   BlockTransformerConfig block;
 
-  // Mixture of experts (DeepSeek).
+  // Mixture of experts (DeepSeek, Qwen3-MoE, Mixtral, PhiMoE, gpt-oss,
+  // Llama 4).
   int64_t numRoutedExperts = 0;
   int64_t numSharedExperts = 0;
   int64_t numExpertsPerToken = 0;
@@ -98,6 +154,23 @@ struct ModelConfig {
   int64_t firstKDenseReplace = 0;
   int64_t moeLayerFreq = 1;
   int64_t numMtpLayers = 0; ///< num_nextn_predict_layers
+  /// Which decoder layers are MoE, when a family says so layer by layer
+  /// (Qwen3-MoE's mlp_only_layers, Llama 4's interleave); empty: the
+  /// DeepSeek rule (first_k_dense_replace, moe_layer_freq).
+  std::vector<bool> moeLayers;
+  Router router = Router::Softmax;
+  /// Biases on the router and on each expert's projections (gpt-oss).
+  bool expertBiases = false;
+  /// Experts stored in MXFP4 (gpt-oss's quantization_config): 4-bit values
+  /// with an 8-bit scale per 32.
+  bool mxfp4Experts = false;
+
+  /// Keys of the config.json that no reader asked for: each is one its
+  /// family lists as not changing costs (docs/Models.md, "Families").
+  std::vector<std::string> ignoredKeys;
+  /// Keys no reader asked for and no family lists: read past, and named by
+  /// `info`, since one might change the architecture.
+  std::vector<std::string> unknownKeys;
 
   /// Cross-layer attention (CLA, Brandon et al. 2024): decoder layers share
   /// K/V in consecutive groups of this many; the first layer of a group
@@ -142,9 +215,26 @@ struct ModelConfig {
   llvm::Error setClaShareFactor(int64_t factor, llvm::StringRef what);
   /// Whether decoder layer `i` (0-based) uses a mixture of experts.
   bool isMoELayer(int64_t i) const {
-    return numRoutedExperts > 0 && i >= firstKDenseReplace &&
-           i % moeLayerFreq == 0;
+    if (numRoutedExperts == 0)
+      return false;
+    if (!moeLayers.empty())
+      return i < static_cast<int64_t>(moeLayers.size()) && moeLayers[i];
+    return i >= firstKDenseReplace && i % moeLayerFreq == 0;
   }
+  /// What decoder layer `i`'s attention sees.
+  AttentionSpan spanOf(int64_t i) const {
+    return i < static_cast<int64_t>(layerSpans.size()) ? layerSpans[i]
+                                                       : AttentionSpan::Full;
+  }
+  /// Whether decoder layer `i` rotates its queries and keys.
+  bool ropeOn(int64_t i) const {
+    return !(i < static_cast<int64_t>(layerNoRope.size()) && layerNoRope[i]);
+  }
+  /// Decoder layers whose attention is windowed (sliding or chunked).
+  int64_t windowedLayers() const;
+  /// What the graph does not yet model of this config, one sentence each
+  /// (said by `info` and `run`); empty when the graph is exact.
+  std::vector<std::string> approximations() const;
 
   /// Parses config.json text; `origin` names the file in errors.
   static llvm::Expected<ModelConfig> parse(llvm::StringRef json,
@@ -156,6 +246,8 @@ struct ModelConfig {
   static llvm::Expected<ModelConfig> loadFile(llvm::StringRef path);
   /// A built-in model name (e.g. "llama-3.1-8b") or a path to a config.json.
   static llvm::Expected<ModelConfig> load(llvm::StringRef nameOrPath);
+  /// The families the reader knows, after the keys all of them ignore.
+  static std::vector<ModelFamily> families();
   /// Names of the built-in models (models/configs/*.json).
   static std::vector<std::string> builtinNames();
 

@@ -147,33 +147,46 @@ private:
     return ar.getResult();
   }
 
-  /// The linear behind `v`, looking through one llm.rope.
-  std::pair<LinearOp, RopeOp> projectionOf(Value v) {
-    RopeOp rope = v.getDefiningOp<RopeOp>();
-    if (rope)
-      v = rope.getInput();
-    return {v.getDefiningOp<LinearOp>(), rope};
+  /// The linear behind `v`, and the per-head ops between (an llm.rope, a
+  /// q/k norm of each head: Qwen3 normalises before the rotation, Llama 4
+  /// after it).
+  std::pair<LinearOp, SmallVector<Operation *>> projectionOf(Value v) {
+    SmallVector<Operation *> perHead;
+    while (Operation *def = v.getDefiningOp()) {
+      if (auto rope = dyn_cast<RopeOp>(def)) {
+        perHead.push_back(def);
+        v = rope.getInput();
+      } else if (auto norm = dyn_cast<RMSNormOp>(def);
+                 norm && norm.getGroup() > 0) {
+        perHead.push_back(def);
+        v = norm.getInput();
+      } else {
+        break;
+      }
+    }
+    return {v.getDefiningOp<LinearOp>(), perHead};
   }
 
-  /// Splits the column-parallel projection (and rope) producing `v` so that
-  /// it yields `heads` heads of `headDim`.
+  /// Splits the column-parallel projection (and its per-head ops)
+  /// producing `v` so that it yields `heads` heads of `headDim`.
   LogicalResult shardColumn(Operation *attn, Value v, int64_t heads,
                             int64_t headDim, StringRef what) {
-    auto [linear, rope] = projectionOf(v);
+    auto [linear, perHead] = projectionOf(v);
     if (!linear)
       return attn->emitOpError()
              << "shard-tp: the " << what << " is not produced by llm.linear";
     auto w = tensorOf(linear.getWeight());
     if (sharded.insert(linear.getWeight().getDefiningOp()).second)
       cast<Value>(linear.getWeight()).setType(withDim(w, 0, heads * headDim));
-    // A bias (GPT-NeoX) splits with the output columns.
+    // A bias (GPT-NeoX, Qwen2) splits with the output columns.
     if (Value bias = linear.getBias())
       if (sharded.insert(bias.getDefiningOp()).second)
         bias.setType(withDim(tensorOf(bias), 0, heads * headDim));
     setLastDim(linear.getResult(), heads * headDim);
-    if (rope) {
-      rope.setNumHeads(heads);
-      setLastDim(rope.getResult(), heads * headDim);
+    for (Operation *op : perHead) {
+      if (auto rope = dyn_cast<RopeOp>(op))
+        rope.setNumHeads(heads);
+      setLastDim(op->getResult(0), heads * headDim);
     }
     return success();
   }

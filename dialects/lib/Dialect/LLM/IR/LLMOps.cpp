@@ -75,18 +75,29 @@ CheckedInt EmbedOp::getBytesWritten() {
 LogicalResult RMSNormOp::verify() {
   if (failed(verifyStatic(*this)))
     return failure();
-  if (tensorOf(getWeight()).getRank() != 1 ||
-      lastDim(getWeight()) != lastDim(getInput()))
-    return emitOpError() << "weight must be tensor<" << lastDim(getInput())
-                         << "xT>, got " << getWeight().getType();
+  int64_t width = lastDim(getInput()), group = getGroup();
+  if (group < 0 || (group > 0 && width % group != 0))
+    return emitOpError() << "group (" << group
+                         << ") must be 0 or divide the last axis (" << width
+                         << ")";
+  int64_t normed = group > 0 ? group : width;
+  if (Value w = getWeight())
+    if (tensorOf(w).getRank() != 1 || lastDim(w) != normed)
+      return emitOpError() << "weight must be tensor<" << normed << "xT>, got "
+                           << w.getType();
   if (getEps().convertToDouble() <= 0)
     return emitOpError("eps must be > 0");
   return success();
 }
-CheckedInt RMSNormOp::getFlops() { return 4 * numElements(getInput()); }
+CheckedInt RMSNormOp::getFlops() {
+  // Square, sum, scale by the root; the weight's multiply when there is one.
+  return (getWeight() ? 4 : 3) * numElements(getInput());
+}
 CheckedInt RMSNormOp::getBytesRead() {
-  return getTensorBytes(getInput().getType()) +
-         getTensorBytes(getWeight().getType());
+  CheckedInt bytes = getTensorBytes(getInput().getType());
+  if (Value w = getWeight())
+    bytes += getTensorBytes(w.getType());
+  return bytes;
 }
 CheckedInt RMSNormOp::getBytesWritten() {
   return getTensorBytes(getResult().getType());

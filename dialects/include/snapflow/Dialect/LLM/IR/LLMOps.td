@@ -102,25 +102,33 @@ def LLM_EmbedOp : LLM_StageOp<"embed"> {
 //===----------------------------------------------------------------------===//
 
 def LLM_RMSNormOp : LLM_StageOp<"rms_norm", [AllTypesMatch<["input", "result"]>]> {
-  let summary = "RMS normalisation over the last axis, scaled by a weight";
+  let summary = "RMS normalisation over the last axis or groups of it";
   let description = [{
-    `y = x / sqrt(mean(x^2) + eps) * w` along the last axis of `x`; `w` has that
-    axis's length.
+    `y = x / sqrt(mean(x^2) + eps) * w` over groups of `group` channels of
+    the last axis of `x` (`group` 0: the whole axis). `w`, when given, has a
+    group's length; a norm without it (Llama 4's q/k norm) only normalises.
+    A group of a head's width normalises each head of a query or key
+    (Qwen3's and Gemma 3's q/k norms).
 
     Example:
     ```mlir
     %y = llm.rms_norm %x, %w {eps = 1.0e-05 : f64} : tensor<1x1x4096xbf16>, tensor<4096xbf16>
+    %q = llm.rms_norm %x {eps = 1.0e-06 : f64, group = 128} : tensor<1x1x4096xbf16>
     ```
   }];
-  let arguments = (ins LLM_Activation:$input, LLM_Weight:$weight, F64Attr:$eps);
+  let arguments = (ins LLM_Activation:$input, Optional<LLM_Weight>:$weight,
+                       F64Attr:$eps, DefaultValuedAttr<SF_I64Attr, "0">:$group);
   let results = (outs LLM_Activation:$result);
   let assemblyFormat = [{
-    $input `,` $weight attr-dict `:` type($input) `,` type($weight)
+    $input (`,` $weight^)? attr-dict `:` type($input) (`,` type($weight)^)?
   }];
   let hasVerifier = 1;
   let builders = [
     OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$weight, "double":$eps), [{
-      build($_builder, $_state, input.getType(), input, weight, $_builder.getF64FloatAttr(eps));
+      build($_builder, $_state, input.getType(), input, weight, $_builder.getF64FloatAttr(eps), $_builder.getI64IntegerAttr(0));
+    }]>,
+    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$weight, "double":$eps, "int64_t":$group), [{
+      build($_builder, $_state, input.getType(), input, weight, $_builder.getF64FloatAttr(eps), $_builder.getI64IntegerAttr(group));
     }]>
   ];
 }
