@@ -235,6 +235,12 @@ cl::opt<bool> listKvOpt(
     cl::desc("List the KV policies and formats with their published accuracy "
              "effects, each with its source (quoted, never simulated)"),
     cl::cat(outputCat), cl::sub(listCmd));
+cl::opt<bool> familiesOpt(
+    "families",
+    cl::desc("List the model families (model_type) the config reader knows, "
+             "what each builds, and the keys of their configs that do not "
+             "change costs"),
+    cl::cat(outputCat), cl::sub(listCmd));
 cl::opt<bool> jsonOpt("json", cl::desc("Print JSON instead of a summary"),
                       cl::cat(outputCat), cl::sub(infoCmd));
 cl::opt<std::string> outputOpt("o", cl::desc("Output file ('-' for stdout)"),

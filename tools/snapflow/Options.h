@@ -87,6 +87,7 @@ extern cl::opt<std::string> deploymentOpt;
 extern cl::opt<bool> componentsOpt;
 extern cl::opt<bool> reportKeysOpt;
 extern cl::opt<bool> listKvOpt;
+extern cl::opt<bool> familiesOpt;
 extern cl::opt<bool> jsonOpt;
 extern cl::opt<std::string> outputOpt;
 

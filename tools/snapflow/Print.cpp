@@ -60,7 +60,21 @@ static void printKVMethods(llvm::raw_ostream &os) {
 }
 
 Error snapflow::tools::printList(llvm::raw_ostream &os, bool components,
-                                 bool reportKeys, bool kv) {
+                                 bool reportKeys, bool kv, bool families) {
+  if (families) {
+    for (const models::ModelFamily &f : models::ModelConfig::families()) {
+      if (f.modelType.empty())
+        os << "Keys every family reads past (they do not change costs):\n";
+      else
+        os << formatv("\n{0}: {1}{2}\n", f.modelType, f.graph,
+                      f.nestedIn.empty()
+                          ? std::string()
+                          : " (the decoder in " + f.nestedIn + ")");
+      for (const auto &[key, why] : f.ignored)
+        os << formatv("  {0,-32} {1}\n", key, why);
+    }
+    return Error::success();
+  }
   if (kv) {
     printKVMethods(os);
     os << "\nPublished accuracy effects (quoted from their sources, never "
@@ -90,6 +104,11 @@ Error snapflow::tools::printList(llvm::raw_ostream &os, bool components,
                   .str()
         : c->isMLA()
             ? formatv("MLA, {0} routed experts (top {1})", c->numRoutedExperts,
+                      c->numExpertsPerToken)
+                  .str()
+        : c->numRoutedExperts > 0
+            ? formatv("GQA {0}/{1} heads, {2} experts (top {3})", c->numHeads,
+                      c->numKvHeads, c->numRoutedExperts,
                       c->numExpertsPerToken)
                   .str()
             : formatv("GQA {0}/{1} heads", c->numHeads, c->numKvHeads).str();

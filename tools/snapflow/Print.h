@@ -22,9 +22,10 @@ namespace tools {
 
 /// `snapflow list`: built-in models, chips and KV policies; or the
 /// simulator's components; or the keys of the simulation report; or (`kv`)
-/// the KV policies and formats with their published accuracy effects.
+/// the KV policies and formats with their published accuracy effects; or
+/// (`families`) the model families and the keys they read past.
 llvm::Error printList(llvm::raw_ostream &os, bool components, bool reportKeys,
-                      bool kv);
+                      bool kv, bool families);
 void printInfo(llvm::raw_ostream &os, const driver::ModelInfo &info, bool json);
 void printCompile(llvm::raw_ostream &os, const driver::CompileOutcome &c);
 /// The summary; with `profile`, the profile tables after it.

@@ -610,7 +610,8 @@ int main(int argc, char **argv) {
   if (Error e = checkOutputPaths())
     return fail(std::move(e));
   if (listCmd)
-    return checked(printList(outs(), componentsOpt, reportKeysOpt, listKvOpt));
+    return checked(printList(outs(), componentsOpt, reportKeysOpt, listKvOpt,
+                             familiesOpt));
   if (infoCmd || importCmd || compileCmd)
     return workloadCommand();
   if (simulateCmd)

@@ -63,6 +63,24 @@ func.func @rms_norm_weight(%x: tensor<1x4x64xbf16>, %w: tensor<32xbf16>) {
 
 // -----
 
+// Tests that a grouped llm.rms_norm's group divides the axis.
+func.func @rms_norm_group(%x: tensor<1x4x64xbf16>) {
+  // expected-error @+1 {{'llm.rms_norm' op group (24) must be 0 or divide the last axis (64)}}
+  %y = llm.rms_norm %x {eps = 1.0e-05 : f64, group = 24} : tensor<1x4x64xbf16>
+  return
+}
+
+// -----
+
+// Tests that a grouped llm.rms_norm's weight is a group long.
+func.func @rms_norm_group_weight(%x: tensor<1x4x64xbf16>, %w: tensor<64xbf16>) {
+  // expected-error @+1 {{'llm.rms_norm' op weight must be tensor<16xT>, got 'tensor<64xbf16>'}}
+  %y = llm.rms_norm %x, %w {eps = 1.0e-05 : f64, group = 16} : tensor<1x4x64xbf16>, tensor<64xbf16>
+  return
+}
+
+// -----
+
 // Tests that llm.rms_norm needs a positive epsilon.
 func.func @rms_norm_eps(%x: tensor<1x4x64xbf16>, %w: tensor<64xbf16>) {
   // expected-error @+1 {{'llm.rms_norm' op eps must be > 0}}

@@ -45,6 +45,17 @@ func.func @elementwise(%x: tensor<1x4x64xf16>, %w: tensor<64xf16>) -> tensor<1x4
   return %r : tensor<1x4x64xf16>
 }
 
+// Tests that llm.rms_norm normalises each head of a query (group = the
+// head's width) with a weight of that width, or without a weight.
+// CHECK-LABEL: func.func @head_norms(
+// CHECK:         llm.rms_norm %{{.+}}, %{{.+}} {eps = {{.+}} : f64, group = 16 : i64} : tensor<1x4x64xbf16>, tensor<16xbf16>
+// CHECK:         llm.rms_norm %{{.+}} {eps = 1.000000e-05 : f64, group = 16 : i64} : tensor<1x4x64xbf16>{{$}}
+func.func @head_norms(%q: tensor<1x4x64xbf16>, %w: tensor<16xbf16>) -> tensor<1x4x64xbf16> {
+  %n = llm.rms_norm %q, %w {eps = 1.0e-06 : f64, group = 16} : tensor<1x4x64xbf16>, tensor<16xbf16>
+  %m = llm.rms_norm %n {eps = 1.0e-05 : f64, group = 16} : tensor<1x4x64xbf16>
+  return %m : tensor<1x4x64xbf16>
+}
+
 // Tests that llm.linear and llm.mlp project activations.
 // CHECK-LABEL: func.func @dense(
 // CHECK-SAME:    %[[X:.+]]: tensor<1x4x64xbf16>, %[[WQ:.+]]: tensor<32x64xbf16>, %[[G:.+]]: tensor<128x64xbf16>, %[[U:.+]]: tensor<128x64xbf16>, %[[D:.+]]: tensor<64x128xbf16>)

@@ -336,3 +336,45 @@ func.func @stale_count(%x: tensor<1x1x8xbf16>) -> tensor<1x1x8xbf16> {
   return %y : tensor<1x1x8xbf16>
 }
 }
+
+// -----
+
+// Tests that the per-head ops between a projection and the attention split
+// with it: Qwen3's q norm (before the rotation), Llama 4's weightless k
+// norm (after it), and Qwen2's q/k/v biases (16 of 64 and 8 of 32 rows
+// each). A norm's weight is one head's (4) and stays whole; the output
+// projection's bias is added once, after the all-reduce's sum.
+// CHECK-LABEL: module @head_ops
+// CHECK:         llm.param @q.bias : tensor<16xbf16>
+// CHECK:         llm.param @k.bias : tensor<8xbf16>
+// CHECK:         llm.param @qn : tensor<4xbf16>
+// CHECK:         %[[Q:.+]] = llm.linear {{.+}} bias {{.+}} -> tensor<1x1x16xbf16>
+// CHECK-NEXT:    %[[QN:.+]] = llm.rms_norm %[[Q]], %{{.+}} {eps = {{.+}}, group = 4 : i64} : tensor<1x1x16xbf16>, tensor<4xbf16>
+// CHECK-NEXT:    %[[QR:.+]] = llm.rope %[[QN]] {head_dim = 4 : i64, num_heads = 4 : i64, {{.+}}} : tensor<1x1x16xbf16>
+// CHECK-NEXT:    %[[K:.+]] = llm.linear {{.+}} bias {{.+}} -> tensor<1x1x8xbf16>
+// CHECK-NEXT:    %[[KR:.+]] = llm.rope %[[K]] {head_dim = 4 : i64, num_heads = 2 : i64, {{.+}}} : tensor<1x1x8xbf16>
+// CHECK-NEXT:    %[[KN:.+]] = llm.rms_norm %[[KR]] {eps = {{.+}}, group = 4 : i64} : tensor<1x1x8xbf16>{{$}}
+// CHECK:         llm.attention %[[QR]], %[[KN]]
+// CHECK:         llm.all_reduce
+!c = !kv.cache<layers = 1, batch = 1, slots = 8, kv_heads = 8, head_dim = 4, dtype = bf16, policy = #kv.full>
+module @head_ops attributes {df.target = #df.target<"tiny">} {
+func.func @decode(%x: tensor<1x1x64xbf16>, %c: !c) -> (tensor<1x1x64xbf16>, !c) {
+  %wq = llm.param @q : tensor<64x64xbf16>
+  %bq = llm.param @q.bias : tensor<64xbf16>
+  %wk = llm.param @k : tensor<32x64xbf16>
+  %bk = llm.param @k.bias : tensor<32xbf16>
+  %wv = llm.param @v : tensor<32x64xbf16>
+  %wo = llm.param @o : tensor<64x64xbf16>
+  %qn = llm.param @qn : tensor<4xbf16>
+  %q = llm.linear %x, %wq bias %bq : tensor<1x1x64xbf16>, tensor<64x64xbf16> bias tensor<64xbf16> -> tensor<1x1x64xbf16>
+  %qnorm = llm.rms_norm %q, %qn {eps = 1.0e-06 : f64, group = 4} : tensor<1x1x64xbf16>, tensor<4xbf16>
+  %qr = llm.rope %qnorm {num_heads = 16, head_dim = 4, rotary_dim = 4, theta = 5.0e+05 : f64} : tensor<1x1x64xbf16>
+  %k = llm.linear %x, %wk bias %bk : tensor<1x1x64xbf16>, tensor<32x64xbf16> bias tensor<32xbf16> -> tensor<1x1x32xbf16>
+  %kr = llm.rope %k {num_heads = 8, head_dim = 4, rotary_dim = 4, theta = 5.0e+05 : f64} : tensor<1x1x32xbf16>
+  %knorm = llm.rms_norm %kr {eps = 1.0e-05 : f64, group = 4} : tensor<1x1x32xbf16>
+  %v = llm.linear %x, %wv : tensor<1x1x64xbf16>, tensor<32x64xbf16> -> tensor<1x1x32xbf16>
+  %o, %c1 = llm.attention %qr, %knorm, %v, %c {layer = 0, num_heads = 16, num_kv_heads = 8, head_dim = 4, phase = #llm<phase decode>} : tensor<1x1x64xbf16>, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>, !c -> tensor<1x1x64xbf16>
+  %y = llm.linear %o, %wo : tensor<1x1x64xbf16>, tensor<64x64xbf16> -> tensor<1x1x64xbf16>
+  return %y, %c1 : tensor<1x1x64xbf16>, !c
+}
+}
