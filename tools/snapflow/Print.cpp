@@ -102,14 +102,12 @@ Error snapflow::tools::printList(llvm::raw_ostream &os, bool components,
                       c->block.blockDecoder.numLayers,
                       c->block.tokenDecoder.numLayers, c->block.blockLength)
                   .str()
-        : c->isMLA()
-            ? formatv("MLA, {0} routed experts (top {1})", c->numRoutedExperts,
-                      c->numExpertsPerToken)
-                  .str()
+        : c->isMLA() ? formatv("MLA, {0} routed experts (top {1})",
+                               c->numRoutedExperts, c->numExpertsPerToken)
+                           .str()
         : c->numRoutedExperts > 0
             ? formatv("GQA {0}/{1} heads, {2} experts (top {3})", c->numHeads,
-                      c->numKvHeads, c->numRoutedExperts,
-                      c->numExpertsPerToken)
+                      c->numKvHeads, c->numRoutedExperts, c->numExpertsPerToken)
                   .str()
             : formatv("GQA {0}/{1} heads", c->numHeads, c->numKvHeads).str();
     os << formatv("  {0,-22} {1,-17} {2} layers, hidden {3}, {4}\n", name,
@@ -236,6 +234,10 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
   if (info.kvBackupBytes > 0)
     os << formatv("               and a {0} page backup in DDR\n",
                   humanBytes(info.kvBackupBytes));
+  // A TP that does not split the model leaves no plan per socket; what is
+  // above does not depend on it (the command then fails with why).
+  if (!info.planError.empty())
+    return;
   std::string kvPlacement =
       w.tp == 1 ? std::string("one socket")
       : c.isMLA()

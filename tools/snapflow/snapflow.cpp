@@ -415,6 +415,14 @@ int workloadCommand() {
         describeWorkload(*w, *llm::parseMlaCache(co->pipeline.mlaCache));
     if (!info)
       return fail(info.takeError());
+    if (!info->planError.empty()) {
+      // The TP-free figures (parameters, KV per token), then why there is
+      // no plan per socket.
+      if (!jsonOpt)
+        printInfo(outs(), *info, false);
+      outs().flush();
+      return fail(createStringError(inconvertibleErrorCode(), info->planError));
+    }
     printInfo(outs(), *info, jsonOpt);
     return 0;
   }

@@ -115,9 +115,13 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o,
     // What the user can fix (a TP that does not divide the heads) is the
     // pass's own message, said once.
     DiagnosticCollector diagnostics(context);
-    if (mlir::failed(planPm.run(**module)))
-      return makeError(withTpAdvice(
-          diagnostics.text("the pipeline failed on " + w->config.name), *w));
+    if (mlir::failed(planPm.run(**module))) {
+      info.planError = withTpAdvice(
+          diagnostics.text("the pipeline failed on " + w->config.name), *w);
+      info.mlaCache = mlaCache;
+      info.workload = std::move(*w);
+      return info;
+    }
   }
   df::MemoryPlanAttr plan = df::getMemoryPlan(decode);
   if (!plan)

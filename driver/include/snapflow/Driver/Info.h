@@ -39,6 +39,10 @@ struct ModelInfo {
   int64_t needBytes = 0; ///< weights + KV per socket
   /// How an MLA cache is laid out over the sockets (`--mla-cache`).
   llm::MlaCache mlaCache = llm::MlaCache::Replicate;
+  /// Why there is no plan per socket (a --tp that does not split the
+  /// model), or empty. The figures above it do not depend on the TP and are
+  /// still printed; the command then fails with this message.
+  std::string planError;
 };
 
 /// `mlaCache` is `--mla-cache`: replicate, sequence or batch.
