@@ -110,8 +110,6 @@ const IgnoredKey kIgnored[] = {
 namespace snapflow::models {
 extern const Family kBlockTransformerFamily = {
     "block_transformer",
-    "Block Transformer: a block decoder and a token decoder (GPT-NeoX)",
-    read,
-    nullptr,
-    kIgnored};
+    "Block Transformer: a block decoder and a token decoder (GPT-NeoX)", read,
+    nullptr, kIgnored};
 } // namespace snapflow::models
