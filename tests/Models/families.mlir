@@ -72,16 +72,29 @@
 // PHIMOE: llm.param @model.layers.0.self_attn.o_proj.bias
 // PHIMOE: llm.moe {{.*}}num_experts = 16 : i64, top_k = 2 : i64
 
-// gpt-oss-120b: q/k/v/o biases, 128 experts of 2880, top 4; what is not
-// built yet, `info` says.
-// RUN: snapflow import --model gpt-oss-120b --batch 1 --prompt 16 --context 32 | snapflow-opt | FileCheck %s --check-prefix=GPTOSS
-// GPTOSS: func.func @decode
+// gpt-oss-120b: q/k/v/o biases, 128 experts of 2880, top 4. Its even
+// layers slide over 128 tokens: their K/V is a window cache (the argument
+// marked llm.window) of 128 slots, where a 512-token prompt leaves its
+// last 128; the odd layers' is the full cache of the prompt's 512. What is
+// not built yet, `info` says.
+// RUN: snapflow import --model gpt-oss-120b --batch 1 --prompt 512 --context 1024 | snapflow-opt | FileCheck %s --check-prefix=GPTOSS
+// GPTOSS: func.func @prefill(%{{.+}}: tensor<1x512xi32>, %{{.+}}: !kv.cache<layers = 18, batch = 1, slots = 512, {{.+}}>, %{{.+}}: !kv.cache<layers = 18, batch = 1, slots = 128, {{.+}}> {llm.window = 128 : i64})
+// GPTOSS: llm.attention {{.+}}layer = 0 : i64, llm.layer = 0 : i64, {{.+}}window = 128 : i64}
 // GPTOSS: llm.param @model.layers.0.self_attn.o_proj.bias {{.*}} : tensor<2880xbf16>
 // GPTOSS: llm.moe {{.*}}num_experts = 128 : i64, top_k = 4 : i64
+// GPTOSS: llm.attention {{.+}}layer = 0 : i64, llm.layer = 1 : i64, {{.+}}phase = #llm<phase prefill>}
+// GPTOSS: func.func @decode(%{{.+}}: tensor<1x1xi32>, %{{.+}}: !kv.cache<layers = 18, batch = 1, slots = 1024, {{.+}}>, %{{.+}}: !kv.cache<layers = 18, batch = 1, slots = 128, {{.+}}> {llm.window = 128 : i64})
 // RUN: snapflow info --model gpt-oss-120b --chip sn40l-16 --context 4096 | FileCheck %s --check-prefix=GPTOSS-INFO
-// GPTOSS-INFO: (approximation: 18 of 36 layers are sliding-window (128 tokens): built as full attention
+// GPTOSS-INFO: (snapstream:budget=1024,{{.+}} compresses the 18 full layers; the 18 sliding-window layers keep their 128-token ring)
 // GPTOSS-INFO: (approximation: MXFP4 experts
 // GPTOSS-INFO: parameters   116.79 B total, 5.71 B active per token
+// GPTOSS-INFO: KV cache     36864 B per token of one sequence (its 18 full layers)
+// GPTOSS-INFO-NEXT: and 18 windowed layers of 128 tokens: 36.00 MiB for the whole batch, not compressed by the policy
+
+// The policy compresses only the full cache: the window cache keeps
+// #kv.full and its 128 slots.
+// RUN: snapflow import --model gpt-oss-120b --batch 1 --prompt 512 --context 1024 --phase decode | snapflow-opt --kv-compress="policy=snapstream:budget=256" | FileCheck %s --check-prefix=GPTOSS-KV
+// GPTOSS-KV: func.func @decode(%{{.+}}: tensor<1x1xi32>, %{{.+}}: !kv.cache<layers = 18, batch = 1, slots = 256, {{.+}}policy = #kv.snapstream<{{.+}}>>, %{{.+}}: !kv.cache<layers = 18, batch = 1, slots = 128, {{.+}}policy = #kv.full> {llm.window = 128 : i64})
 
 // Kimi-K2 is DeepSeek-V3's MLA graph: 64 heads, 384 experts + 1 shared.
 // RUN: snapflow import --model %S/Inputs/published/moonshotai__Kimi-K2-Instruct.json --batch 1 --prompt 16 --context 32 | snapflow-opt | FileCheck %s --check-prefix=KIMI

@@ -127,44 +127,51 @@ Error snapflow::tools::printList(llvm::raw_ostream &os, bool components,
   return Error::success();
 }
 
-void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
-                                bool json) {
+namespace {
+/// `snapflow info --json`.
+void printInfoJson(llvm::raw_ostream &os, const ModelInfo &info) {
   const Workload &w = info.workload;
   const ModelStats &stats = info.stats;
-  if (json) {
-    llvm::json::Object fitsJson;
-    for (arch::MemoryTier tier : arch::kAllTiers)
-      fitsJson[arch::tierName(tier)] = info.fits[static_cast<size_t>(tier)];
-    // What the figures are of: snapflow, the model, the chip and the KV
-    // policy as resolved.
-    llvm::json::Object root{
-        {"snapflow", versionString()},
-        {"model", w.config.name},
-        {"model_fingerprint", w.config.fingerprint()},
-        {"weights_dtype", weightsDtypeLabel(w)},
-        {"chip", w.chip.getName()},
-        {"chip_fingerprint", w.chip.fingerprint()},
-        {"tp", w.tp},
-        {"kv", w.kvLabel()},
-        {"layers", stats.layers},
-        {"params_total", stats.paramsTotal},
-        {"params_active", stats.paramsActive},
-        {"kv_bytes_per_token", stats.kvBytesPerToken},
-        {"kv_bytes", info.kvBytes},
-        {"kv_format", w.kvFormatLabel()},
-        {"cla_share_factor", w.config.claShareFactor},
-        {"tokens_per_kv_slot", w.config.tokensPerCachePosition()},
-        {"kv_state_bytes", info.kvStateBytes},
-        {"kv_backup_bytes", info.kvBackupBytes},
-        {"mla_cache", llm::mlaCacheName(info.mlaCache)},
-        {"weights_bytes_per_socket", info.planWeightsBytes},
-        {"kv_bytes_per_socket", info.planKvBytes},
-        {"max_batch", info.maxBatch},
-        {"fits", std::move(fitsJson)},
-    };
-    os << formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
-    return;
-  }
+  llvm::json::Object fitsJson;
+  for (arch::MemoryTier tier : arch::kAllTiers)
+    fitsJson[arch::tierName(tier)] = info.fits[static_cast<size_t>(tier)];
+  // What the figures are of: snapflow, the model, the chip and the KV
+  // policy as resolved.
+  llvm::json::Object root{
+      {"snapflow", versionString()},
+      {"model", w.config.name},
+      {"model_fingerprint", w.config.fingerprint()},
+      {"weights_dtype", weightsDtypeLabel(w)},
+      {"chip", w.chip.getName()},
+      {"chip_fingerprint", w.chip.fingerprint()},
+      {"tp", w.tp},
+      {"kv", w.kvLabel()},
+      {"layers", stats.layers},
+      {"params_total", stats.paramsTotal},
+      {"params_active", stats.paramsActive},
+      {"kv_bytes_per_token", stats.kvBytesPerToken},
+      {"kv_bytes", info.kvBytes},
+      {"kv_format", w.kvFormatLabel()},
+      {"cla_share_factor", w.config.claShareFactor},
+      {"tokens_per_kv_slot", w.config.tokensPerCachePosition()},
+      {"kv_state_bytes", info.kvStateBytes},
+      {"kv_backup_bytes", info.kvBackupBytes},
+      {"mla_cache", llm::mlaCacheName(info.mlaCache)},
+      {"weights_bytes_per_socket", info.planWeightsBytes},
+      {"kv_bytes_per_socket", info.planKvBytes},
+      {"max_batch", info.maxBatch},
+      {"fits", std::move(fitsJson)},
+  };
+  os << formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+}
+} // namespace
+
+void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
+                                bool json) {
+  if (json)
+    return printInfoJson(os, info);
+  const Workload &w = info.workload;
+  const ModelStats &stats = info.stats;
 
   const models::ModelConfig &c = w.config;
   os << formatv("{0} ({1}) on {2}, tensor parallel over {3} of {4} socket(s)\n",
@@ -210,8 +217,20 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
                   "on chip)\n",
                   stats.kvBytesPerToken, c.block.blockLength);
   else
-    os << formatv("  KV cache     {0} B per token of one sequence\n",
-                  stats.kvBytesPerToken);
+    os << formatv("  KV cache     {0} B per token of one sequence{1}\n",
+                  stats.kvBytesPerToken,
+                  stats.windowLayers > 0
+                      ? formatv(" (its {0} full layers)",
+                                stats.layers - stats.windowLayers)
+                            .str()
+                      : std::string());
+  // Sliding and chunked layers keep a ring of their window, whatever the
+  // context and the policy.
+  if (stats.windowLayers > 0)
+    os << formatv("               and {0} windowed layers of {1} tokens: {2} "
+                  "for the whole batch, not compressed by the policy\n",
+                  stats.windowLayers, c.windowTokens(),
+                  humanBytes(stats.kvWindowBytes));
   if (w.kvSlots >= positions)
     os << formatv("               {0} keeps all {1} {2}s of a sequence\n",
                   w.kvLabel(), positions, unit);

@@ -17,8 +17,8 @@ namespace {
 /// The counts of ModelStats, checked while they accumulate.
 struct CheckedStats {
   CheckedInt layers, moeLayers, paramsTotal, weightBytes, kvBytesPerToken,
-      flops, bytesRead, bytesWritten, linkBytes, inactive, upkeepFlops,
-      upkeepBytes;
+      kvWindowBytes, windowLayers, flops, bytesRead, bytesWritten, linkBytes,
+      inactive, upkeepFlops, upkeepBytes;
 };
 
 /// Accumulates the stats of a block; ops inside an llm.repeat count once per
@@ -71,10 +71,18 @@ struct StatsWalker {
     if (cacheValue) {
       c.layers += times;
       auto cache = cast<kv::KVCacheTypeInterface>(cacheValue.getType());
-      // A later layer of a CLA group reads its group's cache layer.
-      if (llm::writesKV(op))
-        c.kvBytesPerToken += times * cache.getBytesPerTokenPerLayer();
-      kvSlots = cache.getSlots();
+      // A later layer of a CLA group reads its group's cache layer; a
+      // windowed layer's ring is bounded by its window.
+      if (llm::getWindow(op) > 0) {
+        c.windowLayers += times;
+        if (llm::writesKV(op))
+          c.kvWindowBytes +=
+              times * cache.getBytesPerSequencePerLayer() * cache.getBatch();
+      } else {
+        if (llm::writesKV(op))
+          c.kvBytesPerToken += times * cache.getBytesPerTokenPerLayer();
+        kvSlots = cache.getSlots();
+      }
       batch = cache.getBatch();
     }
     if (auto cost = dyn_cast<CostOpInterface>(op)) {
@@ -94,9 +102,10 @@ FailureOr<ModelStats> snapflow::computeModelStats(func::FuncOp fn) {
   w.walk(fn.getBody().front(), 1);
   const CheckedStats &c = w.c;
   CheckedInt active = c.paramsTotal - c.inactive;
-  for (CheckedInt v : {c.layers, c.moeLayers, c.paramsTotal, c.weightBytes,
-                       c.kvBytesPerToken, c.flops, c.bytesRead, c.bytesWritten,
-                       c.linkBytes, active, c.upkeepFlops, c.upkeepBytes})
+  for (CheckedInt v :
+       {c.layers, c.moeLayers, c.paramsTotal, c.weightBytes, c.kvBytesPerToken,
+        c.kvWindowBytes, c.windowLayers, c.flops, c.bytesRead, c.bytesWritten,
+        c.linkBytes, active, c.upkeepFlops, c.upkeepBytes})
     if (v.overflowed())
       return fn.emitOpError()
              << "totals (parameters, bytes or FLOPs over all layers) exceed "
@@ -108,6 +117,8 @@ FailureOr<ModelStats> snapflow::computeModelStats(func::FuncOp fn) {
   s.paramsActive = active.value();
   s.weightBytes = c.weightBytes.value();
   s.kvBytesPerToken = c.kvBytesPerToken.value();
+  s.kvWindowBytes = c.kvWindowBytes.value();
+  s.windowLayers = c.windowLayers.value();
   s.kvSlots = w.kvSlots;
   s.batch = w.batch;
   s.flops = c.flops.value();

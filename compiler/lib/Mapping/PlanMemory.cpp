@@ -80,11 +80,14 @@ private:
     // 64-bit byte counts is an error, never a wrapped "fits".
     CheckedInt kvTotal = 0, backupTotal = 0, overflowProbe = 0;
     std::string policy = "full";
-    for (Type t : fn.getArgumentTypes())
+    for (auto [i, t] : llvm::enumerate(fn.getArgumentTypes()))
       if (auto cache = dyn_cast<kv::KVCacheTypeInterface>(t)) {
         kvTotal += cache.getTotalBytes();
         backupTotal += cache.getBackupBytes();
         batch = cache.getBatch();
+        // The windowed layers' ring has neither the context nor the policy.
+        if (llm::isWindowCache(fn, i))
+          continue;
         context = cache.getTotalSlots().value();
         policy = cache.getPolicy().getLabel();
       }

@@ -91,7 +91,7 @@ snapflow::driver::describeWorkload(const WorkloadOptions &o,
   info.kvBackupBytes = backup.get().value_or(0);
   std::optional<int64_t> kvBytes =
       (CheckedInt(stats->kvBytesPerToken) * stats->kvSlots * o.batch + state +
-       residual)
+       residual + stats->kvWindowBytes)
           .get();
   if (!kvBytes)
     return makeError(formatv("{0}: the KV cache of batch {1} exceeds a "

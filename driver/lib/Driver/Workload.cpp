@@ -183,6 +183,16 @@ std::vector<std::string> Workload::notes() const {
   std::vector<std::string> out;
   if (!tpNote.empty())
     out.push_back(tpNote);
+  if (int64_t windowed = config.windowedLayers(); windowed > 0)
+    out.push_back(formatv(
+        "{0} {1} the {2} full layers; the {3} {4} "
+        "layers keep their {5}-token ring",
+        kvLabel(), kvCompressing ? "compresses" : "holds",
+        config.numLayers - windowed, windowed,
+        llvm::is_contained(config.layerSpans, models::AttentionSpan::Chunked)
+            ? "chunked"
+            : "sliding-window",
+        config.windowTokens()));
   for (const std::string &a : config.approximations())
     out.push_back("approximation: " + a);
   if (!config.unknownKeys.empty())

@@ -55,15 +55,37 @@ public:
         prefix((chunking.chunks - 1) * chunking.chunkTokens) {}
 
   func::FuncOp build(StringRef name) {
-    Type cacheType = makeCacheType();
+    // A model with windowed layers (sliding or chunked) keeps their K/V in
+    // a window cache of at most W slots beside the full layers' cache.
+    // Without, one cache layer per CLA group; each MTP depth caches its own.
+    int64_t fullLayers = 0, windowLayers = 0;
+    for (int64_t i = 0; i < c.numLayers; ++i)
+      cacheIndex.push_back(c.isWindowed(i) ? windowLayers++ : fullLayers++);
+    if (windowLayers == 0)
+      fullLayers = c.cacheLayers();
+    window = windowLayers > 0 ? c.windowTokens() : 0;
+    Type cacheType = windowLayers < c.numLayers
+                         ? makeCacheType(fullLayers + mtp, slots)
+                         : Type();
+    Type windowType = window > 0
+                          ? makeCacheType(windowLayers, std::min(window, slots))
+                          : Type();
     auto tokensType = RankedTensorType::get({batch, tokens}, b.getI32Type());
     int64_t outTokens = phase == arch::Phase::Prefill ? 1 : tokens;
     auto logitsType = act(outTokens, c.vocabSize);
     // With speculative decoding each MTP depth adds draft logits.
     SmallVector<Type> results(1 + mtp, logitsType);
-    results.push_back(cacheType);
-    auto fn = b.create<func::FuncOp>(
-        loc, name, b.getFunctionType({tokensType, cacheType}, results));
+    SmallVector<Type> inputs{tokensType};
+    for (Type t : {cacheType, windowType})
+      if (t) {
+        inputs.push_back(t);
+        results.push_back(t);
+      }
+    auto fn =
+        b.create<func::FuncOp>(loc, name, b.getFunctionType(inputs, results));
+    if (window > 0)
+      fn.setArgAttr(inputs.size() - 1, llm::kWindowCacheAttr,
+                    b.getI64IntegerAttr(window));
     llm::setWorkload(
         fn, llm::WorkloadAttr::get(b.getContext(), phase, batch, prompt, mtp,
                                    llvm::APFloat(mtp > 0 ? acceptance : 0.0),
@@ -76,7 +98,11 @@ public:
         param("model.embed_tokens.weight", {c.vocabSize, c.hiddenSize}, bf16);
     Value h = b.create<llm::EmbedOp>(loc, act(tokens, c.hiddenSize),
                                      entry->getArgument(0), embedTable);
-    cache = entry->getArgument(1);
+    unsigned next = 1;
+    if (cacheType)
+      cache = entry->getArgument(next++);
+    if (windowType)
+      windowCache = entry->getArgument(next++);
     for (int64_t i = 0; i < c.numLayers; ++i) {
       // Every op of decoder layer i carries llm.layer = i, so later passes
       // (fuse-layers) can find the layers without guessing from shapes.
@@ -114,7 +140,9 @@ public:
                                              /*last_token_only=*/false));
       markLayerAfter(before, c.numLayers + k - 1);
     }
-    outs.push_back(cache);
+    for (Value v : {cache, windowCache})
+      if (v)
+        outs.push_back(v);
     b.create<func::ReturnOp>(loc, outs);
     return fn;
   }
@@ -163,17 +191,17 @@ private:
                                  llvm::APFloat(c.ropeTheta));
   }
 
-  Type makeCacheType() {
+  /// A cache of `layers` layers of `cacheSlots` slots: GQA or MLA, bf16,
+  /// uncompressed.
+  Type makeCacheType(int64_t layers, int64_t cacheSlots) {
     auto policy = cast<kv::KVPolicyAttrInterface>(
         kv::FullPolicyAttr::get(b.getContext()));
-    // One cache layer per CLA group; each MTP depth caches its own.
-    int64_t layers = c.cacheLayers() + mtp;
     if (c.isMLA())
       return kv::LatentCacheType::get(
-          b.getContext(), layers, batch, slots, c.kvLoraRank, c.qkRopeHeadDim,
-          bf16, policy, /*seq_shards=*/1, kv::KVFormatAttrInterface(),
-          /*batch_shards=*/1);
-    return kv::CacheType::get(b.getContext(), layers, batch, slots,
+          b.getContext(), layers, batch, cacheSlots, c.kvLoraRank,
+          c.qkRopeHeadDim, bf16, policy, /*seq_shards=*/1,
+          kv::KVFormatAttrInterface(), /*batch_shards=*/1);
+    return kv::CacheType::get(b.getContext(), layers, batch, cacheSlots,
                               c.numKvHeads, c.headDim, bf16, policy,
                               kv::KVFormatAttrInterface());
   }
@@ -224,11 +252,18 @@ private:
     if (produces)
       shared = {queryOrKey(i, p, "k", x, hkv),
                 linear(p + "v_proj", x, hkv * d, c.qkvBias)};
+    // A windowed layer reads and writes the window cache, and a chunk of
+    // a chunked prefill sees at most the window of what came before it.
+    bool windowed = window > 0 && i < c.numLayers && c.isWindowed(i);
+    Value &into = windowed ? windowCache : cache;
+    int64_t layerIndex =
+        window > 0 && i < c.numLayers ? cacheIndex[i] : c.cacheLayer(i);
     auto attn = b.create<llm::AttentionOp>(
-        loc, q.getType(), cache.getType(), /*probs=*/Type(), q, shared[0],
-        shared[1], cache, c.cacheLayer(i), hq, hkv, d, phase, prefix,
-        /*reuse_kv=*/!produces);
-    cache = attn.getNewCache();
+        loc, q.getType(), into.getType(), /*probs=*/Type(), q, shared[0],
+        shared[1], into, layerIndex, hq, hkv, d, phase,
+        windowed ? std::min(prefix, window) : prefix,
+        /*reuse_kv=*/!produces, windowed ? window : 0);
+    into = attn.getNewCache();
     return linear(p + "o_proj", attn.getResult(), c.hiddenSize, c.outputBias);
   }
 
@@ -306,6 +341,11 @@ private:
   /// context, and the last chunk's prefix.
   int64_t tokens, slots, prompt, prefix;
   Value cache;
+  /// The windowed layers' cache (null without), the window in tokens, and
+  /// each decoder layer's index in its cache.
+  Value windowCache;
+  int64_t window = 0;
+  std::vector<int64_t> cacheIndex;
   /// The K/V of the current CLA group: (key, value) for GQA, (latent, its
   /// norm weight) for MLA.
   std::array<Value, 2> shared;
@@ -355,6 +395,11 @@ snapflow::models::buildModel(MLIRContext &context, const ModelConfig &config,
                        " has no multi-token-prediction layers "
                        "(num_nextn_predict_layers is 0 or absent in " +
                        config.origin + ")");
+  if (config.windowedLayers() > 0 && config.claShareFactor != 1)
+    return optionError("--cla applies to models without sliding-window or "
+                       "chunked layers; " +
+                       config.name + " has " +
+                       llvm::Twine(config.windowedLayers()));
   if (config.isBlockTransformer() && config.claShareFactor != 1)
     return optionError("--cla applies to Llama and DeepSeek configs; " +
                        config.name + " is a Block Transformer");

@@ -171,17 +171,12 @@ int64_t ModelConfig::windowedLayers() const {
 
 std::vector<std::string> ModelConfig::approximations() const {
   std::vector<std::string> out;
-  if (int64_t n = windowedLayers())
+  if (llvm::is_contained(layerSpans, AttentionSpan::Chunked))
     out.push_back(llvm::formatv(
-        "{0} of {1} layers are {2} ({3} tokens): built as full attention, "
-        "their cache and reads not yet bounded by it",
-        n, numLayers,
-        llvm::is_contained(layerSpans, AttentionSpan::Chunked)
-            ? "chunked"
-            : "sliding-window",
-        llvm::is_contained(layerSpans, AttentionSpan::Chunked)
-            ? attentionChunk
-            : slidingWindow));
+        "{0} chunked layers are charged as windows of their {1}-token "
+        "chunk: a decode attends the whole chunk, where a query sees "
+        "(position mod {1}) + 1 keys, {2} on average",
+        windowedLayers(), attentionChunk, (attentionChunk + 1) / 2));
   std::vector<std::string> unbuilt;
   if (attentionSinks)
     unbuilt.push_back(

@@ -24,9 +24,15 @@ struct ModelStats {
   int64_t paramsTotal = 0; ///< elements of every distinct llm.param
   /// Parameters one token uses: routed experts count top_k / num_experts.
   int64_t paramsActive = 0;
-  int64_t weightBytes = 0;     ///< bytes of every distinct llm.param
-  int64_t kvBytesPerToken = 0; ///< one sequence, all layers
-  int64_t kvSlots = 0;         ///< cache slots per sequence
+  int64_t weightBytes = 0; ///< bytes of every distinct llm.param
+  /// One sequence, the layers of the full cache (every layer but the
+  /// windowed ones).
+  int64_t kvBytesPerToken = 0;
+  int64_t kvSlots = 0; ///< full cache slots per sequence
+  /// The windowed layers' cache (sliding and chunked: a ring of at most
+  /// their window), the whole batch: it does not grow with the context.
+  int64_t kvWindowBytes = 0;
+  int64_t windowLayers = 0; ///< decoder layers in the window cache
   int64_t batch = 0;
   int64_t flops = 0, bytesRead = 0, bytesWritten = 0, linkBytes = 0;
   /// Of flops and bytes (read + written), what the KV policy's and

@@ -206,8 +206,18 @@ private:
   }
 
   void declareKV() {
-    for (Type t : fn.getArgumentTypes())
+    for (auto [i, t] : llvm::enumerate(fn.getArgumentTypes()))
       if (auto cache = dyn_cast<kv::KVCacheTypeInterface>(t)) {
+        // The windowed layers' ring: plain slots, never compressed.
+        if (llm::isWindowCache(fn, i)) {
+          windowType = RankedTensorType::get(
+              {cache.getLayers(), cache.getBatch(), cache.getSlots(),
+               cache.getValuesPerToken()},
+              cache.getDtype());
+          declare("kv_window", windowType, arch::MemoryTier::HBM,
+                  /*kvCache=*/true);
+          continue;
+        }
         kvType =
             RankedTensorType::get({cache.getLayers(), cache.getBatch(),
                                    cache.getSlots(), cache.getValuesPerToken()},
@@ -518,9 +528,12 @@ private:
   /// prefix; the load's tiles all scale with the chunk, `prefix_tiles`).
   Value loadKV(Location loc, int64_t tileBytes, int64_t prefixSlots = 0) {
     // Tiles of the tensor read: a chunked prefill's prefix comes from the
-    // staged prompt, whose slots the cache's budget need not divide.
-    bool staged = prefixSlots > 0 && promptType;
-    RankedTensorType src = staged ? promptType : kvType;
+    // staged prompt, whose slots the cache's budget need not divide; a
+    // windowed layer's from its ring.
+    bool staged = prefixSlots > 0 && promptType && !windowedOp;
+    RankedTensorType src = windowedOp ? windowType
+                           : staged   ? promptType
+                                      : kvType;
     int64_t layerBytes = bytesOf(src) / src.getDimSize(0);
     int64_t want =
         std::max<int64_t>(1, layerBytes / std::max<int64_t>(1, tileBytes));
@@ -532,7 +545,10 @@ private:
             : std::max<int64_t>(1, (pieces * prefixSlots + slots - 1) / slots);
     auto load = b.create<df::LoadOp>(
         loc, streamOf(RankedTensorType::get(tile, src.getElementType())), tag,
-        staged ? "prompt_kv" : "kv_cache", tiles);
+        windowedOp ? "kv_window"
+        : staged   ? "prompt_kv"
+                   : "kv_cache",
+        tiles);
     if (prefixSlots > 0)
       load.setPrefixTiles(tiles);
     return load;
@@ -568,8 +584,9 @@ private:
       if (type)
         out.push_back({tensor, type, a.read, a.written});
     }
-    // A decode attention reads the residual beside the stored slots.
-    if (out.empty() && residualType && traffic.readsKVSlots())
+    // A decode attention reads the residual beside the stored slots (not
+    // a windowed layer's: its ring has no format).
+    if (out.empty() && residualType && traffic.readsKVSlots() && !windowedOp)
       out.push_back({"kv_residual", residualType,
                      bytesOf(residualType) / residualType.getDimSize(0), 0});
     return out;
@@ -649,6 +666,11 @@ private:
       int64_t n = std::gcd(run, t.getDimSize(2));
       return {plain, tileOf(t, n), tokens / n};
     };
+    if (windowedOp) {
+      KVWrite w = runs(windowType);
+      w.tensor = "kv_window";
+      return {w};
+    }
     if (plain == "prompt_kv")
       return {runs(promptType)};
     if (!format || isa<kv::RecallOp>(op))
@@ -676,6 +698,7 @@ private:
   /// Lowers `op`; every load, store and stage it makes is tagged with the
   /// model operator `op` works for (a run's profile charges them to it).
   LogicalResult lower(Operation *op) {
+    windowedOp = llm::getWindow(op) > 0;
     arch::OpKind kind = opKinds->lookup(op);
     tag = arch::isTaggedOpKind(kind)
               ? df::OpKindAttr::get(op->getContext(), kind)
@@ -1017,6 +1040,10 @@ private:
   bool prefill = false;
   df::ProgramOp program;
   RankedTensorType kvType;
+  /// The windowed layers' ring (kv_window; null without), and whether the
+  /// op being lowered is a windowed layer's attention.
+  RankedTensorType windowType;
+  bool windowedOp = false;
   /// A chunked prefill under a compressing policy keeps the whole prompt's
   /// K/V in `prompt_kv` of this type (its own slots) until the selection
   /// fills the cache; null otherwise.

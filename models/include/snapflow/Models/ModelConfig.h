@@ -9,6 +9,7 @@
 #ifndef SNAPFLOW_MODELS_MODELCONFIG_H
 #define SNAPFLOW_MODELS_MODELCONFIG_H
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -232,6 +233,15 @@ struct ModelConfig {
   }
   /// Decoder layers whose attention is windowed (sliding or chunked).
   int64_t windowedLayers() const;
+  /// Whether decoder layer `i` is windowed (its K/V in the window cache).
+  bool isWindowed(int64_t i) const { return spanOf(i) != AttentionSpan::Full; }
+  /// The tokens a windowed layer keeps: the chunk of a chunked model
+  /// (Llama 4), else the sliding window.
+  int64_t windowTokens() const {
+    return llvm::is_contained(layerSpans, AttentionSpan::Chunked)
+               ? attentionChunk
+               : slidingWindow;
+  }
   /// What the graph does not yet model of this config, one sentence each
   /// (said by `info` and `run`); empty when the graph is exact.
   std::vector<std::string> approximations() const;

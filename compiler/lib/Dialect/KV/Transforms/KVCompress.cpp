@@ -103,8 +103,9 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
     // width), as an error naming the flag rather than a type verifier's.
     bool bad = false;
     module.walk([&](func::FuncOp fn) {
-      for (Type t : fn.getArgumentTypes())
+      for (auto [i, t] : llvm::enumerate(fn.getArgumentTypes()))
         if (fmt && !bad && isa<KVCacheTypeInterface>(t) &&
+            !llm::isWindowCache(fn, i) &&
             failed(fmt.verifyFor(getCacheShape(t), [&] {
               return module.emitError()
                      << "kv-compress: --kv-format " << format << ": ";
@@ -128,6 +129,10 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
         // and keeps the policy's state for it.
         if (!llm::writesKV(op))
           continue;
+        // A window's ring (sliding and chunked layers) is already bounded:
+        // the policy compresses the full layers' cache.
+        if (llm::getWindow(op) > 0)
+          continue;
         if (auto gqa = dyn_cast<llm::AttentionOp>(op))
           gqa.getPhase() == arch::Phase::Decode ? decodeAround(gqa)
                                                 : prefillAfter(gqa);
@@ -140,20 +145,28 @@ struct KVCompressPass : public kv::impl::KVCompressBase<KVCompressPass> {
 
 private:
   /// Every cache value of `fn` (arguments, results, op results) takes the
-  /// budget and the policy.
+  /// budget and the policy, but the window cache's (the argument marked
+  /// llm.window and the caches its windowed attentions return).
   void rewriteTypes(func::FuncOp fn) {
     for (BlockArgument arg : fn.getArguments())
-      arg.setType(compressed(arg.getType(), slots, attr, fmt));
+      if (!llm::isWindowCache(fn, arg.getArgNumber()))
+        arg.setType(compressed(arg.getType(), slots, attr, fmt));
     fn.walk([&](Operation *op) {
+      if (llm::getWindow(op) > 0)
+        return;
       for (OpResult res : op->getResults())
         res.setType(compressed(res.getType(), slots, attr, fmt));
     });
-    SmallVector<Type> inputs, results;
-    for (Type t : fn.getArgumentTypes())
-      inputs.push_back(compressed(t, slots, attr, fmt));
+    SmallVector<Type> results;
     for (Type t : fn.getResultTypes())
-      results.push_back(compressed(t, slots, attr, fmt));
-    fn.setType(FunctionType::get(fn.getContext(), inputs, results));
+      results.push_back(t);
+    // The results take the types of what the function returns.
+    fn.walk([&](func::ReturnOp ret) {
+      results.assign(ret.getOperandTypes().begin(),
+                     ret.getOperandTypes().end());
+    });
+    fn.setType(FunctionType::get(fn.getContext(),
+                                 fn.getBody().getArgumentTypes(), results));
   }
 
   /// The per-token values an attention writes to its cache: (key, value)

@@ -77,19 +77,45 @@ LogicalResult AttentionOp::verify() {
   if (getPhase() == arch::Phase::Decode && t > cache.getSlots())
     return emitOpError() << "decodes " << t << " tokens but the cache has "
                          << cache.getSlots() << " slots";
-  if (getPhase() == arch::Phase::Prefill && !compressing &&
-      t + getPrefix() > cache.getSlots())
+  int64_t window = getWindow();
+  if (window < 0)
+    return emitOpError() << "window must be >= 0 (0: full), got " << window;
+  if (window > 0) {
+    // A window's ring holds at most W slots; a prefill's prefix beyond the
+    // window is not read.
+    if (cache.getSlots() > window)
+      return emitOpError() << "a window of " << window
+                           << " tokens keeps at most that many slots; the "
+                              "cache has "
+                           << cache.getSlots();
+    if (getPrefix() > window)
+      return emitOpError() << "prefix (" << getPrefix()
+                           << ") exceeds the window (" << window << ")";
+    if (compressing)
+      return emitOpError("a window's cache is not compressed by a KV policy");
+  } else if (getPhase() == arch::Phase::Prefill && !compressing &&
+             t + getPrefix() > cache.getSlots()) {
     return emitOpError() << "prefill of " << t + getPrefix()
                          << " tokens does not fit a full cache of "
                          << cache.getSlots() << " slots";
+  }
   return verifyProbs(*this, getProbs(), getPhase(), b, hkv, cache.getSlots());
+}
+
+/// Query-key pairs of a causal prefill of `t` tokens whose queries see at
+/// most `window` keys (0: all earlier ones): t(t+1)/2, or within a window
+/// W < t, W(W+1)/2 for the first W queries and W for each after.
+static CheckedInt windowedPairs(int64_t t, int64_t window) {
+  if (window == 0 || t <= window)
+    return causalPairs(t);
+  return causalPairs(window) + CheckedInt(t - window) * window;
 }
 CheckedInt AttentionOp::getFlops() {
   RankedTensorType q = tensorOf(getQuery());
   CheckedInt b = q.getDimSize(0), t = q.getDimSize(1);
   CheckedInt pairs =
       getPhase() == arch::Phase::Prefill
-          ? causalPairs(t)
+          ? windowedPairs(q.getDimSize(1), getWindow())
           : t * cast<kv::CacheType>(getCache().getType()).getSlots();
   // QK^T and PV (2 x 2 FLOPs per MAC) plus softmax per score, and what a
   // policy or format adds.
@@ -139,7 +165,8 @@ CheckedInt AttentionOp::getBytesWritten() {
   // cache, where kv.gather_store writes the tokens kept instead.
   int64_t t = tensorOf(getKey()).getDimSize(1);
   if (writesNewTokens(*this, cache, t))
-    bytes += kv::getWriteBytes(cache, t, getPhase() == arch::Phase::Prefill);
+    bytes += kv::getWriteBytes(cache, tokensKept(t),
+                               getPhase() == arch::Phase::Prefill);
   return bytes;
 }
 
@@ -292,7 +319,12 @@ std::optional<arch::StageKind> AttentionOp::getStageKind() {
 int64_t AttentionOp::getKVTokensWritten() {
   auto cache = cast<kv::KVCacheTypeInterface>(getCache().getType());
   int64_t t = tensorOf(getKey()).getDimSize(1);
-  return writesNewTokens(*this, cache, t) ? cache.getBatch() * t : 0;
+  return writesNewTokens(*this, cache, t) ? cache.getBatch() * tokensKept(t)
+                                          : 0;
+}
+int64_t AttentionOp::tokensKept(int64_t tokens) {
+  auto cache = cast<kv::KVCacheTypeInterface>(getCache().getType());
+  return getWindow() > 0 ? std::min(tokens, cache.getSlots()) : tokens;
 }
 bool AttentionOp::readsKVSlots() { return getPhase() == arch::Phase::Decode; }
 

@@ -17,6 +17,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
@@ -186,6 +187,18 @@ bool snapflow::llm::writesKV(Operation *op) {
   return writes;
 }
 
+int64_t snapflow::llm::getWindow(Operation *op) {
+  if (auto a = dyn_cast<AttentionOp>(op))
+    return a.getWindow();
+  return 0;
+}
+
+bool snapflow::llm::isWindowCache(Operation *fn, unsigned index) {
+  auto f = dyn_cast<FunctionOpInterface>(fn);
+  return f && index < f.getNumArguments() &&
+         f.getArgAttr(index, kWindowCacheAttr);
+}
+
 CheckedInt snapflow::llm::getPrefixFlops(Operation *op) {
   CheckedInt flops = 0;
   withAttention(op, [&](auto a) { flops = a.getPrefixFlops(); });
@@ -199,6 +212,8 @@ int64_t snapflow::llm::getStagedPromptSlots(Operation *fn) {
   int64_t chunkTokens = 0;
   kv::KVCacheTypeInterface cache;
   fn->walk([&](Operation *op) {
+    if (getWindow(op) > 0) // a window's ring is never compressed
+      return;
     withAttention(op, [&](auto a) {
       chunkTokens =
           cast<RankedTensorType>(a.getQuery().getType()).getDimSize(1);

@@ -68,6 +68,17 @@ int64_t getPrefix(mlir::Operation *op);
 /// `reuse_kv`); false for any other op.
 bool writesKV(mlir::Operation *op);
 
+/// The `window` of a GQA attention (its sliding or chunked span; 0 for a
+/// full layer and for any other op).
+int64_t getWindow(mlir::Operation *op);
+
+/// The attribute marking a phase function's window cache argument (the
+/// ring of its windowed layers, which no KV policy compresses), holding the
+/// window in tokens.
+constexpr llvm::StringLiteral kWindowCacheAttr = "llm.window";
+/// Whether argument `index` of function `fn` is its window cache.
+bool isWindowCache(mlir::Operation *fn, unsigned index);
+
 /// Of an attention's FLOPs, those on the `prefix` of a chunked prefill's
 /// last chunk (0 for any other op): chunk j of n does j/(n-1) of them.
 ::snapflow::CheckedInt getPrefixFlops(mlir::Operation *op);

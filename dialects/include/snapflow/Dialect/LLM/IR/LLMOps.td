@@ -363,6 +363,14 @@ def LLM_AttentionOp : LLM_CacheAttentionOp<"attention", [AllTypesMatch<["cache",
     each KV-head group (`tensor<B x groups x slots x f32>`; one group for
     MLA): kv-compress adds it and the kv.evict that consumes it.
 
+    With `window` W > 0 the layer attends to its last W tokens only (a
+    sliding-window layer: Gemma, gpt-oss, Mistral v0.1; a chunked layer of
+    Llama 4, charged as a window of its chunk, the most a query of a chunk
+    sees): its cache is the function's window cache (the argument marked
+    `llm.window`), a ring of at most W slots that no KV policy compresses.
+    A prefill attends causally within the window, to at most W of the
+    `prefix`, and leaves the last W tokens in the cache.
+
     With `reuse_kv` the op is a later layer of a cross-layer-attention
     group (CLA): `key` and `value` are the ones the group's first layer
     computed and wrote into cache layer `layer`. The op writes nothing
@@ -380,13 +388,17 @@ def LLM_AttentionOp : LLM_CacheAttentionOp<"attention", [AllTypesMatch<["cache",
                        SF_I64Attr:$layer, SF_I64Attr:$num_heads, SF_I64Attr:$num_kv_heads,
                        SF_I64Attr:$head_dim, LLM_PhaseAttr:$phase,
                        DefaultValuedAttr<SF_I64Attr, "0">:$prefix,
-                       UnitAttr:$reuse_kv);
+                       UnitAttr:$reuse_kv,
+                       DefaultValuedAttr<SF_I64Attr, "0">:$window);
   let results = (outs LLM_Activation:$result, KV_CacheType:$new_cache,
                       Optional<AnyRankedTensor>:$probs);
   let extraClassDeclaration = [{
     /// FLOPs of attending the T queries to the `prefix` tokens (part of
     /// getFlops, proportional to `prefix`).
     ::snapflow::CheckedInt getPrefixFlops();
+    /// Of `tokens` new tokens per sequence, those left in the cache: all,
+    /// or a window's last slots.
+    int64_t tokensKept(int64_t tokens);
   }];
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $cache attr-dict `:` type($query) `,`
