@@ -231,7 +231,9 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
                   "for the whole batch, not compressed by the policy\n",
                   stats.windowLayers, c.windowTokens(),
                   humanBytes(stats.kvWindowBytes));
-  if (w.kvSlots >= positions)
+  if (stats.windowLayers == stats.layers)
+    ; // no full layer: nothing the policy keeps or drops
+  else if (w.kvSlots >= positions)
     os << formatv("               {0} keeps all {1} {2}s of a sequence\n",
                   w.kvLabel(), positions, unit);
   else

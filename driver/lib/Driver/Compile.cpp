@@ -265,6 +265,9 @@ snapflow::driver::findMaxBatch(const Workload &w, const WorkloadOptions &o,
     llvm::consumeError(std::move(e));
     return false;
   };
+  // No batch beyond the builder's bound is built: a model so small that
+  // more fit (a tiny test model on a 64 GiB socket) is reported at it.
+  estimate = std::min<int64_t>(*estimate, models::kMaxBatch);
   int64_t lo = 0, hi = 0; // lo fits, hi does not
   auto top = fitsAt(*estimate);
   if (!top)
@@ -272,6 +275,9 @@ snapflow::driver::findMaxBatch(const Workload &w, const WorkloadOptions &o,
   if (*top) {
     lo = *estimate;
     for (int64_t step = 1;; step *= 2) {
+      if (lo == models::kMaxBatch)
+        return lo;
+      step = std::min(step, models::kMaxBatch - lo);
       auto above = fitsAt(lo + step);
       if (!above)
         return above.takeError();

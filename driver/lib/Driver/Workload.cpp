@@ -183,16 +183,22 @@ std::vector<std::string> Workload::notes() const {
   std::vector<std::string> out;
   if (!tpNote.empty())
     out.push_back(tpNote);
-  if (int64_t windowed = config.windowedLayers(); windowed > 0)
-    out.push_back(formatv(
-        "{0} {1} the {2} full layers; the {3} {4} "
-        "layers keep their {5}-token ring",
-        kvLabel(), kvCompressing ? "compresses" : "holds",
-        config.numLayers - windowed, windowed,
+  if (int64_t windowed = config.windowedLayers(); windowed > 0) {
+    llvm::StringRef kind =
         llvm::is_contained(config.layerSpans, models::AttentionSpan::Chunked)
             ? "chunked"
-            : "sliding-window",
-        config.windowTokens()));
+            : "sliding-window";
+    if (windowed == config.numLayers)
+      out.push_back(formatv("{0} has nothing to compress: every layer is "
+                            "{1} and keeps its {2}-token ring",
+                            kvLabel(), kind, config.windowTokens()));
+    else
+      out.push_back(formatv("{0} {1} the {2} full layers; the {3} {4} "
+                            "layers keep their {5}-token ring",
+                            kvLabel(), kvCompressing ? "compresses" : "holds",
+                            config.numLayers - windowed, windowed, kind,
+                            config.windowTokens()));
+  }
   for (const std::string &a : config.approximations())
     out.push_back("approximation: " + a);
   if (!config.unknownKeys.empty())

@@ -325,6 +325,24 @@ func.func @attention_decode_overflow(%q: tensor<1x64x64xbf16>, %k: tensor<1x64x3
 
 // -----
 
+// Tests that a window's ring holds at most the window.
+func.func @attention_window_slots(%q: tensor<1x1x64xbf16>, %k: tensor<1x1x32xbf16>, %v: tensor<1x1x32xbf16>, %c: !kv.cache<layers = 1, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>) {
+  // expected-error @+1 {{'llm.attention' op a window of 16 tokens keeps at most that many slots; the cache has 32}}
+  %o, %c1 = llm.attention %q, %k, %v, %c {layer = 0, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase decode>, window = 16} : tensor<1x1x64xbf16>, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>, !kv.cache<layers = 1, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full> -> tensor<1x1x64xbf16>
+  return
+}
+
+// -----
+
+// Tests that no KV policy compresses a window's ring.
+func.func @attention_window_policy(%q: tensor<1x1x64xbf16>, %k: tensor<1x1x32xbf16>, %v: tensor<1x1x32xbf16>, %c: !kv.cache<layers = 1, batch = 1, slots = 16, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.streaming<sinks = 4, window = 12>>) {
+  // expected-error @+1 {{'llm.attention' op a window's cache is not compressed by a KV policy}}
+  %o, %c1 = llm.attention %q, %k, %v, %c {layer = 0, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase decode>, window = 16} : tensor<1x1x64xbf16>, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>, !kv.cache<layers = 1, batch = 1, slots = 16, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.streaming<sinks = 4, window = 12>> -> tensor<1x1x64xbf16>
+  return
+}
+
+// -----
+
 // Tests that llm.attention cannot prefill a prompt longer than a full cache.
 func.func @attention_prefill_overflow(%q: tensor<1x64x64xbf16>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>, %c: !kv.cache<layers = 2, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>) {
   // expected-error @+1 {{'llm.attention' op prefill of 64 tokens does not fit a full cache of 32 slots}}

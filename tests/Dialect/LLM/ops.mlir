@@ -88,6 +88,15 @@ func.func @moe(%x: tensor<1x1x64xbf16>, %r: tensor<8x64xbf16>, %g: tensor<8x32x6
   return %routed, %sum : tensor<1x1x64xbf16>, tensor<1x1x64xbf16>
 }
 
+// Tests that a windowed llm.attention prefills a prompt longer than its
+// ring (64 tokens into 16 slots: it keeps the last 16).
+// CHECK-LABEL: func.func @attention_window(
+// CHECK:         llm.attention {{.+}}phase = #llm<phase prefill>, window = 16 : i64}
+func.func @attention_window(%q: tensor<1x64x64xbf16>, %k: tensor<1x64x32xbf16>, %v: tensor<1x64x32xbf16>, %c: !kv.cache<layers = 1, batch = 1, slots = 16, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full> {llm.window = 16 : i64}) -> tensor<1x64x64xbf16> {
+  %o, %c1 = llm.attention %q, %k, %v, %c {layer = 0, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase prefill>, window = 16} : tensor<1x64x64xbf16>, tensor<1x64x32xbf16>, tensor<1x64x32xbf16>, !kv.cache<layers = 1, batch = 1, slots = 16, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full> -> tensor<1x64x64xbf16>
+  return %o : tensor<1x64x64xbf16>
+}
+
 // Tests that llm.attention decodes one token per sequence over a full cache
 // (4 query heads sharing 2 KV heads).
 // CHECK-LABEL: func.func @attention_decode(
