@@ -17,8 +17,55 @@ KV_METHODS_ARGS = (
     "--cla", "1,2", "-j", "2")
 
 
+# A sliding-window family (issue 34): gpt-oss-120b, whose even layers keep
+# a 128-token ring and whose softmax has learned sinks.
+WINDOW_ARGS = (
+    "--model", "gpt-oss-120b", "--chip", "sn40l-16", "--context", "128k",
+    "--batch", "max",
+    "--kv", "full,snapkv:ratio=4,snapstream:ratio=4,h2o:ratio=4",
+    "--kv-format", "bf16,fp8", "-j", "2")
+
+
+def window_family(b, g):
+    out = os.path.join(b.tmp, "kv-methods-window")
+    b.command("sweep", *WINDOW_ARGS, "-o", out)
+    with open(os.path.join(out, "results.csv")) as f:
+        rows = list(csv.DictReader(f))
+    bad = [r for r in rows if r["status"] != "ok"]
+    if bad:
+        sys.exit("docs.py: the sliding-window sweep has points that did not "
+                 "run: " + "; ".join(f"{r['index']}: {r['reason']}"
+                                     for r in bad))
+    args = list(WINDOW_ARGS)
+    g["window-command"] = ("\n```sh\nbuild/bin/snapflow sweep " +
+                           " \\\n    ".join(" ".join(args[i:i + 2]) for i in
+                                             range(0, len(args), 2)) +
+                           " \\\n    -o kv-methods-window\n```\n")
+    lines = ["| policy | format | KV GiB / socket | largest batch | "
+             "tokens/s | KV upkeep per step (GFLOP, MB) | binds |",
+             "|" + " --- |" * 7]
+    for r in rows:
+        lines.append(
+            f"| `{r['kv']}` | `{r['kv_format']}` | "
+            f"{float(r['report.kv_cache_bytes_per_socket']) / 2**30:.1f} | "
+            f"{r['report.batch']} | "
+            f"{float(r['report.throughput_tokens_per_s']):.0f} | "
+            f"{float(r['report.kv_upkeep.flops_per_step']) / 1e9:.2f}, "
+            f"{float(r['report.kv_upkeep.bytes_per_step']) / 1e6:.1f} | "
+            f"{r['report.roofline.binding']} |")
+    g["gpt-oss-120b-128K"] = "\n" + "\n".join(lines) + "\n"
+    info = b.command("info", "--model", "gpt-oss-120b", "--chip",
+                     "sn40l-16", "--batch", "1")
+    g["gpt-oss-120b-kv"] = "\n```\n$ snapflow info --model gpt-oss-120b " \
+        "--chip sn40l-16 --batch 1\n" + "\n".join(
+            l for l in info.splitlines()
+            if "KV cache" in l or "windowed layers" in l or
+            "compresses the" in l) + "\n```\n"
+
+
 def kv_methods(b):
     g = {}
+    window_family(b, g)
     out = os.path.join(b.tmp, "kv-methods")
     b.command("sweep", *KV_METHODS_ARGS, "-o", out)
     with open(os.path.join(out, "results.csv")) as f:
