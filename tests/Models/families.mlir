@@ -86,8 +86,8 @@
 // GPTOSS: func.func @decode(%{{.+}}: tensor<1x1xi32>, %{{.+}}: !kv.cache<layers = 18, batch = 1, slots = 1024, {{.+}}>, %{{.+}}: !kv.cache<layers = 18, batch = 1, slots = 128, {{.+}}> {llm.window = 128 : i64})
 // RUN: snapflow info --model gpt-oss-120b --chip sn40l-16 --context 4096 | FileCheck %s --check-prefix=GPTOSS-INFO
 // GPTOSS-INFO: (snapstream:budget=1024,{{.+}} compresses the 18 full layers; the 18 sliding-window layers keep their 128-token ring)
-// GPTOSS-INFO: (approximation: MXFP4 experts
 // GPTOSS-INFO: parameters   116.79 B total, 5.71 B active per token
+// GPTOSS-INFO-NEXT: weights      60.69 GiB (projections in bf16, routed experts in MXFP4)
 // GPTOSS-INFO: KV cache     36864 B per token of one sequence (its 18 full layers)
 // GPTOSS-INFO-NEXT: and 18 windowed layers of 128 tokens: 36.00 MiB for the whole batch, not compressed by the policy
 

@@ -262,9 +262,18 @@ TEST(Families, MixtralDecodeStep) {
 // 18 x 255,133,632 = 11,609,429,760; final norm 11,520; head
 // 2.2880.201088 = 1,158,266,880. Total 12,767,708,160 (every layer full:
 // 18 x 134,701,056 = 2,424,619,008 more).
+// Weights as stored: the routed experts in MXFP4, each row of 2880 values
+// 2880 x 4 / 8 = 1,440 B plus 2880 / 32 = 90 one-byte scales = 1,530 B;
+// per layer 3 matrices of 128 x 2880 rows = 3 x 564,019,200 =
+// 1,692,057,600 B, x36 = 60,914,073,600; the other 116,789,336,640 -
+// 36 x 3,185,049,600 = 2,127,551,040 parameters in bf16, 4,255,102,080 B.
+// Total 65,169,175,680 B (60.69 GiB; the checkpoint's is about 65.2 GB,
+// MODEL-FAMILIES.md section 3).
 TEST(Families, GptOssDecodeStep) {
   MLIRContext ctx;
   ModelStats s = decodeStats(ctx, published("openai__gpt-oss-120b.json"), 8192);
   EXPECT_EQ(s.flops, 12767708160LL);
   EXPECT_EQ(s.windowLayers, 18);
+  EXPECT_EQ(s.weightBytes, 60914073600LL + 4255102080LL);
+  EXPECT_EQ(s.weightBytes, 65169175680LL);
 }

@@ -205,10 +205,11 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
                       : std::string());
   os << formatv("  parameters   {0:f2} B total, {1:f2} B active per token\n",
                 stats.paramsTotal / 1e9, stats.paramsActive / 1e9);
-  os << formatv(
-      "  weights      {0} (projections in {1})\n",
-      humanBytes(stats.weightBytes),
-      models::weightDtypeName(w.weightsDtype.value_or(c.weightDtype)));
+  os << formatv("  weights      {0} (projections in {1}{2})\n",
+                humanBytes(stats.weightBytes),
+                models::weightDtypeName(w.weightsDtype.value_or(c.weightDtype)),
+                c.mxfp4Experts && !w.weightsDtype ? ", routed experts in MXFP4"
+                                                  : "");
   int64_t positions = c.cachePositions(info.context);
   llvm::StringRef unit = c.isBlockTransformer() ? "block" : "token";
   if (c.isBlockTransformer())

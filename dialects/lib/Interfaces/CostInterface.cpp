@@ -10,6 +10,8 @@
 using namespace mlir;
 using namespace snapflow;
 
+#include "snapflow/Interfaces/CostAttrInterface.cpp.inc"
+
 int64_t snapflow::getElementBytes(Type type) {
   unsigned bits = type.getIntOrFloatBitWidth();
   return (bits + 7) / 8;
@@ -23,6 +25,15 @@ CheckedInt snapflow::getNumElements(Type type) {
 
 CheckedInt snapflow::getTensorBytes(Type type) {
   auto shaped = llvm::cast<ShapedType>(type);
+  // A tensor stored in another form (MXFP4) takes its bytes as stored, row
+  // by row along its last dimension.
+  if (auto ranked = llvm::dyn_cast<RankedTensorType>(type))
+    if (auto format = llvm::dyn_cast_or_null<StorageFormatAttrInterface>(
+            ranked.getEncoding());
+        format && ranked.getRank() > 0) {
+      CheckedInt rows = checkedProduct(ranked.getShape().drop_back());
+      return rows * format.getStorageBytes(ranked.getShape().back());
+    }
   return getNumElements(type) * getElementBytes(shaped.getElementType());
 }
 

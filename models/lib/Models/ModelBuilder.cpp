@@ -41,7 +41,8 @@ public:
         projType(o.weightsDtype.value_or(c.weightDtype) == WeightDtype::FP8
                      ? Type(b.getFloat8E4M3FNType())
                      : Type(b.getBF16Type())),
-        batch(o.batch), mtp(phase == arch::Phase::Decode ? o.mtpDepth : 0),
+        mxfp4Experts(c.mxfp4Experts && !o.weightsDtype), batch(o.batch),
+        mtp(phase == arch::Phase::Decode ? o.mtpDepth : 0),
         acceptance(o.mtpAcceptance),
         chunking(phase == arch::Phase::Prefill
                      ? chunkPrompt(o.promptTokens, o.prefillChunk)
@@ -312,9 +313,21 @@ private:
     Value routing = b.create<llm::RouteOp>(
         loc, RankedTensorType::get({batch, tokens, k}, b.getI32Type()), x,
         router, k);
-    Value gate = param(p + "experts.gate_proj.weight", {e, im, hs}, projType);
-    Value up = param(p + "experts.up_proj.weight", {e, im, hs}, projType);
-    Value down = param(p + "experts.down_proj.weight", {e, hs, im}, projType);
+    // Experts the checkpoint stores in MXFP4 (gpt-oss) keep that form
+    // unless --weights-dtype says otherwise.
+    auto expert = [&](const std::string &name,
+                      ArrayRef<int64_t> shape) -> Value {
+      if (!mxfp4Experts)
+        return param(name, shape, projType);
+      return b.create<llm::ParamOp>(
+          loc,
+          RankedTensorType::get(
+              shape, bf16, llm::BlockScaledAttr::get(b.getContext(), 4, 32, 8)),
+          SymbolRefAttr::get(b.getContext(), name));
+    };
+    Value gate = expert(p + "experts.gate_proj.weight", {e, im, hs});
+    Value up = expert(p + "experts.up_proj.weight", {e, im, hs});
+    Value down = expert(p + "experts.down_proj.weight", {e, hs, im});
     Value routed = b.create<llm::MoEOp>(
         loc, x.getType(), x, routing, gate, up, down, e, k, /*expert_shards=*/1,
         /*expected_active_experts=*/FloatAttr());
@@ -334,6 +347,8 @@ private:
   arch::Phase phase;
   Location loc;
   Type bf16, projType;
+  /// Routed experts stored in MXFP4 (#llm.block_scaled), as the checkpoint.
+  bool mxfp4Experts;
   int64_t batch, mtp;
   double acceptance;
   PrefillChunking chunking;

@@ -189,9 +189,7 @@ std::vector<std::string> ModelConfig::approximations() const {
     unbuilt.push_back(llvm::formatv("the LM head's bias ({0})", vocabSize));
   if (!unbuilt.empty())
     out.push_back("not built, a negligible cost: " + llvm::join(unbuilt, ", "));
-  if (mxfp4Experts)
-    out.push_back("MXFP4 experts (4.25 bits a weight as published) are "
-                  "stored as bf16: their bytes are 3.8x the checkpoint's");
+
   return out;
 }
 

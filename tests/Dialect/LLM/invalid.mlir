@@ -325,6 +325,14 @@ func.func @attention_decode_overflow(%q: tensor<1x64x64xbf16>, %k: tensor<1x64x3
 
 // -----
 
+// Tests that a block-scaled format has at least one bit a value.
+// expected-error @+1 {{element_bits must be in [1, 16], got 0}}
+func.func @block_scaled_bits(%w: tensor<4x32xbf16, #llm.block_scaled<element_bits = 0, block = 32, scale_bits = 8>>) {
+  return
+}
+
+// -----
+
 // Tests that a window's ring holds at most the window.
 func.func @attention_window_slots(%q: tensor<1x1x64xbf16>, %k: tensor<1x1x32xbf16>, %v: tensor<1x1x32xbf16>, %c: !kv.cache<layers = 1, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>) {
   // expected-error @+1 {{'llm.attention' op a window of 16 tokens keeps at most that many slots; the cache has 32}}

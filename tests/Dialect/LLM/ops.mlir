@@ -56,6 +56,14 @@ func.func @head_norms(%q: tensor<1x4x64xbf16>, %w: tensor<16xbf16>) -> tensor<1x
   return %m : tensor<1x4x64xbf16>
 }
 
+// Tests that a weight stored block-scaled (MXFP4) keeps its encoding.
+// CHECK-LABEL: func.func @block_scaled(
+// CHECK:         llm.param @experts : tensor<4x64x32xbf16, #llm.block_scaled<element_bits = 4, block = 32, scale_bits = 8>>
+func.func @block_scaled() -> tensor<4x64x32xbf16, #llm.block_scaled<element_bits = 4, block = 32, scale_bits = 8>> {
+  %w = llm.param @experts : tensor<4x64x32xbf16, #llm.block_scaled<element_bits = 4, block = 32, scale_bits = 8>>
+  return %w : tensor<4x64x32xbf16, #llm.block_scaled<element_bits = 4, block = 32, scale_bits = 8>>
+}
+
 // Tests that llm.linear and llm.mlp project activations.
 // CHECK-LABEL: func.func @dense(
 // CHECK-SAME:    %[[X:.+]]: tensor<1x4x64xbf16>, %[[WQ:.+]]: tensor<32x64xbf16>, %[[G:.+]]: tensor<128x64xbf16>, %[[U:.+]]: tensor<128x64xbf16>, %[[D:.+]]: tensor<64x128xbf16>)

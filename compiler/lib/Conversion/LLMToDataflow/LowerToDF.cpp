@@ -510,16 +510,23 @@ private:
       layers = loop.getCount();
     SmallVector<int64_t> shape{layers};
     shape.append(type.getShape().begin(), type.getShape().end());
-    auto stacked = RankedTensorType::get(shape, type.getElementType());
+    Type element = type.getElementType();
+    // A weight stored in another form (MXFP4 experts) moves as its bytes:
+    // each row its stored bytes, of i8.
+    if (auto format =
+            dyn_cast_or_null<StorageFormatAttrInterface>(type.getEncoding())) {
+      shape.back() = format.getStorageBytes(shape.back()).value();
+      element = IntegerType::get(type.getContext(), 8);
+    }
+    auto stacked = RankedTensorType::get(shape, element);
     std::string name = param.getName().str();
     declare(name, stacked, tierOf(param));
     auto [tile, pieces] = cutTile(shape, wantTiles, perExpert ? 2 : 1);
     int64_t tiles = std::max<int64_t>(
         1, static_cast<int64_t>(std::llround(pieces * fraction)));
-    return b.create<df::LoadOp>(
-        param.getLoc(),
-        streamOf(RankedTensorType::get(tile, type.getElementType())), tag, name,
-        tiles);
+    return b.create<df::LoadOp>(param.getLoc(),
+                                streamOf(RankedTensorType::get(tile, element)),
+                                tag, name, tiles);
   }
 
   /// The KV-cache slice one layer's attention reads (every slot of every

@@ -35,6 +35,7 @@ mlir::LogicalResult verifyCostsFit(mlir::Operation *op);
 
 } // namespace snapflow
 
+#include "snapflow/Interfaces/CostAttrInterface.h.inc"
 #include "snapflow/Interfaces/CostInterface.h.inc"
 
 #endif // SNAPFLOW_INTERFACES_COSTINTERFACE_H

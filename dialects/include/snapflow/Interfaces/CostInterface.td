@@ -57,4 +57,21 @@ def CostOpInterface : OpInterface<"CostOpInterface"> {
   let verify = [{ return ::snapflow::verifyCostsFit($_op); }];
 }
 
+def StorageFormatAttrInterface : AttrInterface<"StorageFormatAttrInterface"> {
+  let description = [{
+    The encoding of a tensor stored in another form than its element type
+    (gpt-oss's MXFP4 experts: 4-bit values and a scale per block of 32):
+    getTensorBytes counts its bytes as stored, so every weight byte the cost
+    model, the memory plan and the df program move is the checkpoint's.
+  }];
+  let cppNamespace = "::snapflow";
+  let methods = [
+    InterfaceMethod<"Bytes of `elements` elements along a row, as stored.",
+      "::snapflow::CheckedInt", "getStorageBytes",
+      (ins "::snapflow::CheckedInt":$elements)>,
+    InterfaceMethod<"The format's name (`mxfp4`).",
+      "std::string", "getLabel">,
+  ];
+}
+
 #endif // SNAPFLOW_INTERFACES_COSTINTERFACE

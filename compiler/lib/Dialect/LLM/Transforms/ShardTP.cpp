@@ -41,7 +41,8 @@ Type withDim(Type type, int64_t dim, int64_t size) {
   auto t = cast<RankedTensorType>(type);
   SmallVector<int64_t> shape(t.getShape());
   shape[dim < 0 ? shape.size() + dim : dim] = size;
-  return RankedTensorType::get(shape, t.getElementType());
+  // A weight stored in another form (MXFP4 experts) keeps it.
+  return RankedTensorType::get(shape, t.getElementType(), t.getEncoding());
 }
 
 void setLastDim(Value v, int64_t size) {

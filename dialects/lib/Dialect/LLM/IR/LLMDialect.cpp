@@ -19,6 +19,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <cmath>
@@ -185,6 +186,40 @@ bool snapflow::llm::writesKV(Operation *op) {
   bool writes = false;
   withAttention(op, [&](auto a) { writes = !a.getReuseKv(); });
   return writes;
+}
+
+//===----------------------------------------------------------------------===//
+// BlockScaledAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+BlockScaledAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                        int64_t elementBits, int64_t block, int64_t scaleBits) {
+  if (elementBits < 1 || elementBits > 16)
+    return emitError() << "element_bits must be in [1, 16], got "
+                       << elementBits;
+  if (block < 1)
+    return emitError() << "block must be >= 1, got " << block;
+  if (scaleBits < 0 || scaleBits > 32)
+    return emitError() << "scale_bits must be in [0, 32], got " << scaleBits;
+  return success();
+}
+
+CheckedInt BlockScaledAttr::getStorageBytes(CheckedInt elements) const {
+  // The values, then one scale per block (a partial last block has one).
+  std::optional<int64_t> n = elements.get();
+  if (!n)
+    return CheckedInt::overflow();
+  CheckedInt blocks = (*n + getBlock() - 1) / getBlock();
+  return (elements * getElementBits() + blocks * getScaleBits() + 7) / 8;
+}
+
+std::string BlockScaledAttr::getLabel() const {
+  if (getElementBits() == 4 && getBlock() == 32 && getScaleBits() == 8)
+    return "mxfp4";
+  return llvm::formatv("block_scaled<{0},{1},{2}>", getElementBits(),
+                       getBlock(), getScaleBits())
+      .str();
 }
 
 int64_t snapflow::llm::getWindow(Operation *op) {

@@ -6,6 +6,7 @@
 include "snapflow/Dialect/SnapflowBase.td"
 include "snapflow/Dialect/LLM/IR/LLMDialect.td"
 include "snapflow/Dialect/LLM/IR/LLMEnums.td"
+include "snapflow/Interfaces/CostInterface.td"
 include "mlir/IR/AttrTypeBase.td"
 
 /// The phase: `arch::Phase` (arch/Phase.h), the one phase enum of the
@@ -29,6 +30,31 @@ def LLM_PhaseAttr : AttrDef<LLM_Dialect, "Phase"> {
   let convertFromStorage = "$_self.getValue()";
   let constBuilderCall =
       "::snapflow::llm::PhaseAttr::get($_builder.getContext(), $0)";
+}
+
+def LLM_BlockScaledAttr : AttrDef<LLM_Dialect, "BlockScaled",
+    [DeclareAttrInterfaceMethods<StorageFormatAttrInterface>]> {
+  let mnemonic = "block_scaled";
+  let summary = "a weight stored as low-bit values with a scale per block";
+  let description = [{
+    The encoding of a weight tensor stored in a block-scaled format (the OCP
+    Microscaling formats): every `block` consecutive elements of a row (the
+    last dimension) are `element_bits`-bit values sharing one
+    `scale_bits`-bit scale. MXFP4, in which gpt-oss ships its experts, is
+    `element_bits = 4, block = 32, scale_bits = 8`: 4.25 bits a weight. The
+    element type is what the op computes in (the values are dequantized on
+    the way); getTensorBytes counts the bytes as stored.
+
+    Example:
+    `tensor<128x2880x2880xbf16, #llm.block_scaled<element_bits = 4, block = 32, scale_bits = 8>>`
+  }];
+  let parameters = (ins "int64_t":$element_bits, "int64_t":$block,
+                        "int64_t":$scale_bits);
+  let assemblyFormat = [{
+    `<` `element_bits` `=` $element_bits `,` `block` `=` $block `,`
+    `scale_bits` `=` $scale_bits `>`
+  }];
+  let genVerifyDecl = 1;
 }
 
 def LLM_WorkloadAttr : AttrDef<LLM_Dialect, "Workload"> {
