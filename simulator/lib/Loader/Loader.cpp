@@ -226,6 +226,8 @@ FailureOr<Program> convertProgram(df::ProgramOp prog) {
     tensor.bytes = *bytes;
     tensor.tier = t.getTier().getValue();
     tensor.isKV = t.getKvCache();
+    if (tensor.name == "kv_window") // lower-to-df's windowed layers' rings
+      p.kvWindowBytes += tensor.bytes;
     tensorIndex[tensor.name] = static_cast<int>(p.tensors.size());
     p.tensors.push_back(tensor);
   }

@@ -84,6 +84,9 @@ const ReportKey kKeys[] = {
      "of the step's FLOPs per socket, what the KV policy and format add: "
      "their ops' and an attention's share (probabilities kept for "
      "eviction, dequantizing, rotations), by the cost model"},
+    {"kv_window_bytes_per_socket", "bytes",
+     "of kv_cache_bytes_per_socket, the rings of the sliding-window and "
+     "chunked layers, which no KV policy compresses (0 for none)"},
     {"memory.capacity_bytes.ddr", "bytes", "DDR a socket has"},
     {"memory.capacity_bytes.hbm", "bytes", "HBM a socket has"},
     {"memory.capacity_bytes.sram", "bytes", "SRAM a socket has (all PMUs)"},

@@ -146,6 +146,9 @@ struct Program {
   // The compiler's memory plan, per socket (0 when absent).
   int64_t weightBytes = 0, kvBytes = 0, activationBytes = 0;
   int64_t prefetchBytes = 0; ///< SRAM of the pipelined loops' prefetch
+  /// Of the KV, the sliding and chunked layers' rings (`kv_window`), which
+  /// no policy compresses; 0 for none.
+  int64_t kvWindowBytes = 0;
   int64_t maxBatch = 0;
   /// What the KV policy and format add per step per socket (df.kv_upkeep;
   /// 0 when absent): FLOPs, and bytes read and written.
