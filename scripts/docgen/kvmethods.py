@@ -26,21 +26,28 @@ WINDOW_ARGS = (
     "--kv-format", "bf16,fp8", "-j", "2")
 
 
-def window_family(b, g):
-    out = os.path.join(b.tmp, "kv-methods-window")
-    b.command("sweep", *WINDOW_ARGS, "-o", out)
+def run_sweep(b, args, name):
+    """The rows of `snapflow sweep ARGS -o NAME` (every point must run) and
+    the command as the page shows it."""
+    out = os.path.join(b.tmp, name)
+    b.command("sweep", *args, "-o", out)
     with open(os.path.join(out, "results.csv")) as f:
         rows = list(csv.DictReader(f))
     bad = [r for r in rows if r["status"] != "ok"]
     if bad:
-        sys.exit("docs.py: the sliding-window sweep has points that did not "
-                 "run: " + "; ".join(f"{r['index']}: {r['reason']}"
-                                     for r in bad))
-    args = list(WINDOW_ARGS)
-    g["window-command"] = ("\n```sh\nbuild/bin/snapflow sweep " +
-                           " \\\n    ".join(" ".join(args[i:i + 2]) for i in
-                                             range(0, len(args), 2)) +
-                           " \\\n    -o kv-methods-window\n```\n")
+        sys.exit(f"docs.py: the sweep {name} has points that did not run: "
+                 + "; ".join(f"{r['index']}: {r['reason']}" for r in bad))
+    args = list(args)
+    command = ("\n```sh\nbuild/bin/snapflow sweep " +
+               " \\\n    ".join(" ".join(args[i:i + 2]) for i in
+                                  range(0, len(args), 2)) +
+               f" \\\n    -o {name}\n```\n")
+    return out, rows, command
+
+
+def window_family(b, g):
+    _, rows, g["window-command"] = run_sweep(b, WINDOW_ARGS,
+                                             "kv-methods-window")
     lines = ["| policy | format | KV GiB / socket | largest batch | "
              "tokens/s | KV upkeep per step (GFLOP, MB) | binds |",
              "|" + " --- |" * 7]
@@ -66,19 +73,7 @@ def window_family(b, g):
 def kv_methods(b):
     g = {}
     window_family(b, g)
-    out = os.path.join(b.tmp, "kv-methods")
-    b.command("sweep", *KV_METHODS_ARGS, "-o", out)
-    with open(os.path.join(out, "results.csv")) as f:
-        rows = list(csv.DictReader(f))
-    bad = [r for r in rows if r["status"] != "ok"]
-    if bad:
-        sys.exit("docs.py: the KV-methods sweep has points that did not run: "
-                 + "; ".join(f"{r['index']}: {r['reason']}" for r in bad))
-    args = list(KV_METHODS_ARGS)
-    g["command"] = ("\n```sh\nbuild/bin/snapflow sweep " +
-                    " \\\n    ".join(" ".join(args[i:i + 2]) for i in
-                                      range(0, len(args), 2)) +
-                    " \\\n    -o kv-methods\n```\n")
+    out, rows, g["command"] = run_sweep(b, KV_METHODS_ARGS, "kv-methods")
     by = {(r["model"], r["context"], r["kv"], r["kv_format"], r["cla"]): r
           for r in rows}
     models = list(dict.fromkeys(r["model"] for r in rows))

@@ -277,3 +277,83 @@ TEST(Families, GptOssDecodeStep) {
   EXPECT_EQ(s.weightBytes, 60914073600LL + 4255102080LL);
   EXPECT_EQ(s.weightBytes, 65169175680LL);
 }
+
+// Gemma-3-27B decode, batch 1, context 8192: sandwich norms, q/k norms,
+// 52 local layers reading a 1024-token ring and 10 global ones reading all
+// 8192. Per layer: input norm 4.5376 = 21,504; q 2.5376.4096 = 44,040,192,
+// its norm 4.4096 = 16,384, rope 3.32.128 = 12,288; k 2.5376.2048 =
+// 22,020,096, norm 8,192, rope 3.16.128 = 6,144; v 22,020,096; o
+// 2.4096.5376 = 44,040,192; post-attention norm 21,504; add 5,376;
+// pre-feedforward norm 21,504; MLP 6.5376.21504 + 5.21504 = 693,740,544;
+// post-feedforward norm 21,504; add 5,376: 826,000,896 besides the
+// attention, 32 heads x slots x (4.128 + 5): 1024 slots 16,941,056, 8192
+// slots 135,528,448. 52 x 842,941,952 + 10 x 961,529,344 =
+// 53,448,274,944; final norm 21,504; the tied head 2.5376.262208 =
+// 2,819,260,416. Total 56,267,556,864.
+TEST(Families, Gemma3DecodeStep) {
+  MLIRContext ctx;
+  ModelStats s =
+      decodeStats(ctx, published("google__gemma-3-27b-it.json"), 8192);
+  EXPECT_EQ(s.flops, 56267556864LL);
+  EXPECT_EQ(s.windowLayers, 52);
+}
+
+// Llama-4-Scout decode, batch 1, context 16384: 36 chunked RoPE layers
+// reading their 8192-token ring, 12 NoPE layers reading all 16384. Per
+// layer: input norm 4.5120 = 20,480; q 2.5120.5120 = 52,428,800; k, v
+// 2.5120.1024 = 10,485,760 each; o 52,428,800; add 5,120; post norm
+// 20,480; router 2.5120.16 + 2.16 = 163,872; the token's expert and the
+// shared one 2 x (6.5120.8192 + 5.8192) = 503,398,400; their sum and the
+// residual 2 x 5,120: 629,447,712. A RoPE layer adds the rotations 3.40.128
+// + 3.8.128 = 18,432 and the weightless norms 3.5120 + 3.1024 = 18,432, and
+// attends 40 x 8192 x (4.128 + 5) = 169,410,560: 798,895,136; a NoPE layer
+// attends 40 x 16384 x 517 = 338,821,120: 968,268,832. 36 x 798,895,136 +
+// 12 x 968,268,832 = 28,760,224,896 + 11,619,225,984 = 40,379,450,880;
+// final norm 20,480; head 2.5120.202048 = 2,068,971,520. Total
+// 42,448,442,880.
+TEST(Families, Llama4DecodeStep) {
+  MLIRContext ctx;
+  ModelStats s = decodeStats(
+      ctx, published("meta-llama__Llama-4-Scout-17B-16E-Instruct.json"), 16384);
+  EXPECT_EQ(s.flops, 42448442880LL);
+  EXPECT_EQ(s.windowLayers, 36);
+  EXPECT_EQ(s.moeLayers, 48);
+}
+
+// Decode steps of three more families, batch 1, context 1024, where a
+// query attends 1024 slots at (4.128 + 5) = 517 FLOPs each per head.
+//
+// Qwen2.5-7B: q/k/v biases. Per layer: norm 4.3584 = 14,336; q
+// 2.3584.3584 + 3,584 = 25,693,696, rope 3.28.128 = 10,752; k 2.3584.512 +
+// 512 = 3,670,528, rope 3.4.128 = 1,536; v 3,670,528; attention 28 x 1024
+// x 517 = 14,823,424; o 25,690,112 (no bias); add 3,584; norm 14,336; MLP
+// 6.3584.18944 + 5.18944 = 407,466,496; add 3,584: 481,062,912 x 28 =
+// 13,469,761,536; final norm 14,336; head 2.3584.152064 = 1,089,994,752.
+// Total 14,559,770,624.
+//
+// Qwen3-30B-A3B: q/k norms, 8 of 128 experts. Per layer: norm 8,192; q
+// 2.2048.4096 = 16,777,216, norm 16,384, rope 12,288; k 2.2048.512 =
+// 2,097,152, norm 2,048, rope 1,536; v 2,097,152; attention 32 x 1024 x
+// 517 = 16,941,056; o 16,777,216; add 2,048; norm 8,192; router
+// 2.2048.128 + 2.128 = 524,544; experts 8 x (6.2048.768 + 5.768) =
+// 75,528,192; add 2,048: 130,795,264 x 48 = 6,278,172,672; final norm
+// 8,192; head 2.2048.151936 = 622,329,856. Total 6,900,510,720.
+//
+// Phi-3.5-MoE: LayerNorms (8 FLOPs an element), q/k/v/o biases, 2 of 16
+// experts. Per layer: norm 8.4096 = 32,768; q 2.4096.4096 + 4,096 =
+// 33,558,528, rope 12,288; k 2.4096.1024 + 1,024 = 8,389,632, rope 3,072;
+// v 8,389,632; attention 16,941,056; o 33,558,528; add 4,096; norm
+// 32,768; router 2.4096.16 + 2.16 = 131,104; experts 2 x (6.4096.6400 +
+// 5.6400) = 314,636,800; add 4,096: 415,694,368 x 32 = 13,302,219,776;
+// final norm 32,768; head 2.4096.32064 = 262,668,288. Total
+// 13,564,920,832.
+TEST(Families, MoreDecodeSteps) {
+  MLIRContext ctx;
+  EXPECT_EQ(decodeStats(ctx, published("Qwen__Qwen2.5-7B-Instruct.json")).flops,
+            14559770624LL);
+  EXPECT_EQ(decodeStats(ctx, published("Qwen__Qwen3-30B-A3B.json")).flops,
+            6900510720LL);
+  EXPECT_EQ(
+      decodeStats(ctx, published("microsoft__Phi-3.5-MoE-instruct.json")).flops,
+      13564920832LL);
+}

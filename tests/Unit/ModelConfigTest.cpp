@@ -212,3 +212,75 @@ TEST(ModelConfig, LlamaRefusesArchitectureKeysItDoesNotBuild) {
                                "null, \"num_local_experts\": 0");
   EXPECT_EQ(errorOf(json), "");
 }
+
+namespace {
+/// A small config of model_type `type` with `extra` keys appended.
+std::string withType(const std::string &type, const std::string &extra = "") {
+  std::string json = kLlama;
+  json.replace(json.find("\"llama\""), 7, "\"" + type + "\"");
+  if (!extra.empty())
+    json.insert(json.rfind('}'), ", " + extra);
+  return json;
+}
+} // namespace
+
+// Every family refuses another family's architecture keys, naming the key
+// and itself: a qwen2 config carrying experts is not built without them.
+TEST(ModelConfig, EveryFamilyRefusesForeignKeys) {
+  EXPECT_NE(errorOf(withType("qwen2", "\"num_local_experts\": 8"))
+                .find("field 'num_local_experts' is 8: experts (a Mixtral "
+                      "config is model_type mixtral), which snapflow's qwen2 "
+                      "graph does not build"),
+            std::string::npos);
+  EXPECT_NE(errorOf(withType("mistral", "\"use_qk_norm\": true"))
+                .find("field 'use_qk_norm' is true: norms on queries and "
+                      "keys, which snapflow's mistral graph does not build"),
+            std::string::npos);
+  EXPECT_NE(errorOf(withType("phi3", "\"attn_logit_softcapping\": 50.0"))
+                .find("which snapflow's phi3 graph does not build"),
+            std::string::npos);
+}
+
+// Gemma 3 and Llama 4 nest their decoder in text_config: a missing field
+// is named and located there (it was "missing field 'hidden_size'" at the
+// line holding text_config's).
+TEST(ModelConfig, NestedTextConfigIsReadAndLocated) {
+  std::string json = R"({"model_type": "gemma3", "text_config": {
+  "num_hidden_layers": 12, "num_attention_heads": 4,
+  "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128}})";
+  EXPECT_EQ(errorOf(json),
+            "cfg.json: error: missing field 'text_config.hidden_size' "
+            "(integer)");
+  json.insert(json.find("\"num_hidden_layers\""), "\"hidden_size\": 64, ");
+  auto c = ModelConfig::parse(json, "cfg.json");
+  ASSERT_TRUE(static_cast<bool>(c)) << llvm::toString(c.takeError());
+  // Gemma3TextConfig's defaults: vocab 262208, tied, 5 local : 1 global.
+  EXPECT_EQ(c->vocabSize, 262208);
+  EXPECT_TRUE(c->tieWordEmbeddings);
+  EXPECT_EQ(c->windowedLayers(), 10);
+  EXPECT_FALSE(c->isWindowed(5));
+  EXPECT_TRUE(c->isWindowed(6));
+  EXPECT_EQ(c->qkNorm, QKNorm::BeforeRope);
+  // Without text_config, gemma3 says what it needs.
+  EXPECT_EQ(errorOf(R"({"model_type": "gemma3"})"),
+            "cfg.json: error: missing field 'text_config' (object)");
+}
+
+// layer_types must list every layer, with known types.
+TEST(ModelConfig, LayerTypesAreChecked) {
+  EXPECT_NE(
+      errorOf(withType("gpt_oss", "\"num_local_experts\": 4, "
+                                  "\"num_experts_per_tok\": 2, "
+                                  "\"layer_types\": [\"full_attention\"]"))
+          .find("field 'layer_types' lists 1 layers; num_hidden_layers "
+                "is 2"),
+      std::string::npos);
+  EXPECT_NE(errorOf(withType("gpt_oss", "\"num_local_experts\": 4, "
+                                        "\"num_experts_per_tok\": 2, "
+                                        "\"layer_types\": [\"full_attention\", "
+                                        "\"linear_attention\"]"))
+                .find("holds 'linear_attention'; snapflow builds "
+                      "full_attention, sliding_attention and "
+                      "chunked_attention"),
+            std::string::npos);
+}

@@ -15,7 +15,8 @@ using namespace snapflow::models;
 
 namespace snapflow::models {
 /// What Gemma 2 and 3 share: sandwich norms, soft-caps (null: off), the
-/// window, and their layer pattern when `layer_types` is absent.
+/// window, and their layer pattern when `layer_types` is absent; then the
+/// keys neither reads are refused.
 void readGemma(FieldReader &r, ModelConfig &c, int64_t defaultWindow,
                llvm::function_ref<bool(int64_t)> sliding) {
   c.arch = Architecture::Llama;
@@ -27,6 +28,9 @@ void readGemma(FieldReader &r, ModelConfig &c, int64_t defaultWindow,
       r.optionalInteger("sliding_window", defaultWindow, 1, kMaxPositions);
   if (!readLayerTypes(r, c))
     setSlidingLayers(c, sliding);
+  refuseForeignKeys(r, r.obj, c.modelType,
+                    {"sliding_window", "layer_types", "attention_bias",
+                     "attn_logit_softcapping", "final_logit_softcapping"});
 }
 } // namespace snapflow::models
 
@@ -34,9 +38,6 @@ namespace {
 void read(FieldReader &r, ModelConfig &c) {
   readGQA(r, c, {/*vocab=*/256000, /*maxPositions=*/8192, /*tied=*/true});
   readGemma(r, c, 4096, [](int64_t i) { return i % 2 == 0; });
-  refuseForeignKeys(r, r.obj, c.modelType,
-                    {"sliding_window", "layer_types", "attention_bias",
-                     "attn_logit_softcapping", "final_logit_softcapping"});
 }
 
 const IgnoredKey kIgnored[] = {

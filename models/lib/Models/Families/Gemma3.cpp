@@ -29,9 +29,6 @@ void read(FieldReader &r, ModelConfig &c) {
       r.optionalInteger("sliding_window_pattern", 6, 1, kMaxLayers);
   readGemma(r, c, 4096, [&](int64_t i) { return (i + 1) % pattern != 0; });
   c.qkNorm = QKNorm::BeforeRope;
-  refuseForeignKeys(r, r.obj, c.modelType,
-                    {"sliding_window", "layer_types", "attention_bias",
-                     "attn_logit_softcapping", "final_logit_softcapping"});
 }
 
 const IgnoredKey kIgnored[] = {
