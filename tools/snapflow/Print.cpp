@@ -300,6 +300,8 @@ void snapflow::tools::printCompile(llvm::raw_ostream &os,
                 c.tp, c.kv, c.seconds,
                 c.chunks > 1 ? formatv(" in {0} chunks", c.chunks).str()
                              : std::string());
+  for (const std::string &note : c.notes)
+    os << "  (" << note << ")\n";
   os << formatv("  per socket: weights {0:f2} GiB, KV {1:f2} GiB, "
                 "activations {2:f2} MiB; HBM {3:f2} of {4:f2} GiB; {5}"
                 "largest batch that fits: {6}\n",

@@ -350,6 +350,7 @@ snapflow::driver::compile(const WorkloadOptions &o, const CompileOptions &c) {
   out.batch = o.batch;
   out.context = o.context;
   out.tp = w->tp;
+  out.notes = w->notes();
   out.maxBatch = plan.getMaxBatch();
   if (c.phase == arch::Phase::Decode) {
     // The largest batch as `run --batch max` and sweeps find it: it

@@ -22,6 +22,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <optional>
+#include <vector>
 
 namespace snapflow {
 namespace driver {
@@ -98,6 +99,9 @@ struct CompileOutcome {
   /// whole prompt at once); 0 for a decode.
   int64_t chunks = 0;
   double seconds = 0;
+  /// What a reader must know about how it was made (Workload::notes: the
+  /// TP chosen, windowed layers, what the model's graph approximates).
+  std::vector<std::string> notes;
 };
 
 /// `snapflow compile`: the pipeline on one phase; writes the IR (-o, only
