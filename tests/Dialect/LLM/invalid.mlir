@@ -333,6 +333,22 @@ func.func @block_scaled_bits(%w: tensor<4x32xbf16, #llm.block_scaled<element_bit
 
 // -----
 
+// Tests that llm.window marks a KV cache argument with a window >= 1.
+// expected-error @+1 {{'llm.window' must be a window >= 1 (i64) on a KV cache argument, got 16 : i64 on argument 0}}
+func.func @window_not_cache(%x: tensor<1x4x64xbf16> {llm.window = 16 : i64}) {
+  return
+}
+
+// -----
+
+// Tests that llm.window marks a KV cache argument with a window >= 1.
+// expected-error @+1 {{'llm.window' must be a window >= 1 (i64) on a KV cache argument, got 0 : i64 on argument 0}}
+func.func @window_zero(%c: !kv.cache<layers = 1, batch = 1, slots = 16, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full> {llm.window = 0 : i64}) {
+  return
+}
+
+// -----
+
 // Tests that a window's ring holds at most the window.
 func.func @attention_window_slots(%q: tensor<1x1x64xbf16>, %k: tensor<1x1x32xbf16>, %v: tensor<1x1x32xbf16>, %c: !kv.cache<layers = 1, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>) {
   // expected-error @+1 {{'llm.attention' op a window of 16 tokens keeps at most that many slots; the cache has 32}}

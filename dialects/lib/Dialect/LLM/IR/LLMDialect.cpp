@@ -137,6 +137,28 @@ LogicalResult LLMDialect::verifyOperationAttribute(Operation *op,
                             "llm.weights_dtype, llm.tp and llm.layer";
 }
 
+LogicalResult LLMDialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned region,
+                                                   unsigned index,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (name != kWindowCacheAttr)
+    return op->emitError() << "unknown argument attribute '" << name
+                           << "'; the llm dialect declares "
+                           << kWindowCacheAttr;
+  // The window in tokens, on a KV cache argument.
+  auto w = dyn_cast<IntegerAttr>(attr.getValue());
+  Region &r = op->getRegion(region);
+  bool onCache = !r.empty() && index < r.getNumArguments() &&
+                 isa<kv::KVCacheTypeInterface>(r.getArgument(index).getType());
+  if (!w || !w.getType().isInteger(64) || w.getInt() < 1 || !onCache)
+    return op->emitError() << "'" << name
+                           << "' must be a window >= 1 (i64) on a KV cache "
+                              "argument, got "
+                           << attr.getValue() << " on argument " << index;
+  return success();
+}
+
 static LLMDialect *dialectOf(Operation *op) {
   return op->getContext()->getOrLoadDialect<LLMDialect>();
 }

@@ -45,6 +45,8 @@ def LLM_Dialect : Dialect {
     "::mlir::IntegerAttr":$layer
   );
   let hasOperationAttrVerify = 1;
+  // llm.window on a phase function's window cache argument.
+  let hasRegionArgAttrVerify = 1;
 }
 
 #endif // SNAPFLOW_DIALECT_LLM_LLMDIALECT
