@@ -357,3 +357,22 @@ TEST(Families, MoreDecodeSteps) {
       decodeStats(ctx, published("microsoft__Phi-3.5-MoE-instruct.json")).flops,
       13564920832LL);
 }
+
+// Gemma-2-9B decode, batch 1, context 8192: soft-capped scores and logits
+// (3 FLOPs each more), 21 sliding layers reading a 4096-token ring and 21
+// full ones reading all 8192. Per layer: norm 4.3584 = 14,336; q
+// 2.3584.4096 = 29,360,128, rope 3.16.256 = 12,288; k 2.3584.2048 =
+// 14,680,064, rope 3.8.256 = 6,144; v 14,680,064; o 2.4096.3584 =
+// 29,360,128; post-attention norm 14,336; add 3,584; pre-feedforward norm
+// 14,336; MLP 6.3584.14336 + 5.14336 = 308,353,024; post-feedforward norm
+// 14,336; add 3,584: 396,516,352 besides the attention, 16 heads x slots x
+// (4.256 + 5 + 3 for the cap) = 4096 slots 67,633,152, 8192 slots
+// 135,266,304. 21 x 464,149,504 + 21 x 531,782,656 = 20,914,575,360;
+// final norm 14,336; the tied, capped head 256000 x (2.3584 + 3) =
+// 1,835,776,000. Total 22,750,365,696.
+TEST(Families, Gemma2DecodeStep) {
+  MLIRContext ctx;
+  ModelStats s = decodeStats(ctx, published("google__gemma-2-9b.json"), 8192);
+  EXPECT_EQ(s.flops, 22750365696LL);
+  EXPECT_EQ(s.windowLayers, 21);
+}

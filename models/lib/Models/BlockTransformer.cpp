@@ -105,7 +105,8 @@ public:
                   auto attn = b.create<llm::AttentionOp>(
                       loc, q.getType(), cache.getType(), /*probs=*/Type(), q, k,
                       v, cache, i, bd.numHeads, bd.numHeads, bd.headDim(),
-                      phase, prefix);
+                      phase, prefix, /*reuse_kv=*/false, /*window=*/0,
+                      /*softcap=*/FloatAttr());
                   cache = attn.getNewCache();
                   return attn.getResult();
                 });
@@ -207,7 +208,8 @@ private:
       Value y = norm(td, "token_decoder.gpt_neox.final_layer_norm.", x);
       logits.push_back(b.create<llm::LMHeadOp>(loc, act(1, c.vocabSize), y,
                                                head,
-                                               /*last_token_only=*/true));
+                                               /*last_token_only=*/true,
+                                               /*softcap=*/FloatAttr()));
     }
     return logits;
   }

@@ -117,7 +117,8 @@ public:
                                      : param("lm_head.weight",
                                              {c.vocabSize, c.hiddenSize}, bf16);
     SmallVector<Value> outs{b.create<llm::LMHeadOp>(
-        loc, logitsType, h, head, phase == arch::Phase::Prefill)};
+        loc, logitsType, h, head, phase == arch::Phase::Prefill,
+        softcap(c.finalLogitSoftcap))};
 
     // DeepSeek multi-token prediction: depth k takes the tokens the head
     // before it predicts (sampled from its logits, so it waits for that
@@ -138,7 +139,8 @@ public:
       last = layer(c.numLayers + k - 1, m, p);
       Value hn = norm(p + "shared_head.norm.weight", last);
       outs.push_back(b.create<llm::LMHeadOp>(loc, logitsType, hn, head,
-                                             /*last_token_only=*/false));
+                                             /*last_token_only=*/false,
+                                             /*softcap=*/FloatAttr()));
       markLayerAfter(before, c.numLayers + k - 1);
     }
     for (Value v : {cache, windowCache})
@@ -185,6 +187,11 @@ private:
     Value w = param(name + ".weight", {out, in}, projType);
     Value bv = bias ? param(name + ".bias", {out}, bf16) : Value();
     return b.create<llm::LinearOp>(loc, act(tokens, out), x, w, bv);
+  }
+
+  /// Gemma 2's tanh soft-cap `cap` (0: none, no attribute).
+  FloatAttr softcap(double cap) {
+    return cap > 0 ? b.getF64FloatAttr(cap) : FloatAttr();
   }
 
   Value rope(Value x, int64_t heads, int64_t headDim, int64_t rotary) {
@@ -263,7 +270,8 @@ private:
         loc, q.getType(), into.getType(), /*probs=*/Type(), q, shared[0],
         shared[1], into, layerIndex, hq, hkv, d, phase,
         windowed ? std::min(prefix, window) : prefix,
-        /*reuse_kv=*/!produces, windowed ? window : 0);
+        /*reuse_kv=*/!produces, windowed ? window : 0,
+        softcap(c.attnLogitSoftcap));
     into = attn.getNewCache();
     return linear(p + "o_proj", attn.getResult(), c.hiddenSize, c.outputBias);
   }

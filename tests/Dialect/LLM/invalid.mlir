@@ -349,6 +349,15 @@ func.func @window_zero(%c: !kv.cache<layers = 1, batch = 1, slots = 16, kv_heads
 
 // -----
 
+// Tests that a soft-cap is positive.
+func.func @lm_head_softcap(%x: tensor<1x1x64xbf16>, %w: tensor<100x64xbf16>) {
+  // expected-error @+1 {{'llm.lm_head' op softcap must be > 0, got 0.000000e+00}}
+  %l = llm.lm_head %x, %w {softcap = 0.0 : f64} : tensor<1x1x64xbf16>, tensor<100x64xbf16> -> tensor<1x1x100xbf16>
+  return
+}
+
+// -----
+
 // Tests that a window's ring holds at most the window.
 func.func @attention_window_slots(%q: tensor<1x1x64xbf16>, %k: tensor<1x1x32xbf16>, %v: tensor<1x1x32xbf16>, %c: !kv.cache<layers = 1, batch = 1, slots = 32, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>) {
   // expected-error @+1 {{'llm.attention' op a window of 16 tokens keeps at most that many slots; the cache has 32}}

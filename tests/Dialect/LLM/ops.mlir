@@ -105,6 +105,16 @@ func.func @attention_window(%q: tensor<1x64x64xbf16>, %k: tensor<1x64x32xbf16>, 
   return %o : tensor<1x64x64xbf16>
 }
 
+// Tests that llm.attention and llm.lm_head take Gemma 2's soft-caps.
+// CHECK-LABEL: func.func @softcaps(
+// CHECK:         llm.attention {{.+}}softcap = 5.000000e+01 : f64}
+// CHECK:         llm.lm_head {{.+}} {softcap = 3.000000e+01 : f64}
+func.func @softcaps(%q: tensor<1x1x64xbf16>, %k: tensor<1x1x32xbf16>, %v: tensor<1x1x32xbf16>, %c: !kv.cache<layers = 1, batch = 1, slots = 16, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full>, %w: tensor<100x64xbf16>) -> tensor<1x1x100xbf16> {
+  %o, %c1 = llm.attention %q, %k, %v, %c {layer = 0, num_heads = 4, num_kv_heads = 2, head_dim = 16, phase = #llm<phase decode>, softcap = 50.0 : f64} : tensor<1x1x64xbf16>, tensor<1x1x32xbf16>, tensor<1x1x32xbf16>, !kv.cache<layers = 1, batch = 1, slots = 16, kv_heads = 2, head_dim = 16, dtype = bf16, policy = #kv.full> -> tensor<1x1x64xbf16>
+  %l = llm.lm_head %o, %w {softcap = 30.0 : f64} : tensor<1x1x64xbf16>, tensor<100x64xbf16> -> tensor<1x1x100xbf16>
+  return %l : tensor<1x1x100xbf16>
+}
+
 // Tests that llm.attention decodes one token per sequence over a full cache
 // (4 query heads sharing 2 KV heads).
 // CHECK-LABEL: func.func @attention_decode(

@@ -77,6 +77,9 @@ LogicalResult AttentionOp::verify() {
   if (getPhase() == arch::Phase::Decode && t > cache.getSlots())
     return emitOpError() << "decodes " << t << " tokens but the cache has "
                          << cache.getSlots() << " slots";
+  if (FloatAttr cap = getSoftcapAttr(); cap && !(cap.getValueAsDouble() > 0))
+    return emitOpError() << "softcap must be > 0, got "
+                         << cap.getValueAsDouble();
   int64_t window = getWindow();
   if (window < 0)
     return emitOpError() << "window must be >= 0 (0: full), got " << window;
@@ -117,9 +120,9 @@ CheckedInt AttentionOp::getFlops() {
       getPhase() == arch::Phase::Prefill
           ? windowedPairs(q.getDimSize(1), getWindow())
           : t * cast<kv::CacheType>(getCache().getType()).getSlots();
-  // QK^T and PV (2 x 2 FLOPs per MAC) plus softmax per score, and what a
-  // policy or format adds.
-  return b * getNumHeads() * pairs * (4 * getHeadDim() + 5) + getPrefixFlops() +
+  // QK^T and PV (2 x 2 FLOPs per MAC) plus softmax (and a soft-cap) per
+  // score, and what a policy or format adds.
+  return b * getNumHeads() * pairs * flopsPerScore() + getPrefixFlops() +
          getKVUpkeepFlops();
 }
 // Each KV head's keys serve its query heads for each of the step's tokens.
@@ -141,7 +144,7 @@ CheckedInt AttentionOp::getKVUpkeepBytes() {
 CheckedInt AttentionOp::getPrefixFlops() {
   RankedTensorType q = tensorOf(getQuery());
   CheckedInt pairs = CheckedInt(q.getDimSize(1)) * getPrefix();
-  return q.getDimSize(0) * getNumHeads() * pairs * (4 * getHeadDim() + 5);
+  return q.getDimSize(0) * getNumHeads() * pairs * flopsPerScore();
 }
 CheckedInt AttentionOp::getBytesRead() {
   // A CLA layer's decode finds the step's key and value in the cache it
@@ -321,6 +324,9 @@ int64_t AttentionOp::getKVTokensWritten() {
   int64_t t = tensorOf(getKey()).getDimSize(1);
   return writesNewTokens(*this, cache, t) ? cache.getBatch() * tokensKept(t)
                                           : 0;
+}
+int64_t AttentionOp::flopsPerScore() {
+  return 4 * getHeadDim() + 5 + (getSoftcapAttr() ? 3 : 0);
 }
 int64_t AttentionOp::tokensKept(int64_t tokens) {
   auto cache = cast<kv::KVCacheTypeInterface>(getCache().getType());

@@ -471,6 +471,9 @@ CheckedInt SampleOp::getBytesWritten() {
 LogicalResult LMHeadOp::verify() {
   if (failed(verifyStatic(*this)))
     return failure();
+  if (FloatAttr cap = getSoftcapAttr(); cap && !(cap.getValueAsDouble() > 0))
+    return emitOpError() << "softcap must be > 0, got "
+                         << cap.getValueAsDouble();
   RankedTensorType in = tensorOf(getInput()), w = tensorOf(getWeight());
   if (in.getRank() != 3)
     return emitOpError() << "input must be tensor<B x T x H>, got " << in;
@@ -482,7 +485,9 @@ LogicalResult LMHeadOp::verify() {
                    w.getDimSize(0));
 }
 CheckedInt LMHeadOp::getFlops() {
-  return 2 * rows(getResult()) * lastDim(getInput()) * lastDim(getResult());
+  // The GEMM, and a soft-cap's 3 FLOPs a logit (Gemma 2).
+  return rows(getResult()) * lastDim(getResult()) *
+         (2 * lastDim(getInput()) + (getSoftcapAttr() ? 3 : 0));
 }
 int64_t LMHeadOp::getGemmRows() { return gemmRows(getResult()); }
 CheckedInt LMHeadOp::getBytesRead() {

@@ -371,6 +371,9 @@ def LLM_AttentionOp : LLM_CacheAttentionOp<"attention", [AllTypesMatch<["cache",
     A prefill attends causally within the window, to at most W of the
     `prefix`, and leaves the last W tokens in the cache.
 
+    With `softcap` c (Gemma 2's `attn_logit_softcapping`) each score
+    becomes c tanh(score / c) before the softmax: 3 FLOPs more a score.
+
     With `reuse_kv` the op is a later layer of a cross-layer-attention
     group (CLA): `key` and `value` are the ones the group's first layer
     computed and wrote into cache layer `layer`. The op writes nothing
@@ -389,7 +392,8 @@ def LLM_AttentionOp : LLM_CacheAttentionOp<"attention", [AllTypesMatch<["cache",
                        SF_I64Attr:$head_dim, LLM_PhaseAttr:$phase,
                        DefaultValuedAttr<SF_I64Attr, "0">:$prefix,
                        UnitAttr:$reuse_kv,
-                       DefaultValuedAttr<SF_I64Attr, "0">:$window);
+                       DefaultValuedAttr<SF_I64Attr, "0">:$window,
+                       OptionalAttr<F64Attr>:$softcap);
   let results = (outs LLM_Activation:$result, KV_CacheType:$new_cache,
                       Optional<AnyRankedTensor>:$probs);
   let extraClassDeclaration = [{
@@ -399,6 +403,9 @@ def LLM_AttentionOp : LLM_CacheAttentionOp<"attention", [AllTypesMatch<["cache",
     /// Of `tokens` new tokens per sequence, those left in the cache: all,
     /// or a window's last slots.
     int64_t tokensKept(int64_t tokens);
+    /// FLOPs of one query-key score of one head: QK^T and PV, the softmax,
+    /// and the soft-cap when there is one.
+    int64_t flopsPerScore();
   }];
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $cache attr-dict `:` type($query) `,`
@@ -538,7 +545,9 @@ def LLM_LMHeadOp : LLM_GemmOp<"lm_head"> {
   let description = [{
     `tensor<B x T x H>` times the `tensor<V x H>` output embedding. With
     `last_token_only` (prefill) only the last position of each sequence is
-    projected and the result is `tensor<B x 1 x V>`.
+    projected and the result is `tensor<B x 1 x V>`. With `softcap` c (Gemma
+    2's `final_logit_softcapping`) each logit becomes c tanh(logit / c):
+    3 FLOPs more a logit.
 
     Example:
     ```mlir
@@ -546,7 +555,8 @@ def LLM_LMHeadOp : LLM_GemmOp<"lm_head"> {
     ```
   }];
   let arguments = (ins LLM_Activation:$input, LLM_Weight:$weight,
-                       UnitAttr:$last_token_only);
+                       UnitAttr:$last_token_only,
+                       OptionalAttr<F64Attr>:$softcap);
   let results = (outs LLM_Activation:$result);
   let assemblyFormat = [{
     $input `,` $weight attr-dict `:` type($input) `,` type($weight) `->` type($result)
