@@ -437,6 +437,35 @@ TEST(Serving, AzureTraceArrivalsAreRelativeSeconds) {
   (void)llvm::sys::fs::remove(path);
 }
 
+// The Azure 2024 traces write an ISO 8601 offset (refused before, issue
+// 35): 2024-05-10 00:00:00.009930+00:00 -> 0; 00:00:01.5+00:00 -> 1.490070;
+// 02:00:03-01:00 is 03:00:03 UTC -> 3 h 0 min 3 s - 0.00993 = 10802.99007;
+// 08:30:05+0530 is 03:00:05 UTC -> 10804.99007. An offset of 24 hours is
+// not one.
+TEST(Serving, Azure2024OffsetsAreUTC) {
+  std::string path = writeTemp("TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                               "2024-05-10 00:00:00.009930+00:00,374,44\n"
+                               "2024-05-10 00:00:01.5+00:00,396,109\n"
+                               "2024-05-10T02:00:03-01:00,10,3\n"
+                               "2024-05-10 08:30:05+0530,20,16\n");
+  auto r = readRequests(path);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  ASSERT_EQ(r->size(), 4u);
+  EXPECT_NEAR((*r)[1].arrivalS - (*r)[0].arrivalS, 1.490070, 1e-6);
+  EXPECT_NEAR((*r)[2].arrivalS - (*r)[0].arrivalS, 10802.99007, 1e-6);
+  EXPECT_NEAR((*r)[3].arrivalS - (*r)[0].arrivalS, 10804.99007, 1e-6);
+  (void)llvm::sys::fs::remove(path);
+  path = writeTemp("TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                   "2024-05-10 00:00:00+24:00,374,44\n");
+  auto bad = readRequests(path);
+  ASSERT_FALSE(static_cast<bool>(bad));
+  EXPECT_NE(llvm::toString(bad.takeError())
+                .find("with a zone such as Z or "
+                      "+00:00"),
+            std::string::npos);
+  (void)llvm::sys::fs::remove(path);
+}
+
 // BurstGPT: seconds, extra columns ignored, a failed request (0 response
 // tokens) skipped and counted; arrivals relative to the first (5 s).
 TEST(Serving, BurstGPTTraceSkipsFailedRequests) {

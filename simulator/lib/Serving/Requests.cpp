@@ -91,8 +91,10 @@ int64_t daysInMonth(int64_t y, int64_t m) {
   return m == 2 && leap ? 29 : kDays[m - 1];
 }
 
-/// Seconds since 1970 of "YYYY-MM-DD HH:MM:SS[.fraction]" ('T' may separate
-/// date and time; a trailing 'Z' is accepted), a real calendar date (not
+/// Seconds since 1970 (UTC) of "YYYY-MM-DD HH:MM:SS[.fraction][zone]" ('T'
+/// may separate date and time; the zone a 'Z' or an ISO 8601 offset,
+/// +HH:MM, +HHMM or +HH, as the Azure 2024 traces write
+/// 2024-05-10 00:00:00.009930+00:00), a real calendar date (not
 /// 2023-02-31, which was read as 3 March, R22); or seconds as a plain
 /// number in [0, kMaxTraceSeconds]. `kind` says which it was.
 std::optional<double> parseTime(StringRef text, TimeKind &kind) {
@@ -104,7 +106,27 @@ std::optional<double> parseTime(StringRef text, TimeKind &kind) {
                : std::nullopt;
   }
   kind = TimeKind::Date;
-  text.consume_back("Z");
+  // The zone: 'Z', or an offset east (+) or west (-) of UTC after the
+  // time (past "YYYY-MM-DD HH:MM:SS", so a date's '-' is not one).
+  double offset = 0;
+  if (!text.consume_back("Z") && text.size() > 19) {
+    size_t at = text.find_last_of("+-");
+    if (at != StringRef::npos && at >= 19) {
+      StringRef zone = text.drop_front(at + 1);
+      int64_t oh = 0, om = 0;
+      bool ok = zone.size() == 2   ? digits(zone, oh)
+                : zone.size() == 4 ? digits(zone.take_front(2), oh) &&
+                                         digits(zone.drop_front(2), om)
+                : zone.size() == 5
+                    ? zone[2] == ':' && digits(zone.take_front(2), oh) &&
+                          digits(zone.drop_front(3), om)
+                    : false;
+      if (!ok || oh > 23 || om > 59)
+        return std::nullopt;
+      offset = (text[at] == '+' ? 1.0 : -1.0) * double(oh * 3600 + om * 60);
+      text = text.take_front(at);
+    }
+  }
   int64_t y, mo, d, h, mi, whole;
   StringRef date = text.take_front(10), rest = text.drop_front(10);
   if (date.size() != 10 || date[4] != '-' || date[7] != '-' ||
@@ -130,7 +152,7 @@ std::optional<double> parseTime(StringRef text, TimeKind &kind) {
   if (sec.getAsDouble(s))
     return std::nullopt;
   return double(daysFromCivil(y, mo, d)) * 86400.0 + double(h) * 3600.0 +
-         double(mi) * 60.0 + s;
+         double(mi) * 60.0 + s - offset;
 }
 } // namespace
 
@@ -300,7 +322,8 @@ TraceParser::readRow(int64_t lineNo, StringRef line,
                        (own ? " must be seconds from 0 to " +
                                   shortestText(limits::kMaxArrivalS)
                             : " must be a date and time "
-                              "(2023-11-16 18:15:46.68) or seconds from "
+                              "(2023-11-16 18:15:46.68, with a zone such as "
+                              "Z or +00:00 if any) or seconds from "
                               "0 to " +
                                   shortestText(kMaxTraceSeconds)) +
                        ", got '" + arrival + "'");
