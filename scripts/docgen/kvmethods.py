@@ -4,7 +4,7 @@ import csv
 import os
 import sys
 
-from docgen.models import models
+from docgen.models import gpt_oss_figures, models
 from docgen.sweeps import copy_plots
 
 
@@ -71,7 +71,8 @@ def window_family(b, g):
 
 
 def kv_methods(b):
-    g = {}
+    g = {k: v for k, v in gpt_oss_figures(b).items()
+         if k in ("oss-rings", "oss-weights")}
     window_family(b, g)
     out, rows, g["command"] = run_sweep(b, KV_METHODS_ARGS, "kv-methods")
     by = {(r["model"], r["context"], r["kv"], r["kv_format"], r["cla"]): r

@@ -32,6 +32,28 @@ PUBLISHED = {
 }
 
 
+def gpt_oss_figures(b):
+    """What docs/Models.md and docs/KVMethods.md say of gpt-oss-120b's
+    cache and weights, from `snapflow info` at batch 1 and 128K."""
+    args = ("info", "--model", "gpt-oss-120b", "--chip", "sn40l-16",
+            "--batch", "1")
+    info = json.loads(b.command(*args, "--json"))
+    text = b.command(*args)
+    rings = re.search(r"and (\d+) windowed layers of \d+ tokens: "
+                      r"([0-9.]+ [KMGT]iB) for the whole batch", text)
+    weights = re.search(r"^  weights +([0-9.]+ [KMGT]iB)", text, re.M)
+    if not rings or not weights:
+        sys.exit("docs.py: no windowed-layers or weights line in `snapflow "
+                 "info --model gpt-oss-120b`")
+    full = info["layers"] - int(rings.group(1))
+    return {
+        "oss-kv": f"{info['kv_bytes_per_token']:,} B a token ({full} full "
+                  f"layers) and {rings.group(2)} of rings a sequence",
+        "oss-rings": rings.group(2),
+        "oss-weights": weights.group(1),
+    }
+
+
 def models(b):
     rows = ["| model | `params_total` | `params_active` | weights "
             "(`snapflow info`) | published (total / active) | built / "
@@ -58,6 +80,8 @@ def models(b):
              "--batch", "8", "--kv", "snapstream:ratio=4")
     bt = json.loads(b.command("info", *block, "--json"))
     return {
+        **{k: v for k, v in gpt_oss_figures(b).items()
+           if k in ("oss-kv", "oss-weights")},
         "params": "\n" + "\n".join(rows) + "\n",
         "families": "\n```\n$ snapflow list --families\n" +
                     b.command("list", "--families") + "```\n",

@@ -84,6 +84,12 @@
 // GPTOSS: llm.moe {{.*}}num_experts = 128 : i64, top_k = 4 : i64
 // GPTOSS: llm.attention {{.+}}layer = 0 : i64, llm.layer = 1 : i64, {{.+}}phase = #llm<phase prefill>}
 // GPTOSS: func.func @decode(%{{.+}}: tensor<1x1xi32>, %{{.+}}: !kv.cache<layers = 18, batch = 1, slots = 1024, {{.+}}>, %{{.+}}: !kv.cache<layers = 18, batch = 1, slots = 128, {{.+}}> {llm.window = 128 : i64})
+// The parameters (116,789,336,640) and the weights as stored
+// (65,169,175,680 B = 60.69 GiB) are derived by hand in
+// tests/Unit/FamiliesTest.cpp; the KV: 2 x 8 x 64 x 2 B = 2,048 B a layer
+// and token, x 18 full layers = 36,864; the rings 18 x 128 x 2,048 x batch
+// 8 = 37,748,736 B = 36.00 MiB; the policy's default budget is a quarter
+// of 4096, 1024.
 // RUN: snapflow info --model gpt-oss-120b --chip sn40l-16 --context 4096 | FileCheck %s --check-prefix=GPTOSS-INFO
 // GPTOSS-INFO: (snapstream:budget=1024,{{.+}} compresses the 18 full layers; the 18 sliding-window layers keep their 128-token ring)
 // GPTOSS-INFO: parameters   116.79 B total, 5.71 B active per token

@@ -232,12 +232,13 @@ void snapflow::tools::printInfo(llvm::raw_ostream &os, const ModelInfo &info,
                   "for the whole batch, not compressed by the policy\n",
                   stats.windowLayers, c.windowTokens(),
                   humanBytes(stats.kvWindowBytes));
-  if (stats.windowLayers == stats.layers)
-    ; // no full layer: nothing the policy keeps or drops
-  else if (w.kvSlots >= positions)
+  // What the policy keeps of the full layers (none when every layer is
+  // windowed: it has nothing to keep or drop).
+  bool fullLayers = stats.windowLayers < stats.layers;
+  if (fullLayers && w.kvSlots >= positions)
     os << formatv("               {0} keeps all {1} {2}s of a sequence\n",
                   w.kvLabel(), positions, unit);
-  else
+  else if (fullLayers)
     os << formatv("               {0} keeps {1} of {2} {3}s per sequence "
                   "({4:f1}x fewer than full)\n",
                   w.kvLabel(), w.kvSlots, positions, unit,

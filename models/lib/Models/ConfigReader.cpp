@@ -35,9 +35,7 @@ llvm::ArrayRef<ArchitectureKey> snapflow::models::architectureKeys() {
   return kKeys;
 }
 
-void snapflow::models::refuseForeignKeys(FieldReader &r,
-                                         const llvm::json::Object &obj,
-                                         StringRef family,
+void snapflow::models::refuseForeignKeys(FieldReader &r, StringRef family,
                                          llvm::ArrayRef<StringRef> understood) {
   for (const ArchitectureKey &f : architectureKeys()) {
     StringRef key = f.key;
@@ -48,7 +46,7 @@ void snapflow::models::refuseForeignKeys(FieldReader &r,
       continue;
     // Qwen's configs carry a window with use_sliding_window: false.
     if (key == "sliding_window" &&
-        obj.getBoolean("use_sliding_window") == std::optional<bool>(false))
+        r.obj.getBoolean("use_sliding_window") == std::optional<bool>(false))
       continue;
     std::optional<bool> b = v->getAsBoolean();
     std::optional<double> d = v->getAsNumber();
@@ -169,6 +167,15 @@ void snapflow::models::setSlidingLayers(
       c.layerSpans[i] = AttentionSpan::Sliding;
 }
 
+void snapflow::models::readUniformWindow(FieldReader &r, ModelConfig &c,
+                                         bool on) {
+  int64_t window = r.optionalInteger("sliding_window", 0, 0, kMaxPositions);
+  if (on && window > 0 && window < c.maxPositionEmbeddings) {
+    c.slidingWindow = window;
+    setSlidingLayers(c, [](int64_t) { return true; });
+  }
+}
+
 void snapflow::models::readExperts(FieldReader &r, ModelConfig &c,
                                    StringRef expertsKey, StringRef widthKey) {
   c.numRoutedExperts = r.integer(expertsKey, 1, kMaxExperts);
@@ -185,7 +192,6 @@ void snapflow::models::readQuantization(FieldReader &r, ModelConfig &c,
   const llvm::json::Object *q = v ? v->getAsObject() : nullptr;
   if (!q)
     return;
-  FieldReader qr(*q, r, "quantization_config");
   std::optional<StringRef> method = q->getString("quant_method");
   if (method && *method == "fp8")
     c.weightDtype = WeightDtype::FP8;

@@ -100,7 +100,8 @@ public:
   }
   /// The nested object `key` (an error when absent or not an object).
   const llvm::json::Object *object(StringRef key) {
-    const llvm::json::Object *o = (get(key), obj.getObject(key));
+    const llvm::json::Value *v = get(key);
+    const llvm::json::Object *o = v ? v->getAsObject() : nullptr;
     if (!o)
       fail(key, "missing field '" + name(key) + "' (object)");
     return o;
@@ -259,12 +260,12 @@ struct ArchitectureKey {
 llvm::ArrayRef<ArchitectureKey> architectureKeys();
 
 /// Refuses, naming the key and `family`, the first architecture key of
-/// `obj` that is on (not false, null, 0 or an empty list) and not in
+/// `r`'s object that is on (not false, null, 0 or an empty list) and not in
 /// `understood`: a config is never built without what its key adds (a
 /// Mixtral config renamed llama lost its experts: 7.24 B parameters of
 /// 46.7 B).
-void refuseForeignKeys(FieldReader &r, const llvm::json::Object &obj,
-                       StringRef family, llvm::ArrayRef<StringRef> understood);
+void refuseForeignKeys(FieldReader &r, StringRef family,
+                       llvm::ArrayRef<StringRef> understood);
 
 /// A family's defaults for keys its published configs omit (its
 /// configuration class's, as transformers applies them).
@@ -300,6 +301,11 @@ bool readLayerTypes(FieldReader &r, ModelConfig &c);
 /// Sliding layers where `isSliding(i)`, full elsewhere.
 void setSlidingLayers(ModelConfig &c,
                       llvm::function_ref<bool(int64_t)> isSliding);
+
+/// A window on every layer when `on` and `sliding_window` is set below the
+/// positions (PhiMoE's 131072 of 131072 is none): Mistral, Mixtral, Phi-3,
+/// PhiMoE, and Qwen3-MoE with `use_sliding_window`.
+void readUniformWindow(FieldReader &r, ModelConfig &c, bool on);
 
 /// The experts of a family that names them `expertsKey` (num_local_experts,
 /// num_experts), their top-k and width (`widthKey`).

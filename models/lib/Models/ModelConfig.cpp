@@ -111,10 +111,9 @@ llvm::Expected<ModelConfig> ModelConfig::parse(StringRef json,
   }
   // Gemma 3 and Llama 4 nest their decoder in text_config: its fields are
   // named and located there.
-  const llvm::json::Object *decoder = obj;
   std::optional<FieldReader> nested;
   if (family->nestedIn) {
-    decoder = top.object(family->nestedIn);
+    const llvm::json::Object *decoder = top.object(family->nestedIn);
     if (!decoder)
       return makeError(*top.error);
     nested.emplace(*decoder, top, family->nestedIn);
@@ -127,12 +126,12 @@ llvm::Expected<ModelConfig> ModelConfig::parse(StringRef json,
     c.claShareFactor = r.optionalInteger("cla_share_factor", 1, 1, c.numLayers);
   if (!c.isBlockTransformer())
     readQuantization(top, c, /*allowMxfp4=*/c.numRoutedExperts > 0);
-  if (!r.error && c.windowedLayers() > 0 && !c.isBlockTransformer()) {
-    if (c.windowedLayers() > 0 && c.slidingWindow == 0 &&
-        llvm::is_contained(c.layerSpans, AttentionSpan::Sliding))
-      r.fail("sliding_window", "layers slide but no 'sliding_window' is "
-                               "given");
-  }
+  // Sliding layers (by layer_types or a family's rule) need a window.
+  if (!r.error && c.slidingWindow == 0 &&
+      llvm::is_contained(c.layerSpans, AttentionSpan::Sliding))
+    r.fail("sliding_window", "layers slide ('layer_types') but field '" +
+                                 r.name("sliding_window") +
+                                 "' gives no window");
   for (std::optional<std::string> *e : {&r.error, &top.error})
     if (*e)
       return makeError(**e);

@@ -48,7 +48,7 @@ void read(FieldReader &r, ModelConfig &c, Architecture arch) {
   c.numMtpLayers =
       r.optionalInteger("num_nextn_predict_layers", 0, 0, kMaxMtpLayers);
   c.headDim = c.qkNopeHeadDim + c.qkRopeHeadDim;
-  refuseForeignKeys(r, r.obj, c.modelType,
+  refuseForeignKeys(r, c.modelType,
                     {"kv_lora_rank", "q_lora_rank", "n_routed_experts",
                      "n_shared_experts", "num_experts_per_tok",
                      "moe_intermediate_size"});

@@ -28,7 +28,7 @@ void readGemma(FieldReader &r, ModelConfig &c, int64_t defaultWindow,
       r.optionalInteger("sliding_window", defaultWindow, 1, kMaxPositions);
   if (!readLayerTypes(r, c))
     setSlidingLayers(c, sliding);
-  refuseForeignKeys(r, r.obj, c.modelType,
+  refuseForeignKeys(r, c.modelType,
                     {"sliding_window", "layer_types", "attention_bias",
                      "attn_logit_softcapping", "final_logit_softcapping"});
 }

@@ -35,7 +35,7 @@ void read(FieldReader &r, ModelConfig &c) {
   c.intermediateSize = c.moeIntermediateSize;
   c.router = Router::SoftmaxTopK;
   c.expertBiases = true;
-  refuseForeignKeys(r, r.obj, c.modelType,
+  refuseForeignKeys(r, c.modelType,
                     {"sliding_window", "layer_types", "attention_bias",
                      "num_local_experts", "num_experts_per_tok",
                      "experts_per_token"});

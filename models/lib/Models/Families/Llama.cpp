@@ -16,7 +16,7 @@ void read(FieldReader &r, ModelConfig &c) {
   c.arch = Architecture::Llama;
   readGQA(r, c);
   c.qkvBias = c.outputBias = r.boolean("attention_bias", false);
-  refuseForeignKeys(r, r.obj, c.modelType, {"attention_bias"});
+  refuseForeignKeys(r, c.modelType, {"attention_bias"});
 }
 
 const IgnoredKey kIgnored[] = {

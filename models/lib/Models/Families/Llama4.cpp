@@ -61,7 +61,7 @@ void read(FieldReader &r, ModelConfig &c) {
   c.moeLayers.assign(c.numLayers, false);
   for (int64_t i = 0; i < c.numLayers; ++i)
     c.moeLayers[i] = moe ? llvm::is_contained(*moe, i) : (i + 1) % step == 0;
-  refuseForeignKeys(r, r.obj, c.modelType,
+  refuseForeignKeys(r, c.modelType,
                     {"attention_bias", "attention_chunk_size", "layer_types",
                      "no_rope_layers", "use_qk_norm", "num_local_experts",
                      "num_experts_per_tok", "moe_layers",

@@ -14,10 +14,8 @@ namespace {
 void read(FieldReader &r, ModelConfig &c) {
   c.arch = Architecture::Llama;
   readGQA(r, c, {/*vocab=*/32000, /*maxPositions=*/4096 * 32});
-  c.slidingWindow = r.optionalInteger("sliding_window", 0, 0, kMaxPositions);
-  if (c.slidingWindow > 0)
-    setSlidingLayers(c, [](int64_t) { return true; });
-  refuseForeignKeys(r, r.obj, c.modelType, {"sliding_window"});
+  readUniformWindow(r, c, /*on=*/true);
+  refuseForeignKeys(r, c.modelType, {"sliding_window"});
 }
 } // namespace
 

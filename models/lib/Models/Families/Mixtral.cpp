@@ -15,16 +15,14 @@ namespace {
 void read(FieldReader &r, ModelConfig &c) {
   c.arch = Architecture::Llama;
   readGQA(r, c, {/*vocab=*/32000, /*maxPositions=*/4096 * 32}, "");
-  c.slidingWindow = r.optionalInteger("sliding_window", 0, 0, kMaxPositions);
-  if (c.slidingWindow > 0)
-    setSlidingLayers(c, [](int64_t) { return true; });
+  readUniformWindow(r, c, /*on=*/true);
   readExperts(r, c,
               r.obj.get("num_local_experts") ? "num_local_experts"
                                              : "num_experts",
               "intermediate_size");
   c.intermediateSize = c.moeIntermediateSize; // no dense layer
   c.router = Router::Softmax;
-  refuseForeignKeys(r, r.obj, c.modelType,
+  refuseForeignKeys(r, c.modelType,
                     {"sliding_window", "num_local_experts", "num_experts",
                      "num_experts_per_tok"});
 }

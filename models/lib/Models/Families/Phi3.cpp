@@ -12,7 +12,7 @@
 
 using namespace snapflow::models;
 
-namespace snapflow::models {
+namespace {
 /// `partial_rotary_factor`: the channels of a head rotated, int(d x f),
 /// even (Phi3Attention's rotary_ndims).
 void readPartialRotary(FieldReader &r, ModelConfig &c) {
@@ -32,26 +32,14 @@ void readPartialRotary(FieldReader &r, ModelConfig &c) {
                          r.name("partial_rotary_factor"), f, c.headDim));
 }
 
-/// A window on every layer when `sliding_window` is below the positions
-/// (PhiMoE's 131072 of 131072 is none).
-void readUniformWindow(FieldReader &r, ModelConfig &c) {
-  int64_t window = r.optionalInteger("sliding_window", 0, 0, kMaxPositions);
-  if (window > 0 && window < c.maxPositionEmbeddings) {
-    c.slidingWindow = window;
-    setSlidingLayers(c, [](int64_t) { return true; });
-  }
-}
-} // namespace snapflow::models
-
-namespace {
 void read(FieldReader &r, ModelConfig &c) {
   c.arch = Architecture::Llama;
   readGQA(r, c,
           {/*vocab=*/32064, /*maxPositions=*/4096, false, 1e-5, 10000.0,
            /*headDimKey=*/false});
   readPartialRotary(r, c);
-  readUniformWindow(r, c);
-  refuseForeignKeys(r, r.obj, c.modelType,
+  readUniformWindow(r, c, /*on=*/true);
+  refuseForeignKeys(r, c.modelType,
                     {"sliding_window", "partial_rotary_factor"});
 }
 

@@ -13,10 +13,6 @@
 
 using namespace snapflow::models;
 
-namespace snapflow::models {
-void readUniformWindow(FieldReader &r, ModelConfig &c);
-} // namespace snapflow::models
-
 namespace {
 void read(FieldReader &r, ModelConfig &c) {
   c.arch = Architecture::Llama;
@@ -24,11 +20,11 @@ void read(FieldReader &r, ModelConfig &c) {
   c.qkvBias = c.outputBias = r.boolean("attention_bias", false);
   c.lmHeadBias = r.boolean("lm_head_bias", false);
   c.layerNorm = true;
-  readUniformWindow(r, c);
+  readUniformWindow(r, c, /*on=*/true);
   readExperts(r, c, "num_local_experts", "intermediate_size");
   c.intermediateSize = c.moeIntermediateSize;
   c.router = Router::Softmax;
-  refuseForeignKeys(r, r.obj, c.modelType,
+  refuseForeignKeys(r, c.modelType,
                     {"sliding_window", "attention_bias", "lm_head_bias",
                      "num_local_experts", "num_experts_per_tok"});
 }

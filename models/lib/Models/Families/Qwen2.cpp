@@ -27,10 +27,6 @@ void readQwenWindows(FieldReader &r, ModelConfig &c) {
     c.slidingWindow = window;
     setSlidingLayers(c, [&](int64_t i) { return i >= from; });
   }
-  if (!r.error && c.windowedLayers() > 0 && c.slidingWindow == 0)
-    r.fail("sliding_window", "layers slide ('layer_types') but field '" +
-                                 r.name("sliding_window") +
-                                 "' gives no window");
 }
 } // namespace snapflow::models
 
@@ -42,7 +38,7 @@ void read(FieldReader &r, ModelConfig &c) {
   c.headDim = c.hiddenSize / c.numHeads; // Qwen2Attention: no head_dim
   c.qkvBias = true;
   readQwenWindows(r, c);
-  refuseForeignKeys(r, r.obj, c.modelType, {"sliding_window", "layer_types"});
+  refuseForeignKeys(r, c.modelType, {"sliding_window", "layer_types"});
 }
 } // namespace
 

@@ -28,7 +28,7 @@ void read(FieldReader &r, ModelConfig &c) {
   readGQA(r, c, {/*vocab=*/151936, /*maxPositions=*/32768});
   readQwen3Attention(r, c);
   readQwenWindows(r, c);
-  refuseForeignKeys(r, r.obj, c.modelType,
+  refuseForeignKeys(r, c.modelType,
                     {"sliding_window", "layer_types", "attention_bias"});
 }
 } // namespace

@@ -23,11 +23,7 @@ void read(FieldReader &r, ModelConfig &c) {
   c.arch = Architecture::Llama;
   readGQA(r, c, {/*vocab=*/151936, /*maxPositions=*/32768});
   readQwen3Attention(r, c);
-  int64_t window = r.optionalInteger("sliding_window", 0, 0, kMaxPositions);
-  if (r.boolean("use_sliding_window", false) && window > 0) {
-    c.slidingWindow = window;
-    setSlidingLayers(c, [](int64_t) { return true; });
-  }
+  readUniformWindow(r, c, r.boolean("use_sliding_window", false));
   r.optionalInteger("max_window_layers", 0, 0, kMaxLayers); // unused here
   readExperts(r, c, "num_experts", "moe_intermediate_size");
   int64_t step = r.optionalInteger("decoder_sparse_step", 1, 1, c.numLayers);
@@ -37,7 +33,7 @@ void read(FieldReader &r, ModelConfig &c) {
   for (int64_t i = 0; i < c.numLayers; ++i)
     c.moeLayers[i] = !llvm::is_contained(dense, i) && (i + 1) % step == 0;
   c.router = Router::Softmax;
-  refuseForeignKeys(r, r.obj, c.modelType,
+  refuseForeignKeys(r, c.modelType,
                     {"sliding_window", "attention_bias", "num_experts",
                      "num_experts_per_tok", "moe_intermediate_size"});
 }
