@@ -1,11 +1,11 @@
 //===- FuzzRequests.cpp - libFuzzer target: request traces ----------------===//
 //
-// snapflow's CSV and the public formats (Azure, BurstGPT), by the first
-// byte, then validated against a 2048-token context as --serve does.
+// Every trace format (Trace.h), named by the first byte or detected, then
+// validated against a 2048-token context as --serve does.
 //
 //===----------------------------------------------------------------------===//
 
-#include "snapflow/Sim/Serving/Serving.h"
+#include "snapflow/Sim/Serving/Trace.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -15,10 +15,10 @@ using namespace snapflow::sim::serving;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1)
     return 0;
-  const TraceFormat formats[] = {TraceFormat::Auto, TraceFormat::Snapflow,
-                                 TraceFormat::Azure, TraceFormat::BurstGPT};
+  TraceOptions options;
+  options.format = static_cast<TraceFormat>(data[0] % kNumTraceFormats);
   llvm::StringRef text(reinterpret_cast<const char *>(data + 1), size - 1);
-  auto requests = parseRequests(text, "fuzz.csv", formats[data[0] % 4]);
+  auto requests = parseRequests(text, "fuzz.csv", options);
   if (!requests) {
     llvm::consumeError(requests.takeError());
     return 0;

@@ -117,7 +117,23 @@ TEST(ServeRequests, TheModelColumnNamesADeployedModel) {
   load.requests.push_back(request(2, 10, 5, "gpt-4"));
   EXPECT_EQ(message(assignModels(load, *models, "t.csv")),
             "t.csv:2: error: model 'gpt-4' is not deployed (--model "
-            "llama-3.2-1b,llama-3.1-8b)");
+            "llama-3.2-1b,llama-3.1-8b); --model-map NAME=MODEL serves it as "
+            "a deployed model");
+  // --model-map: BurstGPT's names served as deployed models.
+  load.requests.push_back(request(3, 10, 5, "ChatGPT"));
+  ASSERT_FALSE(assignModels(load, *models, "t.csv",
+                            "gpt-4=llama-3.1-8b, ChatGPT=llama-3.2-1b"));
+  EXPECT_EQ(load.requests[2].model, 1);
+  EXPECT_EQ(load.requests[3].model, 0);
+  EXPECT_EQ(message(assignModels(load, *models, "t.csv", "gpt-4=qwen3-8b")),
+            "--model-map: gpt-4=qwen3-8b, but 'qwen3-8b' is not deployed "
+            "(--model llama-3.2-1b,llama-3.1-8b)");
+  EXPECT_EQ(message(assignModels(load, *models, "t.csv", "gpt-4")),
+            "--model-map: 'gpt-4' is not name=model "
+            "(ChatGPT=llama-3.1-70b,GPT-4=deepseek-r1)");
+  EXPECT_EQ(message(assignModels(load, *models, "t.csv",
+                                 "a=llama-3.2-1b,a=llama-3.1-8b")),
+            "--model-map names 'a' twice");
   load.hasModel = false;
   EXPECT_NE(message(assignModels(load, *models, "t.csv"))
                 .find("the trace has no model column"),
@@ -133,7 +149,36 @@ TEST(ServeRequests, ARequestLongerThanItsSlotIsRefused) {
   llvm::Error e = distribute(load, *models);
   ASSERT_TRUE(static_cast<bool>(e));
   EXPECT_NE(message(std::move(e)).find("1024"), std::string::npos);
-  EXPECT_EQ((*models)[0]->requests, std::vector<size_t>{0});
+  EXPECT_TRUE((*models)[0]->requests.empty());
+}
+
+// --overlong skip leaves the request out and counts it; clip shortens its
+// prompt to 1024 - 100 = 924 tokens; skipping every request is an error.
+TEST(ServeRequests, OverlongRequestsAreSkippedOrClippedAndCounted) {
+  for (Overlong how : {Overlong::Skip, Overlong::Clip}) {
+    auto models = prepareModels({deployed("llama-3.2-1b", 1024, 2)});
+    ASSERT_TRUE(static_cast<bool>(models)) << message(models.takeError());
+    Load load;
+    load.source = "t.csv";
+    load.requests = {request(0, 10, 5), request(1, 1000, 100),
+                     request(2, 20, 5)};
+    ASSERT_FALSE(distribute(load, *models, how));
+    bool skip = how == Overlong::Skip;
+    EXPECT_EQ(load.overlongSkipped, skip ? 1 : 0);
+    EXPECT_EQ(load.overlongClipped, skip ? 0 : 1);
+    ASSERT_EQ(load.requests.size(), skip ? 2u : 3u);
+    EXPECT_EQ((*models)[0]->requests.size(), load.requests.size());
+    if (!skip)
+      EXPECT_EQ(load.requests[1].promptTokens, 924);
+  }
+  auto models = prepareModels({deployed("llama-3.2-1b", 1024, 2)});
+  ASSERT_TRUE(static_cast<bool>(models)) << message(models.takeError());
+  Load load;
+  load.source = "t.csv";
+  load.requests = {request(0, 1000, 100)};
+  EXPECT_NE(message(distribute(load, *models, Overlong::Skip))
+                .find("--overlong skip left none to serve"),
+            std::string::npos);
 }
 
 // Buckets.cpp
@@ -219,7 +264,8 @@ TEST(ServePhases, CostsLoopAndOutcomeOfASmallDeployment) {
   EXPECT_DOUBLE_EQ(out.throughputTokensPerS, 24 / served->makespanS);
   EXPECT_GT(out.ttft.p50, 0);
   EXPECT_EQ(serveOptionsText(out, so, *cache, false),
-            "schedule=prefill-first prefill-chunk=auto rate=1 requests=100 "
+            "schedule=prefill-first prefill-chunk=auto overlong=error rate=1 "
+            "requests=100 "
             "seed=1 prompt-mean=4096 output-mean=512 length-spread=0.5 "
             "load-period=0 load-amplitude=0.8 duration=0");
 }

@@ -308,7 +308,33 @@ TEST(Serving, ValidateNamesTheRequest) {
   Error e = validate({r}, cfg, "reqs.csv");
   EXPECT_EQ(llvm::toString(std::move(e)),
             "reqs.csv:7: error: prompt_tokens + output_tokens = 1000 + 100 "
-            "exceeds the context of 1024 tokens a slot holds (--context)");
+            "exceeds the context of 1024 tokens a slot holds (--context); "
+            "--overlong skip or clip serves the trace's other rows");
+}
+
+// --overlong (issue 35): a 1000 + 100 request in a 1024-token slot is left
+// out, or clipped: the prompt to 1024 - 100 = 924 tokens. An output longer
+// than the slot clips the prompt to 1 token and the output to 1023.
+TEST(Serving, OverlongRequestsAreSkippedOrClipped) {
+  ServeConfig cfg = config(1);
+  Request r = req(3, 0, 1000, 100);
+  auto skip = fit(r, cfg, Overlong::Skip, "reqs.csv");
+  ASSERT_TRUE(static_cast<bool>(skip));
+  EXPECT_EQ(*skip, Fit::Skipped);
+  auto clip = fit(r, cfg, Overlong::Clip, "reqs.csv");
+  ASSERT_TRUE(static_cast<bool>(clip));
+  EXPECT_EQ(*clip, Fit::Clipped);
+  EXPECT_EQ(r.promptTokens, 924);
+  EXPECT_EQ(r.outputTokens, 100);
+  Request longOutput = req(4, 0, 10, 5000);
+  ASSERT_TRUE(static_cast<bool>(fit(longOutput, cfg, Overlong::Clip, "")));
+  EXPECT_EQ(longOutput.promptTokens, 1);
+  EXPECT_EQ(longOutput.outputTokens, 1023);
+  Request fits = req(5, 0, 1000, 24);
+  auto f = fit(fits, cfg, Overlong::Clip, "");
+  ASSERT_TRUE(static_cast<bool>(f));
+  EXPECT_EQ(*f, Fit::Fits);
+  EXPECT_EQ(fits.promptTokens, 1000);
 }
 
 // A request whose prompt + output passes 2^63 is refused, not wrapped into
@@ -355,138 +381,6 @@ TEST(Serving, GeneratorIsSeededPoissonAndBounded) {
   }
   o.seed = 8;
   EXPECT_NE(generateRequests(o).back().arrivalS, a.back().arrivalS);
-}
-
-std::string writeTemp(llvm::StringRef text) {
-  llvm::SmallString<128> path;
-  int fd;
-  EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("requests", "csv", fd, path));
-  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-  os << text;
-  return path.str().str();
-}
-
-TEST(Serving, ReadsRequestFiles) {
-  std::string path = writeTemp("# a comment\n"
-                               "prompt_tokens,arrival_s,output_tokens\n"
-                               "100,0.0,3\n"
-                               "\n"
-                               "200,1.5,7\r\n");
-  auto r = readRequests(path);
-  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
-  ASSERT_EQ(r->size(), 2u);
-  EXPECT_EQ((*r)[1].promptTokens, 200);
-  EXPECT_DOUBLE_EQ((*r)[1].arrivalS, 1.5);
-  EXPECT_EQ((*r)[1].outputTokens, 7);
-  EXPECT_EQ((*r)[1].line, 5);
-  (void)llvm::sys::fs::remove(path);
-}
-
-TEST(Serving, MalformedRequestFilesNameTheLine) {
-  struct Case {
-    const char *text, *error;
-  } cases[] = {
-      {"arrival_s,prompt_tokens,output_tokens\n0,100,3\n0.5,abc,3\n",
-       ":3:5: error: prompt_tokens must be a whole number from 1 to "
-       "134217728, got 'abc'"},
-      {"arrival_s,prompt_tokens,output_tokens\n-1,100,3\n",
-       ":2:1: error: arrival_s must be seconds from 0 to 1e+08, got "
-       "'-1'"},
-      {"arrival_s,prompt_tokens,output_tokens\n0,100\n",
-       ":2:1: error: 2 fields, the header has 3"},
-      {"arrival_s,prompt,output_tokens\n0,100,3\n",
-       ":1:1: error: the header needs the columns "
-       "arrival_s,prompt_tokens,output_tokens; 'prompt_tokens' is missing"},
-      {"arrival_s,prompt_tokens,output_tokens\n0,100,0\n",
-       ":2:7: error: output_tokens must be a whole number from 1 to "
-       "134217728, got '0'"},
-      {"arrival_s,prompt_tokens,output_tokens\n",
-       ": error: no requests after the header"},
-  };
-  for (const Case &c : cases) {
-    std::string path = writeTemp(c.text);
-    auto r = readRequests(path);
-    ASSERT_FALSE(static_cast<bool>(r)) << c.text;
-    std::string msg = llvm::toString(r.takeError());
-    EXPECT_EQ(msg, path + c.error);
-    (void)llvm::sys::fs::remove(path);
-  }
-}
-
-// The Azure LLM inference trace: TIMESTAMP is a date and time; arrivals
-// start at the first request. 18:15:46.68059 -> 0; 18:15:50.995169 -> 4.314579;
-// 23:59:59.5 -> 5 h 44 min 12.81941 s = 20652.81941; across midnight,
-// 00:00:00.25 of the next day -> 0.75 s later, 20653.56941.
-TEST(Serving, AzureTraceArrivalsAreRelativeSeconds) {
-  std::string path = writeTemp("TIMESTAMP,ContextTokens,GeneratedTokens\n"
-                               "2023-11-16 18:15:46.6805900,374,44\n"
-                               "2023-11-16 18:15:50.9951690,396,109\n"
-                               "2023-11-16 23:59:59.5000000,1020,3\n"
-                               "2023-11-17 00:00:00.2500000,200,16\n");
-  TraceInfo info;
-  auto r = readRequests(path, TraceFormat::Auto, &info);
-  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
-  EXPECT_EQ(info.format, TraceFormat::Azure);
-  ASSERT_EQ(r->size(), 4u);
-  EXPECT_NEAR((*r)[0].arrivalS, 0, 1e-6);
-  EXPECT_NEAR((*r)[1].arrivalS, 4.314579, 1e-6);
-  EXPECT_NEAR((*r)[2].arrivalS, 20652.81941, 1e-6);
-  EXPECT_NEAR((*r)[3].arrivalS, 20653.56941, 1e-6);
-  EXPECT_EQ((*r)[1].promptTokens, 396);
-  EXPECT_EQ((*r)[1].outputTokens, 109);
-  (void)llvm::sys::fs::remove(path);
-}
-
-// The Azure 2024 traces write an ISO 8601 offset (refused before, issue
-// 35): 2024-05-10 00:00:00.009930+00:00 -> 0; 00:00:01.5+00:00 -> 1.490070;
-// 02:00:03-01:00 is 03:00:03 UTC -> 3 h 0 min 3 s - 0.00993 = 10802.99007;
-// 08:30:05+0530 is 03:00:05 UTC -> 10804.99007. An offset of 24 hours is
-// not one.
-TEST(Serving, Azure2024OffsetsAreUTC) {
-  std::string path = writeTemp("TIMESTAMP,ContextTokens,GeneratedTokens\n"
-                               "2024-05-10 00:00:00.009930+00:00,374,44\n"
-                               "2024-05-10 00:00:01.5+00:00,396,109\n"
-                               "2024-05-10T02:00:03-01:00,10,3\n"
-                               "2024-05-10 08:30:05+0530,20,16\n");
-  auto r = readRequests(path);
-  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
-  ASSERT_EQ(r->size(), 4u);
-  EXPECT_NEAR((*r)[1].arrivalS - (*r)[0].arrivalS, 1.490070, 1e-6);
-  EXPECT_NEAR((*r)[2].arrivalS - (*r)[0].arrivalS, 10802.99007, 1e-6);
-  EXPECT_NEAR((*r)[3].arrivalS - (*r)[0].arrivalS, 10804.99007, 1e-6);
-  (void)llvm::sys::fs::remove(path);
-  path = writeTemp("TIMESTAMP,ContextTokens,GeneratedTokens\n"
-                   "2024-05-10 00:00:00+24:00,374,44\n");
-  auto bad = readRequests(path);
-  ASSERT_FALSE(static_cast<bool>(bad));
-  EXPECT_NE(llvm::toString(bad.takeError())
-                .find("with a zone such as Z or "
-                      "+00:00"),
-            std::string::npos);
-  (void)llvm::sys::fs::remove(path);
-}
-
-// BurstGPT: seconds, extra columns ignored, a failed request (0 response
-// tokens) skipped and counted; arrivals relative to the first (5 s).
-TEST(Serving, BurstGPTTraceSkipsFailedRequests) {
-  std::string path = writeTemp(
-      "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
-      "5,ChatGPT,472,18,490,Conversation log\n"
-      "45,ChatGPT,1087,0,1087,Conversation log\n"
-      "118,GPT-4,417,101,518,Conversation log\n");
-  TraceInfo info;
-  auto r = readRequests(path, TraceFormat::Auto, &info);
-  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
-  EXPECT_EQ(info.format, TraceFormat::BurstGPT);
-  EXPECT_EQ(info.skipped, 1);
-  ASSERT_EQ(r->size(), 2u);
-  EXPECT_DOUBLE_EQ((*r)[1].arrivalS, 113);
-  EXPECT_EQ((*r)[1].line, 4);
-  // BurstGPT names the model each request asked for.
-  EXPECT_TRUE(info.hasModel);
-  EXPECT_EQ((*r)[0].modelName, "ChatGPT");
-  EXPECT_EQ((*r)[1].modelName, "GPT-4");
-  (void)llvm::sys::fs::remove(path);
 }
 
 } // namespace
@@ -780,36 +674,4 @@ TEST(ServingModels, PeriodicLoadFollowsItsRateCurve) {
   for (size_t i = 1; i < both.size(); ++i)
     EXPECT_LE(both[i - 1].arrivalS, both[i].arrivalS);
   EXPECT_EQ(both.back().id, static_cast<int64_t>(both.size()) - 1);
-}
-
-// A model column: snapflow's `model`, BurstGPT's `Model`.
-TEST(ServingModels, TracesCarryTheModel) {
-  llvm::SmallString<128> path;
-  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("models", "csv", path));
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream f(path, ec);
-    f << "arrival_s,model,prompt_tokens,output_tokens\n"
-         "0.0,llama-3.1-8b,100,10\n"
-         "1.0,llama-3.2-1b,200,20\n";
-  }
-  TraceInfo info;
-  auto reqs = readRequests(path, TraceFormat::Auto, &info);
-  ASSERT_TRUE(static_cast<bool>(reqs)) << llvm::toString(reqs.takeError());
-  EXPECT_TRUE(info.hasModel);
-  ASSERT_EQ(reqs->size(), 2u);
-  EXPECT_EQ((*reqs)[0].modelName, "llama-3.1-8b");
-  EXPECT_EQ((*reqs)[1].modelName, "llama-3.2-1b");
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream f(path, ec);
-    f << "arrival_s,model,prompt_tokens,output_tokens\n"
-         "0.0, ,100,10\n";
-  }
-  auto bad = readRequests(path);
-  ASSERT_FALSE(static_cast<bool>(bad));
-  EXPECT_NE(llvm::toString(bad.takeError())
-                .find(":2:5: error: model must name a model"),
-            std::string::npos);
-  (void)llvm::sys::fs::remove(path);
 }

@@ -386,6 +386,27 @@ void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
   os << formatv("throughput          {0:f1} output tokens/s, {1:f3} "
                 "requests/s\n",
                 s.throughputTokensPerS, s.requestsPerS);
+  if (s.overlongSkipped || s.overlongClipped)
+    os << formatv("overlong            {0} request(s) longer than a slot "
+                  "{1} (--overlong {2})\n",
+                  s.overlongSkipped + s.overlongClipped,
+                  s.overlongSkipped ? "skipped" : "clipped to fit",
+                  sim::serving::overlongName(s.overlong));
+  if (s.offeredRequestsPerS > 0)
+    os << formatv("load                arrivals {0:f3} requests/s, served "
+                  "{1:f3}/s: offered {2:f2}x what was served\n",
+                  s.offeredRequestsPerS, s.requestsPerS, s.loadRatio);
+  if (s.overloaded)
+    os << formatv("overloaded          requests arrived {0:f2}x faster than "
+                  "the deployment served them; {1} waited for a slot at the "
+                  "last arrival against {2} a tenth of the way in, so "
+                  "latencies grow with the trace's length\n",
+                  s.loadRatio, r.waitingAtLastArrival, r.waitingEarly);
+  else if (r.makespanS > 0 && r.idleS > 0.99 * r.makespanS)
+    os << formatv("nearly idle         the chip was idle {0:f1}% of the "
+                  "time: if that is not the load meant, check the trace's "
+                  "time unit (--trace-format, arrival_s or arrival_ms)\n",
+                  100 * r.idleS / r.makespanS);
   auto line = [&](const char *name, const Percentiles &p, double scale,
                   const char *unit) {
     os << formatv("{0,-19} p50 {1:f3}  p90 {2:f3}  p99 {3:f3}  mean "

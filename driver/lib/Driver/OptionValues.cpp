@@ -170,9 +170,15 @@ llvm::Expected<std::string> snapflow::driver::parseMoeName(StringRef text,
 llvm::Expected<sim::serving::TraceFormat>
 snapflow::driver::parseTraceFormatValue(StringRef text, StringRef what) {
   using sim::serving::TraceFormat;
-  return choiceOf<TraceFormat>(text, what,
-                               static_cast<int>(TraceFormat::BurstGPT) + 1,
+  return choiceOf<TraceFormat>(text, what, sim::serving::kNumTraceFormats,
                                sim::serving::traceFormatName);
+}
+
+llvm::Expected<sim::serving::Overlong>
+snapflow::driver::parseOverlongValue(StringRef text, StringRef what) {
+  using sim::serving::Overlong;
+  return choiceOf<Overlong>(text, what, static_cast<int>(Overlong::Clip) + 1,
+                            sim::serving::overlongName);
 }
 
 llvm::Expected<sim::serving::Schedule>
@@ -206,6 +212,9 @@ std::string snapflow::driver::optionText(arch::Phase v) {
 }
 std::string snapflow::driver::optionText(sim::serving::TraceFormat v) {
   return sim::serving::traceFormatName(v).str();
+}
+std::string snapflow::driver::optionText(sim::serving::Overlong v) {
+  return sim::serving::overlongName(v).str();
 }
 std::string snapflow::driver::optionText(sim::serving::Schedule v) {
   return sim::serving::scheduleName(v).str();

@@ -78,11 +78,11 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   auto load = loadRequests(so, models->size());
   if (!load)
     return load.takeError();
-  if (Error e = assignModels(*load, *models, so.requestsPath))
+  if (Error e = assignModels(*load, *models, so.requestsPath, so.modelMap))
+    return std::move(e);
+  if (Error e = distribute(*load, *models, so.overlong))
     return std::move(e);
   if (Error e = writeRequests(so.writeRequestsPath, *load, *models))
-    return std::move(e);
-  if (Error e = distribute(*load, *models))
     return std::move(e);
   // 2. Per model: slots, buckets and their graphs; the placement.
   WallTimes wall;

@@ -36,27 +36,6 @@ int CostTable::bucketOf(llvm::ArrayRef<int64_t> buckets, int64_t tokens) {
   return it == buckets.end() ? -1 : static_cast<int>(it - buckets.begin());
 }
 
-Error snapflow::sim::serving::validate(llvm::ArrayRef<Request> requests,
-                                       const ServeConfig &config,
-                                       StringRef source) {
-  for (const Request &r : requests)
-    // Compared without adding: the two counts may each be near 2^63 when a
-    // caller built the request (a file's are at most limits::kMaxTokens).
-    if (r.promptTokens < 1 || r.outputTokens < 1 ||
-        r.promptTokens > config.maxContext - r.outputTokens) {
-      std::string where =
-          r.line > 0
-              ? llvm::formatv("{0}:{1}: error: ", source, r.line).str()
-              : llvm::formatv("{0}: error: request {1}: ", source, r.id).str();
-      return makeError(llvm::formatv(
-          "{0}prompt_tokens + output_tokens = {1} + {2} exceeds the context "
-          "of {3} tokens a slot holds ({4})",
-          where, r.promptTokens, r.outputTokens, config.maxContext,
-          config.maxContextFrom));
-    }
-  return Error::success();
-}
-
 namespace {
 
 /// A slot of a model's static graph.
@@ -152,6 +131,12 @@ private:
     return used;
   }
   void sample();
+  int64_t waitingNow() const {
+    int64_t n = 0;
+    for (const ModelState &m : models)
+      n += static_cast<int64_t>(m.waiting.size());
+    return n;
+  }
   void span(const Span &sp) {
     if (res.spans.size() < ServeResult::kMaxSpans)
       res.spans.push_back(sp);
@@ -646,6 +631,7 @@ llvm::Expected<ServeResult> Loop::run() {
   size_t nextArrival = 0;
   t = requests.empty() ? 0 : requests[order[0]].arrivalS;
   double start = t;
+  res.firstArrivalS = start;
   lastKvTime = t;
   nextTickS = start + cache.windowS;
   // At the start HBM holds every model (static), or the models in
@@ -666,6 +652,13 @@ llvm::Expected<ServeResult> Loop::run() {
       size_t i = order[nextArrival++];
       models[requests[i].model].waiting.push_back(i);
       forecast.arrive(requests[i].model, requests[i].arrivalS);
+      // The queue early in the arrivals and at their end (overload).
+      if (nextArrival == (order.size() + 9) / 10)
+        res.waitingEarly = waitingNow();
+      if (nextArrival == order.size()) {
+        res.waitingAtLastArrival = waitingNow();
+        res.lastArrivalS = requests[i].arrivalS;
+      }
     }
     if (res.samples.empty())
       sample(); // the start: nothing held, the first arrivals waiting
@@ -755,36 +748,4 @@ llvm::Expected<ServeResult> snapflow::sim::serving::serve(
   model.hbmBytes = 0;
   CacheOptions cache; // one model, resident throughout
   return serveModels(requests, model, cache, onFinish);
-}
-
-void Distribution::add(double value, int64_t count) {
-  if (count <= 0)
-    return;
-  counts[value] += count;
-  total += count;
-  sum += value * double(count);
-}
-
-double Distribution::percentile(double q) const {
-  if (!total)
-    return 0;
-  // The smallest value with at least q of the samples at or below it.
-  int64_t rank = std::clamp<int64_t>(
-      static_cast<int64_t>(std::ceil(q * double(total))), 1, total);
-  int64_t seen = 0;
-  for (const auto &[value, n] : counts) {
-    seen += n;
-    if (seen >= rank)
-      return value;
-  }
-  return counts.rbegin()->first;
-}
-
-double snapflow::sim::serving::percentile(std::vector<double> values,
-                                          double q) {
-  if (values.empty())
-    return 0;
-  std::sort(values.begin(), values.end());
-  size_t rank = static_cast<size_t>(std::ceil(q * double(values.size())));
-  return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
 }

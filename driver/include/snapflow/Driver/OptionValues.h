@@ -18,6 +18,7 @@
 #include "snapflow/Models/ModelConfig.h"
 #include "snapflow/Sim/Serving/ModelCache.h"
 #include "snapflow/Sim/Serving/Serving.h"
+#include "snapflow/Sim/Serving/Trace.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -80,9 +81,12 @@ llvm::Expected<std::string> parseMlaCacheName(llvm::StringRef text,
                                               llvm::StringRef what);
 llvm::Expected<std::string> parseMoeName(llvm::StringRef text,
                                          llvm::StringRef what);
-/// Serving's enums: the trace format, the schedule, the model cache.
+/// Serving's enums: the trace format, overlong requests, the schedule, the
+/// model cache.
 llvm::Expected<sim::serving::TraceFormat>
 parseTraceFormatValue(llvm::StringRef text, llvm::StringRef what);
+llvm::Expected<sim::serving::Overlong> parseOverlongValue(llvm::StringRef text,
+                                                          llvm::StringRef what);
 llvm::Expected<sim::serving::Schedule> parseScheduleValue(llvm::StringRef text,
                                                           llvm::StringRef what);
 llvm::Expected<sim::serving::CachePolicy>
@@ -96,6 +100,7 @@ std::string optionText(double v);
 std::string optionText(bool v);
 std::string optionText(arch::Phase v);
 std::string optionText(sim::serving::TraceFormat v);
+std::string optionText(sim::serving::Overlong v);
 std::string optionText(sim::serving::Schedule v);
 std::string optionText(sim::serving::CachePolicy v);
 template <class T> std::string optionText(const T &) { return ""; }

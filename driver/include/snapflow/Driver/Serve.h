@@ -26,6 +26,7 @@
 #include "snapflow/Driver/Simulate.h"
 #include "snapflow/Driver/Workload.h"
 #include "snapflow/Sim/Serving/Serving.h"
+#include "snapflow/Sim/Serving/Trace.h"
 
 namespace snapflow {
 namespace driver {
@@ -33,8 +34,13 @@ namespace driver {
 /// Options of `snapflow run --serve`.
 struct ServeOptions {
   std::string requestsPath; ///< --trace-requests; "" to generate
-  /// --trace-format: the file's format, or Auto (by its header).
-  sim::serving::TraceFormat traceFormat = sim::serving::TraceFormat::Auto;
+  /// --trace-format (Auto: by its header) and --trace-block-tokens.
+  sim::serving::TraceOptions trace;
+  /// --model-map: a trace's model names to deployed models, as given
+  /// ("ChatGPT=llama-3.1-70b,GPT-4=deepseek-r1"); "" for none.
+  std::string modelMap;
+  /// --overlong: what becomes of a request longer than a slot holds.
+  sim::serving::Overlong overlong = sim::serving::Overlong::Error;
   /// --request-results: every request's result as a CSV row, written as it
   /// completes; "" for none.
   std::string resultsPath;
@@ -91,6 +97,11 @@ struct ModelOutcome {
   double throughputTokensPerS = 0;
 };
 
+/// Served this much slower than the requests arrived, with the queue
+/// growing, a deployment is over capacity: 10%, past what the last
+/// requests' own latency adds to a run that keeps up.
+constexpr double kOverloadRatio = 1.1;
+
 /// What a serving run measured.
 struct ServeOutcome {
   std::string model, chip, kv, source;
@@ -99,6 +110,17 @@ struct ServeOutcome {
   /// chunk, or --prefill-chunk (kPrefillChunkAuto) with prefill-first.
   int64_t prefillChunk = kPrefillChunkAuto;
   int64_t tp = 0, slots = 0, context = 0, requests = 0, graphs = 0;
+  /// A trace's rows left out: with 0 tokens (failed requests), and longer
+  /// than a slot (--overlong skip); and the ones clipped to fit.
+  int64_t emptySkipped = 0, overlongSkipped = 0, overlongClipped = 0;
+  sim::serving::Overlong overlong = sim::serving::Overlong::Error;
+  /// The offered load against what was served (docs/Serving.md,
+  /// "Overload"): requests per second over the arrivals' span, the ratio
+  /// of that to requestsPerS, and whether the deployment fell behind (the
+  /// ratio past kOverloadRatio and the queue longer at the last arrival
+  /// than a tenth of the way in).
+  double offeredRequestsPerS = 0, loadRatio = 0;
+  bool overloaded = false;
   sim::serving::CostTable costs;
   sim::serving::ServeResult result;
   Percentiles ttft, tpot, e2e, wait;

@@ -79,19 +79,30 @@ prepareModels(const std::vector<DeployedWorkload> &workloads);
 struct Load {
   std::vector<Request> requests;
   std::string source;
+  std::string path;      ///< the trace read; "" when generated
   bool hasModel = false; ///< a read trace with a model column
+  /// Tokens per block of the requests' prefix hashes (0: none given).
+  int64_t blockTokens = 0;
+  /// A public trace's rows with 0 tokens, left out; requests longer than
+  /// their slot, left out and clipped (--overlong).
+  int64_t emptySkipped = 0, overlongSkipped = 0, overlongClipped = 0;
 };
 /// Reads --trace-requests or generates the load (every flag in range).
 llvm::Expected<Load> loadRequests(const ServeOptions &so, size_t models);
 /// Gives each request its model by the trace's model column: a deployed
-/// model as given to --model, by its config's name or its file's stem.
-llvm::Error assignModels(Load &load, const Models &models,
-                         llvm::StringRef path);
+/// model as given to --model, by its config's name or its file's stem,
+/// after --model-map's renaming ("ChatGPT=llama-3.1-70b,...").
+llvm::Error assignModels(Load &load, const Models &models, llvm::StringRef path,
+                         llvm::StringRef modelMap = "");
 /// --write-requests: the load as a trace `--trace-requests` reads back.
 llvm::Error writeRequests(llvm::StringRef path, const Load &load,
                           const Models &models);
-/// Hands each model its requests and checks they fit its slots.
-llvm::Error distribute(const Load &load, Models &models);
+/// Fits every request to its model's slots as --overlong says (an error,
+/// or skipped and clipped requests counted in the load), then hands each
+/// model its requests.
+llvm::Error
+distribute(Load &load, Models &models,
+           sim::serving::Overlong overlong = sim::serving::Overlong::Error);
 
 // Buckets.cpp
 

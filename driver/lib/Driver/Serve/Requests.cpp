@@ -13,6 +13,7 @@
 #include "snapflow/Support/Output.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -95,12 +96,18 @@ namespace {
 llvm::Expected<Load> readLoad(const ServeOptions &so) {
   Load load;
   TraceInfo info;
-  auto r = readRequests(so.requestsPath, so.traceFormat, &info);
+  if (so.trace.blockTokens < 0 || so.trace.blockTokens > limits::kMaxTokens)
+    return makeError(llvm::formatv("--trace-block-tokens must be from 1 to "
+                                   "{0} (0: the format's), got {1}",
+                                   limits::kMaxTokens, so.trace.blockTokens));
+  auto r = readRequests(so.requestsPath, so.trace, &info);
   if (!r)
     return r.takeError();
   load.requests = std::move(*r);
   load.hasModel = info.hasModel;
-  load.source = so.requestsPath;
+  load.blockTokens = info.hasBlocks ? info.blockTokens : 0;
+  load.emptySkipped = info.skipped;
+  load.source = load.path = so.requestsPath;
   if (info.format != TraceFormat::Snapflow)
     load.source +=
         llvm::formatv(" ({0} trace{1})", traceFormatName(info.format),
@@ -244,9 +251,84 @@ llvm::Expected<Load> phases::loadRequests(const ServeOptions &so,
   return generatePeriodicLoad(so, models, rate);
 }
 
+namespace {
+
+/// --model-map's pairs, in order: a trace's name, and the model it stands
+/// for.
+llvm::Expected<std::vector<std::pair<std::string, std::string>>>
+parseModelMap(llvm::StringRef text) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (text.empty())
+    return pairs;
+  llvm::SmallVector<llvm::StringRef> items;
+  text.split(items, ',');
+  for (llvm::StringRef item : items) {
+    auto [from, to] = item.split('=');
+    from = from.trim();
+    to = to.trim();
+    if (!item.contains('=') || from.empty() || to.empty())
+      return makeError(llvm::formatv("--model-map: '{0}' is not name=model "
+                                     "(ChatGPT=llama-3.1-70b,GPT-4=deepseek-"
+                                     "r1)",
+                                     item));
+    for (const auto &p : pairs)
+      if (p.first == from)
+        return makeError(llvm::formatv("--model-map names '{0}' twice", from));
+    pairs.emplace_back(from.str(), to.str());
+  }
+  return pairs;
+}
+
+/// The deployed model `name` is, -1 when none; an error when two could be.
+llvm::Expected<int> deployedModel(llvm::StringRef name, const Models &models,
+                                  llvm::StringRef where) {
+  int found = -1;
+  for (size_t k = 0; k < models.size(); ++k)
+    if (name == models[k]->o.model || name == models[k]->w.config.name ||
+        name == llvm::sys::path::stem(models[k]->o.model) ||
+        name == models[k]->deployed.name) {
+      if (found >= 0)
+        return makeError(llvm::formatv(
+            "{0}model '{1}' could be '{2}' or '{3}'; name each deployed model "
+            "its own way",
+            where, name, models[found]->o.model, models[k]->o.model));
+      found = static_cast<int>(k);
+    }
+  return found;
+}
+
+std::string deployedNames(const Models &models) {
+  std::vector<std::string> names;
+  for (const auto &m : models)
+    names.push_back(m->o.model);
+  return llvm::join(names, ",");
+}
+
+} // namespace
+
 Error phases::assignModels(Load &load, const Models &models,
-                           llvm::StringRef path) {
+                           llvm::StringRef path, llvm::StringRef modelMap) {
   const size_t n = models.size();
+  auto pairs = parseModelMap(modelMap);
+  if (!pairs)
+    return pairs.takeError();
+  llvm::StringMap<int> mapped;
+  for (const auto &[from, to] : *pairs) {
+    auto k = deployedModel(to, models, "--model-map: ");
+    if (!k)
+      return k.takeError();
+    if (*k < 0)
+      return makeError(llvm::formatv("--model-map: {0}={1}, but '{1}' is not "
+                                     "deployed (--model {2})",
+                                     from, to, deployedNames(models)));
+    mapped[from] = *k;
+  }
+  if (!pairs->empty() && !load.hasModel)
+    return makeError("--model-map renames a trace's model column, but " +
+                     (path.empty()
+                          ? std::string("generated requests have none")
+                          : path.str() + " has none (snapflow's 'model', "
+                                         "BurstGPT's 'Model')"));
   // One model serves every request, whatever the column says (BurstGPT's
   // ChatGPT and GPT-4 replayed on the one model deployed).
   if (n < 2)
@@ -260,28 +342,23 @@ Error phases::assignModels(Load &load, const Models &models,
                      "'Model') to say which each request asks for");
   }
   for (Request &r : load.requests) {
-    int found = -1;
-    for (size_t k = 0; k < n; ++k)
-      if (r.modelName == models[k]->o.model ||
-          r.modelName == models[k]->w.config.name ||
-          r.modelName == llvm::sys::path::stem(models[k]->o.model)) {
-        if (found >= 0)
-          return makeError(llvm::formatv(
-              "{0}:{1}: error: model '{2}' could be '{3}' or '{4}'; "
-              "name each deployed model its own way",
-              path, r.line, r.modelName, models[found]->o.model,
-              models[k]->o.model));
-        found = static_cast<int>(k);
-      }
-    if (found < 0) {
-      std::vector<std::string> names;
-      for (const auto &m : models)
-        names.push_back(m->o.model);
-      return makeError(llvm::formatv(
-          "{0}:{1}: error: model '{2}' is not deployed (--model {3})", path,
-          r.line, r.modelName, llvm::join(names, ",")));
+    auto it = mapped.find(r.modelName);
+    if (it != mapped.end()) {
+      r.model = it->second;
+      continue;
     }
-    r.model = found;
+    std::string where = llvm::formatv("{0}:{1}: error: ", path, r.line).str();
+    auto found = deployedModel(r.modelName, models, where);
+    if (!found)
+      return found.takeError();
+    if (*found < 0)
+      return makeError(llvm::formatv(
+          "{0}model '{1}' is not deployed (--model {2}){3}", where, r.modelName,
+          deployedNames(models),
+          pairs->empty() ? "; --model-map NAME=MODEL serves it as a deployed "
+                           "model"
+                         : ""));
+    r.model = *found;
   }
   return Error::success();
 }
@@ -309,19 +386,37 @@ Error phases::writeRequests(llvm::StringRef path, const Load &load,
   return Error::success();
 }
 
-Error phases::distribute(const Load &load, Models &models) {
-  for (size_t i = 0; i < load.requests.size(); ++i)
-    models[load.requests[i].model]->requests.push_back(i);
+Error phases::distribute(Load &load, Models &models, Overlong overlong) {
   for (auto &m : models) {
     m->cfg().maxContext = m->o.context;
     // kvSlots counts cache positions; a Block Transformer's holds a block.
     m->cfg().kvTokensPerSlot = std::min(
         m->w.kvSlots * m->w.config.tokensPerCachePosition(), m->o.context);
-    std::vector<Request> mine;
-    for (size_t i : m->requests)
-      mine.push_back(load.requests[i]);
-    if (Error e = validate(mine, m->cfg(), load.source))
-      return e;
   }
+  // Each request fitted to its model's slots; a skipped one is left out.
+  size_t kept = 0;
+  for (size_t i = 0; i < load.requests.size(); ++i) {
+    Request &r = load.requests[i];
+    auto f = fit(r, models[r.model]->cfg(), overlong,
+                 load.path.empty() ? load.source : load.path);
+    if (!f)
+      return f.takeError();
+    if (*f == Fit::Skipped) {
+      ++load.overlongSkipped;
+      continue;
+    }
+    load.overlongClipped += *f == Fit::Clipped;
+    if (kept != i)
+      load.requests[kept] = std::move(r);
+    ++kept;
+  }
+  load.requests.resize(kept);
+  if (load.requests.empty())
+    return makeError(llvm::formatv("{0}: error: every request is longer than "
+                                   "a slot holds (--context); --overlong skip "
+                                   "left none to serve",
+                                   load.source));
+  for (size_t i = 0; i < load.requests.size(); ++i)
+    models[load.requests[i].model]->requests.push_back(i);
   return Error::success();
 }

@@ -175,6 +175,17 @@ llvm::json::Object reportObject(const ServeOutcome &out, const ServeResult &r,
       {"prefill_chunks", r.prefillChunks},
       {"mixed_steps", r.mixedSteps},
       {"requests_count", out.requests},
+      {"requests_left_out",
+       llvm::json::Object{{"zero_tokens", out.emptySkipped},
+                          {"overlong_skipped", out.overlongSkipped},
+                          {"overlong_clipped", out.overlongClipped}}},
+      {"load",
+       llvm::json::Object{{"offered_requests_per_s", out.offeredRequestsPerS},
+                          {"served_requests_per_s", out.requestsPerS},
+                          {"ratio", out.loadRatio},
+                          {"waiting_early", r.waitingEarly},
+                          {"waiting_at_last_arrival", r.waitingAtLastArrival},
+                          {"overloaded", out.overloaded}}},
       {"makespan_s", r.makespanS},
       {"prefill_s", r.prefillS},
       {"decode_s", r.decodeS},
@@ -475,6 +486,19 @@ ServeOutcome phases::summarizeOutcome(const ServeResult &r, const Load &load,
   out.tp = first.w.tp;
   out.context = first.o.context;
   out.requests = static_cast<int64_t>(load.requests.size());
+  out.emptySkipped = load.emptySkipped;
+  out.overlongSkipped = load.overlongSkipped;
+  out.overlongClipped = load.overlongClipped;
+  out.overlong = so.overlong;
+  // Offered against served: arrivals over their span, completions over the
+  // makespan (which starts at the first arrival).
+  double span = r.lastArrivalS - r.firstArrivalS;
+  if (span > 0 && r.makespanS > 0) {
+    out.offeredRequestsPerS = double(load.requests.size()) / span;
+    out.loadRatio = r.makespanS / span;
+    out.overloaded = out.loadRatio > kOverloadRatio &&
+                     r.waitingAtLastArrival > r.waitingEarly;
+  }
   for (const auto &m : models) {
     out.slots += m->cfg().slots;
     out.graphs += static_cast<int64_t>(m->programs.size());
@@ -530,6 +554,12 @@ std::string phases::serveOptionsText(const ServeOutcome &out,
                         ? std::string("auto")
                         : std::to_string(out.prefillChunk))
           .str();
+  text += llvm::formatv(" overlong={0}", overlongName(so.overlong));
+  if (!so.requestsPath.empty())
+    text += llvm::formatv(" trace-format={0} trace-block-tokens={1} "
+                          "model-map={2}",
+                          traceFormatName(so.trace.format),
+                          so.trace.blockTokens, so.modelMap);
   if (so.requestsPath.empty())
     text += llvm::formatv(
         " rate={0} requests={1} seed={2} prompt-mean={3} output-mean={4} "

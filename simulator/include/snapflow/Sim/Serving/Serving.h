@@ -81,42 +81,11 @@ struct Request {
   /// the trace gave it ("" when the trace has no model column).
   int model = 0;
   std::string modelName;
+  /// Prefix block hashes as the trace gives them (Mooncake's hash_ids):
+  /// requests whose first k ids are equal share their first k blocks of
+  /// the trace's block size (TraceInfo::blockTokens); empty: none given.
+  std::vector<int64_t> blocks;
 };
-
-/// The request trace formats read: snapflow's own CSV
-/// (`arrival_s,prompt_tokens,output_tokens`), the Azure LLM inference trace
-/// (`TIMESTAMP,ContextTokens,GeneratedTokens`; TIMESTAMP a date and time
-/// such as `2023-11-16 18:15:46.6805900`, or seconds) and BurstGPT
-/// (`Timestamp,...,Request tokens,Response tokens,...`; seconds). Auto:
-/// by the header.
-enum class TraceFormat { Auto, Snapflow, Azure, BurstGPT };
-/// "auto", "snapflow", "azure", "burstgpt".
-llvm::StringRef traceFormatName(TraceFormat format);
-std::optional<TraceFormat> parseTraceFormat(llvm::StringRef name);
-
-/// What a request file held besides its requests.
-struct TraceInfo {
-  TraceFormat format = TraceFormat::Snapflow; ///< the format read
-  /// The file has a model column (snapflow's `model`, BurstGPT's `Model`);
-  /// each request's modelName is set from it.
-  bool hasModel = false;
-  /// Rows of a public trace with 0 prompt or output tokens (failed or
-  /// empty requests, as BurstGPT logs them), skipped.
-  int64_t skipped = 0;
-};
-
-/// Reads a request trace (header first, '#' comments and blank lines
-/// skipped; extra columns ignored). A public trace's arrivals are made
-/// relative to its first request; snapflow's are taken as given. Errors are
-/// `path:line:col: error:`.
-llvm::Expected<std::vector<Request>>
-readRequests(llvm::StringRef path, TraceFormat format = TraceFormat::Auto,
-             TraceInfo *info = nullptr);
-/// readRequests of a file's `text`; errors name `path`.
-llvm::Expected<std::vector<Request>>
-parseRequests(llvm::StringRef text, llvm::StringRef path,
-              TraceFormat format = TraceFormat::Auto,
-              TraceInfo *info = nullptr);
 
 /// A seeded synthetic workload: Poisson arrivals at `rate` per second;
 /// prompt and output lengths uniform in mean*(1 -+ spread), at least 1.
@@ -146,6 +115,15 @@ struct PeriodicLoad {
 /// of the seed, so adding a model leaves the others' requests unchanged.
 std::vector<Request> generatePeriodic(llvm::ArrayRef<PeriodicLoad> loads,
                                       double durationS, uint64_t seed);
+
+/// What becomes of a request whose prompt and output exceed a slot's
+/// context: an error at its line, left out, or clipped to fit (the prompt
+/// shortened first, to one token at least, then the output), as Vidur's
+/// replay trims prefill tokens.
+enum class Overlong { Error, Skip, Clip };
+/// "error", "skip", "clip".
+llvm::StringRef overlongName(Overlong overlong);
+std::optional<Overlong> parseOverlong(llvm::StringRef name);
 
 /// How prefills and decode steps share the chip (see the file comment).
 enum class Schedule { PrefillFirst, Chunked };
@@ -277,6 +255,12 @@ struct ServeResult {
   /// KV held per socket over every event: peak, and mean over the makespan.
   double kvPeakBytes = 0, kvMeanBytes = 0;
   double makespanS = 0; ///< first arrival to last finish
+  /// The load against what was served (docs/Serving.md, "Overload"): the
+  /// first and last arrivals, and the requests waiting for a slot just
+  /// after the arrival a tenth of the way through them (by count) and just
+  /// after the last.
+  double firstArrivalS = 0, lastArrivalS = 0;
+  int64_t waitingEarly = 0, waitingAtLastArrival = 0;
   /// Chip time in prefill graphs, in decode graphs, and idle; they add up
   /// to the makespan (a mixed step counts its chunk as prefill time).
   double prefillS = 0, decodeS = 0, idleS = 0;
@@ -334,6 +318,14 @@ llvm::Expected<ServeResult>
 serve(llvm::ArrayRef<Request> requests, const CostTable &costs,
       const ServeConfig &config,
       llvm::function_ref<void(const RequestResult &)> onFinish = nullptr);
+
+/// Whether a request fits a slot of `config` (prompt + output within its
+/// context), and if not, what `overlong` makes of it: left out, or clipped
+/// (`r` changed). Overlong::Error, or a request no clip makes fit, is an
+/// error naming its line (or index when generated).
+enum class Fit { Fits, Clipped, Skipped };
+llvm::Expected<Fit> fit(Request &r, const ServeConfig &config,
+                        Overlong overlong, llvm::StringRef source);
 
 /// Errors on the first request that cannot be served under `config`,
 /// naming its line (or index when generated).
