@@ -28,6 +28,11 @@ def serving(b):
     g["replay"] = "\n```\n" + out + "```\n"
     g["schedules"], g["chunk-cost"] = serving_schedules(b)
     g["serving-limits"] = serving_limits(b)
+    g["trace-formats"] = trace_formats(b)
+    out = b.command(*TRACE_RUN, *TRACE_COMMANDS[5], cwd=ROOT)
+    g["overload"] = "\n```\n" + "".join(
+        l + "\n" for l in out.splitlines()
+        if l.startswith(("load ", "overloaded "))) + "```\n"
     g.update(serving_models(b))
     if b.write:
         # docs/images/r1-serving-occupancy.svg: the page's generated load,
@@ -75,14 +80,38 @@ def serving_limits(b):
     numbers = lambda t: {float(x.replace(",", "")) for x in
                          re.findall(r"\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?", t)}
     for row, error in [("| `arrival_s`", "arrival_s must be seconds from"),
-                       ("| `--rate`", "--rate must be from"),
-                       ("| requests in a file", "--requests must be from")]:
+                       ("| `--rate`", "--rate must be from")]:
         cell = page[page.index(row):].split("\n")[0].split("|")[2]
         said = text[text.index(error):].split("\n")[0].split(", got")[0]
         if not numbers(said) <= numbers(cell) | {0.0, 1.0}:
             sys.exit(f"docs.py: docs/Serving.md's range {cell.strip()!r} "
                      f"disagrees with the build: {said!r}")
     return text
+
+
+# One command per format, on its shipped sample (tests/Tools/Inputs/traces,
+# sources in its SOURCES.md), run from the repository's root.
+TRACES = "tests/Tools/Inputs/traces/"
+TRACE_RUN = ("run", "--serve", "--model", "llama-3.2-1b", "--chip", "sn40l",
+             "--batch", "4")
+TRACE_COMMANDS = [
+    ("--context", "8192", "--trace-requests", TRACES + "azure-2023-conv.csv"),
+    ("--context", "8192", "--trace-requests", TRACES + "azure-2024-code.csv"),
+    ("--context", "8192", "--trace-requests", TRACES + "burstgpt.csv"),
+    ("--context", "8192", "--trace-requests", TRACES + "splitwise-test.csv"),
+    ("--context", "8192", "--trace-requests",
+     TRACES + "vidur-splitwise-conv.csv"),
+    ("--trace-requests", TRACES + "mooncake-conversation.jsonl"),
+    ("--context", "4096", "--trace-requests", TRACES + "azure-2023-code.csv",
+     "--overlong", "skip"),
+]
+
+
+def trace_formats(b):
+    """Each public format's sample served, the summary's first line (and
+    the load line for the overloaded Mooncake sample)."""
+    return b.transcript([TRACE_RUN + c for c in TRACE_COMMANDS], cwd=ROOT,
+                        keep=1)
 
 
 MODELS_STUDY = ("run", "--serve", "--model",

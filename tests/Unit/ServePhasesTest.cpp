@@ -79,6 +79,11 @@ TEST(ServeRequests, ModelsGoByTheirNamesOnce) {
             std::string::npos);
 }
 
+/// scan's error over `load`, "" when none.
+std::string scanned(Load &load, Models &models, const ServeOptions &so = {}) {
+  return message(scan(load, models, so));
+}
+
 TEST(ServeRequests, GeneratedLoadNamesItsSourceAndRefusesATraceBeside) {
   ServeOptions so;
   so.generate = true;
@@ -88,8 +93,14 @@ TEST(ServeRequests, GeneratedLoadNamesItsSourceAndRefusesATraceBeside) {
   so.gen.outputMean = 10;
   auto load = loadRequests(so, 1);
   ASSERT_TRUE(static_cast<bool>(load)) << message(load.takeError());
-  EXPECT_EQ(load->requests.size(), 5u);
   EXPECT_EQ(load->source, "generated: Poisson 2 requests/s, seed 1");
+  // Drawn as the passes read them, the same each pass.
+  auto models = prepareModels({deployed("llama-3.2-1b", 1024, 2)});
+  ASSERT_TRUE(static_cast<bool>(models)) << message(models.takeError());
+  EXPECT_EQ(scanned(*load, *models), "");
+  EXPECT_EQ(load->served, 5);
+  EXPECT_EQ(scanned(*load, *models), "");
+  EXPECT_EQ(load->served, 5);
   so.requestsPath = "reqs.csv";
   auto both = loadRequests(so, 1);
   ASSERT_FALSE(static_cast<bool>(both));
@@ -109,34 +120,39 @@ TEST(ServeRequests, TheModelColumnNamesADeployedModel) {
   ASSERT_TRUE(static_cast<bool>(models)) << message(models.takeError());
   Load load;
   load.hasModel = true;
+  load.path = load.source = "t.csv";
   load.requests = {request(0, 10, 5, "llama-3.1-8b"),
-                   request(1, 10, 5, "llama-3.2-1b")};
-  ASSERT_FALSE(assignModels(load, *models, "t.csv"));
-  EXPECT_EQ(load.requests[0].model, 1);
-  EXPECT_EQ(load.requests[1].model, 0);
-  load.requests.push_back(request(2, 10, 5, "gpt-4"));
-  EXPECT_EQ(message(assignModels(load, *models, "t.csv")),
-            "t.csv:2: error: model 'gpt-4' is not deployed (--model "
+                   request(1, 10, 5, "llama-3.2-1b"),
+                   request(2, 10, 5, "llama-3.1-8b")};
+  EXPECT_EQ(scanned(load, *models), "");
+  EXPECT_EQ((*models)[0]->requests, 1);
+  EXPECT_EQ((*models)[1]->requests, 2);
+  EXPECT_EQ(load.served, 3);
+  load.requests.push_back(request(3, 10, 5, "gpt-4"));
+  load.requests.back().line = 5;
+  EXPECT_EQ(scanned(load, *models),
+            "t.csv:5: error: model 'gpt-4' is not deployed (--model "
             "llama-3.2-1b,llama-3.1-8b); --model-map NAME=MODEL serves it as "
             "a deployed model");
   // --model-map: BurstGPT's names served as deployed models.
-  load.requests.push_back(request(3, 10, 5, "ChatGPT"));
-  ASSERT_FALSE(assignModels(load, *models, "t.csv",
-                            "gpt-4=llama-3.1-8b, ChatGPT=llama-3.2-1b"));
-  EXPECT_EQ(load.requests[2].model, 1);
-  EXPECT_EQ(load.requests[3].model, 0);
-  EXPECT_EQ(message(assignModels(load, *models, "t.csv", "gpt-4=qwen3-8b")),
+  load.requests.push_back(request(4, 10, 5, "ChatGPT"));
+  ServeOptions so;
+  so.modelMap = "gpt-4=llama-3.1-8b, ChatGPT=llama-3.2-1b";
+  EXPECT_EQ(scanned(load, *models, so), "");
+  EXPECT_EQ((*models)[0]->requests, 2);
+  EXPECT_EQ((*models)[1]->requests, 3);
+  so.modelMap = "gpt-4=qwen3-8b";
+  EXPECT_EQ(scanned(load, *models, so),
             "--model-map: gpt-4=qwen3-8b, but 'qwen3-8b' is not deployed "
             "(--model llama-3.2-1b,llama-3.1-8b)");
-  EXPECT_EQ(message(assignModels(load, *models, "t.csv", "gpt-4")),
+  so.modelMap = "gpt-4";
+  EXPECT_EQ(scanned(load, *models, so),
             "--model-map: 'gpt-4' is not name=model "
             "(ChatGPT=llama-3.1-70b,GPT-4=deepseek-r1)");
-  EXPECT_EQ(message(assignModels(load, *models, "t.csv",
-                                 "a=llama-3.2-1b,a=llama-3.1-8b")),
-            "--model-map names 'a' twice");
+  so.modelMap = "a=llama-3.2-1b,a=llama-3.1-8b";
+  EXPECT_EQ(scanned(load, *models, so), "--model-map names 'a' twice");
   load.hasModel = false;
-  EXPECT_NE(message(assignModels(load, *models, "t.csv"))
-                .find("the trace has no model column"),
+  EXPECT_NE(scanned(load, *models).find("the trace has no model column"),
             std::string::npos);
 }
 
@@ -146,14 +162,12 @@ TEST(ServeRequests, ARequestLongerThanItsSlotIsRefused) {
   Load load;
   load.source = "t.csv";
   load.requests = {request(0, 1000, 100)}; // 1100 tokens in a 1024 slot
-  llvm::Error e = distribute(load, *models);
-  ASSERT_TRUE(static_cast<bool>(e));
-  EXPECT_NE(message(std::move(e)).find("1024"), std::string::npos);
-  EXPECT_TRUE((*models)[0]->requests.empty());
+  EXPECT_NE(scanned(load, *models).find("1024"), std::string::npos);
 }
 
 // --overlong skip leaves the request out and counts it; clip shortens its
-// prompt to 1024 - 100 = 924 tokens; skipping every request is an error.
+// prompt to 1024 - 100 = 924 tokens (its bucket 1024, not 2048); skipping
+// every request is an error.
 TEST(ServeRequests, OverlongRequestsAreSkippedOrClippedAndCounted) {
   for (Overlong how : {Overlong::Skip, Overlong::Clip}) {
     auto models = prepareModels({deployed("llama-3.2-1b", 1024, 2)});
@@ -162,22 +176,27 @@ TEST(ServeRequests, OverlongRequestsAreSkippedOrClippedAndCounted) {
     load.source = "t.csv";
     load.requests = {request(0, 10, 5), request(1, 1000, 100),
                      request(2, 20, 5)};
-    ASSERT_FALSE(distribute(load, *models, how));
+    ServeOptions so;
+    so.overlong = how;
+    EXPECT_EQ(scanned(load, *models, so), "");
     bool skip = how == Overlong::Skip;
     EXPECT_EQ(load.overlongSkipped, skip ? 1 : 0);
     EXPECT_EQ(load.overlongClipped, skip ? 0 : 1);
-    ASSERT_EQ(load.requests.size(), skip ? 2u : 3u);
-    EXPECT_EQ((*models)[0]->requests.size(), load.requests.size());
-    if (!skip)
-      EXPECT_EQ(load.requests[1].promptTokens, 924);
+    EXPECT_EQ(load.served, skip ? 2 : 3);
+    EXPECT_EQ((*models)[0]->requests, load.served);
+    EXPECT_EQ((*models)[0]->buckets.prefill,
+              skip ? (std::set<int64_t>{128}) : (std::set<int64_t>{128, 1024}));
   }
   auto models = prepareModels({deployed("llama-3.2-1b", 1024, 2)});
   ASSERT_TRUE(static_cast<bool>(models)) << message(models.takeError());
   Load load;
   load.source = "t.csv";
   load.requests = {request(0, 1000, 100)};
-  EXPECT_NE(message(distribute(load, *models, Overlong::Skip))
-                .find("--overlong skip left none to serve"),
+  ServeOptions so;
+  so.overlong = Overlong::Skip;
+  EXPECT_NE(scanned(load, *models, so)
+                .find("--overlong skip left none to "
+                      "serve"),
             std::string::npos);
 }
 
@@ -187,12 +206,16 @@ TEST(ServeBuckets, PromptsAndContextsRoundUpToPowersOfTwo) {
   // Prompts 100 and 300 run in the 128 and 512 buckets; decode contexts run
   // from the shortest (101 tokens: 128) to the longest (300 + 100 = 400:
   // 512), and the full context (4096) fixes the KV allocation.
-  std::vector<Request> requests = {request(0, 100, 20), request(1, 300, 100)};
-  Buckets b = bucketsOf(requests, {0, 1}, 4096);
+  Buckets b;
+  b.add(request(0, 100, 20), 4096);
+  b.add(request(1, 300, 100), 4096);
+  b.close(4096);
   EXPECT_EQ(b.prefill, (std::set<int64_t>{128, 512}));
   EXPECT_EQ(b.decode, (std::set<int64_t>{128, 256, 512, 4096}));
   // Only the first request: its decode runs from 101 to 120 tokens.
-  Buckets one = bucketsOf(requests, {0}, 4096);
+  Buckets one;
+  one.add(request(0, 100, 20), 4096);
+  one.close(4096);
   EXPECT_EQ(one.decode, (std::set<int64_t>{128, 4096}));
 }
 
@@ -227,9 +250,9 @@ TEST(ServePhases, CostsLoopAndOutcomeOfASmallDeployment) {
                    request(0.002, 100, 8)};
   for (size_t i = 0; i < load.requests.size(); ++i)
     load.requests[i].id = static_cast<int64_t>(i);
-  ASSERT_FALSE(distribute(load, *models));
-  auto compiled = buildGraphs(*models, load.requests, CompileOptions(),
-                              Schedule::PrefillFirst);
+  ASSERT_EQ(scanned(load, *models), "");
+  auto compiled =
+      buildGraphs(*models, CompileOptions(), Schedule::PrefillFirst);
   ASSERT_TRUE(static_cast<bool>(compiled)) << message(compiled.takeError());
   const Prepared &m = *(*models)[0];
   // Prefill buckets 128 and 256; decode 128, 256 (up to 208 tokens) and
@@ -253,7 +276,7 @@ TEST(ServePhases, CostsLoopAndOutcomeOfASmallDeployment) {
   EXPECT_EQ(m.cfg().kvAllocatedBytes, double(m.full().kvBytes));
   auto served = runLoop(load, *models, chip, *cache, so);
   ASSERT_TRUE(static_cast<bool>(served)) << message(served.takeError());
-  EXPECT_EQ(served->requests.size(), 3u);
+  EXPECT_EQ(served->latencies.ttft.count(), 3);
   EXPECT_EQ(served->outputTokens, 24);
   ServeOutcome out =
       summarizeOutcome(*served, load, *models, chip, *cache, so, WallTimes());

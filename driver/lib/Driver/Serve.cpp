@@ -11,6 +11,10 @@
 
 #include "snapflow/Driver/Errors.h"
 
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+
 #include <chrono>
 #include <cmath>
 
@@ -74,19 +78,16 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   if (!models)
     return models.takeError();
   const arch::ArchModel &chip = (*models)[0]->w.chip;
-  // 1. Requests, each given its model.
+  // 1. Requests: opened or set up, then a first pass (each given its
+  // model, fitted, counted, its shapes gathered).
   auto load = loadRequests(so, models->size());
   if (!load)
     return load.takeError();
-  if (Error e = assignModels(*load, *models, so.requestsPath, so.modelMap))
-    return std::move(e);
-  if (Error e = distribute(*load, *models, so.overlong))
-    return std::move(e);
-  if (Error e = writeRequests(so.writeRequestsPath, *load, *models))
+  if (Error e = scan(*load, *models, so))
     return std::move(e);
   // 2. Per model: slots, buckets and their graphs; the placement.
   WallTimes wall;
-  auto compiled = buildGraphs(*models, load->requests, c, so.schedule);
+  auto compiled = buildGraphs(*models, c, so.schedule);
   if (!compiled)
     return compiled.takeError();
   wall.compile = *compiled;
@@ -97,9 +98,24 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   if (!simulated)
     return simulated.takeError();
   wall.simulate = *simulated;
-  // 4. The loop.
+  // 4. The loop, a second pass over the requests; the report's per-request
+  // results go a line at a time to a temporary file, removed at the end.
+  llvm::SmallString<128> resultLines;
+  if (!s.reportPath.empty()) {
+    int fd;
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "snapflow-results", "jsonl", fd, resultLines))
+      return makeError("--report: a temporary file for the requests' "
+                       "results: " +
+                       ec.message());
+    llvm::sys::fs::closeFile(fd);
+  }
+  auto removeLines = llvm::make_scope_exit([&] {
+    if (!resultLines.empty())
+      llvm::sys::fs::remove(resultLines);
+  });
   auto start = std::chrono::steady_clock::now();
-  auto served = runLoop(*load, *models, chip, *cache, so);
+  auto served = runLoop(*load, *models, chip, *cache, so, resultLines);
   if (!served)
     return served.takeError();
   wall.loop =
@@ -109,7 +125,7 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   ServeOutcome out =
       summarizeOutcome(*served, *load, *models, chip, *cache, so, wall);
   if (Error e = writeServeOutputs(out, *served, *load, *models, chip, *cache,
-                                  so, s, wall))
+                                  so, s, wall, resultLines))
     return std::move(e);
   out.result = std::move(*served);
   return std::move(out);

@@ -89,22 +89,23 @@ llvm::ArrayRef<double> chunksOf(const CostTable &costs, int b) {
   return costs.prefillS[b];
 }
 
-double firstArrival(llvm::ArrayRef<Request> requests) {
-  double first = requests.empty() ? 0 : requests[0].arrivalS;
-  for (const Request &r : requests)
-    first = std::min(first, r.arrivalS);
-  return first;
-}
+/// A request between its arrival and its finish: what the loop holds of
+/// it. `seq` counts arrivals, for ties.
+struct Flight {
+  Request r;
+  RequestResult rr;
+  int64_t seq = 0;
+};
 
 /// The serving loop over a deployment (serveModels).
 class Loop {
 public:
-  Loop(llvm::ArrayRef<Request> requests, llvm::ArrayRef<DeployedModel> models,
-       const CacheOptions &cache,
+  Loop(RequestSource &source, int64_t total,
+       llvm::ArrayRef<DeployedModel> models, const CacheOptions &cache,
        llvm::function_ref<void(const RequestResult &)> onFinish)
-      : requests(requests), cache(cache), onFinish(onFinish),
+      : source(source), total(total), cache(cache), onFinish(onFinish),
         forecast(static_cast<int>(models.size()), cache.windowS, cache.periodS,
-                 firstArrival(requests)) {
+                 0) {
     for (const DeployedModel &d : models) {
       ModelState m;
       m.spec = &d;
@@ -161,14 +162,28 @@ private:
     return d.switchS > 0 ? d.weightBytes / d.switchS : 0;
   }
 
-  llvm::ArrayRef<Request> requests;
+  /// The next request from the source into `ahead` (none at its end),
+  /// checked: in arrival order, for a model of the deployment.
+  Error fetch();
+  /// A flight for `r`, its index in `flights`.
+  size_t board(Request r);
+
+  RequestSource &source;
+  int64_t total; ///< requests the source yields (0: not known)
+  std::optional<Request> ahead;
+  bool fetched = false;
+  double lastArrivalS = 0;
+  int64_t arrived = 0;
+  /// Requests in flight (waiting or in a slot), by index; free ones reused.
+  std::vector<Flight> flights;
+  std::vector<size_t> freeFlights;
+  int64_t live = 0;
   const CacheOptions &cache;
   llvm::function_ref<void(const RequestResult &)> onFinish;
   std::vector<ModelState> models;
   ServeResult res;
   Forecast forecast;
   double t = 0;
-  size_t finished = 0;
   // The switch under way.
   int switching = -1;
   double switchLeft = 0;  ///< bytes still to move
@@ -234,19 +249,68 @@ void Loop::sample() {
 }
 
 void Loop::finish(ModelState &m, Slot &s, int64_t slotIndex) {
-  RequestResult &rr = res.requests[s.request];
+  RequestResult &rr = flights[s.request].rr;
   rr.finishS = t;
   span({rr.model, slotIndex, rr.id, false, rr.firstTokenS, t});
+  res.latencies.add(rr);
+  res.models[rr.model].latencies.add(rr);
   if (onFinish)
     onFinish(rr);
+  // Its flight is free for the next arrival.
+  flights[s.request].r.blocks = {};
+  freeFlights.push_back(static_cast<size_t>(s.request));
+  --live;
   s.request = -1;
   --m.active;
-  ++finished;
+}
+
+size_t Loop::board(Request r) {
+  size_t i;
+  if (!freeFlights.empty()) {
+    i = freeFlights.back();
+    freeFlights.pop_back();
+  } else {
+    i = flights.size();
+    flights.emplace_back();
+  }
+  Flight &f = flights[i];
+  f.rr = RequestResult();
+  f.rr.id = r.id;
+  f.rr.model = r.model;
+  f.rr.arrivalS = r.arrivalS;
+  f.rr.promptTokens = r.promptTokens;
+  f.rr.outputTokens = r.outputTokens;
+  f.seq = arrived;
+  f.r = std::move(r);
+  ++live;
+  return i;
+}
+
+Error Loop::fetch() {
+  auto next = source.next();
+  if (!next)
+    return next.takeError();
+  if (*next) {
+    const Request &r = **next;
+    if (r.model < 0 || size_t(r.model) >= models.size())
+      return makeError(llvm::formatv("request {0} asks for model {1}; the "
+                                     "deployment has {2}",
+                                     r.id, r.model, models.size()));
+    if (fetched && r.arrivalS < lastArrivalS)
+      return makeError(llvm::formatv("request {0} arrives at {1} s, before "
+                                     "the one before it at {2} s; requests "
+                                     "are served in arrival order",
+                                     r.id, r.arrivalS, lastArrivalS));
+    fetched = true;
+    lastArrivalS = r.arrivalS;
+  }
+  ahead = std::move(*next);
+  return Error::success();
 }
 
 void Loop::prefilled(ModelState &m, Slot &s, int64_t slotIndex) {
-  const Request &r = requests[s.request];
-  RequestResult &rr = res.requests[s.request];
+  const Request &r = flights[s.request].r;
+  RequestResult &rr = flights[s.request].rr;
   rr.firstTokenS = t;
   span({rr.model, slotIndex, r.id, true, rr.prefillStartS, t});
   s.chunk = -1;
@@ -309,8 +373,8 @@ void Loop::completeSwitch(double atS) {
   s.residency = Residency::In;
   s.lastUseS = atS;
   for (size_t i : s.waiting)
-    res.requests[i].switchWaitS +=
-        std::max(0.0, atS - std::max(requests[i].arrivalS, s.outSinceS));
+    flights[i].rr.switchWaitS +=
+        std::max(0.0, atS - std::max(flights[i].r.arrivalS, s.outSinceS));
   Switch &sw = res.switches.back();
   sw.endS = atS;
   res.models[switching].switchS += atS - sw.startS;
@@ -340,10 +404,10 @@ void Loop::manageCache() {
       wanted.push_back(static_cast<int>(k));
   }
   std::sort(wanted.begin(), wanted.end(), [&](int a, int b) {
-    return std::make_pair(requests[models[a].waiting.front()].arrivalS,
-                          models[a].waiting.front()) <
-           std::make_pair(requests[models[b].waiting.front()].arrivalS,
-                          models[b].waiting.front());
+    const Flight &fa = flights[models[a].waiting.front()],
+                 &fb = flights[models[b].waiting.front()];
+    return std::make_pair(fa.r.arrivalS, fa.seq) <
+           std::make_pair(fb.r.arrivalS, fb.seq);
   });
   for (int k : wanted) {
     models[k].demanded = true;
@@ -469,13 +533,13 @@ Error Loop::turn(int mi) {
                                  [](const Slot &s) { return s.request < 0; });
     size_t i = m.waiting.front();
     m.waiting.pop_front();
-    const Request &r = requests[i];
+    const Request &r = flights[i].r;
     int b = CostTable::bucketOf(costs.prefillBuckets, r.promptTokens);
     if (b < 0)
       return makeError(llvm::formatv("no prefill cost for a {0}-token prompt",
                                      r.promptTokens));
     int64_t slotIndex = freeSlot - m.slots.begin();
-    RequestResult &rr = res.requests[i];
+    RequestResult &rr = flights[i].rr;
     rr.slot = slotIndex;
     rr.prefillStartS = t;
     *freeSlot = Slot{static_cast<int64_t>(i), 0, 0, 0, b, 0, t};
@@ -509,7 +573,7 @@ Error Loop::turn(int mi) {
     int64_t longest = 0;
     for (const Slot &s : m.slots)
       if (s.request >= 0 && s.chunk < 0) {
-        const Request &r = requests[s.request];
+        const Request &r = flights[s.request].r;
         longest = std::max(longest, std::min(s.context + m.grow,
                                              r.promptTokens + r.outputTokens));
       }
@@ -569,7 +633,7 @@ Error Loop::turn(int mi) {
       continue;
     // One token a step, or with MTP the expected accepted tokens, emitted
     // as they add up to whole ones.
-    int64_t want = requests[s.request].outputTokens;
+    int64_t want = flights[s.request].r.outputTokens;
     s.accepted += cfg.tokensPerStep;
     int64_t now = std::min<int64_t>(
         want, std::max<int64_t>(s.generated + 1,
@@ -590,7 +654,7 @@ Error Loop::turn(int mi) {
     int64_t chunks = static_cast<int64_t>(chunksOf(costs, p.bucket).size());
     ++p.chunk;
     // The prompt's KV written so far (the chunks pad to the bucket).
-    p.context = requests[p.request].promptTokens * p.chunk / chunks;
+    p.context = flights[p.request].r.promptTokens * p.chunk / chunks;
     if (p.chunk == chunks) {
       int64_t slotIndex = m.prefilling;
       m.prefilling = -1;
@@ -605,33 +669,14 @@ llvm::Expected<ServeResult> Loop::run() {
   for (const ModelState &m : models)
     if (m.config().slots < 1)
       return makeError("serving needs at least one slot");
-  res.requests.resize(requests.size());
   res.models.resize(models.size());
-  for (size_t i = 0; i < requests.size(); ++i) {
-    const Request &r = requests[i];
-    if (r.model < 0 || size_t(r.model) >= models.size())
-      return makeError(llvm::formatv("request {0} asks for model {1}; the "
-                                     "deployment has {2}",
-                                     r.id, r.model, models.size()));
-    RequestResult &rr = res.requests[i];
-    rr.id = r.id;
-    rr.model = r.model;
-    rr.arrivalS = r.arrivalS;
-    rr.promptTokens = r.promptTokens;
-    rr.outputTokens = r.outputTokens;
-  }
-  // Arrival order; ties keep request order.
-  std::vector<size_t> order(requests.size());
-  for (size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return std::make_pair(requests[a].arrivalS, a) <
-           std::make_pair(requests[b].arrivalS, b);
-  });
-  size_t nextArrival = 0;
-  t = requests.empty() ? 0 : requests[order[0]].arrivalS;
+  if (Error e = fetch())
+    return std::move(e);
+  t = ahead ? ahead->arrivalS : 0;
   double start = t;
   res.firstArrivalS = start;
+  forecast = Forecast(static_cast<int>(models.size()), cache.windowS,
+                      cache.periodS, start);
   lastKvTime = t;
   nextTickS = start + cache.windowS;
   // At the start HBM holds every model (static), or the models in
@@ -646,18 +691,25 @@ llvm::Expected<ServeResult> Loop::run() {
     m.outSinceS = start;
   }
   size_t rr = 0; // the next model to take a turn
-  while (finished < requests.size()) {
-    while (nextArrival < order.size() &&
-           requests[order[nextArrival]].arrivalS <= t) {
-      size_t i = order[nextArrival++];
-      models[requests[i].model].waiting.push_back(i);
-      forecast.arrive(requests[i].model, requests[i].arrivalS);
+  const bool prewarm = cache.policy == CachePolicy::Prewarm;
+  while (ahead || live > 0) {
+    while (ahead && ahead->arrivalS <= t) {
+      int model = ahead->model;
+      double at = ahead->arrivalS;
+      ++arrived;
+      size_t i = board(std::move(*ahead));
+      models[model].waiting.push_back(i);
+      // The forecast needs the arrivals only where it prewarms.
+      if (prewarm)
+        forecast.arrive(model, at);
+      if (Error e = fetch())
+        return std::move(e);
       // The queue early in the arrivals and at their end (overload).
-      if (nextArrival == (order.size() + 9) / 10)
+      if (total > 0 && arrived == (total + 9) / 10)
         res.waitingEarly = waitingNow();
-      if (nextArrival == order.size()) {
+      if (!ahead) {
         res.waitingAtLastArrival = waitingNow();
-        res.lastArrivalS = requests[i].arrivalS;
+        res.lastArrivalS = at;
       }
     }
     if (res.samples.empty())
@@ -680,21 +732,21 @@ llvm::Expected<ServeResult> Loop::run() {
     }
     // Idle until the next arrival, the switch's end or the next window.
     double until = 1e300;
-    if (nextArrival < order.size())
-      until = requests[order[nextArrival]].arrivalS;
+    if (ahead)
+      until = ahead->arrivalS;
     double switchEnd = 1e300;
     if (switching >= 0) {
       double rate = switchRateAlone();
       switchEnd = rate > 0 ? t + switchLeft / rate : t;
       until = std::min(until, switchEnd);
     }
-    if (cache.policy == CachePolicy::Prewarm && nextArrival < order.size())
+    if (prewarm && ahead)
       until = std::min(until, nextTickS);
     if (until >= 1e300)
       return makeError(llvm::formatv(
           "serving stalled at {0} s: {1} requests wait for models that "
           "cannot be brought into HBM",
-          t, requests.size() - finished));
+          t, live));
     res.idleS += until - t;
     if (switching >= 0) {
       if (until >= switchEnd) {
@@ -728,24 +780,12 @@ llvm::Expected<ServeResult> Loop::run() {
 
 } // namespace
 
-llvm::Expected<ServeResult> snapflow::sim::serving::serveModels(
-    llvm::ArrayRef<Request> requests, llvm::ArrayRef<DeployedModel> models,
+llvm::Expected<ServeResult> snapflow::sim::serving::serveStream(
+    RequestSource &source, int64_t total, llvm::ArrayRef<DeployedModel> models,
     const CacheOptions &cache,
     llvm::function_ref<void(const RequestResult &)> onFinish) {
   if (models.empty())
     return makeError("a deployment needs at least one model");
-  Loop loop(requests, models, cache, onFinish);
+  Loop loop(source, total, models, cache, onFinish);
   return loop.run();
-}
-
-llvm::Expected<ServeResult> snapflow::sim::serving::serve(
-    llvm::ArrayRef<Request> requests, const CostTable &costs,
-    const ServeConfig &cfg,
-    llvm::function_ref<void(const RequestResult &)> onFinish) {
-  DeployedModel model;
-  model.costs = costs;
-  model.config = cfg;
-  model.hbmBytes = 0;
-  CacheOptions cache; // one model, resident throughout
-  return serveModels(requests, model, cache, onFinish);
 }

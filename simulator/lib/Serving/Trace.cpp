@@ -661,12 +661,6 @@ readAll(llvm::Expected<std::unique_ptr<TraceReader>> opened, TraceInfo *info) {
       return r.takeError();
     if (!*r)
       break;
-    if (static_cast<int64_t>(requests.size()) == limits::kMaxRequests)
-      return makeError(llvm::formatv("{0}:{1}:1: error: more than {2} "
-                                     "requests; snapflow serves at most that "
-                                     "many in one run",
-                                     reader.path(), (*r)->line,
-                                     limits::kMaxRequests));
     requests.push_back(std::move(**r));
   }
   const TraceInfo &i = reader.info();

@@ -22,7 +22,8 @@ import handcheck
 
 r = json.load(open(sys.argv[1]))
 models = {m["model"]: m for m in r["models"]}
-req = r["requests"]
+# The report lists requests as they finish; these are by id.
+req = sorted(r["requests"], key=lambda q: q["id"])
 sw = r["switches"]
 block = 262144
 twin = models["llama-twin"]

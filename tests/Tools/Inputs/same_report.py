@@ -12,7 +12,8 @@ if len(sys.argv) > 3:
         sys.exit(f"{len(a['requests'])} requests served, {rows} in the trace")
 keys = ("arrival_s", "prompt_tokens", "output_tokens", "model", "ttft_s",
         "tpot_s", "finish_s", "switch_wait_s")
-ra, rb = a["requests"], b["requests"]
+# Listed as they finish; compared by id.
+ra, rb = (sorted(x["requests"], key=lambda q: q["id"]) for x in (a, b))
 if len(ra) != len(rb):
     sys.exit(f"{len(ra)} requests against {len(rb)}")
 for x, y in zip(ra, rb):

@@ -16,7 +16,8 @@ import handcheck
 r = json.load(open(sys.argv[1]))
 P = r["step_costs"]["prefill"][0]["seconds"]
 D = r["step_costs"]["decode"][0]["step_seconds"]
-req = r["requests"]
+# The report lists requests as they finish; these are by id.
+req = sorted(r["requests"], key=lambda q: q["id"])
 turn = P + 2 * D
 expect = {
     "r0 ttft": (req[0]["ttft_s"], P),

@@ -24,25 +24,21 @@ using namespace snapflow::driver::phases;
 using namespace snapflow::sim::serving;
 using llvm::Error;
 
-Buckets phases::bucketsOf(const std::vector<Request> &requests,
-                          const std::vector<size_t> &mine, int64_t context) {
-  Buckets b;
-  int64_t lo = context, hi = 0;
-  for (size_t i : mine) {
-    const Request &r = requests[i];
-    b.prefill.insert(bucketFor(r.promptTokens, context));
-    lo = std::min(lo, r.promptTokens + 1);
-    hi = std::max(hi, r.promptTokens + r.outputTokens);
-  }
-  for (int64_t t = bucketFor(lo, context);; t *= 2) {
-    b.decode.insert(std::min(t, context));
-    if (t >= hi || t >= context)
+void Buckets::add(const Request &r, int64_t context) {
+  prefill.insert(bucketFor(r.promptTokens, context));
+  shortest = std::min(shortest, r.promptTokens + 1);
+  longest = std::max(longest, r.promptTokens + r.outputTokens);
+}
+
+void Buckets::close(int64_t context) {
+  for (int64_t t = bucketFor(std::min(shortest, context), context);; t *= 2) {
+    decode.insert(std::min(t, context));
+    if (t >= longest || t >= context)
       break;
   }
   // The full-context graph fixes the KV allocation and the resident
   // tensors.
-  b.decode.insert(context);
-  return b;
+  decode.insert(context);
 }
 
 namespace {
@@ -61,8 +57,8 @@ std::string gibText(double bytes) {
 
 /// One model's slots and graphs: a prefill graph per prompt bucket (one
 /// sequence), a decode graph per context bucket (every slot).
-Error buildModel(Prepared &m, const std::vector<Request> &requests,
-                 const CompileOptions &c, bool chunked, bool several) {
+Error buildModel(Prepared &m, const CompileOptions &c, bool chunked,
+                 bool several) {
   const WorkloadOptions &o = m.o;
   // Slots: --batch, or the most that fit at the full context.
   int64_t slots = o.batch;
@@ -73,7 +69,7 @@ Error buildModel(Prepared &m, const std::vector<Request> &requests,
     slots = *largest;
   }
   m.cfg().slots = slots;
-  Buckets buckets = bucketsOf(requests, m.requests, o.context);
+  const Buckets &buckets = m.buckets;
   // The chunked schedule's prefill graphs run a chunk per step.
   CompileOptions prefillOptions = c;
   if (chunked && c.prefillChunk == kPrefillChunkAuto)
@@ -131,13 +127,12 @@ Residency phases::residency(const sim::Program &p) {
 }
 
 llvm::Expected<double> phases::buildGraphs(Models &models,
-                                           const std::vector<Request> &requests,
                                            const CompileOptions &c,
                                            Schedule schedule) {
   auto start = std::chrono::steady_clock::now();
   for (auto &m : models)
-    if (Error e = buildModel(*m, requests, c, schedule == Schedule::Chunked,
-                             models.size() > 1))
+    if (Error e =
+            buildModel(*m, c, schedule == Schedule::Chunked, models.size() > 1))
       return std::move(e);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();

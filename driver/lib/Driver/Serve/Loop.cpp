@@ -1,7 +1,8 @@
 //===- Loop.cpp - The serving loop ----------------------------------------===//
 //
 // The fourth phase of a serving run (Phases.h): the loop (Sim/Serving)
-// replays the measured costs over the requests. Per-request results stream
+// replays the measured costs over a second pass of the requests, holding
+// only those in flight. Per-request results stream
 // to --request-results as they complete, through writeOutput: into a
 // temporary file renamed when the loop has finished and every write
 // succeeded, so the file is whole or absent (a device or a pipe is written
@@ -17,6 +18,9 @@
 #include "snapflow/Support/Progress.h"
 #include "snapflow/Support/Version.h"
 
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <optional>
 
 using namespace snapflow;
@@ -25,11 +29,11 @@ using namespace snapflow::driver::phases;
 using namespace snapflow::sim::serving;
 using llvm::Error;
 
-llvm::Expected<ServeResult> phases::runLoop(const Load &load,
-                                            const Models &models,
+llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
                                             const arch::ArchModel &chip,
                                             const CacheOptions &cache,
-                                            const ServeOptions &so) {
+                                            const ServeOptions &so,
+                                            llvm::StringRef resultLines) {
   const bool several = models.size() > 1;
   llvm::raw_ostream *results = nullptr;
   auto writeResult = [&](const RequestResult &q) {
@@ -46,22 +50,62 @@ llvm::Expected<ServeResult> phases::runLoop(const Load &load,
                                      m.w.kvLabel(), versionString())
              << '\n';
   };
+  // The report's per-request results, a JSON object a line.
+  std::optional<llvm::raw_fd_ostream> lines;
+  if (!resultLines.empty()) {
+    std::error_code ec;
+    lines.emplace(resultLines, ec);
+    if (ec)
+      return makeError(resultLines + ": " + ec.message());
+  }
+  auto writeLine = [&](const RequestResult &q) {
+    llvm::json::OStream j(*lines);
+    j.object([&] {
+      j.attribute("arrival_s", q.arrivalS);
+      j.attribute("finish_s", q.finishS);
+      j.attribute("first_token_s", q.firstTokenS);
+      j.attribute("id", q.id);
+      if (several)
+        j.attribute("model", models[q.model]->deployed.name);
+      j.attribute("output_tokens", q.outputTokens);
+      j.attribute("prefill_start_s", q.prefillStartS);
+      j.attribute("prompt_tokens", q.promptTokens);
+      j.attribute("slot", q.slot);
+      if (several)
+        j.attribute("switch_wait_s", q.switchWaitS);
+      j.attribute("tpot_s", q.tpotS());
+      j.attribute("ttft_s", q.ttftS());
+    });
+    *lines << '\n';
+  };
   std::vector<DeployedModel> deployed;
   for (const auto &m : models)
     deployed.push_back(m->deployed);
   std::optional<llvm::Expected<ServeResult>> outcome;
   // How far the loop is, on a terminal (R14: ten million requests ran for
   // minutes without a word).
-  Progress progress("serving", "requests finished",
-                    static_cast<int64_t>(load.requests.size()));
+  Progress progress("serving", "requests finished", load.served);
   int64_t finished = 0;
   auto onFinish = [&](const RequestResult &q) {
     if (results)
       writeResult(q);
+    if (lines)
+      writeLine(q);
     progress.update(++finished);
   };
   auto serveAll = [&] {
-    outcome.emplace(serveModels(load.requests, deployed, cache, onFinish));
+    auto input = admitted(load, models, so);
+    if (!input) {
+      outcome.emplace(input.takeError());
+      return;
+    }
+    outcome.emplace(
+        serveStream(**input, load.served, deployed, cache, onFinish));
+    if (lines && lines->has_error() && *outcome) {
+      std::error_code ec = lines->error();
+      lines->clear_error();
+      outcome.emplace(makeError(resultLines + ": " + ec.message()));
+    }
   };
   if (so.resultsPath.empty()) {
     serveAll();

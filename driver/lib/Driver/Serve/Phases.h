@@ -25,6 +25,7 @@
 #include "llvm/Support/Error.h"
 
 #include <array>
+#include <climits>
 #include <memory>
 #include <set>
 #include <string>
@@ -45,12 +46,25 @@ struct Residency {
 };
 Residency residency(const sim::Program &p);
 
+/// The prompt and decode-context buckets of a model's requests, gathered
+/// as they pass (add), then closed: powers of two from 128 up to
+/// `context`, the full context always among the decode ones (it fixes the
+/// KV allocation).
+struct Buckets {
+  std::set<int64_t> prefill, decode;
+  /// The shortest context a decode step starts from, the longest reached.
+  int64_t shortest = INT64_MAX, longest = 0;
+  void add(const Request &r, int64_t context);
+  void close(int64_t context);
+};
+
 /// One model of the deployment while it is prepared.
 struct Prepared {
   WorkloadOptions o;
   bool maxBatch = false; ///< slots: the most that fit at o.context
   Workload w;
-  std::vector<size_t> requests; ///< indices of its requests
+  int64_t requests = 0; ///< requests it serves (scan)
+  Buckets buckets;      ///< its requests' shapes (scan)
   /// Its graphs: prefill buckets, then decode buckets (the last at the
   /// full context). Reserved before the first is built: jobs point at them.
   std::vector<sim::Program> programs;
@@ -75,49 +89,53 @@ llvm::Expected<sim::serving::CacheOptions> resolveCache(const ServeOptions &so,
 /// no name twice.
 llvm::Expected<Models>
 prepareModels(const std::vector<DeployedWorkload> &workloads);
-/// The requests to serve and where they came from.
+/// The requests to serve and where they came from: a trace read a row at a
+/// time or a generator (`stream`), or a list (`requests`, as tests give
+/// them). Every pass over them (scan, then the loop) starts again from the
+/// first.
 struct Load {
+  std::unique_ptr<sim::serving::RequestSource> stream;
+  sim::serving::TraceReader *trace = nullptr; ///< `stream`, when a trace
   std::vector<Request> requests;
   std::string source;
   std::string path;      ///< the trace read; "" when generated
   bool hasModel = false; ///< a read trace with a model column
   /// Tokens per block of the requests' prefix hashes (0: none given).
   int64_t blockTokens = 0;
-  /// A public trace's rows with 0 tokens, left out; requests longer than
-  /// their slot, left out and clipped (--overlong).
+  /// Counted by the scan: the requests to serve; a public trace's rows with
+  /// 0 tokens, left out; requests longer than their slot, left out and
+  /// clipped (--overlong).
+  int64_t served = 0;
   int64_t emptySkipped = 0, overlongSkipped = 0, overlongClipped = 0;
+  /// The stream, or the list.
+  sim::serving::RequestSource &input();
+
+private:
+  std::unique_ptr<sim::serving::ListSource> list;
+  const Request *listData = nullptr;
+  size_t listSize = 0;
 };
-/// Reads --trace-requests or generates the load (every flag in range).
+/// Opens --trace-requests (its header read) or sets up the generator
+/// (every flag in range).
 llvm::Expected<Load> loadRequests(const ServeOptions &so, size_t models);
-/// Gives each request its model by the trace's model column: a deployed
-/// model as given to --model, by its config's name or its file's stem,
-/// after --model-map's renaming ("ChatGPT=llama-3.1-70b,...").
-llvm::Error assignModels(Load &load, const Models &models, llvm::StringRef path,
-                         llvm::StringRef modelMap = "");
-/// --write-requests: the load as a trace `--trace-requests` reads back.
-llvm::Error writeRequests(llvm::StringRef path, const Load &load,
-                          const Models &models);
-/// Fits every request to its model's slots as --overlong says (an error,
-/// or skipped and clipped requests counted in the load), then hands each
-/// model its requests.
-llvm::Error
-distribute(Load &load, Models &models,
-           sim::serving::Overlong overlong = sim::serving::Overlong::Error);
+/// A pass over the requests as served, from the first: each given its
+/// model by the trace's model column (a deployed model as given to
+/// --model, by its config's name or its file's stem, after --model-map's
+/// renaming, "ChatGPT=llama-3.1-70b,...") and fitted to its model's slots
+/// as --overlong says (an error, or left out, or clipped).
+llvm::Expected<std::unique_ptr<sim::serving::RequestSource>>
+admitted(Load &load, const Models &models, const ServeOptions &so);
+/// The first pass: every model's slot context set, every request admitted,
+/// counted and its shapes put in its model's buckets, the load's counts
+/// set, and --write-requests written (the requests served, as a trace
+/// --trace-requests reads back, with a model column when several models
+/// are deployed).
+llvm::Error scan(Load &load, Models &models, const ServeOptions &so);
 
 // Buckets.cpp
 
-/// The prompt and decode-context buckets of a model's requests: powers of
-/// two from 128 up to `context`, the full context always among the decode
-/// ones (it fixes the KV allocation).
-struct Buckets {
-  std::set<int64_t> prefill, decode;
-};
-Buckets bucketsOf(const std::vector<Request> &requests,
-                  const std::vector<size_t> &mine, int64_t context);
 /// Every model's slots and graphs, one per bucket; returns the wall time.
-llvm::Expected<double> buildGraphs(Models &models,
-                                   const std::vector<Request> &requests,
-                                   const CompileOptions &c,
+llvm::Expected<double> buildGraphs(Models &models, const CompileOptions &c,
                                    sim::serving::Schedule schedule);
 /// Several models: every model's weights fit DDR and, with a static cache,
 /// every resident model fits HBM. Sets the cache's HBM capacity.
@@ -135,11 +153,15 @@ llvm::Expected<double> measureCosts(Models &models, const arch::ArchModel &chip,
 
 // Loop.cpp
 
-/// Runs the serving loop, each request's result streamed to
-/// --request-results (whole or absent).
+/// Runs the serving loop over a second pass of the requests, each result
+/// streamed as it completes to --request-results (whole or absent) and,
+/// when `resultLines` names a file, as a JSON object a line there (the
+/// report's per-request results, spliced in by writeServeOutputs: memory
+/// does not grow with the trace).
 llvm::Expected<sim::serving::ServeResult>
-runLoop(const Load &load, const Models &models, const arch::ArchModel &chip,
-        const sim::serving::CacheOptions &cache, const ServeOptions &so);
+runLoop(Load &load, const Models &models, const arch::ArchModel &chip,
+        const sim::serving::CacheOptions &cache, const ServeOptions &so,
+        llvm::StringRef resultLines = "");
 
 // ServeReport.cpp
 
@@ -157,14 +179,16 @@ ServeOutcome summarizeOutcome(const sim::serving::ServeResult &r,
 std::string serveOptionsText(const ServeOutcome &out, const ServeOptions &so,
                              const sim::serving::CacheOptions &cache,
                              bool several);
-/// Writes the report, the occupancy CSV and the trace `s` asks for.
+/// Writes the report (its per-request results from `resultLines`, as
+/// runLoop wrote them), the occupancy CSV and the trace `s` asks for.
 llvm::Error writeServeOutputs(const ServeOutcome &out,
                               const sim::serving::ServeResult &r,
                               const Load &load, const Models &models,
                               const arch::ArchModel &chip,
                               const sim::serving::CacheOptions &cache,
                               const ServeOptions &so, const SimulateOptions &s,
-                              const WallTimes &wall);
+                              const WallTimes &wall,
+                              llvm::StringRef resultLines = "");
 /// Occupancy samples to write: all when few, else every k-th plus every
 /// change of the active slots, so a long trace stays small.
 std::vector<const sim::serving::Sample *>

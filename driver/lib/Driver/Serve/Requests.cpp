@@ -91,32 +91,23 @@ phases::prepareModels(const std::vector<DeployedWorkload> &workloads) {
 
 namespace {
 
-/// --trace-requests: the file's requests, its source naming the format read
-/// and what of a public trace was left out.
+/// --trace-requests: the trace opened (its header read), to be read a row
+/// at a time.
 llvm::Expected<Load> readLoad(const ServeOptions &so) {
   Load load;
-  TraceInfo info;
   if (so.trace.blockTokens < 0 || so.trace.blockTokens > limits::kMaxTokens)
     return makeError(llvm::formatv("--trace-block-tokens must be from 1 to "
                                    "{0} (0: the format's), got {1}",
                                    limits::kMaxTokens, so.trace.blockTokens));
-  auto r = readRequests(so.requestsPath, so.trace, &info);
-  if (!r)
-    return r.takeError();
-  load.requests = std::move(*r);
+  auto reader = TraceReader::open(so.requestsPath, so.trace);
+  if (!reader)
+    return reader.takeError();
+  const TraceInfo &info = (*reader)->info();
+  load.trace = reader->get();
   load.hasModel = info.hasModel;
   load.blockTokens = info.hasBlocks ? info.blockTokens : 0;
-  load.emptySkipped = info.skipped;
+  load.stream = std::move(*reader);
   load.source = load.path = so.requestsPath;
-  if (info.format != TraceFormat::Snapflow)
-    load.source +=
-        llvm::formatv(" ({0} trace{1})", traceFormatName(info.format),
-                      info.skipped ? llvm::formatv(", {0} with 0 tokens "
-                                                   "skipped",
-                                                   info.skipped)
-                                         .str()
-                                   : std::string())
-            .str();
   return std::move(load);
 }
 
@@ -129,10 +120,11 @@ Error checkGenerator(const GeneratorOptions &gen) {
                                    "requests/s, got {2}",
                                    csv::number(kMinRate), csv::number(kMaxRate),
                                    csv::number(gen.rate)));
-  if (gen.count < 1 || gen.count > kMaxRequests)
-    return makeError(llvm::formatv("--requests must be from 1 to {0}, got "
-                                   "{1}",
-                                   kMaxRequests, gen.count));
+  // Any count: requests are drawn as the loop takes them (the span check
+  // below bounds it with the rate).
+  if (gen.count < 1)
+    return makeError(
+        llvm::formatv("--requests must be at least 1, got {0}", gen.count));
   for (auto [flag, mean] : {std::pair{"--prompt-tokens", gen.promptMean},
                             std::pair{"--output-tokens", gen.outputMean}})
     if (mean < 1 || mean > kMaxTokens)
@@ -158,13 +150,7 @@ llvm::Expected<Load> generatePoisson(const GeneratorOptions &gen,
         gen.count, rate, csv::number(double(gen.count) / gen.rate),
         csv::number(kMaxArrivalS)));
   Load load;
-  load.requests = generateRequests(gen);
-  if (!load.requests.empty() && load.requests.back().arrivalS > kMaxArrivalS)
-    return makeError(llvm::formatv(
-        "--requests {0} at --rate {1} requests/s: the last arrives at "
-        "{2} s; snapflow serves arrivals up to {3} s",
-        gen.count, rate, csv::number(load.requests.back().arrivalS),
-        csv::number(kMaxArrivalS)));
+  load.stream = std::make_unique<PoissonSource>(gen);
   load.source = llvm::formatv("generated: Poisson {0} requests/s, seed {1}",
                               rate, gen.seed);
   return std::move(load);
@@ -210,16 +196,9 @@ llvm::Expected<Load> generatePeriodicLoad(const ServeOptions &so, size_t n,
         "--requests {0} at --rate {1} requests/s per model spread "
         "arrivals over {2} s; snapflow serves arrivals up to {3} s",
         gen.count, rate, csv::number(duration), csv::number(kMaxArrivalS)));
-  // The expected count bounds the memory the generator takes.
-  double expected = gen.rate * duration * double(n) *
-                    (1 + (so.loadPeriodS > 0 ? so.loadAmplitude : 0));
-  if (expected > double(kMaxRequests))
-    return makeError(llvm::formatv(
-        "--rate {0} requests/s per model over {1} s is about {2} "
-        "requests; snapflow serves at most {3} in one run",
-        rate, csv::number(duration), std::llround(expected), kMaxRequests));
   Load load;
-  load.requests = generatePeriodic(loads, duration, gen.seed);
+  load.stream =
+      std::make_unique<PeriodicSource>(std::move(loads), duration, gen.seed);
   load.source = llvm::formatv(
       "generated: {0} requests/s per model{1} over {2} s, seed {3}", rate,
       so.loadPeriodS > 0 ? llvm::formatv(", period {0} s, amplitude {1}",
@@ -227,8 +206,6 @@ llvm::Expected<Load> generatePeriodicLoad(const ServeOptions &so, size_t n,
                                .str()
                          : std::string(", Poisson"),
       duration, gen.seed);
-  if (load.requests.empty())
-    return makeError(load.source + ": no requests; raise --rate or --duration");
   return std::move(load);
 }
 
@@ -306,48 +283,73 @@ std::string deployedNames(const Models &models) {
 
 } // namespace
 
-Error phases::assignModels(Load &load, const Models &models,
-                           llvm::StringRef path, llvm::StringRef modelMap) {
-  const size_t n = models.size();
-  auto pairs = parseModelMap(modelMap);
-  if (!pairs)
-    return pairs.takeError();
-  llvm::StringMap<int> mapped;
-  for (const auto &[from, to] : *pairs) {
-    auto k = deployedModel(to, models, "--model-map: ");
-    if (!k)
-      return k.takeError();
-    if (*k < 0)
-      return makeError(llvm::formatv("--model-map: {0}={1}, but '{1}' is not "
-                                     "deployed (--model {2})",
-                                     from, to, deployedNames(models)));
-    mapped[from] = *k;
+sim::serving::RequestSource &Load::input() {
+  if (stream)
+    return *stream;
+  // Made again when the list has changed (a test adds to it).
+  if (!list || listData != requests.data() || listSize != requests.size()) {
+    list = std::make_unique<ListSource>(requests);
+    listData = requests.data();
+    listSize = requests.size();
   }
-  if (!pairs->empty() && !load.hasModel)
-    return makeError("--model-map renames a trace's model column, but " +
-                     (path.empty()
-                          ? std::string("generated requests have none")
-                          : path.str() + " has none (snapflow's 'model', "
-                                         "BurstGPT's 'Model')"));
-  // One model serves every request, whatever the column says (BurstGPT's
-  // ChatGPT and GPT-4 replayed on the one model deployed).
-  if (n < 2)
-    return Error::success();
-  if (!load.hasModel) {
-    if (path.empty())
-      return Error::success(); // generated: the generator chose
-    return makeError(path +
-                     ": error: several models are deployed, but the trace has "
-                     "no model column (snapflow's 'model', BurstGPT's "
-                     "'Model') to say which each request asks for");
+  return *list;
+}
+
+namespace {
+
+/// Gives each request its model: by the trace's model column (after
+/// --model-map's renaming) when several models are deployed.
+class ModelAssigner {
+public:
+  static llvm::Expected<ModelAssigner>
+  make(const Load &load, const Models &models, llvm::StringRef modelMap) {
+    ModelAssigner a(load, models);
+    auto pairs = parseModelMap(modelMap);
+    if (!pairs)
+      return pairs.takeError();
+    for (const auto &[from, to] : *pairs) {
+      auto k = deployedModel(to, models, "--model-map: ");
+      if (!k)
+        return k.takeError();
+      if (*k < 0)
+        return makeError(llvm::formatv("--model-map: {0}={1}, but '{1}' is "
+                                       "not deployed (--model {2})",
+                                       from, to, deployedNames(models)));
+      a.mapped[from] = *k;
+    }
+    a.hasMap = !pairs->empty();
+    if (a.hasMap && !load.hasModel)
+      return makeError("--model-map renames a trace's model column, but " +
+                       (load.path.empty()
+                            ? std::string("generated requests have none")
+                            : load.path +
+                                  " has none (snapflow's 'model', BurstGPT's "
+                                  "'Model')"));
+    // One model serves every request, whatever the column says (BurstGPT's
+    // ChatGPT and GPT-4 replayed on the one model deployed); generated
+    // requests come with theirs.
+    a.byColumn = models.size() > 1 && load.hasModel;
+    if (models.size() > 1 && !load.hasModel && !load.path.empty())
+      return makeError(load.path +
+                       ": error: several models are deployed, but the trace "
+                       "has no model column (snapflow's 'model', BurstGPT's "
+                       "'Model') to say which each request asks for");
+    return std::move(a);
   }
-  for (Request &r : load.requests) {
+
+  Error assign(Request &r) const {
+    if (!byColumn) {
+      if (models.size() < 2)
+        r.model = 0;
+      return Error::success();
+    }
     auto it = mapped.find(r.modelName);
     if (it != mapped.end()) {
       r.model = it->second;
-      continue;
+      return Error::success();
     }
-    std::string where = llvm::formatv("{0}:{1}: error: ", path, r.line).str();
+    std::string where =
+        llvm::formatv("{0}:{1}: error: ", load.path, r.line).str();
     auto found = deployedModel(r.modelName, models, where);
     if (!found)
       return found.takeError();
@@ -355,68 +357,184 @@ Error phases::assignModels(Load &load, const Models &models,
       return makeError(llvm::formatv(
           "{0}model '{1}' is not deployed (--model {2}){3}", where, r.modelName,
           deployedNames(models),
-          pairs->empty() ? "; --model-map NAME=MODEL serves it as a deployed "
-                           "model"
-                         : ""));
+          hasMap ? ""
+                 : "; --model-map NAME=MODEL serves it as a deployed "
+                   "model"));
     r.model = *found;
-  }
-  return Error::success();
-}
-
-Error phases::writeRequests(llvm::StringRef path, const Load &load,
-                            const Models &models) {
-  if (path.empty())
     return Error::success();
-  // Seconds in the shortest text that reads back.
-  const bool several = models.size() > 1;
-  if (Error e = writeOutput(path, [&](llvm::raw_ostream &os) {
-        os << "arrival_s,prompt_tokens,output_tokens"
-           << (several ? ",model" : "") << "\n";
-        for (const Request &r : load.requests) {
-          os << csv::number(r.arrivalS) << ',' << r.promptTokens << ','
-             << r.outputTokens;
-          if (several)
-            os << ',' << csv::field(models[r.model]->deployed.name);
-          os << '\n';
-        }
-        return Error::success();
-      }))
-    return makeError("--write-requests: " + path + ": " +
-                     llvm::toString(std::move(e)));
-  return Error::success();
-}
+  }
 
-Error phases::distribute(Load &load, Models &models, Overlong overlong) {
+private:
+  ModelAssigner(const Load &load, const Models &models)
+      : load(load), models(models) {}
+  const Load &load;
+  const Models &models;
+  llvm::StringMap<int> mapped;
+  bool hasMap = false, byColumn = false;
+};
+
+/// The requests as served, one pass over the load: each given its model
+/// and fitted to its slots as --overlong says, a skipped one left out and
+/// counted.
+class Admitted : public RequestSource {
+public:
+  Admitted(Load &load, const Models &models, ModelAssigner assigner,
+           Overlong overlong)
+      : load(load), models(models), assigner(std::move(assigner)),
+        overlong(overlong) {}
+  llvm::Expected<std::optional<Request>> next() override {
+    for (;;) {
+      auto next = load.input().next();
+      if (!next || !*next)
+        return next;
+      Request &r = **next;
+      if (Error e = assigner.assign(r))
+        return std::move(e);
+      auto f = fit(r, models[r.model]->cfg(), overlong,
+                   load.path.empty() ? load.source : load.path);
+      if (!f)
+        return f.takeError();
+      if (*f == Fit::Skipped) {
+        ++skipped;
+        continue;
+      }
+      clipped += *f == Fit::Clipped;
+      return next;
+    }
+  }
+  Error rewind() override {
+    skipped = clipped = 0;
+    return load.input().rewind();
+  }
+  int64_t skipped = 0, clipped = 0;
+
+private:
+  Load &load;
+  const Models &models;
+  ModelAssigner assigner;
+  Overlong overlong;
+};
+
+/// The slot each model's requests are fitted to.
+void configureSlots(Models &models) {
   for (auto &m : models) {
     m->cfg().maxContext = m->o.context;
     // kvSlots counts cache positions; a Block Transformer's holds a block.
     m->cfg().kvTokensPerSlot = std::min(
         m->w.kvSlots * m->w.config.tokensPerCachePosition(), m->o.context);
   }
-  // Each request fitted to its model's slots; a skipped one is left out.
-  size_t kept = 0;
-  for (size_t i = 0; i < load.requests.size(); ++i) {
-    Request &r = load.requests[i];
-    auto f = fit(r, models[r.model]->cfg(), overlong,
-                 load.path.empty() ? load.source : load.path);
-    if (!f)
-      return f.takeError();
-    if (*f == Fit::Skipped) {
-      ++load.overlongSkipped;
-      continue;
-    }
-    load.overlongClipped += *f == Fit::Clipped;
-    if (kept != i)
-      load.requests[kept] = std::move(r);
-    ++kept;
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<RequestSource>>
+phases::admitted(Load &load, const Models &models, const ServeOptions &so) {
+  auto assigner = ModelAssigner::make(load, models, so.modelMap);
+  if (!assigner)
+    return assigner.takeError();
+  if (Error e = load.input().rewind())
+    return std::move(e);
+  return std::make_unique<Admitted>(load, models, std::move(*assigner),
+                                    so.overlong);
+}
+
+Error phases::scan(Load &load, Models &models, const ServeOptions &so) {
+  configureSlots(models);
+  for (auto &m : models) {
+    m->requests = 0;
+    m->buckets = Buckets();
   }
-  load.requests.resize(kept);
-  if (load.requests.empty())
-    return makeError(llvm::formatv("{0}: error: every request is longer than "
-                                   "a slot holds (--context); --overlong skip "
-                                   "left none to serve",
-                                   load.source));
-  for (size_t i = 0; i < load.requests.size(); ++i)
-    models[load.requests[i].model]->requests.push_back(i);
+  auto served = admitted(load, models, so);
+  if (!served)
+    return served.takeError();
+  const bool several = models.size() > 1;
+  load.served = 0;
+  double last = 0;
+  // Every request once: counted, its shapes into its model's buckets, and
+  // written to --write-requests (seconds in the shortest text that reads
+  // back), which is whole or absent.
+  // The pass's outcome: what was left out, and an error when nothing is
+  // left to serve (before --write-requests is written).
+  auto close = [&]() -> Error {
+    auto &admit = static_cast<Admitted &>(**served);
+    load.overlongSkipped = admit.skipped;
+    load.overlongClipped = admit.clipped;
+    if (load.trace) {
+      const TraceInfo &info = load.trace->info();
+      load.emptySkipped = info.skipped;
+      if (info.format != TraceFormat::Snapflow)
+        load.source +=
+            llvm::formatv(" ({0} trace{1})", traceFormatName(info.format),
+                          info.skipped ? llvm::formatv(", {0} with 0 tokens "
+                                                       "skipped",
+                                                       info.skipped)
+                                             .str()
+                                       : std::string())
+                .str();
+      if (info.requests == 0)
+        return makeError(
+            load.path + ": error: no requests" +
+            (info.skipped
+                 ? llvm::formatv(" ({0} with 0 tokens skipped)", info.skipped)
+                       .str()
+                 : std::string()));
+    }
+    if (last > limits::kMaxArrivalS)
+      return makeError(llvm::formatv("{0}: the last request arrives at {1} s; "
+                                     "snapflow serves arrivals up to {2} s",
+                                     load.source, csv::number(last),
+                                     csv::number(limits::kMaxArrivalS)));
+    if (load.served == 0)
+      return makeError(
+          load.overlongSkipped
+              ? llvm::formatv("{0}: error: every request is longer than a slot "
+                              "holds (--context); --overlong skip left none to "
+                              "serve",
+                              load.path.empty() ? load.source : load.path)
+                    .str()
+              : load.source + ": no requests; raise --rate or --duration");
+    return Error::success();
+  };
+  auto pass = [&](llvm::raw_ostream *os) -> Error {
+    if (os)
+      *os << "arrival_s,prompt_tokens,output_tokens"
+          << (several ? ",model" : "") << "\n";
+    for (;;) {
+      auto r = (*served)->next();
+      if (!r)
+        return r.takeError();
+      if (!*r)
+        return close();
+      Prepared &m = *models[(*r)->model];
+      ++m.requests;
+      m.buckets.add(**r, m.o.context);
+      ++load.served;
+      last = (*r)->arrivalS;
+      if (os) {
+        *os << csv::number((*r)->arrivalS) << ',' << (*r)->promptTokens << ','
+            << (*r)->outputTokens;
+        if (several)
+          *os << ',' << csv::field(m.deployed.name);
+        *os << '\n';
+      }
+    }
+  };
+  if (so.writeRequestsPath.empty()) {
+    if (Error e = pass(nullptr))
+      return e;
+  } else if (Error e =
+                 writeOutput(so.writeRequestsPath, [&](llvm::raw_ostream &os) {
+                   return pass(&os);
+                 })) {
+    std::string msg = llvm::toString(std::move(e));
+    // A request's own error is reported as it is; the file's, named.
+    return makeError(llvm::StringRef(msg).contains(": error: ") ||
+                             llvm::StringRef(msg).starts_with("--")
+                         ? msg
+                         : "--write-requests: " + so.writeRequestsPath + ": " +
+                               msg);
+  }
+  for (auto &m : models)
+    m->buckets.close(m->o.context);
   return Error::success();
 }

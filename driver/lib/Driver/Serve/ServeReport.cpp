@@ -11,6 +11,7 @@
 #include "snapflow/Driver/Csv.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Sim/Trace/Trace.h"
+#include "snapflow/Support/LineReader.h"
 #include "snapflow/Support/Output.h"
 #include "snapflow/Support/Version.h"
 
@@ -69,11 +70,6 @@ llvm::json::Object costsJson(const CostTable &costs) {
   return llvm::json::Object{{"prefill", std::move(prefill)},
                             {"decode", std::move(decode)}};
 }
-
-/// Latencies of a set of requests.
-struct Lists {
-  std::vector<double> ttft, tpot, e2e, wait, switchWait;
-};
 
 /// The report's keys for several models: every model of the deployment,
 /// the cache policy and its switches.
@@ -215,52 +211,51 @@ llvm::json::Object reportObject(const ServeOutcome &out, const ServeResult &r,
   return report;
 }
 
-/// Writes `report` with keys in order and the per-request results one at a
-/// time.
+/// Writes `report` with keys in order and the per-request results from
+/// `resultLines` (a JSON object a line, in the order they finished).
 Error streamReport(llvm::StringRef path, const llvm::json::Object &report,
-                   const ServeResult &r, const ServeOutcome &out,
-                   bool several) {
+                   llvm::StringRef resultLines) {
   // Written as a stream, keys in order, the per-request results one at a
   // time: a million requests must not become one JSON value in memory.
-  if (Error e = writeOutput(path, [&](llvm::raw_ostream &f) {
-        llvm::json::OStream j(f, 2);
-        std::vector<std::string> keys;
-        for (const auto &kv : report)
-          keys.push_back(kv.first.str());
-        keys.push_back("requests");
-        llvm::sort(keys);
-        j.objectBegin();
-        for (const std::string &key : keys) {
-          if (key != "requests") {
-            j.attribute(key, *report.get(key));
-            continue;
-          }
-          j.attributeArray("requests", [&] {
-            for (const RequestResult &q : r.requests)
-              j.object([&] {
-                j.attribute("arrival_s", q.arrivalS);
-                j.attribute("finish_s", q.finishS);
-                j.attribute("first_token_s", q.firstTokenS);
-                j.attribute("id", q.id);
-                if (several)
-                  j.attribute("model", out.models[q.model].name);
-                j.attribute("output_tokens", q.outputTokens);
-                j.attribute("prefill_start_s", q.prefillStartS);
-                j.attribute("prompt_tokens", q.promptTokens);
-                j.attribute("slot", q.slot);
-                if (several)
-                  j.attribute("switch_wait_s", q.switchWaitS);
-                j.attribute("tpot_s", q.tpotS());
-                j.attribute("ttft_s", q.ttftS());
-              });
-          });
+  return writeOutput(path, [&](llvm::raw_ostream &f) -> Error {
+    llvm::json::OStream j(f, 2);
+    std::vector<std::string> keys;
+    for (const auto &kv : report)
+      keys.push_back(kv.first.str());
+    keys.push_back("requests");
+    llvm::sort(keys);
+    Error failed = Error::success();
+    j.objectBegin();
+    for (const std::string &key : keys) {
+      if (key != "requests") {
+        j.attribute(key, *report.get(key));
+        continue;
+      }
+      j.attributeArray("requests", [&] {
+        if (resultLines.empty())
+          return;
+        auto lines = LineReader::open(resultLines, "the requests' results");
+        if (!lines) {
+          failed = lines.takeError();
+          return;
         }
-        j.objectEnd();
-        f << "\n";
-        return Error::success();
-      }))
-    return e;
-  return Error::success();
+        llvm::StringRef line;
+        for (;;) {
+          auto got = (*lines)->next(line);
+          if (!got) {
+            failed = got.takeError();
+            return;
+          }
+          if (!*got)
+            return;
+          j.rawValue([&](llvm::raw_ostream &os) { os << line; });
+        }
+      });
+    }
+    j.objectEnd();
+    f << "\n";
+    return failed;
+  });
 }
 
 /// Occupancy at a sample: resident tensors plus the KV the live tokens
@@ -456,19 +451,6 @@ ServeOutcome phases::summarizeOutcome(const ServeResult &r, const Load &load,
                                       const ServeOptions &so,
                                       const WallTimes &wall) {
   const size_t n = models.size();
-  // Latencies, over every request and per model.
-  Lists all;
-  std::vector<Lists> per(n);
-  for (const RequestResult &q : r.requests) {
-    for (Lists *l : {&all, &per[q.model]}) {
-      l->ttft.push_back(q.ttftS());
-      if (q.outputTokens > 1)
-        l->tpot.push_back(q.tpotS());
-      l->e2e.push_back(q.finishS - q.arrivalS);
-      l->wait.push_back(q.prefillStartS - q.arrivalS);
-      l->switchWait.push_back(q.switchWaitS);
-    }
-  }
   ServeOutcome out;
   // The KV policies as resolved for each model's context.
   std::vector<std::string> names, kvs;
@@ -485,7 +467,7 @@ ServeOutcome phases::summarizeOutcome(const ServeResult &r, const Load &load,
   out.prefillChunk = first.prefillChunk;
   out.tp = first.w.tp;
   out.context = first.o.context;
-  out.requests = static_cast<int64_t>(load.requests.size());
+  out.requests = load.served;
   out.emptySkipped = load.emptySkipped;
   out.overlongSkipped = load.overlongSkipped;
   out.overlongClipped = load.overlongClipped;
@@ -494,7 +476,7 @@ ServeOutcome phases::summarizeOutcome(const ServeResult &r, const Load &load,
   // makespan (which starts at the first arrival).
   double span = r.lastArrivalS - r.firstArrivalS;
   if (span > 0 && r.makespanS > 0) {
-    out.offeredRequestsPerS = double(load.requests.size()) / span;
+    out.offeredRequestsPerS = double(load.served) / span;
     out.loadRatio = r.makespanS / span;
     out.overloaded = out.loadRatio > kOverloadRatio &&
                      r.waitingAtLastArrival > r.waitingEarly;
@@ -505,17 +487,16 @@ ServeOutcome phases::summarizeOutcome(const ServeResult &r, const Load &load,
     out.kvAllocatedBytes += m->cfg().kvAllocatedBytes;
   }
   out.costs = first.deployed.costs;
-  out.ttft = summarize(all.ttft);
+  out.ttft = summarize(r.latencies.ttft);
   out.tokensPerStep = first.cfg().tokensPerStep;
   out.blockTokens = first.w.config.tokensPerCachePosition();
-  out.tpot = summarize(all.tpot);
+  out.tpot = summarize(r.latencies.tpot);
   out.tbt = summarize(r.tokenGaps);
-  out.e2e = summarize(all.e2e);
-  out.wait = summarize(all.wait);
+  out.e2e = summarize(r.latencies.e2e);
+  out.wait = summarize(r.latencies.wait);
   out.throughputTokensPerS =
       r.makespanS > 0 ? double(r.outputTokens) / r.makespanS : 0;
-  out.requestsPerS =
-      r.makespanS > 0 ? double(load.requests.size()) / r.makespanS : 0;
+  out.requestsPerS = r.makespanS > 0 ? double(load.served) / r.makespanS : 0;
   out.kvPeakBytes = r.kvPeakBytes;
   out.kvMeanBytes = r.kvMeanBytes;
   out.compileS = wall.compile;
@@ -529,15 +510,15 @@ ServeOutcome phases::summarizeOutcome(const ServeResult &r, const Load &load,
     mo.kv = m.w.kvLabel();
     mo.slots = m.cfg().slots;
     mo.context = m.o.context;
-    mo.requests = static_cast<int64_t>(m.requests.size());
+    mo.requests = m.requests;
     mo.weightBytes = m.deployed.weightBytes;
     mo.hbmBytes = m.deployed.hbmBytes;
     mo.switchS = m.deployed.switchS;
     mo.costs = m.deployed.costs;
-    mo.ttft = summarize(per[k].ttft);
-    mo.tpot = summarize(per[k].tpot);
+    mo.ttft = summarize(r.models[k].latencies.ttft);
+    mo.tpot = summarize(r.models[k].latencies.tpot);
     mo.tbt = summarize(r.models[k].tokenGaps);
-    mo.switchWait = summarize(per[k].switchWait);
+    mo.switchWait = summarize(r.models[k].latencies.switchWait);
     mo.throughputTokensPerS =
         r.makespanS > 0 ? double(r.models[k].outputTokens) / r.makespanS : 0;
     out.models.push_back(std::move(mo));
@@ -581,13 +562,13 @@ Error phases::writeServeOutputs(const ServeOutcome &out, const ServeResult &r,
                                 const arch::ArchModel &chip,
                                 const CacheOptions &cache,
                                 const ServeOptions &so,
-                                const SimulateOptions &s,
-                                const WallTimes &wall) {
+                                const SimulateOptions &s, const WallTimes &wall,
+                                llvm::StringRef resultLines) {
   if (!s.reportPath.empty())
     if (Error e = streamReport(
             s.reportPath,
-            reportObject(out, r, load, models, chip, cache, so, wall), r, out,
-            models.size() > 1))
+            reportObject(out, r, load, models, chip, cache, so, wall),
+            resultLines))
       return e;
   std::vector<const Sample *> kept = thin(r.samples);
   if (!s.csvPath.empty())

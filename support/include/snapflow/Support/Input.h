@@ -11,8 +11,9 @@
 //
 // Two limits: a configuration (a config.json, a chip, a deployment, a sweep
 // manifest) is kilobytes, so 16 MiB is far past any real one; data (a
-// request trace at 10 million rows is ~200 MB, a program of a 4096-layer
-// model tens of MB, a sweep's 100,000 rows tens of MB) gets 1 GiB.
+// program of a 4096-layer model tens of MB, a sweep's 100,000 rows tens of
+// MB, a request trace given as a pipe; a trace file is streamed,
+// LineReader.h) gets 1 GiB.
 //
 //===----------------------------------------------------------------------===//
 

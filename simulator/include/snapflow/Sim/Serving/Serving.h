@@ -46,7 +46,9 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace snapflow {
@@ -59,15 +61,14 @@ namespace serving {
 ///   still resolves an event time to 15 ns, far below any step;
 /// - prompt and output tokens in [1, kMaxTokens], the longest context a
 ///   model config may declare (max_position_embeddings up to 2^27);
-/// - at most kMaxRequests requests: the loop holds about 100 bytes of state
-///   per request, so 10 million take about 1 GB;
+/// - any number of requests: a trace is streamed and the loop holds only
+///   the requests in flight;
 /// - a generated rate in [kMinRate, kMaxRate] requests/s;
 /// - at most kMaxColumns columns in a request file: the published traces
 ///   have 3 to 7, and every row is split into that many fields.
 namespace limits {
 constexpr double kMaxArrivalS = 1e8;
 constexpr int64_t kMaxTokens = int64_t(1) << 27;
-constexpr int64_t kMaxRequests = 10'000'000;
 constexpr double kMinRate = 1e-6, kMaxRate = 1e6;
 constexpr int64_t kMaxColumns = 1024;
 } // namespace limits
@@ -87,6 +88,37 @@ struct Request {
   std::vector<int64_t> blocks;
 };
 
+/// Requests in arrival order, one at a time: a trace streamed from its file
+/// (Trace.h), a generator, or a list. The loop holds only the requests in
+/// flight, so a trace of any length is served in bounded memory.
+class RequestSource {
+public:
+  virtual ~RequestSource() = default;
+  /// The next request; std::nullopt at the end.
+  virtual llvm::Expected<std::optional<Request>> next() = 0;
+  /// Starts again at the first request (a second pass).
+  virtual llvm::Error rewind() = 0;
+};
+
+/// A list's requests as they are (in arrival order; not owned).
+class ListSource : public RequestSource {
+public:
+  explicit ListSource(llvm::ArrayRef<Request> requests) : requests(requests) {}
+  llvm::Expected<std::optional<Request>> next() override {
+    if (at >= requests.size())
+      return std::optional<Request>();
+    return std::optional<Request>(requests[at++]);
+  }
+  llvm::Error rewind() override {
+    at = 0;
+    return llvm::Error::success();
+  }
+
+private:
+  llvm::ArrayRef<Request> requests;
+  size_t at = 0;
+};
+
 /// A seeded synthetic workload: Poisson arrivals at `rate` per second;
 /// prompt and output lengths uniform in mean*(1 -+ spread), at least 1.
 /// Reproducible across platforms (mt19937_64 and explicit transforms).
@@ -98,6 +130,19 @@ struct GeneratorOptions {
   double spread = 0.5;
 };
 std::vector<Request> generateRequests(const GeneratorOptions &options);
+/// generateRequests's requests, drawn one at a time.
+class PoissonSource : public RequestSource {
+public:
+  explicit PoissonSource(const GeneratorOptions &options);
+  llvm::Expected<std::optional<Request>> next() override;
+  llvm::Error rewind() override;
+
+private:
+  GeneratorOptions o;
+  std::mt19937_64 rng;
+  double t = 0;
+  int64_t i = 0;
+};
 
 /// One model's load in a periodic multi-model workload: Poisson arrivals at
 /// rate(t) = rate x (1 + amplitude x sin(2 pi (t / period + phase))), drawn
@@ -115,6 +160,28 @@ struct PeriodicLoad {
 /// of the seed, so adding a model leaves the others' requests unchanged.
 std::vector<Request> generatePeriodic(llvm::ArrayRef<PeriodicLoad> loads,
                                       double durationS, uint64_t seed);
+/// generatePeriodic's requests, drawn one at a time: each model's next
+/// request held, the earliest given.
+class PeriodicSource : public RequestSource {
+public:
+  PeriodicSource(std::vector<PeriodicLoad> loads, double durationS,
+                 uint64_t seed);
+  llvm::Expected<std::optional<Request>> next() override;
+  llvm::Error rewind() override;
+
+private:
+  struct Stream {
+    std::mt19937_64 rng;
+    double t = 0;
+    std::optional<Request> pending;
+  };
+  void draw(size_t model);
+  std::vector<PeriodicLoad> loads;
+  double durationS;
+  uint64_t seed;
+  std::vector<Stream> streams;
+  int64_t id = 0;
+};
 
 /// What becomes of a request whose prompt and output exceed a slot's
 /// context: an error at its line, left out, or clipped to fit (the prompt
@@ -202,21 +269,48 @@ struct Span {
 /// A distribution kept as its distinct values and their counts, so that
 /// percentiles over billions of samples that take few distinct values are
 /// exact in little memory (the gaps between tokens are sums of a few step
-/// costs).
+/// costs). Past kExactValues distinct values (latencies over a long trace
+/// take a new value per request) every value is kept to kRelativeError of
+/// itself instead, on a logarithmic grid, so memory stays bounded; the
+/// mean and the largest value stay exact.
 class Distribution {
 public:
+  static constexpr size_t kExactValues = size_t(1) << 16;
+  static constexpr double kRelativeError = 1e-4;
   void add(double value, int64_t count = 1);
   int64_t count() const { return total; }
   /// Nearest rank, as `percentile`; 0 when empty.
   double percentile(double q) const;
   double mean() const { return total ? sum / double(total) : 0; }
-  double max() const { return counts.empty() ? 0 : counts.rbegin()->first; }
-  size_t distinct() const { return counts.size(); }
+  double max() const { return total ? largest : 0; }
+  size_t distinct() const;
+  /// Whether the values are kept to kRelativeError (past kExactValues).
+  bool approximate() const { return coarse; }
 
 private:
-  std::map<double, int64_t> counts;
+  /// Coarse: the grid point k of a positive value, (1 + 2e)^k lying within
+  /// e of it.
+  static int64_t gridIndex(double value);
+  static double gridValue(int64_t k);
+  void addToGrid(double value, int64_t count);
+  /// Counts by value, hashed; ordered when asked. Coarse, only the values
+  /// that are not positive.
+  std::unordered_map<double, int64_t> counts;
+  /// Coarse: counts of grid points gridLow, gridLow + 1, ..., a dense run
+  /// (a hashed or ordered map took most of a million-request loop's time).
+  std::vector<int64_t> grid;
+  int64_t gridLow = 0;
   int64_t total = 0;
-  double sum = 0;
+  double sum = 0, largest = 0;
+  bool coarse = false;
+};
+
+/// Latencies of served requests (seconds), as Distributions: TTFT, TPOT
+/// (outputs of more than one token), end to end, the wait for a slot and
+/// the wait for a model switch.
+struct Latencies {
+  Distribution ttft, tpot, e2e, wait, switchWait;
+  void add(const RequestResult &q);
 };
 
 /// A model brought into HBM.
@@ -236,12 +330,14 @@ struct ModelResult {
   int64_t prefills = 0, decodeSteps = 0, outputTokens = 0;
   double decodeSlotUtilization = 0;
   Distribution tokenGaps;
+  Latencies latencies; ///< of its requests
   /// HBM it held per socket: peak and mean over the makespan.
   double hbmPeakBytes = 0, hbmMeanBytes = 0;
 };
 
 struct ServeResult {
-  std::vector<RequestResult> requests; ///< in request order
+  /// In request order (serveModels and serve; serveStream leaves it empty).
+  std::vector<RequestResult> requests;
   /// Occupancy after events, for plots and traces: every one while there
   /// are at most kMaxSamples, then thinned evenly (every 2nd, 4th, ... kept,
   /// the latest always), so a million requests keep bounded memory. The KV
@@ -276,6 +372,7 @@ struct ServeResult {
   /// prefill that runs while a request decodes stretches its gap; this is
   /// what the chunked schedule bounds.
   Distribution tokenGaps;
+  Latencies latencies; ///< of every request, as each finished
   /// Per model of the deployment, and the switches in start order.
   std::vector<ModelResult> models;
   std::vector<Switch> switches;
@@ -298,6 +395,15 @@ struct DeployedModel {
   CostTable contended;
   std::vector<double> prefillCopyBps, decodeCopyBps;
 };
+
+/// Serves the requests of `source` (in arrival order; `total` of them, 0
+/// when not known, for the overload check's early queue) as serveModels
+/// does, holding only those in flight: each result goes to `onFinish` the
+/// moment it completes, and ServeResult::requests stays empty.
+llvm::Expected<ServeResult>
+serveStream(RequestSource &source, int64_t total,
+            llvm::ArrayRef<DeployedModel> models, const CacheOptions &cache,
+            llvm::function_ref<void(const RequestResult &)> onFinish = nullptr);
 
 /// Serves the requests (Request::model indexes `models`) on one chip: one
 /// graph at a time, resident models with work taking turns (a prefill or a

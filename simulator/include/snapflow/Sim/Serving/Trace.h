@@ -88,7 +88,7 @@ struct TraceInfo {
 
 /// Reads a trace a request at a time, holding one line (and, for a file
 /// that is not a regular file, the whole text, up to the data limit).
-class TraceReader {
+class TraceReader : public RequestSource {
 public:
   /// Opens `path` (its header read and the format chosen).
   static llvm::Expected<std::unique_ptr<TraceReader>>
@@ -97,13 +97,13 @@ public:
   static llvm::Expected<std::unique_ptr<TraceReader>>
   fromText(llvm::StringRef text, llvm::StringRef path,
            const TraceOptions &options = {});
-  ~TraceReader();
+  ~TraceReader() override;
 
   /// The next request (ids count from 0 in file order, skipped rows not
   /// counted); std::nullopt at the end.
-  llvm::Expected<std::optional<Request>> next();
+  llvm::Expected<std::optional<Request>> next() override;
   /// Starts again at the first request, for a second pass.
-  llvm::Error rewind();
+  llvm::Error rewind() override;
   const TraceInfo &info() const;
   llvm::StringRef path() const;
 
@@ -113,7 +113,7 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
-/// Every request of a trace (at most limits::kMaxRequests). Errors are
+/// Every request of a trace, held (TraceReader streams them). Errors are
 /// `path:line:col: error:`; a file with no request is an error.
 llvm::Expected<std::vector<Request>>
 readRequests(llvm::StringRef path, const TraceOptions &options = {},

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# A week of Azure's 2024 conversation trace (issue 35): the published file
+# (AzureLLMInferenceTrace_conv_1week.csv, 27,303,999 rows over 2024-05-12 to
+# 05-18, docs/Serving.md) is not in git and this machine has no internet, so
+# the file is generated to its published row count and span in its published
+# form (TIMESTAMP with microseconds and a +00:00 offset, as the notebook
+# prints it): Poisson arrivals at 27,303,999 / 7 days (45.1 requests/s), the
+# token counts cycling through the 15 real rows of
+# tests/Tools/Inputs/traces/azure-2023-conv.csv. It is then served on
+# Llama-3.2-1B, one SN40L socket, 64 slots of 8192 tokens, read a row at a
+# time (two passes). Wall time and peak RSS of the serving process.
+# Usage: bench/serve_week.sh [ROWS]   (after `make`; figures in bench/README.md)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-build/bin/snapflow}
+ROWS=${1:-27303999}
+[ -x "$BIN" ] || { echo "build first: make" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (Debian package time)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+python3 - "$ROWS" "$tmp/week.csv" <<'PY'
+import datetime, random, sys
+rows, path = int(sys.argv[1]), sys.argv[2]
+lengths = []
+with open("tests/Tools/Inputs/traces/azure-2023-conv.csv") as f:
+    next(f)
+    for line in f:
+        _, ctx, gen = line.strip().split(",")
+        lengths.append((int(ctx), int(gen)))
+rate = 27303999 / (7 * 86400)
+start = datetime.datetime(2024, 5, 12)
+rng = random.Random(1)
+t = 0.0
+with open(path, "w") as out:
+    out.write("TIMESTAMP,ContextTokens,GeneratedTokens\n")
+    buf = []
+    for i in range(rows):
+        t += rng.expovariate(rate)
+        stamp = start + datetime.timedelta(seconds=t)
+        ctx, gen = lengths[i % len(lengths)]
+        buf.append(f"{stamp:%Y-%m-%d %H:%M:%S.%f}+00:00,{ctx},{gen}\n")
+        if len(buf) == 100000:
+            out.write("".join(buf))
+            buf = []
+    out.write("".join(buf))
+PY
+/usr/bin/time -f '%e %M' -o "$tmp/time" "$BIN" run --serve --model llama-3.2-1b \
+  --chip sn40l --context 8192 --batch 64 --trace-requests "$tmp/week.csv" > "$tmp/out"
+read -r wall rss < "$tmp/time"
+printf '%s rows (%s B): wall %.1f s, peak RSS %.1f MB\n' "$ROWS" \
+  "$(stat -c %s "$tmp/week.csv")" "$wall" "$(awk -v k="$rss" 'BEGIN {print k / 1024}')"
+grep -E '^(serving|makespan|load|overloaded|TTFT)' "$tmp/out"
