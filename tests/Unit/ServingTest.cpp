@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snapflow/Sim/Serving/Serving.h"
+#include "snapflow/Sim/Serving/PrefixCache.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -300,6 +301,92 @@ TEST(Serving, DistributionOfManyValuesIsBoundedAndClose) {
   EXPECT_NEAR(d.percentile(0.99), 99000, 99000 * 1e-4);
   EXPECT_DOUBLE_EQ(d.mean(), 50000.5);
   EXPECT_DOUBLE_EQ(d.max(), 100000);
+}
+
+// The prefix cache by hand: HBM holds 2 blocks, DDR 2; keys chain each id
+// to the ones before it (k1 = chain(0, 1), k2 = chain(k1, 2)).
+//   insert {1,2}:  HBM [k2 k1]
+//   insert {7}:    k1 (least recent) down: HBM [k7 k2], DDR [k1]
+//   lookup {1,2,3}: k1 (DDR) and k2 hit, k3 misses: 2 blocks, 1 from DDR;
+//                   k1 up (k2 down), then k2 up (k7 down):
+//                   HBM [k2 k1], DDR [k7 k2->gone]: DDR [k7]; 3 moved down
+//   lookup {2}:    chain(0, 2) is no block: 0 (an id after another prefix)
+//   insert {20}:   k1 down: HBM [k20 k2], DDR [k1 k7]
+//   insert {21}:   k2 down, DDR full: k7 dropped: DDR [k2 k1]; 5 down, 1 gone
+TEST(Serving, PrefixCacheIsLeastRecentlyUsedPerTier) {
+  PrefixCache c(2, 2);
+  EXPECT_EQ(c.insert({1, 2}), 2);
+  EXPECT_EQ(c.insert({7}), 1);
+  EXPECT_EQ(c.hbmBlocks(), 2);
+  EXPECT_EQ(c.ddrBlocks(), 1);
+  PrefixCache::Hit h = c.lookup({1, 2, 3});
+  EXPECT_EQ(h.blocks, 2);
+  EXPECT_EQ(h.fromDdr, 1);
+  EXPECT_EQ(c.demoted(), 3);
+  EXPECT_EQ(c.lookup({2}).blocks, 0);
+  EXPECT_EQ(c.insert({20}), 1);
+  EXPECT_EQ(c.insert({21}), 1);
+  EXPECT_EQ(c.demoted(), 5);
+  EXPECT_EQ(c.dropped(), 1);
+  EXPECT_EQ(c.ddrBlocks(), 2);
+  // k1 and k2 are in DDR now: the run hits both there.
+  h = c.lookup({1, 2});
+  EXPECT_EQ(h.blocks, 2);
+  EXPECT_EQ(h.fromDdr, 2);
+}
+
+// Prefix caching in the loop, one slot, prefill-first; the 128-token
+// prefill runs in two 1 s chunks of 64 tokens; blocks of 64 tokens, 100
+// bytes each. r0 and r1 both arrive at 0 with prompt {1, 2} (128 tokens)
+// and one output token (the prefill's).
+//   r0: no hit; prefill 0-2: TTFT 2; its blocks go to the cache.
+//   r1: both blocks hit; the last token is always computed, so 127 tokens
+//       come from the cache: the prefill starts at chunk 127 / 64 = 1 and
+//       runs 2-3: TTFT 3 (4 without the cache); 1 s of prefill saved.
+//   With the blocks in DDR only (no HBM room) they move up first at 100
+//   bytes/s: 200 bytes, 2 s: r1's prefill runs 4-5, TTFT 5.
+// Hit rate: 127 of 256 prompt tokens.
+TEST(Serving, PrefixHitsSkipTheCachedChunks) {
+  CostTable c = roundCosts();
+  c.prefillChunkS = {{1.0, 1.0}};
+  DeployedModel d;
+  d.costs = c;
+  d.config = config(1);
+  d.prefix.blockTokens = 64;
+  d.prefix.blockBytes = 100;
+  d.prefix.hbmBlocks = 10;
+  d.prefix.ddrBlocks = 10;
+  d.prefix.promoteBps = 100;
+  d.prefix.demoteBps = 100;
+  std::vector<Request> rs = {req(0, 0, 128, 1), req(1, 0, 128, 1)};
+  rs[0].blocks = rs[1].blocks = {1, 2};
+  auto r = serveModels(rs, d, CacheOptions());
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_DOUBLE_EQ(r->requests[0].ttftS(), 2);
+  EXPECT_DOUBLE_EQ(r->requests[1].ttftS(), 3);
+  EXPECT_EQ(r->requests[1].prefixHitTokens, 127);
+  EXPECT_EQ(r->prefix.queriedTokens, 256);
+  EXPECT_EQ(r->prefix.hitTokens, 127);
+  EXPECT_EQ(r->prefix.hitBlocks, 2);
+  EXPECT_EQ(r->prefix.insertedBlocks, 2);
+  EXPECT_DOUBLE_EQ(r->prefix.prefillSavedS, 1);
+  EXPECT_DOUBLE_EQ(r->prefix.moveS, 0);
+  EXPECT_DOUBLE_EQ(r->makespanS, 3);
+  // DDR only.
+  d.prefix.hbmBlocks = 0;
+  r = serveModels(rs, d, CacheOptions());
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_DOUBLE_EQ(r->requests[1].ttftS(), 5);
+  EXPECT_EQ(r->prefix.ddrHitBlocks, 2);
+  EXPECT_DOUBLE_EQ(r->prefix.promotedBytes, 200);
+  EXPECT_DOUBLE_EQ(r->prefix.moveS, 2);
+  EXPECT_DOUBLE_EQ(r->makespanS, 5);
+  // Reuse off (--prefix-keep none under a compressing policy).
+  d.prefix.reuse = false;
+  r = serveModels(rs, d, CacheOptions());
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_DOUBLE_EQ(r->requests[1].ttftS(), 4);
+  EXPECT_EQ(r->prefix.hitTokens, 0);
 }
 
 TEST(Serving, ScheduleNames) {

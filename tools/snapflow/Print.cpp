@@ -380,9 +380,14 @@ void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
     return whole > 0 ? 100.0 * part / whole : 0.0;
   };
   os << formatv("makespan            {0:f3} s (prefill {1:f0}%, decode "
-                "{2:f0}%, idle {3:f0}%)\n",
+                "{2:f0}%, idle {3:f0}%{4})\n",
                 r.makespanS, pct(r.prefillS, r.makespanS),
-                pct(r.decodeS, r.makespanS), pct(r.idleS, r.makespanS));
+                pct(r.decodeS, r.makespanS), pct(r.idleS, r.makespanS),
+                r.prefix.moveS > 0
+                    ? formatv(", prefix moves {0:f0}%",
+                              pct(r.prefix.moveS, r.makespanS))
+                          .str()
+                    : std::string());
   os << formatv("throughput          {0:f1} output tokens/s, {1:f3} "
                 "requests/s\n",
                 s.throughputTokensPerS, s.requestsPerS);
@@ -392,6 +397,27 @@ void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
                   s.overlongSkipped + s.overlongClipped,
                   s.overlongSkipped ? "skipped" : "clipped to fit",
                   sim::serving::overlongName(s.overlong));
+  if (s.prefix.blockTokens > 0) {
+    const sim::serving::PrefixResult &p = r.prefix;
+    os << formatv("prefix cache        {0:f1}% of prompt tokens reused ({1} "
+                  "of {2}), {3}-token blocks; {4} blocks hit ({5} from "
+                  "DDR); prefill saved {6:f3} s, tier moves {7:f3} s\n",
+                  p.queriedTokens ? 100.0 * double(p.hitTokens) /
+                                        double(p.queriedTokens)
+                                  : 0.0,
+                  p.hitTokens, p.queriedTokens, s.prefix.blockTokens,
+                  p.hitBlocks, p.ddrHitBlocks, p.prefillSavedS, p.moveS);
+    os << formatv("prefix tiers        HBM {0} blocks ({1} free), DDR {2} "
+                  "blocks ({3}); peak held {4} in HBM, {5} in DDR{6}\n",
+                  s.prefix.hbmBlocks,
+                  gibOrMib(double(s.prefix.hbmBlocks) * s.prefix.blockBytes),
+                  s.prefix.ddrBlocks,
+                  gibOrMib(double(s.prefix.ddrBlocks) * s.prefix.blockBytes),
+                  p.peakHbmBlocks, p.peakDdrBlocks,
+                  s.prefix.reuse ? ""
+                                 : "; reuse off (--prefix-keep none under a "
+                                   "compressing policy)");
+  }
   if (s.offeredRequestsPerS > 0)
     os << formatv("load                arrivals {0:f3} requests/s, served "
                   "{1:f3}/s: offered {2:f2}x what was served\n",

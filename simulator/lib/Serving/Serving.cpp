@@ -1,6 +1,7 @@
 //===- Serving.cpp - Continuous batching over static slots ----------------===//
 
 #include "snapflow/Sim/Serving/Serving.h"
+#include "snapflow/Sim/Serving/PrefixCache.h"
 
 #include "snapflow/Support/Error.h"
 
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <memory>
 #include <numeric>
 
 using namespace snapflow;
@@ -67,6 +69,8 @@ struct ModelState {
   double outSinceS = 0; ///< when it last left HBM (or the start)
   double utilization = 0, decodeS = 0;
   double hbmIntegral = 0, lastHbm = 0;
+  /// Its prefix cache, when the trace carries block ids.
+  std::shared_ptr<PrefixCache> prefix;
 
   const CostTable &costs() const { return spec->costs; }
   const ServeConfig &config() const { return spec->config; }
@@ -95,6 +99,9 @@ struct Flight {
   Request r;
   RequestResult rr;
   int64_t seq = 0;
+  /// Prefill-first with a prefix hit: the share of its prefill graph's time
+  /// it still costs.
+  double prefillShare = 1;
 };
 
 /// The serving loop over a deployment (serveModels).
@@ -113,6 +120,9 @@ public:
       m.chunked = d.config.schedule == Schedule::Chunked;
       m.grow = std::max<int64_t>(
           1, static_cast<int64_t>(std::ceil(d.config.tokensPerStep - 1e-9)));
+      if (d.prefix.blockTokens > 0 && d.prefix.reuse)
+        m.prefix = std::make_shared<PrefixCache>(d.prefix.hbmBlocks,
+                                                 d.prefix.ddrBlocks);
       this->models.push_back(std::move(m));
     }
   }
@@ -145,6 +155,12 @@ private:
       ++res.spansDropped;
   }
   void finish(ModelState &m, Slot &s, int64_t slotIndex);
+  /// A request's prompt looked up in its model's prefix cache as its
+  /// prefill starts: the hit recorded, its DDR blocks moved up (time
+  /// spent), and the first chunk of bucket `b` its prefill must run.
+  int64_t prefixStart(ModelState &m, Flight &f, int b);
+  /// Blocks moved down since `demotedBefore`, their time spent.
+  void prefixDemoted(ModelState &m, int64_t demotedBefore);
   void prefilled(ModelState &m, Slot &s, int64_t slotIndex);
   /// Runs a graph from `startS` that costs `alone` seconds alone and
   /// `contended` beside a switch, which moves `bps` bytes per second
@@ -225,7 +241,14 @@ void Loop::sample() {
   lastKvTime = t;
   lastKv = kv;
   res.kvPeakBytes = std::max(res.kvPeakBytes, kv);
-  Sample smp{t, active, waiting, kv, {}};
+  Sample smp{t, active, waiting, kv, {}, 0, 0};
+  for (const ModelState &m : models)
+    if (m.prefix) {
+      smp.prefixHbmBytes += double(m.prefix->hbmBlocks()) *
+                            m.spec->prefix.blockBytes;
+      smp.prefixDdrBytes += double(m.prefix->ddrBlocks()) *
+                            m.spec->prefix.blockBytes;
+    }
   if (models.size() > 1)
     for (const ModelState &m : models)
       smp.hbmByModel.push_back(m.lastHbm);
@@ -275,6 +298,7 @@ size_t Loop::board(Request r) {
   }
   Flight &f = flights[i];
   f.rr = RequestResult();
+  f.prefillShare = 1;
   f.rr.id = r.id;
   f.rr.model = r.model;
   f.rr.arrivalS = r.arrivalS;
@@ -308,9 +332,80 @@ Error Loop::fetch() {
   return Error::success();
 }
 
+int64_t Loop::prefixStart(ModelState &m, Flight &f, int b) {
+  PrefixResult &pr = res.prefix;
+  pr.queriedTokens += f.r.promptTokens;
+  if (!m.prefix || f.r.blocks.empty())
+    return 0;
+  const PrefixOptions &po = m.spec->prefix;
+  int64_t demotedBefore = m.prefix->demoted();
+  PrefixCache::Hit hit = m.prefix->lookup(f.r.blocks);
+  // The last prompt token is always computed: its logits give the first
+  // output token (vLLM caps a hit the same way).
+  int64_t tokens =
+      std::min(hit.blocks * po.blockTokens, f.r.promptTokens - 1);
+  f.rr.prefixHitTokens = tokens;
+  pr.hitTokens += tokens;
+  pr.hitBlocks += hit.blocks;
+  pr.ddrHitBlocks += hit.fromDdr;
+  pr.reusedBytes += double(tokens) / double(po.blockTokens) * po.blockBytes;
+  double up = double(hit.fromDdr) * po.blockBytes;
+  if (up > 0 && po.promoteBps > 0) {
+    double s = up / po.promoteBps;
+    t += s;
+    pr.moveS += s;
+  }
+  pr.promotedBytes += up;
+  prefixDemoted(m, demotedBefore);
+  // The prefill starts at the chunk holding the first token not cached:
+  // chunked, one of its own chunks; prefill-first, its graph costs the
+  // share of the block-sized profile's chunks left (f.prefillShare).
+  const CostTable &costs = m.costs();
+  bool profile = !m.chunked && size_t(b) < costs.prefillProfileS.size() &&
+                 !costs.prefillProfileS[b].empty();
+  llvm::ArrayRef<double> chunks =
+      profile ? llvm::ArrayRef<double>(costs.prefillProfileS[b])
+              : chunksOf(costs, b);
+  int64_t n = static_cast<int64_t>(chunks.size());
+  int64_t chunkTokens = std::max<int64_t>(1, costs.prefillBuckets[b] / n);
+  int64_t skip = std::min(n - 1, tokens / chunkTokens);
+  if (!profile) {
+    for (int64_t k = 0; k < skip; ++k)
+      pr.prefillSavedS += chunks[k];
+    return skip;
+  }
+  double all = 0, left = 0;
+  for (int64_t k = 0; k < n; ++k)
+    (k < skip ? all : left) += chunks[k];
+  all += left;
+  f.prefillShare = all > 0 ? left / all : 1;
+  pr.prefillSavedS += costs.prefillS[b] * (1 - f.prefillShare);
+  return 0;
+}
+
+void Loop::prefixDemoted(ModelState &m, int64_t demotedBefore) {
+  PrefixResult &pr = res.prefix;
+  const PrefixOptions &po = m.spec->prefix;
+  double down = double(m.prefix->demoted() - demotedBefore) * po.blockBytes;
+  pr.demotedBytes += down;
+  if (down > 0 && po.demoteBps > 0) {
+    double s = down / po.demoteBps;
+    t += s;
+    pr.moveS += s;
+  }
+  pr.peakHbmBlocks = std::max(pr.peakHbmBlocks, m.prefix->hbmBlocks());
+  pr.peakDdrBlocks = std::max(pr.peakDdrBlocks, m.prefix->ddrBlocks());
+}
+
 void Loop::prefilled(ModelState &m, Slot &s, int64_t slotIndex) {
   const Request &r = flights[s.request].r;
   RequestResult &rr = flights[s.request].rr;
+  if (m.prefix && !r.blocks.empty()) {
+    // Its prompt's blocks, for the requests after it.
+    int64_t demotedBefore = m.prefix->demoted();
+    res.prefix.insertedBlocks += m.prefix->insert(r.blocks);
+    prefixDemoted(m, demotedBefore);
+  }
   rr.firstTokenS = t;
   span({rr.model, slotIndex, r.id, true, rr.prefillStartS, t});
   s.chunk = -1;
@@ -542,20 +637,35 @@ Error Loop::turn(int mi) {
     RequestResult &rr = flights[i].rr;
     rr.slot = slotIndex;
     rr.prefillStartS = t;
-    *freeSlot = Slot{static_cast<int64_t>(i), 0, 0, 0, b, 0, t};
+    int64_t first = prefixStart(m, flights[i], b);
+    int64_t chunkCount = static_cast<int64_t>(chunksOf(costs, b).size());
+    *freeSlot = Slot{static_cast<int64_t>(i),
+                     r.promptTokens * first / chunkCount,
+                     0,
+                     0,
+                     b,
+                     first,
+                     t};
     ++m.active;
     if (m.chunked) {
       // Its first chunk rides on the step below.
       m.prefilling = slotIndex;
     } else {
-      // Prefill-first: the whole prompt, nothing else on the chip.
-      double cost = graph(t, costs.prefillS[b],
-                          contendedOr(slow.prefillS, b, costs.prefillS[b]),
+      // Prefill-first: the whole prompt (from its first chunk not cached),
+      // nothing else on the chip.
+      llvm::ArrayRef<double> chunks = chunksOf(costs, b);
+      double alone = 0;
+      for (size_t k = size_t(first); k < chunks.size(); ++k)
+        alone += chunks[k];
+      alone *= flights[i].prefillShare;
+      double full = costs.prefillS[b];
+      double slowFull = contendedOr(slow.prefillS, b, full);
+      double cost = graph(t, alone, full > 0 ? slowFull * alone / full : 0,
                           contendedOr(m.spec->prefillCopyBps, b, 0));
       t += cost;
       res.prefillS += cost;
       mr.chipS += cost;
-      res.prefillChunks += static_cast<int64_t>(chunksOf(costs, b).size());
+      res.prefillChunks += chunkCount - first;
       prefilled(m, *freeSlot, slotIndex);
       m.lastUseS = t;
       return Error::success();
@@ -762,6 +872,10 @@ llvm::Expected<ServeResult> Loop::run() {
   if (haveSkipped) // the end state is always kept
     res.samples.push_back(std::move(skipped));
   res.makespanS = t - start;
+  for (const ModelState &m : models)
+    if (m.prefix)
+      res.prefix.droppedBlocks += m.prefix->dropped(),
+          res.prefix.demotedBlocks += m.prefix->demoted();
   kvIntegral += lastKv * (t - lastKvTime);
   res.kvMeanBytes =
       res.makespanS > 0 ? kvIntegral / res.makespanS : res.kvPeakBytes;

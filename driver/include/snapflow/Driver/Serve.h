@@ -41,6 +41,13 @@ struct ServeOptions {
   std::string modelMap;
   /// --overlong: what becomes of a request longer than a slot holds.
   sim::serving::Overlong overlong = sim::serving::Overlong::Error;
+  /// Prefix caching where the trace carries block ids (--no-prefix-cache
+  /// turns it off): its tiers ("hbm,ddr" or "hbm") and what a compressing
+  /// policy's requests leave for reuse ("full": each prompt's uncompressed
+  /// KV; "none").
+  bool prefixCache = true;
+  std::string prefixTiers = "hbm,ddr";
+  std::string prefixKeep = "full";
   /// --request-results: every request's result as a CSV row, written as it
   /// completes; "" for none.
   std::string resultsPath;
@@ -121,6 +128,9 @@ struct ServeOutcome {
   /// than a tenth of the way in).
   double offeredRequestsPerS = 0, loadRatio = 0;
   bool overloaded = false;
+  /// Prefix caching (blockTokens 0: off): the model's cache as planned,
+  /// and what it did (ServeResult::prefix).
+  sim::serving::PrefixOptions prefix;
   sim::serving::CostTable costs;
   sim::serving::ServeResult result;
   Percentiles ttft, tpot, e2e, wait;

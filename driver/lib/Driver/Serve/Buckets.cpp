@@ -107,6 +107,26 @@ Error buildModel(Prepared &m, const CompileOptions &c, bool chunked,
   for (int64_t b : buckets.decode)
     if (Error e = build(false, b))
       return e;
+  // Prefix caching, prefill-first: each prompt bucket's prefill also run in
+  // block-sized chunks (at least 512 tokens), the shape of its cost over
+  // the prompt; a prefill whose leading chunks are cached costs the rest's
+  // share of its own graph's time (Serving.h, CostTable::prefillProfileS).
+  if (m.prefixBlockTokens > 0 && !chunked) {
+    CompileOptions profile = c;
+    profile.prefillChunk = std::max(kScheduleChunk, m.prefixBlockTokens);
+    m.profiles.reserve(buckets.prefill.size());
+    for (int64_t b : buckets.prefill) {
+      Workload bw = m.w;
+      bw.kvPolicy = m.w.policyFor(b);
+      WorkloadOptions bo = o;
+      bo.context = b;
+      bo.kv = bw.kvLabel();
+      auto p = compileProgram(bw, bo, profile, 1, /*prefill=*/true);
+      if (!p)
+        return p.takeError();
+      m.profiles.push_back(std::move(*p));
+    }
+  }
   m.res = residency(m.full());
   m.deployed.weightBytes = double(m.full().weightBytes);
   m.deployed.hbmBytes = maxTensorBytes(m.programs, arch::MemoryTier::HBM);

@@ -25,8 +25,22 @@ namespace {
 /// The jobs of the run and where each group starts.
 struct CostJobs {
   std::vector<sim::Job> jobs;
-  size_t contendedBase = 0, switchBase = 0;
+  size_t contendedBase = 0, switchBase = 0, prefixBase = 0, profileBase = 0;
 };
+
+/// The bytes a prefix cache's tier move is timed on: 64 blocks, a prompt
+/// of 32K tokens in 512-token blocks (the time of a move scales with its
+/// bytes at the rate measured).
+constexpr int64_t kPrefixMoveBlocks = 64;
+
+/// A block's KV per socket: its tokens at the full-context graph's KV
+/// bytes per cached token.
+double prefixBlockBytes(const Prepared &m) {
+  const sim::Program &full = m.full();
+  return double(full.kvBytes) /
+         double(m.cfg().slots * m.cfg().kvTokensPerSlot) *
+         double(m.prefixBlockTokens);
+}
 
 CostJobs costJobs(const Models &models, bool switching) {
   CostJobs out;
@@ -52,6 +66,24 @@ CostJobs costJobs(const Models &models, bool switching) {
       j.copy = sim::Copy{m->full().weightBytes, arch::MemoryTier::DDR,
                          arch::MemoryTier::HBM};
       out.jobs.push_back(j);
+    }
+  // The prefills' cost profiles (prefix caching, prefill-first).
+  out.profileBase = out.jobs.size();
+  for (const auto &m : models)
+    for (const sim::Program &p : m->profiles)
+      out.jobs.push_back({&p, 1});
+  // Each prefix cache's moves, DDR to HBM and back, each alone.
+  out.prefixBase = out.jobs.size();
+  for (const auto &m : models)
+    if (m->prefixBlockTokens > 0) {
+      int64_t bytes = std::max<int64_t>(
+          1, static_cast<int64_t>(kPrefixMoveBlocks * prefixBlockBytes(*m)));
+      sim::Job up, down;
+      up.copy = sim::Copy{bytes, arch::MemoryTier::DDR, arch::MemoryTier::HBM};
+      down.copy =
+          sim::Copy{bytes, arch::MemoryTier::HBM, arch::MemoryTier::DDR};
+      out.jobs.push_back(up);
+      out.jobs.push_back(down);
     }
   return out;
 }
@@ -101,7 +133,8 @@ llvm::Expected<double> phases::measureCosts(Models &models,
   if (!sim.failure.empty())
     return llvm::make_error<ProgramFailure>("serving step costs: " +
                                             sim.failure);
-  size_t job = 0, contendedJob = cj.contendedBase, switchJob = cj.switchBase;
+  size_t job = 0, contendedJob = cj.contendedBase, switchJob = cj.switchBase,
+         prefixJob = cj.prefixBase, profileJob = cj.profileBase;
   for (auto &mp : models) {
     Prepared &m = *mp;
     DeployedModel &d = m.deployed;
@@ -122,6 +155,33 @@ llvm::Expected<double> phases::measureCosts(Models &models,
     m.cfg().kvBytesPerToken =
         double(full.kvBytes) / double(m.cfg().slots * m.cfg().kvTokensPerSlot);
     m.cfg().weightBytes = double(full.weightBytes);
+    for (size_t i = 0; i < m.profiles.size(); ++i) {
+      std::vector<double> chunks;
+      for (double ps : sim.jobs[profileJob++].chunkPs)
+        chunks.push_back(ps * 1e-12);
+      d.costs.prefillProfileS.push_back(std::move(chunks));
+    }
+    if (m.prefixBlockTokens > 0) {
+      // The tiers hold what the plan leaves free of HBM and DDR.
+      PrefixOptions &p = d.prefix;
+      p.blockBytes = prefixBlockBytes(m);
+      double hbmFree = double(chip.tierBytesPerSocket(arch::MemoryTier::HBM)) -
+                       d.hbmBytes;
+      double ddrFree = double(chip.tierBytesPerSocket(arch::MemoryTier::DDR)) -
+                       m.ddrBytes;
+      p.hbmBlocks = p.blockBytes > 0
+                        ? static_cast<int64_t>(std::max(0.0, hbmFree) /
+                                               p.blockBytes)
+                        : 0;
+      p.ddrBlocks = m.prefixDdr && p.blockBytes > 0
+                        ? static_cast<int64_t>(std::max(0.0, ddrFree) /
+                                               p.blockBytes)
+                        : 0;
+      for (double *bps : {&p.promoteBps, &p.demoteBps}) {
+        const sim::JobResult &jr = sim.jobs[prefixJob++];
+        *bps = jr.stepPs > 0 ? jr.copyBytes / (jr.stepPs * 1e-12) : 0;
+      }
+    }
   }
   return simS;
 }

@@ -35,6 +35,8 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
                                             const ServeOptions &so,
                                             llvm::StringRef resultLines) {
   const bool several = models.size() > 1;
+  // With prefix caching, each request's tokens from the cache.
+  const bool prefix = models[0]->deployed.prefix.blockTokens > 0;
   llvm::raw_ostream *results = nullptr;
   auto writeResult = [&](const RequestResult &q) {
     // Seconds in the shortest text that reads back to the same double.
@@ -45,6 +47,8 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
              << ',' << csv::number(q.ttftS()) << ',' << csv::number(q.tpotS());
     if (several)
       *results << ',' << csv::number(q.switchWaitS);
+    if (prefix)
+      *results << ',' << q.prefixHitTokens;
     const Prepared &m = *models[q.model];
     *results << csv::provenanceCells(m.deployed.name, chip.getName(),
                                      m.w.kvLabel(), versionString())
@@ -69,6 +73,8 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
         j.attribute("model", models[q.model]->deployed.name);
       j.attribute("output_tokens", q.outputTokens);
       j.attribute("prefill_start_s", q.prefillStartS);
+      if (prefix)
+        j.attribute("prefix_hit_tokens", q.prefixHitTokens);
       j.attribute("prompt_tokens", q.promptTokens);
       j.attribute("slot", q.slot);
       if (several)
@@ -118,6 +124,8 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
     // Every row ends naming its model, chip, policy and snapflow.
     if (several)
       os << ",switch_wait_s";
+    if (prefix)
+      os << ",prefix_hit_tokens";
     os << csv::kProvenanceHeader << "\n";
     serveAll();
     // A loop that failed leaves no file; its error is reported below.

@@ -65,6 +65,13 @@ struct Prepared {
   Workload w;
   int64_t requests = 0; ///< requests it serves (scan)
   Buckets buckets;      ///< its requests' shapes (scan)
+  /// Tokens a block of its prefix cache; 0: no prefix caching (scan).
+  int64_t prefixBlockTokens = 0;
+  bool prefixDdr = true; ///< the cache's second tier (--prefix-tiers)
+  /// Prefix caching, prefill-first: each prompt bucket's prefill in
+  /// block-sized chunks, timed for the shape of its cost. Reserved before
+  /// the first is built: jobs point at them.
+  std::vector<sim::Program> profiles;
   /// Its graphs: prefill buckets, then decode buckets (the last at the
   /// full context). Reserved before the first is built: jobs point at them.
   std::vector<sim::Program> programs;

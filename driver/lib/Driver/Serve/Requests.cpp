@@ -438,12 +438,46 @@ phases::admitted(Load &load, const Models &models, const ServeOptions &so) {
                                     so.overlong);
 }
 
+namespace {
+/// Prefix caching where the trace carries block ids: its options checked
+/// and set on the (one) model.
+Error configurePrefix(const Load &load, Models &models,
+                      const ServeOptions &so) {
+  if (so.prefixTiers != "hbm,ddr" && so.prefixTiers != "hbm")
+    return makeError("--prefix-tiers: expected hbm,ddr or hbm, got '" +
+                     so.prefixTiers + "'");
+  if (so.prefixKeep != "full" && so.prefixKeep != "none")
+    return makeError("--prefix-keep: expected full or none, got '" +
+                     so.prefixKeep + "'");
+  if (load.blockTokens <= 0 || !so.prefixCache)
+    return Error::success();
+  if (models.size() > 1)
+    return makeError(load.path +
+                     " carries prefix block ids, and prefix caching serves "
+                     "one model; with several deployed, say --no-prefix-cache");
+  Prepared &m = *models[0];
+  m.prefixBlockTokens = load.blockTokens;
+  m.prefixDdr = so.prefixTiers == "hbm,ddr";
+  PrefixOptions &p = m.deployed.prefix;
+  p.blockTokens = load.blockTokens;
+  // A policy that keeps fewer tokens than the context compresses: with
+  // --prefix-keep none its requests reuse nothing.
+  bool compresses = m.cfg().kvTokensPerSlot < m.o.context;
+  p.reuse = !(compresses && so.prefixKeep == "none");
+  return Error::success();
+}
+} // namespace
+
 Error phases::scan(Load &load, Models &models, const ServeOptions &so) {
   configureSlots(models);
   for (auto &m : models) {
     m->requests = 0;
     m->buckets = Buckets();
+    m->prefixBlockTokens = 0;
+    m->deployed.prefix = PrefixOptions();
   }
+  if (Error e = configurePrefix(load, models, so))
+    return e;
   auto served = admitted(load, models, so);
   if (!served)
     return served.takeError();

@@ -71,6 +71,43 @@ llvm::json::Object costsJson(const CostTable &costs) {
                             {"decode", std::move(decode)}};
 }
 
+/// What prefix caching did (null when off): hit rate by tokens, blocks
+/// and bytes per tier, moves and the prefill time the hits saved.
+llvm::json::Value prefixJson(const ServeOutcome &out, const ServeResult &r) {
+  const PrefixOptions &o = out.prefix;
+  if (o.blockTokens <= 0)
+    return nullptr;
+  const PrefixResult &p = r.prefix;
+  return llvm::json::Object{
+      {"block_tokens", o.blockTokens},
+      {"block_bytes_per_socket", o.blockBytes},
+      {"reuse", o.reuse},
+      {"capacity_blocks",
+       llvm::json::Object{{"hbm", o.hbmBlocks}, {"ddr", o.ddrBlocks}}},
+      {"move_bytes_per_s",
+       llvm::json::Object{{"ddr_to_hbm", o.promoteBps},
+                          {"hbm_to_ddr", o.demoteBps}}},
+      {"queried_tokens", p.queriedTokens},
+      {"hit_tokens", p.hitTokens},
+      {"hit_rate", p.queriedTokens
+                       ? double(p.hitTokens) / double(p.queriedTokens)
+                       : 0.0},
+      {"hit_blocks", p.hitBlocks},
+      {"hit_blocks_from_ddr", p.ddrHitBlocks},
+      {"inserted_blocks", p.insertedBlocks},
+      {"demoted_blocks", p.demotedBlocks},
+      {"dropped_blocks", p.droppedBlocks},
+      {"reused_bytes_per_socket", p.reusedBytes},
+      {"moved_bytes_per_socket",
+       llvm::json::Object{{"ddr_to_hbm", p.promotedBytes},
+                          {"hbm_to_ddr", p.demotedBytes}}},
+      {"peak_blocks",
+       llvm::json::Object{{"hbm", p.peakHbmBlocks}, {"ddr", p.peakDdrBlocks}}},
+      {"move_s", p.moveS},
+      {"prefill_saved_s", p.prefillSavedS},
+  };
+}
+
 /// The report's keys for several models: every model of the deployment,
 /// the cache policy and its switches.
 void addModels(llvm::json::Object &report, const ServeOutcome &out,
@@ -175,6 +212,7 @@ llvm::json::Object reportObject(const ServeOutcome &out, const ServeResult &r,
        llvm::json::Object{{"zero_tokens", out.emptySkipped},
                           {"overlong_skipped", out.overlongSkipped},
                           {"overlong_clipped", out.overlongClipped}}},
+      {"prefix_cache", prefixJson(out, r)},
       {"load",
        llvm::json::Object{{"offered_requests_per_s", out.offeredRequestsPerS},
                           {"served_requests_per_s", out.requestsPerS},
@@ -472,6 +510,7 @@ ServeOutcome phases::summarizeOutcome(const ServeResult &r, const Load &load,
   out.overlongSkipped = load.overlongSkipped;
   out.overlongClipped = load.overlongClipped;
   out.overlong = so.overlong;
+  out.prefix = models[0]->deployed.prefix;
   // Offered against served: arrivals over their span, completions over the
   // makespan (which starts at the first arrival).
   double span = r.lastArrivalS - r.firstArrivalS;
@@ -538,9 +577,12 @@ std::string phases::serveOptionsText(const ServeOutcome &out,
   text += llvm::formatv(" overlong={0}", overlongName(so.overlong));
   if (!so.requestsPath.empty())
     text += llvm::formatv(" trace-format={0} trace-block-tokens={1} "
-                          "model-map={2}",
+                          "model-map={2} prefix-cache={3} prefix-tiers={4} "
+                          "prefix-keep={5}",
                           traceFormatName(so.trace.format),
-                          so.trace.blockTokens, so.modelMap);
+                          so.trace.blockTokens, so.modelMap,
+                          so.prefixCache ? "on" : "off", so.prefixTiers,
+                          so.prefixKeep);
   if (so.requestsPath.empty())
     text += llvm::formatv(
         " rate={0} requests={1} seed={2} prompt-mean={3} output-mean={4} "

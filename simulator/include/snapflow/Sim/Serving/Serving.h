@@ -207,6 +207,11 @@ struct CostTable {
   /// prefillS): what the chunked schedule charges the step that carries
   /// that chunk. Empty (or an empty entry): the prefill is one chunk.
   std::vector<std::vector<double>> prefillChunkS;
+  /// With prefix caching, prefill-first: per prefill bucket, its prefill's
+  /// chunk times when run in block-sized chunks, the shape of its cost over
+  /// the prompt. A prefill whose first k such chunks are cached costs the
+  /// other chunks' share of prefillS. Empty: the bucket's own chunks.
+  std::vector<std::vector<double>> prefillProfileS;
   std::vector<int64_t> decodeBuckets; ///< context tokens of the longest slot
   std::vector<double> decodeStepS;
 
@@ -239,12 +244,48 @@ struct RequestResult {
   double switchWaitS = 0;
   double arrivalS = 0, prefillStartS = 0, firstTokenS = 0, finishS = 0;
   int64_t promptTokens = 0, outputTokens = 0;
+  /// Prompt tokens whose KV came from the prefix cache (PrefixCache.h).
+  int64_t prefixHitTokens = 0;
   double ttftS() const { return firstTokenS - arrivalS; }
   /// Time per output token after the first; 0 for one-token outputs.
   double tpotS() const {
     return outputTokens > 1 ? (finishS - firstTokenS) / double(outputTokens - 1)
                             : 0;
   }
+};
+
+/// Prefix caching of a model (PrefixCache.h, docs/Serving.md "Prefix
+/// caching"): off while blockTokens is 0.
+struct PrefixOptions {
+  int64_t blockTokens = 0; ///< tokens a block, the trace's
+  double blockBytes = 0;   ///< a block's KV per socket
+  /// Capacities in blocks: the HBM the plan leaves free, and DDR's (0: no
+  /// DDR tier).
+  int64_t hbmBlocks = 0, ddrBlocks = 0;
+  /// Bytes per second of a move DDR to HBM and HBM to DDR, as the SystemC
+  /// model timed a copy of each alone.
+  double promoteBps = 0, demoteBps = 0;
+  /// Whether a request reuses and leaves its prompt's blocks: false where
+  /// a compressing policy's requests reuse nothing (--prefix-keep none).
+  bool reuse = true;
+};
+
+/// What prefix caching did over a run.
+struct PrefixResult {
+  /// Prompt tokens looked up and found (vLLM's hit rate: hit / queried).
+  int64_t queriedTokens = 0, hitTokens = 0;
+  /// Blocks found, of them in DDR (moved up); blocks put in, moved down to
+  /// DDR, and dropped from the last tier.
+  int64_t hitBlocks = 0, ddrHitBlocks = 0, insertedBlocks = 0,
+          demotedBlocks = 0, droppedBlocks = 0;
+  /// Bytes per socket: reused (the hits' KV), moved up and moved down.
+  double reusedBytes = 0, promotedBytes = 0, demotedBytes = 0;
+  /// Time moving blocks between tiers (on the chip's timeline, before a
+  /// prefill that needs them and after one that pushed blocks down), and
+  /// prefill time not spent (the chunks the hits skipped).
+  double moveS = 0, prefillSavedS = 0;
+  /// Blocks held per tier at the peak.
+  int64_t peakHbmBlocks = 0, peakDdrBlocks = 0;
 };
 
 /// Occupancy after an event.
@@ -256,6 +297,8 @@ struct Sample {
   /// allocation and other HBM tensors while resident or being switched in;
   /// 0 otherwise). Empty with one model.
   std::vector<double> hbmByModel;
+  /// With prefix caching: the blocks' KV held per tier, per socket.
+  double prefixHbmBytes = 0, prefixDdrBytes = 0;
 };
 
 /// A span on a slot's timeline (prefill of a request, or its decoding).
@@ -357,8 +400,9 @@ struct ServeResult {
   /// after the last.
   double firstArrivalS = 0, lastArrivalS = 0;
   int64_t waitingEarly = 0, waitingAtLastArrival = 0;
-  /// Chip time in prefill graphs, in decode graphs, and idle; they add up
-  /// to the makespan (a mixed step counts its chunk as prefill time).
+  /// Chip time in prefill graphs, in decode graphs, and idle; with
+  /// prefix.moveS (blocks moved between tiers) they add up to the makespan
+  /// (a mixed step counts its chunk as prefill time).
   double prefillS = 0, decodeS = 0, idleS = 0;
   int64_t prefills = 0, decodeSteps = 0, outputTokens = 0;
   /// Prefill chunks run, and the steps that carried a chunk and decode
@@ -373,6 +417,8 @@ struct ServeResult {
   /// what the chunked schedule bounds.
   Distribution tokenGaps;
   Latencies latencies; ///< of every request, as each finished
+  /// Prefix caching, over every model.
+  PrefixResult prefix;
   /// Per model of the deployment, and the switches in start order.
   std::vector<ModelResult> models;
   std::vector<Switch> switches;
@@ -394,6 +440,7 @@ struct DeployedModel {
   /// Empty when the policy never switches.
   CostTable contended;
   std::vector<double> prefillCopyBps, decodeCopyBps;
+  PrefixOptions prefix;
 };
 
 /// Serves the requests of `source` (in arrival order; `total` of them, 0
