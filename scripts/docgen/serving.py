@@ -29,6 +29,7 @@ def serving(b):
     g["schedules"], g["chunk-cost"] = serving_schedules(b)
     g["serving-limits"] = serving_limits(b)
     g["trace-formats"] = trace_formats(b)
+    g["prefix-study"] = prefix_study(b)
     out = b.command(*TRACE_RUN, *TRACE_COMMANDS[5], cwd=ROOT)
     g["overload"] = "\n```\n" + "".join(
         l + "\n" for l in out.splitlines()
@@ -112,6 +113,48 @@ def trace_formats(b):
     the load line for the overloaded Mooncake sample)."""
     return b.transcript([TRACE_RUN + c for c in TRACE_COMMANDS], cwd=ROOT,
                         keep=1)
+
+
+# The prefix-caching study (docs/Serving.md, "Prefix caching"): Mooncake's
+# conversation trace, its first 500 requests, on DeepSeek-R1 at 128K.
+PREFIX_RUN = ("run", "--serve", "--model", "deepseek-r1", "--chip",
+              "sn40l-16", "--context", "131072", "--batch", "max",
+              "--trace-requests",
+              TRACES + "mooncake-conversation-500.jsonl")
+PREFIX_KV = [("full", ("--kv", "full")), ("snapstream (default)", ())]
+PREFIX_CACHE = [("off", ("--no-prefix-cache",)),
+                ("HBM only", ("--prefix-tiers", "hbm")),
+                ("HBM, then DDR", ())]
+
+
+def prefix_study(b):
+    """The table of the prefix-caching study, one row per policy and cache."""
+    gib = lambda x: x / 2**30
+    rows = ["| `--kv` | prefix cache | slots | prompt tokens reused | "
+            "TTFT p50 / p99 (s) | TPOT p50 / p99 (ms) | prefill saved (s) | "
+            "tier moves (s) | cache held, mean: HBM / DDR (GiB) | makespan (s) "
+            "|",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for kv, kv_args in PREFIX_KV:
+        for cache, cache_args in PREFIX_CACHE:
+            r = b.report(*PREFIX_RUN, *kv_args, *cache_args, cwd=ROOT)
+            p = r["prefix_cache"]
+            t, o = r["ttft_s"], r["tpot_s"]
+            if p is None:
+                reuse = saved = moves = held = "-"
+            else:
+                h = p["held_bytes_per_socket"]
+                reuse = f"{100 * p['hit_rate']:.1f}%"
+                saved = f"{p['prefill_saved_s']:.1f}"
+                moves = f"{p['move_s']:.1f}"
+                held = (f"{gib(h['hbm']['mean']):.2f} / "
+                        f"{gib(h['ddr']['mean']):.1f}")
+            rows.append(
+                f"| {kv} | {cache} | {r['slots']} | {reuse} | "
+                f"{t['p50']:.1f} / {t['p99']:.1f} | "
+                f"{o['p50'] * 1e3:.1f} / {o['p99'] * 1e3:.1f} | {saved} | "
+                f"{moves} | {held} | {r['makespan_s']:.0f} |")
+    return "\n" + "\n".join(rows) + "\n"
 
 
 MODELS_STUDY = ("run", "--serve", "--model",

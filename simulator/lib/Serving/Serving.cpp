@@ -216,6 +216,8 @@ private:
   Sample skipped;
   bool haveSkipped = false; ///< the latest event was not kept
   double lastKvTime = 0, lastKv = 0, kvIntegral = 0;
+  double lastPrefixHbm = 0, lastPrefixDdr = 0, prefixHbmIntegral = 0,
+         prefixDdrIntegral = 0;
 };
 
 void Loop::sample() {
@@ -231,6 +233,8 @@ void Loop::sample() {
     waiting += static_cast<int64_t>(m.waiting.size());
   }
   kvIntegral += lastKv * (t - lastKvTime);
+  prefixHbmIntegral += lastPrefixHbm * (t - lastKvTime);
+  prefixDdrIntegral += lastPrefixDdr * (t - lastKvTime);
   for (size_t k = 0; k < models.size(); ++k) {
     ModelState &m = models[k];
     m.hbmIntegral += m.lastHbm * (t - lastKvTime);
@@ -249,6 +253,8 @@ void Loop::sample() {
       smp.prefixDdrBytes += double(m.prefix->ddrBlocks()) *
                             m.spec->prefix.blockBytes;
     }
+  lastPrefixHbm = smp.prefixHbmBytes;
+  lastPrefixDdr = smp.prefixDdrBytes;
   if (models.size() > 1)
     for (const ModelState &m : models)
       smp.hbmByModel.push_back(m.lastHbm);
@@ -877,6 +883,12 @@ llvm::Expected<ServeResult> Loop::run() {
       res.prefix.droppedBlocks += m.prefix->dropped(),
           res.prefix.demotedBlocks += m.prefix->demoted();
   kvIntegral += lastKv * (t - lastKvTime);
+  prefixHbmIntegral += lastPrefixHbm * (t - lastKvTime);
+  prefixDdrIntegral += lastPrefixDdr * (t - lastKvTime);
+  if (res.makespanS > 0) {
+    res.prefix.hbmMeanBytes = prefixHbmIntegral / res.makespanS;
+    res.prefix.ddrMeanBytes = prefixDdrIntegral / res.makespanS;
+  }
   res.kvMeanBytes =
       res.makespanS > 0 ? kvIntegral / res.makespanS : res.kvPeakBytes;
   res.decodeSlotUtilization =

@@ -53,8 +53,8 @@ enum class TimeKind { Seconds, Date };
 /// A public trace's time: a date and time (datetime::parseDateTime), or
 /// seconds as a plain number in [0, kMaxTraceSeconds]. `kind` says which.
 std::optional<double> parseTime(StringRef text, TimeKind &kind) {
-  double seconds;
-  if (!text.getAsDouble(seconds)) {
+  if (std::optional<double> number = readDouble(text)) {
+    double seconds = *number;
     kind = TimeKind::Seconds;
     return seconds >= 0 && seconds <= kMaxTraceSeconds
                ? std::optional<double>(seconds)
@@ -408,12 +408,12 @@ TraceReader::Impl::readCsv(StringRef line) {
   size_t timeCol = colOf(line, fields[arrivalColumn]);
   std::optional<double> when;
   TimeKind kind = TimeKind::Seconds;
-  double value;
   double most = own ? limits::kMaxArrivalS / clock->seconds : kMaxTraceSeconds;
   if (spec->dates)
     when = parseTime(arrival, kind);
-  else if (!arrival.getAsDouble(value) && value >= 0 && value <= most)
-    when = value * clock->seconds;
+  else if (std::optional<double> v = readDouble(arrival);
+           v && *v >= 0 && *v <= most)
+    when = *v * clock->seconds;
   if (!when)
     return located(lineNo, timeCol,
                    llvm::Twine(clock->column) +

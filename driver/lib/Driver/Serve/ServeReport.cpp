@@ -103,6 +103,14 @@ llvm::json::Value prefixJson(const ServeOutcome &out, const ServeResult &r) {
                           {"hbm_to_ddr", p.demotedBytes}}},
       {"peak_blocks",
        llvm::json::Object{{"hbm", p.peakHbmBlocks}, {"ddr", p.peakDdrBlocks}}},
+      {"held_bytes_per_socket",
+       llvm::json::Object{
+           {"hbm", llvm::json::Object{{"peak", double(p.peakHbmBlocks) *
+                                                   o.blockBytes},
+                                      {"mean", p.hbmMeanBytes}}},
+           {"ddr", llvm::json::Object{{"peak", double(p.peakDdrBlocks) *
+                                                   o.blockBytes},
+                                      {"mean", p.ddrMeanBytes}}}}},
       {"move_s", p.moveS},
       {"prefill_saved_s", p.prefillSavedS},
   };
@@ -453,6 +461,12 @@ Error writeServeTrace(llvm::StringRef path, const ServeOutcome &out,
           counter(*smp, "hbm by model", [&] {
             for (size_t k = 0; k < smp->hbmByModel.size(); ++k)
               j.attribute(out.models[k].name, smp->hbmByModel[k]);
+          });
+        // The prefix cache's blocks held per tier, bytes per socket.
+        if (out.prefix.blockTokens > 0)
+          counter(*smp, "prefix cache", [&] {
+            j.attribute("hbm", smp->prefixHbmBytes);
+            j.attribute("ddr", smp->prefixDdrBytes);
           });
       }
       sim::writeProcessName(j, 0, "snapflow serve · " + chip.getName());

@@ -9,6 +9,8 @@
 #ifndef SNAPFLOW_SUPPORT_DATETIME_H
 #define SNAPFLOW_SUPPORT_DATETIME_H
 
+#include "snapflow/Support/Number.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -89,11 +91,11 @@ inline std::optional<double> parseDateTime(llvm::StringRef text) {
       (sec.contains('.') &&
        (fraction.empty() || !llvm::all_of(fraction, llvm::isDigit))))
     return std::nullopt;
-  double s;
-  if (sec.getAsDouble(s))
+  std::optional<double> s = readDouble(sec);
+  if (!s)
     return std::nullopt;
   return double(daysFromCivil(y, mo, d)) * 86400.0 + double(h) * 3600.0 +
-         double(mi) * 60.0 + s - offset;
+         double(mi) * 60.0 + *s - offset;
 }
 
 } // namespace datetime

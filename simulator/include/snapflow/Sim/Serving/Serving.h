@@ -284,8 +284,10 @@ struct PrefixResult {
   /// prefill that needs them and after one that pushed blocks down), and
   /// prefill time not spent (the chunks the hits skipped).
   double moveS = 0, prefillSavedS = 0;
-  /// Blocks held per tier at the peak.
+  /// Blocks held per tier at the peak, and bytes per socket held per tier
+  /// on average over the makespan.
   int64_t peakHbmBlocks = 0, peakDdrBlocks = 0;
+  double hbmMeanBytes = 0, ddrMeanBytes = 0;
 };
 
 /// Occupancy after an event.
