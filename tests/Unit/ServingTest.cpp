@@ -304,15 +304,19 @@ TEST(Serving, DistributionOfManyValuesIsBoundedAndClose) {
 }
 
 // The prefix cache by hand: HBM holds 2 blocks, DDR 2; keys chain each id
-// to the ones before it (k1 = chain(0, 1), k2 = chain(k1, 2)).
-//   insert {1,2}:  HBM [k2 k1]
-//   insert {7}:    k1 (least recent) down: HBM [k7 k2], DDR [k1]
-//   lookup {1,2,3}: k1 (DDR) and k2 hit, k3 misses: 2 blocks, 1 from DDR;
-//                   k1 up (k2 down), then k2 up (k7 down):
-//                   HBM [k2 k1], DDR [k7 k2->gone]: DDR [k7]; 3 moved down
+// to the ones before it (k1 = chain(0, 1), k2 = chain(k1, 2)); a run is
+// touched last block first, so its head is the most recently used (lists
+// most recent first).
+//   insert {1,2}:  HBM [k1 k2]
+//   insert {7}:    k2 (least recent, the tail) down: HBM [k7 k1], DDR [k2]
+//   lookup {1,2,3}: k1 and k2 (DDR) hit, k3 misses: 2 blocks, 1 from DDR;
+//                   k2 up (k1 down), then k1 up (k7 down):
+//                   HBM [k1 k2], DDR [k7]; 3 moved down
 //   lookup {2}:    chain(0, 2) is no block: 0 (an id after another prefix)
-//   insert {20}:   k1 down: HBM [k20 k2], DDR [k1 k7]
-//   insert {21}:   k2 down, DDR full: k7 dropped: DDR [k2 k1]; 5 down, 1 gone
+//   insert {20}:   k2 down: HBM [k20 k1], DDR [k2 k7]
+//   insert {21}:   k1 down, DDR full: k7 dropped: DDR [k1 k2]; 5 down, 1 gone
+// Then a prompt of 4 blocks in a 4-block HBM, and a new block: the first
+// prompt's tail goes, so its first 3 blocks still hit.
 TEST(Serving, PrefixCacheIsLeastRecentlyUsedPerTier) {
   PrefixCache c(2, 2);
   EXPECT_EQ(c.insert({1, 2}), 2);
@@ -333,6 +337,11 @@ TEST(Serving, PrefixCacheIsLeastRecentlyUsedPerTier) {
   h = c.lookup({1, 2});
   EXPECT_EQ(h.blocks, 2);
   EXPECT_EQ(h.fromDdr, 2);
+  PrefixCache small(4, 0);
+  small.insert({1, 2, 3, 4});
+  small.insert({5});
+  EXPECT_EQ(small.lookup({1, 2, 3, 4}).blocks, 3);
+  EXPECT_EQ(small.dropped(), 1);
 }
 
 // Prefix caching in the loop, one slot, prefill-first; the 128-token
@@ -343,8 +352,10 @@ TEST(Serving, PrefixCacheIsLeastRecentlyUsedPerTier) {
 //   r1: both blocks hit; the last token is always computed, so 127 tokens
 //       come from the cache: the prefill starts at chunk 127 / 64 = 1 and
 //       runs 2-3: TTFT 3 (4 without the cache); 1 s of prefill saved.
-//   With the blocks in DDR only (no HBM room) they move up first at 100
-//   bytes/s: 200 bytes, 2 s: r1's prefill runs 4-5, TTFT 5.
+//   With DDR only (no HBM room), r0's blocks are written down after its
+//   first token at 100 bytes/s: 200 bytes, 2-4 (r0 finishes at 4); r1's
+//   move up first, 4-6, then its prefill runs 6-7: TTFT 7 (its blocks are
+//   in DDR already: nothing more is written down). Moves 4 s, makespan 7.
 // Hit rate: 127 of 256 prompt tokens.
 TEST(Serving, PrefixHitsSkipTheCachedChunks) {
   CostTable c = roundCosts();
@@ -376,11 +387,14 @@ TEST(Serving, PrefixHitsSkipTheCachedChunks) {
   d.prefix.hbmBlocks = 0;
   r = serveModels(rs, d, CacheOptions());
   ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
-  EXPECT_DOUBLE_EQ(r->requests[1].ttftS(), 5);
+  EXPECT_DOUBLE_EQ(r->requests[0].ttftS(), 2);
+  EXPECT_DOUBLE_EQ(r->requests[0].finishS, 4);
+  EXPECT_DOUBLE_EQ(r->requests[1].ttftS(), 7);
   EXPECT_EQ(r->prefix.ddrHitBlocks, 2);
   EXPECT_DOUBLE_EQ(r->prefix.promotedBytes, 200);
-  EXPECT_DOUBLE_EQ(r->prefix.moveS, 2);
-  EXPECT_DOUBLE_EQ(r->makespanS, 5);
+  EXPECT_DOUBLE_EQ(r->prefix.demotedBytes, 200);
+  EXPECT_DOUBLE_EQ(r->prefix.moveS, 4);
+  EXPECT_DOUBLE_EQ(r->makespanS, 7);
   // Reuse off (--prefix-keep none under a compressing policy).
   d.prefix.reuse = false;
   r = serveModels(rs, d, CacheOptions());

@@ -330,6 +330,56 @@ void snapflow::tools::printSimulation(llvm::raw_ostream &os,
     sim::printProfile(os, s.report);
 }
 
+namespace {
+/// The serving summary's lines on the load: rows left out or clipped, the
+/// prefix cache, the load against what was served, and overload.
+void printLoad(llvm::raw_ostream &os, const ServeOutcome &s) {
+  const sim::serving::ServeResult &r = s.result;
+  if (s.overlongSkipped || s.overlongClipped)
+    os << formatv("overlong            {0} request(s) longer than a slot "
+                  "{1} (--overlong {2})\n",
+                  s.overlongSkipped + s.overlongClipped,
+                  s.overlongSkipped ? "skipped" : "clipped to fit",
+                  sim::serving::overlongName(s.overlong));
+  if (s.prefix.blockTokens > 0) {
+    const sim::serving::PrefixResult &p = r.prefix;
+    os << formatv("prefix cache        {0:f1}% of prompt tokens reused ({1} "
+                  "of {2}), {3}-token blocks; {4} blocks hit ({5} from "
+                  "DDR); prefill saved {6:f3} s, tier moves {7:f3} s\n",
+                  p.queriedTokens
+                      ? 100.0 * double(p.hitTokens) / double(p.queriedTokens)
+                      : 0.0,
+                  p.hitTokens, p.queriedTokens, s.prefix.blockTokens,
+                  p.hitBlocks, p.ddrHitBlocks, p.prefillSavedS, p.moveS);
+    os << formatv("prefix tiers        HBM {0} blocks ({1} free), DDR {2} "
+                  "blocks ({3}); peak held {4} in HBM, {5} in DDR{6}\n",
+                  s.prefix.hbmBlocks,
+                  gibOrMib(double(s.prefix.hbmBlocks) * s.prefix.blockBytes),
+                  s.prefix.ddrBlocks,
+                  gibOrMib(double(s.prefix.ddrBlocks) * s.prefix.blockBytes),
+                  p.peakHbmBlocks, p.peakDdrBlocks,
+                  s.prefix.reuse ? ""
+                                 : "; reuse off (--prefix-keep none under a "
+                                   "compressing policy)");
+  }
+  if (s.offeredRequestsPerS > 0)
+    os << formatv("load                arrivals {0:f3} requests/s, served "
+                  "{1:f3}/s: offered {2:f2}x what was served\n",
+                  s.offeredRequestsPerS, s.requestsPerS, s.loadRatio);
+  if (s.overloaded)
+    os << formatv("overloaded          requests arrived {0:f2}x faster than "
+                  "the deployment served them; {1} waited for a slot at the "
+                  "last arrival against {2} a tenth of the way in, so "
+                  "latencies grow with the trace's length\n",
+                  s.loadRatio, r.waitingAtLastArrival, r.waitingEarly);
+  else if (r.makespanS > 0 && r.idleS > 0.99 * r.makespanS)
+    os << formatv("nearly idle         the chip was idle {0:f1}% of the "
+                  "time: if that is not the load meant, check the trace's "
+                  "time unit (--trace-format, arrival_s or arrival_ms)\n",
+                  100 * r.idleS / r.makespanS);
+}
+} // namespace
+
 void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
   const sim::serving::ServeResult &r = s.result;
   bool chunked = s.schedule == sim::serving::Schedule::Chunked;
@@ -383,56 +433,14 @@ void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
                 "{2:f0}%, idle {3:f0}%{4})\n",
                 r.makespanS, pct(r.prefillS, r.makespanS),
                 pct(r.decodeS, r.makespanS), pct(r.idleS, r.makespanS),
-                r.prefix.moveS > 0
-                    ? formatv(", prefix moves {0:f0}%",
-                              pct(r.prefix.moveS, r.makespanS))
-                          .str()
-                    : std::string());
+                r.prefix.moveS > 0 ? formatv(", prefix moves {0:f0}%",
+                                             pct(r.prefix.moveS, r.makespanS))
+                                         .str()
+                                   : std::string());
   os << formatv("throughput          {0:f1} output tokens/s, {1:f3} "
                 "requests/s\n",
                 s.throughputTokensPerS, s.requestsPerS);
-  if (s.overlongSkipped || s.overlongClipped)
-    os << formatv("overlong            {0} request(s) longer than a slot "
-                  "{1} (--overlong {2})\n",
-                  s.overlongSkipped + s.overlongClipped,
-                  s.overlongSkipped ? "skipped" : "clipped to fit",
-                  sim::serving::overlongName(s.overlong));
-  if (s.prefix.blockTokens > 0) {
-    const sim::serving::PrefixResult &p = r.prefix;
-    os << formatv("prefix cache        {0:f1}% of prompt tokens reused ({1} "
-                  "of {2}), {3}-token blocks; {4} blocks hit ({5} from "
-                  "DDR); prefill saved {6:f3} s, tier moves {7:f3} s\n",
-                  p.queriedTokens ? 100.0 * double(p.hitTokens) /
-                                        double(p.queriedTokens)
-                                  : 0.0,
-                  p.hitTokens, p.queriedTokens, s.prefix.blockTokens,
-                  p.hitBlocks, p.ddrHitBlocks, p.prefillSavedS, p.moveS);
-    os << formatv("prefix tiers        HBM {0} blocks ({1} free), DDR {2} "
-                  "blocks ({3}); peak held {4} in HBM, {5} in DDR{6}\n",
-                  s.prefix.hbmBlocks,
-                  gibOrMib(double(s.prefix.hbmBlocks) * s.prefix.blockBytes),
-                  s.prefix.ddrBlocks,
-                  gibOrMib(double(s.prefix.ddrBlocks) * s.prefix.blockBytes),
-                  p.peakHbmBlocks, p.peakDdrBlocks,
-                  s.prefix.reuse ? ""
-                                 : "; reuse off (--prefix-keep none under a "
-                                   "compressing policy)");
-  }
-  if (s.offeredRequestsPerS > 0)
-    os << formatv("load                arrivals {0:f3} requests/s, served "
-                  "{1:f3}/s: offered {2:f2}x what was served\n",
-                  s.offeredRequestsPerS, s.requestsPerS, s.loadRatio);
-  if (s.overloaded)
-    os << formatv("overloaded          requests arrived {0:f2}x faster than "
-                  "the deployment served them; {1} waited for a slot at the "
-                  "last arrival against {2} a tenth of the way in, so "
-                  "latencies grow with the trace's length\n",
-                  s.loadRatio, r.waitingAtLastArrival, r.waitingEarly);
-  else if (r.makespanS > 0 && r.idleS > 0.99 * r.makespanS)
-    os << formatv("nearly idle         the chip was idle {0:f1}% of the "
-                  "time: if that is not the load meant, check the trace's "
-                  "time unit (--trace-format, arrival_s or arrival_ms)\n",
-                  100 * r.idleS / r.makespanS);
+  printLoad(os, s);
   auto line = [&](const char *name, const Percentiles &p, double scale,
                   const char *unit) {
     os << formatv("{0,-19} p50 {1:f3}  p90 {2:f3}  p99 {3:f3}  mean "

@@ -108,11 +108,11 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
       return makeError("--report: a temporary file for the requests' "
                        "results: " +
                        ec.message());
-    llvm::sys::fs::closeFile(fd);
+    (void)llvm::sys::fs::closeFile(fd);
   }
   auto removeLines = llvm::make_scope_exit([&] {
     if (!resultLines.empty())
-      llvm::sys::fs::remove(resultLines);
+      (void)llvm::sys::fs::remove(resultLines);
   });
   auto start = std::chrono::steady_clock::now();
   auto served = runLoop(*load, *models, chip, *cache, so, resultLines);

@@ -43,7 +43,7 @@ void PrefixCache::makeRoom(Tier tier) {
   }
 }
 
-void PrefixCache::toHbm(uint64_t key) {
+void PrefixCache::toHbm(uint64_t key, bool computed) {
   auto it = where.find(key);
   if (it != where.end()) {
     if (it->second.tier == Tier::Hbm) {
@@ -63,6 +63,8 @@ void PrefixCache::toHbm(uint64_t key) {
     makeRoom(Tier::Ddr);
     ddr.push_front(key);
     where[key] = {Tier::Ddr, ddr.begin()};
+    // A block just computed (in HBM) written down to DDR.
+    demotedBlocks += computed;
     return;
   }
   makeRoom(Tier::Hbm);
@@ -85,18 +87,24 @@ PrefixCache::Hit PrefixCache::lookup(llvm::ArrayRef<int64_t> ids) {
     hit.fromDdr += it->second.tier == Tier::Ddr;
   }
   hit.blocks = static_cast<int64_t>(run.size());
-  for (uint64_t k : run)
-    toHbm(k);
+  // Last block first: a prompt's head ends most recently used, so LRU
+  // evicts a run from its tail (as vLLM frees a request's blocks), never
+  // leaving blocks no lookup can reach.
+  for (auto k = run.rbegin(); k != run.rend(); ++k)
+    toHbm(*k, false);
   return hit;
 }
 
 int64_t PrefixCache::insert(llvm::ArrayRef<int64_t> ids) {
   int64_t fresh = 0;
   uint64_t key = 0;
+  std::vector<uint64_t> keys;
   for (int64_t id : ids) {
     key = chain(key, id);
     fresh += where.find(key) == where.end();
-    toHbm(key);
+    keys.push_back(key);
   }
+  for (auto k = keys.rbegin(); k != keys.rend(); ++k)
+    toHbm(*k, true);
   return fresh;
 }

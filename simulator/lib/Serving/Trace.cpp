@@ -336,7 +336,8 @@ Error TraceReader::Impl::pickJson(StringRef line) {
   }
   clock = &spec->clocks[0];
   info.format = spec->format;
-  info.hasBlocks = o->get(spec->blocks) != nullptr;
+  // Its format carries block ids (a row may give none).
+  info.hasBlocks = spec->blocks != nullptr;
   info.timeUnit = clock->unit;
   return Error::success();
 }
@@ -636,7 +637,7 @@ Error TraceReader::rewind() {
   StringRef line;
   auto got = i.nextLine(line);
   if (!got)
-    return got.takeError();
+    return makeError(i.path + ": " + llvm::toString(got.takeError()));
   if (*got && i.spec->json) {
     i.pending = line.str();
     i.pendingLine = i.lines->lineNumber();

@@ -155,6 +155,12 @@ llvm::Expected<double> phases::measureCosts(Models &models,
     m.cfg().kvBytesPerToken =
         double(full.kvBytes) / double(m.cfg().slots * m.cfg().kvTokensPerSlot);
     m.cfg().weightBytes = double(full.weightBytes);
+    // The chunk sizes the prefill graphs and their profiles were built in.
+    if (m.prefillChunk != kPrefillChunkAuto)
+      d.costs.prefillChunkTokens = m.prefillChunk;
+    if (!m.profiles.empty())
+      d.costs.prefillProfileTokens =
+          std::max(kScheduleChunk, m.prefixBlockTokens);
     for (size_t i = 0; i < m.profiles.size(); ++i) {
       std::vector<double> chunks;
       for (double ps : sim.jobs[profileJob++].chunkPs)
@@ -165,18 +171,18 @@ llvm::Expected<double> phases::measureCosts(Models &models,
       // The tiers hold what the plan leaves free of HBM and DDR.
       PrefixOptions &p = d.prefix;
       p.blockBytes = prefixBlockBytes(m);
-      double hbmFree = double(chip.tierBytesPerSocket(arch::MemoryTier::HBM)) -
-                       d.hbmBytes;
-      double ddrFree = double(chip.tierBytesPerSocket(arch::MemoryTier::DDR)) -
-                       m.ddrBytes;
-      p.hbmBlocks = p.blockBytes > 0
-                        ? static_cast<int64_t>(std::max(0.0, hbmFree) /
-                                               p.blockBytes)
-                        : 0;
-      p.ddrBlocks = m.prefixDdr && p.blockBytes > 0
-                        ? static_cast<int64_t>(std::max(0.0, ddrFree) /
-                                               p.blockBytes)
-                        : 0;
+      double hbmFree =
+          double(chip.tierBytesPerSocket(arch::MemoryTier::HBM)) - d.hbmBytes;
+      double ddrFree =
+          double(chip.tierBytesPerSocket(arch::MemoryTier::DDR)) - m.ddrBytes;
+      p.hbmBlocks =
+          p.blockBytes > 0
+              ? static_cast<int64_t>(std::max(0.0, hbmFree) / p.blockBytes)
+              : 0;
+      p.ddrBlocks =
+          m.prefixDdr && p.blockBytes > 0
+              ? static_cast<int64_t>(std::max(0.0, ddrFree) / p.blockBytes)
+              : 0;
       for (double *bps : {&p.promoteBps, &p.demoteBps}) {
         const sim::JobResult &jr = sim.jobs[prefixJob++];
         *bps = jr.stepPs > 0 ? jr.copyBytes / (jr.stepPs * 1e-12) : 0;

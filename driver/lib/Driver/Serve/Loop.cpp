@@ -107,6 +107,8 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
     }
     outcome.emplace(
         serveStream(**input, load.served, deployed, cache, onFinish));
+    if (lines)
+      lines->flush();
     if (lines && lines->has_error() && *outcome) {
       std::error_code ec = lines->error();
       lines->clear_error();

@@ -398,7 +398,13 @@ public:
         ++skipped;
         continue;
       }
-      clipped += *f == Fit::Clipped;
+      if (*f == Fit::Clipped) {
+        ++clipped;
+        // The blocks of the tokens cut off are not the prompt's.
+        if (load.blockTokens > 0)
+          r.blocks.resize(std::min<size_t>(
+              r.blocks.size(), size_t(r.promptTokens / load.blockTokens)));
+      }
       return next;
     }
   }
@@ -530,9 +536,16 @@ Error phases::scan(Load &load, Models &models, const ServeOptions &so) {
     return Error::success();
   };
   auto pass = [&](llvm::raw_ostream *os) -> Error {
+    // With prefix block ids, a hash_ids column, and a comment on their
+    // size for the replay.
+    const bool blocks = load.blockTokens > 0;
+    if (os && blocks)
+      *os << "# hash_ids in blocks of " << load.blockTokens
+          << " tokens: replay with --trace-block-tokens " << load.blockTokens
+          << "\n";
     if (os)
       *os << "arrival_s,prompt_tokens,output_tokens"
-          << (several ? ",model" : "") << "\n";
+          << (several ? ",model" : "") << (blocks ? ",hash_ids" : "") << "\n";
     for (;;) {
       auto r = (*served)->next();
       if (!r)
@@ -549,6 +562,11 @@ Error phases::scan(Load &load, Models &models, const ServeOptions &so) {
             << (*r)->outputTokens;
         if (several)
           *os << ',' << csv::field(m.deployed.name);
+        if (blocks) {
+          *os << ',';
+          for (size_t k = 0; k < (*r)->blocks.size(); ++k)
+            *os << (k ? "|" : "") << (*r)->blocks[k];
+        }
         *os << '\n';
       }
     }

@@ -84,14 +84,12 @@ llvm::json::Value prefixJson(const ServeOutcome &out, const ServeResult &r) {
       {"reuse", o.reuse},
       {"capacity_blocks",
        llvm::json::Object{{"hbm", o.hbmBlocks}, {"ddr", o.ddrBlocks}}},
-      {"move_bytes_per_s",
-       llvm::json::Object{{"ddr_to_hbm", o.promoteBps},
-                          {"hbm_to_ddr", o.demoteBps}}},
+      {"move_bytes_per_s", llvm::json::Object{{"ddr_to_hbm", o.promoteBps},
+                                              {"hbm_to_ddr", o.demoteBps}}},
       {"queried_tokens", p.queriedTokens},
       {"hit_tokens", p.hitTokens},
-      {"hit_rate", p.queriedTokens
-                       ? double(p.hitTokens) / double(p.queriedTokens)
-                       : 0.0},
+      {"hit_rate",
+       p.queriedTokens ? double(p.hitTokens) / double(p.queriedTokens) : 0.0},
       {"hit_blocks", p.hitBlocks},
       {"hit_blocks_from_ddr", p.ddrHitBlocks},
       {"inserted_blocks", p.insertedBlocks},
@@ -105,12 +103,12 @@ llvm::json::Value prefixJson(const ServeOutcome &out, const ServeResult &r) {
        llvm::json::Object{{"hbm", p.peakHbmBlocks}, {"ddr", p.peakDdrBlocks}}},
       {"held_bytes_per_socket",
        llvm::json::Object{
-           {"hbm", llvm::json::Object{{"peak", double(p.peakHbmBlocks) *
-                                                   o.blockBytes},
-                                      {"mean", p.hbmMeanBytes}}},
-           {"ddr", llvm::json::Object{{"peak", double(p.peakDdrBlocks) *
-                                                   o.blockBytes},
-                                      {"mean", p.ddrMeanBytes}}}}},
+           {"hbm",
+            llvm::json::Object{{"peak", double(p.peakHbmBlocks) * o.blockBytes},
+                               {"mean", p.hbmMeanBytes}}},
+           {"ddr",
+            llvm::json::Object{{"peak", double(p.peakDdrBlocks) * o.blockBytes},
+                               {"mean", p.ddrMeanBytes}}}}},
       {"move_s", p.moveS},
       {"prefill_saved_s", p.prefillSavedS},
   };
@@ -222,9 +220,15 @@ llvm::json::Object reportObject(const ServeOutcome &out, const ServeResult &r,
                           {"overlong_clipped", out.overlongClipped}}},
       {"prefix_cache", prefixJson(out, r)},
       {"load",
-       llvm::json::Object{{"offered_requests_per_s", out.offeredRequestsPerS},
+       // Arrivals at one instant have no rate: null.
+       llvm::json::Object{{"offered_requests_per_s",
+                           out.offeredRequestsPerS > 0
+                               ? llvm::json::Value(out.offeredRequestsPerS)
+                               : llvm::json::Value(nullptr)},
                           {"served_requests_per_s", out.requestsPerS},
-                          {"ratio", out.loadRatio},
+                          {"ratio", out.loadRatio > 0
+                                        ? llvm::json::Value(out.loadRatio)
+                                        : llvm::json::Value(nullptr)},
                           {"waiting_early", r.waitingEarly},
                           {"waiting_at_last_arrival", r.waitingAtLastArrival},
                           {"overloaded", out.overloaded}}},
@@ -590,13 +594,12 @@ std::string phases::serveOptionsText(const ServeOutcome &out,
           .str();
   text += llvm::formatv(" overlong={0}", overlongName(so.overlong));
   if (!so.requestsPath.empty())
-    text += llvm::formatv(" trace-format={0} trace-block-tokens={1} "
-                          "model-map={2} prefix-cache={3} prefix-tiers={4} "
-                          "prefix-keep={5}",
-                          traceFormatName(so.trace.format),
-                          so.trace.blockTokens, so.modelMap,
-                          so.prefixCache ? "on" : "off", so.prefixTiers,
-                          so.prefixKeep);
+    text += llvm::formatv(
+        " trace-format={0} trace-block-tokens={1} "
+        "model-map={2} prefix-cache={3} prefix-tiers={4} "
+        "prefix-keep={5}",
+        traceFormatName(so.trace.format), so.trace.blockTokens, so.modelMap,
+        so.prefixCache ? "on" : "off", so.prefixTiers, so.prefixKeep);
   if (so.requestsPath.empty())
     text += llvm::formatv(
         " rate={0} requests={1} seed={2} prompt-mean={3} output-mean={4} "

@@ -1,4 +1,5 @@
-//===- PrefixCache.h - Prompt blocks kept for reuse, HBM then DDR -*- C++ -*-===//
+//===- PrefixCache.h - Prompt blocks kept for reuse, HBM then DDR -*- C++
+//-*-===//
 //
 // A prefix cache of prompt KV blocks, as vLLM's automatic prefix caching,
 // SGLang's radix cache and Mooncake's store keep them (docs/Serving.md,
@@ -45,10 +46,12 @@ public:
   /// HBM counted in `demoted`, `dropped`).
   Hit lookup(llvm::ArrayRef<int64_t> ids);
   /// Puts every block of `ids` in HBM as the most recently used (a prompt
-  /// just prefilled); returns how many blocks were new.
+  /// just prefilled; with no HBM tier, written down to DDR); returns how
+  /// many blocks were new.
   int64_t insert(llvm::ArrayRef<int64_t> ids);
 
-  /// Blocks moved from HBM to DDR, and dropped from the last tier, so far.
+  /// Blocks moved from HBM to DDR (written down, with no HBM tier), and
+  /// dropped from the last tier, so far.
   int64_t demoted() const { return demotedBlocks; }
   int64_t dropped() const { return droppedBlocks; }
   int64_t hbmBlocks() const { return static_cast<int64_t>(hbm.size()); }
@@ -64,8 +67,10 @@ private:
     Tier tier;
     std::list<uint64_t>::iterator at;
   };
-  /// Makes `key` the most recently used block of HBM (from DDR, or new).
-  void toHbm(uint64_t key);
+  /// Makes `key` the most recently used block of HBM (from DDR, or new);
+  /// with no HBM tier, of DDR. `computed`: its KV was just computed in HBM
+  /// (an insertion), so writing it to DDR is a move down.
+  void toHbm(uint64_t key, bool computed);
   /// Makes room in HBM and DDR for one more block each, as LRU says.
   void makeRoom(Tier tier);
 

@@ -212,6 +212,9 @@ struct CostTable {
   /// the prompt. A prefill whose first k such chunks are cached costs the
   /// other chunks' share of prefillS. Empty: the bucket's own chunks.
   std::vector<std::vector<double>> prefillProfileS;
+  /// Tokens a chunk of prefillChunkS and of prefillProfileS (0: not
+  /// known; the bucket over its chunks).
+  int64_t prefillChunkTokens = 0, prefillProfileTokens = 0;
   std::vector<int64_t> decodeBuckets; ///< context tokens of the longest slot
   std::vector<double> decodeStepS;
 
