@@ -556,31 +556,27 @@ TraceReader::Impl::readJson(StringRef line, int64_t lineNo) {
 TraceReader::TraceReader(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
 TraceReader::~TraceReader() = default;
 
-namespace {
 llvm::Expected<std::unique_ptr<TraceReader>>
-started(std::unique_ptr<TraceReader> reader, Error e) {
-  if (e)
+TraceReader::begin(std::unique_ptr<Impl> impl) {
+  Impl *i = impl.get();
+  std::unique_ptr<TraceReader> reader(new TraceReader(std::move(impl)));
+  if (Error e = i->start())
     return std::move(e);
+  i->info.blockTokens =
+      i->options.blockTokens ? i->options.blockTokens : i->spec->blockTokens;
   return std::move(reader);
 }
-} // namespace
 
 llvm::Expected<std::unique_ptr<TraceReader>>
 TraceReader::open(StringRef path, const TraceOptions &options) {
-  auto impl = std::make_unique<Impl>();
-  impl->path = path.str();
-  impl->options = options;
   auto lines = LineReader::open(path, "a request trace");
   if (!lines)
     return makeError(path + ": " + llvm::toString(lines.takeError()));
+  auto impl = std::make_unique<Impl>();
+  impl->path = path.str();
+  impl->options = options;
   impl->lines = std::move(*lines);
-  Impl *i = impl.get();
-  std::unique_ptr<TraceReader> reader(new TraceReader(std::move(impl)));
-  Error e = i->start();
-  if (!e)
-    i->info.blockTokens =
-        options.blockTokens ? options.blockTokens : i->spec->blockTokens;
-  return started(std::move(reader), std::move(e));
+  return begin(std::move(impl));
 }
 
 llvm::Expected<std::unique_ptr<TraceReader>>
@@ -590,13 +586,7 @@ TraceReader::fromText(StringRef text, StringRef path,
   impl->path = path.str();
   impl->options = options;
   impl->lines = LineReader::of(text);
-  Impl *i = impl.get();
-  std::unique_ptr<TraceReader> reader(new TraceReader(std::move(impl)));
-  Error e = i->start();
-  if (!e)
-    i->info.blockTokens =
-        options.blockTokens ? options.blockTokens : i->spec->blockTokens;
-  return started(std::move(reader), std::move(e));
+  return begin(std::move(impl));
 }
 
 llvm::Expected<std::optional<Request>> TraceReader::next() {

@@ -110,6 +110,9 @@ public:
 private:
   struct Impl;
   explicit TraceReader(std::unique_ptr<Impl> impl);
+  /// A reader of `impl`'s lines, its header read.
+  static llvm::Expected<std::unique_ptr<TraceReader>>
+  begin(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl;
 };
 
