@@ -11,6 +11,8 @@
 #include "snapflow/Sim/Stats/ReportSchema.h"
 #include "snapflow/Support/Version.h"
 
+#include "snapflow/Support/Number.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -361,6 +363,21 @@ void printLoad(llvm::raw_ostream &os, const ServeOutcome &s) {
                   s.prefix.reuse ? ""
                                  : "; reuse off (--prefix-keep none under a "
                                    "compressing policy)");
+  }
+  if (s.slo.any()) {
+    std::vector<std::string> slos;
+    if (s.slo.ttftS > 0)
+      slos.push_back(formatv("TTFT <= {0} s ({1:f1}% meet it)",
+                             shortestText(s.slo.ttftS), 100 * s.sloTtftShare));
+    if (s.slo.tpotS > 0)
+      slos.push_back(formatv("TPOT <= {0} ms ({1:f1}%)",
+                             shortestText(s.slo.tpotS * 1e3),
+                             100 * s.sloTpotShare));
+    os << formatv("SLO                 {0}: {1:f1}% of requests meet every "
+                  "SLO, goodput {2:f3} requests/s; {3} the {4:f0}% target\n",
+                  llvm::join(slos, ", "), 100 * s.sloShare,
+                  s.goodputRequestsPerS, s.sloMet ? "meets" : "misses",
+                  100 * s.slo.attainment);
   }
   if (s.offeredRequestsPerS > 0)
     os << formatv("load                arrivals {0:f3} requests/s, served "

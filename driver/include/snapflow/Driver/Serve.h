@@ -45,6 +45,8 @@ struct ServeOptions {
   /// turns it off): its tiers ("hbm,ddr" or "hbm") and what a compressing
   /// policy's requests leave for reuse ("full": each prompt's uncompressed
   /// KV; "none").
+  /// --slo-ttft, --slo-tpot, --slo-attainment.
+  sim::serving::SloOptions slo;
   bool prefixCache = true;
   std::string prefixTiers = "hbm,ddr";
   std::string prefixKeep = "full";
@@ -131,6 +133,13 @@ struct ServeOutcome {
   /// Prefix caching (blockTokens 0: off): the model's cache as planned,
   /// and what it did (ServeResult::prefix).
   sim::serving::PrefixOptions prefix;
+  /// The SLOs given, the share of requests meeting each and both, goodput
+  /// (requests meeting both per second of makespan), and whether the share
+  /// meeting both reaches the attainment target.
+  sim::serving::SloOptions slo;
+  double sloTtftShare = 0, sloTpotShare = 0, sloShare = 0;
+  double goodputRequestsPerS = 0;
+  bool sloMet = false;
   sim::serving::CostTable costs;
   sim::serving::ServeResult result;
   Percentiles ttft, tpot, e2e, wait;

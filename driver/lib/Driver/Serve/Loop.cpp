@@ -35,8 +35,11 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
                                             const ServeOptions &so,
                                             llvm::StringRef resultLines) {
   const bool several = models.size() > 1;
-  // With prefix caching, each request's tokens from the cache.
+  // With prefix caching, each request's tokens from the cache; with SLOs,
+  // whether it meets them all.
   const bool prefix = models[0]->deployed.prefix.blockTokens > 0;
+  const bool slo = so.slo.any();
+  SloResult sloCounts;
   llvm::raw_ostream *results = nullptr;
   auto writeResult = [&](const RequestResult &q) {
     // Seconds in the shortest text that reads back to the same double.
@@ -49,6 +52,8 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
       *results << ',' << csv::number(q.switchWaitS);
     if (prefix)
       *results << ',' << q.prefixHitTokens;
+    if (slo)
+      *results << ',' << (so.slo.meetsTtft(q) && so.slo.meetsTpot(q) ? 1 : 0);
     const Prepared &m = *models[q.model];
     *results << csv::provenanceCells(m.deployed.name, chip.getName(),
                                      m.w.kvLabel(), versionString())
@@ -73,6 +78,8 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
         j.attribute("model", models[q.model]->deployed.name);
       j.attribute("output_tokens", q.outputTokens);
       j.attribute("prefill_start_s", q.prefillStartS);
+      if (slo)
+        j.attribute("meets_slo", so.slo.meetsTtft(q) && so.slo.meetsTpot(q));
       if (prefix)
         j.attribute("prefix_hit_tokens", q.prefixHitTokens);
       j.attribute("prompt_tokens", q.promptTokens);
@@ -93,6 +100,7 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
   Progress progress("serving", "requests finished", load.served);
   int64_t finished = 0;
   auto onFinish = [&](const RequestResult &q) {
+    sloCounts.add(so.slo, q);
     if (results)
       writeResult(q);
     if (lines)
@@ -115,9 +123,15 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
       outcome.emplace(makeError(resultLines + ": " + ec.message()));
     }
   };
+  // The SLOs' counts go with the result.
+  auto withSlo = [&]() -> llvm::Expected<ServeResult> {
+    if (*outcome)
+      (**outcome).slo = sloCounts;
+    return std::move(*outcome);
+  };
   if (so.resultsPath.empty()) {
     serveAll();
-    return std::move(*outcome);
+    return withSlo();
   }
   Error written = writeOutput(so.resultsPath, [&](llvm::raw_ostream &os) {
     results = &os;
@@ -128,6 +142,8 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
       os << ",switch_wait_s";
     if (prefix)
       os << ",prefix_hit_tokens";
+    if (slo)
+      os << ",meets_slo";
     os << csv::kProvenanceHeader << "\n";
     serveAll();
     // A loop that failed leaves no file; its error is reported below.
@@ -141,5 +157,5 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
                        llvm::toString(std::move(written)));
     llvm::consumeError(std::move(written));
   }
-  return std::move(*outcome);
+  return withSlo();
 }

@@ -213,6 +213,18 @@ llvm::Expected<Load> generatePeriodicLoad(const ServeOptions &so, size_t n,
 
 llvm::Expected<Load> phases::loadRequests(const ServeOptions &so,
                                           size_t models) {
+  // The SLOs, each in its range (NaN fails every test).
+  for (auto [flag, s] : {std::pair{"--slo-ttft", so.slo.ttftS},
+                         std::pair{"--slo-tpot", so.slo.tpotS}})
+    if (!(s >= 0 && s <= limits::kMaxArrivalS))
+      return makeError(llvm::formatv("{0} must be from 0 (none) to {1} s, "
+                                     "got {2}",
+                                     flag, csv::number(limits::kMaxArrivalS),
+                                     csv::number(s)));
+  if (!(so.slo.attainment > 0 && so.slo.attainment <= 1))
+    return makeError(llvm::formatv("--slo-attainment must be in (0, 1], got "
+                                   "{0}",
+                                   csv::number(so.slo.attainment)));
   if (!so.requestsPath.empty()) {
     if (so.generate)
       return makeError("--trace-requests and --rate/--requests exclude each "

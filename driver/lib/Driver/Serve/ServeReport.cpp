@@ -114,6 +114,28 @@ llvm::json::Value prefixJson(const ServeOutcome &out, const ServeResult &r) {
   };
 }
 
+/// The SLOs and what met them (null without SLOs).
+llvm::json::Value sloJson(const ServeOutcome &out, const ServeResult &r) {
+  if (!out.slo.any())
+    return nullptr;
+  auto orNull = [](double s) {
+    return s > 0 ? llvm::json::Value(s) : llvm::json::Value(nullptr);
+  };
+  return llvm::json::Object{
+      {"ttft_s", orNull(out.slo.ttftS)},
+      {"tpot_s", orNull(out.slo.tpotS)},
+      {"attainment_target", out.slo.attainment},
+      {"requests_meeting", llvm::json::Object{{"ttft", r.slo.ttft},
+                                              {"tpot", r.slo.tpot},
+                                              {"both", r.slo.both}}},
+      {"attainment", llvm::json::Object{{"ttft", out.sloTtftShare},
+                                        {"tpot", out.sloTpotShare},
+                                        {"both", out.sloShare}}},
+      {"goodput_requests_per_s", out.goodputRequestsPerS},
+      {"met", out.sloMet},
+  };
+}
+
 /// The report's keys for several models: every model of the deployment,
 /// the cache policy and its switches.
 void addModels(llvm::json::Object &report, const ServeOutcome &out,
@@ -219,6 +241,7 @@ llvm::json::Object reportObject(const ServeOutcome &out, const ServeResult &r,
                           {"overlong_skipped", out.overlongSkipped},
                           {"overlong_clipped", out.overlongClipped}}},
       {"prefix_cache", prefixJson(out, r)},
+      {"slo", sloJson(out, r)},
       {"load",
        // Arrivals at one instant have no rate: null.
        llvm::json::Object{{"offered_requests_per_s",
@@ -529,6 +552,16 @@ ServeOutcome phases::summarizeOutcome(const ServeResult &r, const Load &load,
   out.overlongClipped = load.overlongClipped;
   out.overlong = so.overlong;
   out.prefix = models[0]->deployed.prefix;
+  out.slo = so.slo;
+  if (load.served > 0) {
+    double n = double(load.served);
+    out.sloTtftShare = double(r.slo.ttft) / n;
+    out.sloTpotShare = double(r.slo.tpot) / n;
+    out.sloShare = double(r.slo.both) / n;
+  }
+  out.goodputRequestsPerS =
+      r.makespanS > 0 ? double(r.slo.both) / r.makespanS : 0;
+  out.sloMet = out.sloShare >= so.slo.attainment;
   // Offered against served: arrivals over their span, completions over the
   // makespan (which starts at the first arrival).
   double span = r.lastArrivalS - r.firstArrivalS;
@@ -593,6 +626,10 @@ std::string phases::serveOptionsText(const ServeOutcome &out,
                         : std::to_string(out.prefillChunk))
           .str();
   text += llvm::formatv(" overlong={0}", overlongName(so.overlong));
+  if (so.slo.any())
+    text += llvm::formatv(" slo-ttft={0} slo-tpot={1} slo-attainment={2}",
+                          csv::number(so.slo.ttftS), csv::number(so.slo.tpotS),
+                          csv::number(so.slo.attainment));
   if (!so.requestsPath.empty())
     text += llvm::formatv(
         " trace-format={0} trace-block-tokens={1} "

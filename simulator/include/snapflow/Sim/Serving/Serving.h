@@ -383,7 +383,38 @@ struct ModelResult {
   double hbmPeakBytes = 0, hbmMeanBytes = 0;
 };
 
+/// Service-level objectives (docs/Serving.md, "SLOs and goodput"): a
+/// request meets the TTFT SLO when its TTFT is at most ttftS, the TPOT SLO
+/// when its TPOT is (0: no such SLO); goodput is the requests per second
+/// meeting every SLO given, as vLLM's benchmark and DistServe count them;
+/// the deployment meets its SLOs when at least `attainment` of its
+/// requests do (DistServe's 90%).
+struct SloOptions {
+  double ttftS = 0, tpotS = 0;
+  double attainment = 0.9;
+  bool any() const { return ttftS > 0 || tpotS > 0; }
+  bool meetsTtft(const RequestResult &q) const {
+    return !(ttftS > 0) || q.ttftS() <= ttftS;
+  }
+  bool meetsTpot(const RequestResult &q) const {
+    return !(tpotS > 0) || q.tpotS() <= tpotS;
+  }
+};
+
+/// Requests meeting each SLO and both.
+struct SloResult {
+  int64_t ttft = 0, tpot = 0, both = 0;
+  void add(const SloOptions &o, const RequestResult &q) {
+    bool t = o.meetsTtft(q), p = o.meetsTpot(q);
+    ttft += t;
+    tpot += p;
+    both += t && p;
+  }
+};
+
 struct ServeResult {
+  /// The SLOs' counts (filled by the caller that knows the SLOs).
+  SloResult slo;
   /// In request order (serveModels and serve; serveStream leaves it empty).
   std::vector<RequestResult> requests;
   /// Occupancy after events, for plots and traces: every one while there
