@@ -333,6 +333,11 @@ void snapflow::tools::printSimulation(llvm::raw_ostream &os,
 }
 
 namespace {
+/// Below this share of busy slots the summary warns that the static graph
+/// is mostly idle: a quarter, where three of four slots' work in every step
+/// is padding.
+constexpr double kIdleSlotsWarning = 0.25;
+
 /// The serving summary's lines on the load: rows left out or clipped, the
 /// prefix cache, the load against what was served, and overload.
 void printLoad(llvm::raw_ostream &os, const ServeOutcome &s) {
@@ -476,6 +481,16 @@ void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
   os << formatv("decode slot use     {0:f1}% of {1} slots over {2} "
                 "steps\n",
                 100 * r.decodeSlotUtilization, s.slots, r.decodeSteps);
+  // A static graph whose slots sit mostly idle pays for all of them at
+  // every step (issue 36): say so, with the batch that held the run.
+  if (s.models.size() < 2 && r.decodeSteps > 0 &&
+      r.decodeSlotUtilization < kIdleSlotsWarning &&
+      r.peakActiveSlots < s.slots)
+    os << formatv("idle slots          the graph's {0} slots were {1:f1}% "
+                  "busy and at most {2} held a request at once; a graph of "
+                  "{2} slots (--batch {2}) holds every request this run held "
+                  "at once, with shorter steps\n",
+                  s.slots, 100 * r.decodeSlotUtilization, r.peakActiveSlots);
   if (chunked)
     os << formatv("mixed steps         {0} of {1} decode steps carried a "
                   "prefill chunk ({2} chunks in all)\n",

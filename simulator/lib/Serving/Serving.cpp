@@ -56,6 +56,7 @@ void Loop::sample() {
     active += m.active;
     waiting += static_cast<int64_t>(m.waiting.size());
   }
+  res.peakActiveSlots = std::max(res.peakActiveSlots, active);
   kvIntegral += lastKv * (t - lastKvTime);
   prefixHbmIntegral += lastPrefixHbm * (t - lastKvTime);
   prefixDdrIntegral += lastPrefixDdr * (t - lastKvTime);

@@ -446,6 +446,8 @@ struct ServeResult {
   int64_t prefillChunks = 0, mixedSteps = 0;
   /// Sum over decode steps of active/slots, weighted by step time.
   double decodeSlotUtilization = 0;
+  /// The most slots that held a request at once (every model's).
+  int64_t peakActiveSlots = 0;
   /// Time between tokens: for every output token after a request's first,
   /// the time since that request's previous token (a step that emits
   /// several tokens with MTP: its first after the gap, the others 0). A
