@@ -10,14 +10,8 @@
 # Llama-3.2-1B, one SN40L socket, 64 slots of 8192 tokens, read a row at a
 # time (two passes). Wall time and peak RSS of the serving process.
 # Usage: bench/serve_week.sh [ROWS]   (after `make`; figures in bench/README.md)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-BIN=${BIN:-build/bin/snapflow}
+source "$(dirname "$0")/common.sh"
 ROWS=${1:-27303999}
-[ -x "$BIN" ] || { echo "build first: make" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (Debian package time)" >&2; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 python3 - "$ROWS" "$tmp/week.csv" <<'PY'
 import datetime, random, sys
 rows, path = int(sys.argv[1]), sys.argv[2]

@@ -116,6 +116,9 @@ struct TraceReader::Impl {
   Error start();
   Error readHeader(StringRef line);
   Error pickJson(StringRef line);
+  /// `line` parsed, which must be a JSON object (a request).
+  llvm::Expected<llvm::json::Value> parseObject(StringRef line,
+                                                int64_t lineNo) const;
   llvm::Expected<std::optional<Request>> readCsv(StringRef line);
   llvm::Expected<std::optional<Request>> readJson(StringRef line,
                                                   int64_t lineNo);
@@ -262,7 +265,6 @@ Error TraceReader::Impl::readHeader(StringRef line) {
   info.format = spec->format;
   info.hasModel = modelColumn >= 0;
   info.hasBlocks = blocksColumn >= 0;
-  info.timeUnit = clock->unit;
   return Error::success();
 }
 
@@ -295,14 +297,20 @@ size_t keyColumn(StringRef line, StringRef key) {
 }
 } // namespace
 
+llvm::Expected<llvm::json::Value>
+TraceReader::Impl::parseObject(StringRef line, int64_t lineNo) const {
+  auto value = parseLine(line, path, lineNo);
+  if (value && !value->getAsObject())
+    return located(lineNo, 1, "a request is a JSON object");
+  return value;
+}
+
 Error TraceReader::Impl::pickJson(StringRef line) {
   int64_t lineNo = lines->lineNumber();
-  auto value = parseLine(line, path, lineNo);
+  auto value = parseObject(line, lineNo);
   if (!value)
     return value.takeError();
   const llvm::json::Object *o = value->getAsObject();
-  if (!o)
-    return located(lineNo, 1, "a request is a JSON object");
   // A key only one format has picks it; else the first whose keys the
   // object has.
   for (const Format &f : formats())
@@ -338,7 +346,6 @@ Error TraceReader::Impl::pickJson(StringRef line) {
   info.format = spec->format;
   // Its format carries block ids (a row may give none).
   info.hasBlocks = spec->blocks != nullptr;
-  info.timeUnit = clock->unit;
   return Error::success();
 }
 
@@ -491,12 +498,10 @@ TraceReader::Impl::readCsv(StringRef line) {
 
 llvm::Expected<std::optional<Request>>
 TraceReader::Impl::readJson(StringRef line, int64_t lineNo) {
-  auto value = parseLine(line, path, lineNo);
+  auto value = parseObject(line, lineNo);
   if (!value)
     return value.takeError();
   const llvm::json::Object *o = value->getAsObject();
-  if (!o)
-    return located(lineNo, 1, "a request is a JSON object");
   Request r;
   r.line = lineNo;
   const char *timeKey = clock->column;

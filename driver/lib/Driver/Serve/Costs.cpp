@@ -33,13 +33,16 @@ struct CostJobs {
 /// bytes at the rate measured).
 constexpr int64_t kPrefixMoveBlocks = 64;
 
-/// A block's KV per socket: its tokens at the full-context graph's KV
-/// bytes per cached token.
+/// KV bytes per cached token per socket: the full-context graph's KV
+/// allocation over its slots' tokens.
+double kvBytesPerToken(const Prepared &m) {
+  return double(m.full().kvBytes) /
+         double(m.cfg().slots * m.cfg().kvTokensPerSlot);
+}
+
+/// A prefix block's KV per socket.
 double prefixBlockBytes(const Prepared &m) {
-  const sim::Program &full = m.full();
-  return double(full.kvBytes) /
-         double(m.cfg().slots * m.cfg().kvTokensPerSlot) *
-         double(m.prefixBlockTokens);
+  return kvBytesPerToken(m) * double(m.prefixBlockTokens);
 }
 
 CostJobs costJobs(const Models &models, bool switching) {
@@ -152,8 +155,7 @@ llvm::Expected<double> phases::measureCosts(Models &models,
     // expected accepted tokens per sequence and step.
     m.cfg().tokensPerStep = full.tokensPerStep;
     m.cfg().schedule = schedule;
-    m.cfg().kvBytesPerToken =
-        double(full.kvBytes) / double(m.cfg().slots * m.cfg().kvTokensPerSlot);
+    m.cfg().kvBytesPerToken = kvBytesPerToken(m);
     m.cfg().weightBytes = double(full.weightBytes);
     // The chunk sizes the prefill graphs and their profiles were built in.
     if (m.prefillChunk != kPrefillChunkAuto)

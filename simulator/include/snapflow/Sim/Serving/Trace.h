@@ -82,8 +82,6 @@ struct TraceInfo {
   int64_t skipped = 0;
   /// Requests read so far.
   int64_t requests = 0;
-  /// The unit its times are in, for messages ("ms", "s", "a date").
-  llvm::StringRef timeUnit = "s";
 };
 
 /// Reads a trace a request at a time, holding one line (and, for a file
