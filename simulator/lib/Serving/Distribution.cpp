@@ -66,6 +66,23 @@ void Distribution::add(double value, int64_t count) {
   }
 }
 
+void Distribution::merge(const Distribution &other) {
+  if (!other.total)
+    return;
+  // The counts, mean and largest combine exactly; the values as kept.
+  int64_t n = total + other.total;
+  double s = sum + other.sum;
+  double top = total ? std::max(largest, other.largest) : other.largest;
+  for (const auto &[v, c] : other.counts)
+    add(v, c);
+  for (size_t i = 0; i < other.grid.size(); ++i)
+    if (other.grid[i] > 0)
+      add(gridValue(other.gridLow + int64_t(i)), other.grid[i]);
+  total = n;
+  sum = s;
+  largest = top;
+}
+
 size_t Distribution::distinct() const {
   return counts.size() + size_t(std::count_if(grid.begin(), grid.end(),
                                               [](int64_t n) { return n > 0; }));

@@ -16,6 +16,7 @@
 #include "llvm/Support/Error.h"
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -87,15 +88,18 @@ struct Flight {
   /// Prefill-first with a prefix hit: the share of its prefill graph's time
   /// it still costs.
   double prefillShare = 1;
+  /// Prefilled on another node (a decode node's request): it takes a slot
+  /// decoding, its first token already out.
+  bool prefilled = false;
 };
 
 /// The serving loop over a deployment (serveModels).
 class Loop {
 public:
-  Loop(RequestSource &source, int64_t total,
-       llvm::ArrayRef<DeployedModel> models, const CacheOptions &cache,
-       llvm::function_ref<void(const RequestResult &)> onFinish)
-      : source(source), total(total), cache(cache), onFinish(onFinish),
+  Loop(llvm::ArrayRef<DeployedModel> models, const CacheOptions &cache,
+       llvm::function_ref<void(const RequestResult &)> onFinish,
+       NodeRole role = NodeRole::Both, int node = 0)
+      : cache(cache), onFinish(onFinish), role(role), node(node),
         forecast(static_cast<int>(models.size()), cache.windowS, cache.periodS,
                  0) {
     for (const DeployedModel &d : models) {
@@ -112,7 +116,49 @@ public:
     }
   }
 
-  llvm::Expected<ServeResult> run();
+  /// Serves `source`'s requests (`total` of them, 0 when not known) from
+  /// the first arrival to the last finish: serveStream.
+  llvm::Expected<ServeResult> run(RequestSource &source, int64_t total);
+
+  // The loop driven from outside, as a node of a cluster (Cluster.cpp):
+  // begin at the first arrival, advance to each arrival and hand it over,
+  // drain, end. `run` is these over one source.
+  llvm::Error begin(double startS);
+  /// Runs turns (and idles) while the clock is before `untilS`, the next
+  /// arrival's time; a turn under way at `untilS` ends first.
+  llvm::Error advanceTo(double untilS) { return advance(untilS, true); }
+  /// A request arriving now (at or after the previous one).
+  void arrive(Request r);
+  /// A request prefilled on another node whose KV arrived now: `rr` its
+  /// result so far (first token included); it waits for a slot to decode.
+  void arrivePrefilled(Request r, const RequestResult &rr);
+  /// Runs until every request boarded has finished (or left, on a prefill
+  /// node).
+  llvm::Error drain() { return advance(0, false); }
+  /// The result, the clock run idle to `endS` when that is later.
+  ServeResult end(double endS = 0);
+  /// A prefill node hands each request over when its prefill ends (its
+  /// first token out, the slot free): `handoff(r, rr)` at rr.firstTokenS.
+  void onHandoff(std::function<void(Request, const RequestResult &)> f) {
+    handoff = std::move(f);
+  }
+
+  double now() const { return t; }
+  /// Requests boarded and not finished (waiting or in a slot).
+  int64_t inFlight() const { return live; }
+  int64_t waitingNow() const {
+    int64_t n = 0;
+    for (const ModelState &m : models)
+      n += static_cast<int64_t>(m.waiting.size());
+    return n;
+  }
+  /// Leading blocks of `ids` held in model `m`'s prefix cache (0 without
+  /// one).
+  int64_t cachedBlocks(int m, llvm::ArrayRef<int64_t> ids) const {
+    const ModelState &s = models[size_t(m)];
+    return s.prefix ? s.prefix->held(ids) : 0;
+  }
+
 
 private:
   using Residency = ModelState::Residency;
@@ -127,13 +173,13 @@ private:
     return used;
   }
   void sample();
-  int64_t waitingNow() const {
-    int64_t n = 0;
-    for (const ModelState &m : models)
-      n += static_cast<int64_t>(m.waiting.size());
-    return n;
-  }
-  void span(const Span &sp) {
+  /// Turns and idling until `untilS` while `more` arrivals come, or until
+  /// nothing is in flight.
+  llvm::Error advance(double untilS, bool more);
+  /// Frees a slot whose request left (finished, or handed over).
+  void release(ModelState &m, Slot &s);
+  void span(Span sp) {
+    sp.node = node;
     if (res.spans.size() < ServeResult::kMaxSpans)
       res.spans.push_back(sp);
     else
@@ -167,24 +213,21 @@ private:
     return d.switchS > 0 ? d.weightBytes / d.switchS : 0;
   }
 
-  /// The next request from the source into `ahead` (none at its end),
-  /// checked: in arrival order, for a model of the deployment.
-  llvm::Error fetch();
   /// A flight for `r`, its index in `flights`.
   size_t board(Request r);
 
-  RequestSource &source;
-  int64_t total; ///< requests the source yields (0: not known)
-  std::optional<Request> ahead;
-  bool fetched = false;
-  double lastArrivalS = 0;
   int64_t arrived = 0;
+  double startS = 0;
   /// Requests in flight (waiting or in a slot), by index; free ones reused.
   std::vector<Flight> flights;
   std::vector<size_t> freeFlights;
   int64_t live = 0;
   const CacheOptions &cache;
   llvm::function_ref<void(const RequestResult &)> onFinish;
+  NodeRole role;
+  int node; ///< its index in a cluster
+  std::function<void(Request, const RequestResult &)> handoff;
+  size_t rr = 0; ///< the next model to take a turn
   std::vector<ModelState> models;
   ServeResult res;
   Forecast forecast;
@@ -205,6 +248,8 @@ private:
   Sample skipped;
   bool haveSkipped = false; ///< the latest event was not kept
   double lastKvTime = 0, lastKv = 0, kvIntegral = 0;
+  int64_t lastWaiting = 0;
+  double waitingIntegral = 0;
   double lastPrefixHbm = 0, lastPrefixDdr = 0, prefixHbmIntegral = 0,
          prefixDdrIntegral = 0;
 };

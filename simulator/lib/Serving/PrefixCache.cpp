@@ -72,6 +72,18 @@ void PrefixCache::toHbm(uint64_t key, bool computed) {
   where[key] = {Tier::Hbm, hbm.begin()};
 }
 
+int64_t PrefixCache::held(llvm::ArrayRef<int64_t> ids) const {
+  int64_t n = 0;
+  uint64_t key = 0;
+  for (int64_t id : ids) {
+    key = chain(key, id);
+    if (where.find(key) == where.end())
+      break;
+    ++n;
+  }
+  return n;
+}
+
 PrefixCache::Hit PrefixCache::lookup(llvm::ArrayRef<int64_t> ids) {
   Hit hit;
   uint64_t key = 0;

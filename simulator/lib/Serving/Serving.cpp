@@ -58,6 +58,9 @@ void Loop::sample() {
   }
   res.peakActiveSlots = std::max(res.peakActiveSlots, active);
   kvIntegral += lastKv * (t - lastKvTime);
+  waitingIntegral += double(lastWaiting) * (t - lastKvTime);
+  lastWaiting = waiting;
+  res.waitingPeak = std::max(res.waitingPeak, waiting);
   prefixHbmIntegral += lastPrefixHbm * (t - lastKvTime);
   prefixDdrIntegral += lastPrefixDdr * (t - lastKvTime);
   for (size_t k = 0; k < models.size(); ++k) {
@@ -110,6 +113,10 @@ void Loop::finish(ModelState &m, Slot &s, int64_t slotIndex) {
   res.models[rr.model].latencies.add(rr);
   if (onFinish)
     onFinish(rr);
+  release(m, s);
+}
+
+void Loop::release(ModelState &m, Slot &s) {
   // Its flight is free for the next arrival.
   flights[s.request].r.blocks = {};
   freeFlights.push_back(static_cast<size_t>(s.request));
@@ -130,8 +137,10 @@ size_t Loop::board(Request r) {
   Flight &f = flights[i];
   f.rr = RequestResult();
   f.prefillShare = 1;
+  f.prefilled = false;
   f.rr.id = r.id;
   f.rr.model = r.model;
+  f.rr.node = node;
   f.rr.arrivalS = r.arrivalS;
   f.rr.promptTokens = r.promptTokens;
   f.rr.outputTokens = r.outputTokens;
@@ -139,28 +148,6 @@ size_t Loop::board(Request r) {
   f.r = std::move(r);
   ++live;
   return i;
-}
-
-Error Loop::fetch() {
-  auto next = source.next();
-  if (!next)
-    return next.takeError();
-  if (*next) {
-    const Request &r = **next;
-    if (r.model < 0 || size_t(r.model) >= models.size())
-      return makeError(llvm::formatv("request {0} asks for model {1}; the "
-                                     "deployment has {2}",
-                                     r.id, r.model, models.size()));
-    if (fetched && r.arrivalS < lastArrivalS)
-      return makeError(llvm::formatv("request {0} arrives at {1} s, before "
-                                     "the one before it at {2} s; requests "
-                                     "are served in arrival order",
-                                     r.id, r.arrivalS, lastArrivalS));
-    fetched = true;
-    lastArrivalS = r.arrivalS;
-  }
-  ahead = std::move(*next);
-  return Error::success();
 }
 
 void Loop::prefilled(ModelState &m, Slot &s, int64_t slotIndex) {
@@ -185,8 +172,15 @@ void Loop::prefilled(ModelState &m, Slot &s, int64_t slotIndex) {
   ++res.outputTokens;
   ++mr.prefills;
   ++mr.outputTokens;
-  if (r.outputTokens == 1)
+  if (r.outputTokens == 1) {
     finish(m, s, slotIndex);
+  } else if (role == NodeRole::Prefill) {
+    // Its KV goes to a decode node; the slot takes the next prompt.
+    Flight &f = flights[s.request];
+    if (handoff)
+      handoff(std::move(f.r), f.rr);
+    release(m, s);
+  }
 }
 
 double Loop::graph(double startS, double alone, double contended, double bps) {
@@ -224,6 +218,19 @@ llvm::Expected<bool> Loop::admit(int mi) {
   int64_t slotIndex = freeSlot - m.slots.begin();
   RequestResult &rr = flights[i].rr;
   rr.slot = slotIndex;
+  if (flights[i].prefilled) {
+    // Its KV came from a prefill node: it decodes from the next step, its
+    // first token's time the KV's arrival.
+    *freeSlot = Slot{static_cast<int64_t>(i),
+                     r.promptTokens + 1,
+                     1,
+                     1,
+                     b,
+                     -1,
+                     rr.firstTokenS};
+    ++m.active;
+    return false;
+  }
   rr.prefillStartS = t;
   int64_t first = prefixStart(m, flights[i], b);
   int64_t chunkCount = static_cast<int64_t>(chunksOf(costs, b).size());
@@ -270,12 +277,17 @@ Error Loop::turn(int mi) {
   auto contendedOr = [](const std::vector<double> &v, int b, double alone) {
     return size_t(b) < v.size() ? v[b] : alone;
   };
-  if (m.canAdmit()) {
+  // Requests prefilled elsewhere take every free slot they can; one of
+  // this node's own prefills at most.
+  while (m.canAdmit()) {
+    bool elsewhere = flights[m.waiting.front()].prefilled;
     auto admitted = admit(mi);
     if (!admitted)
       return admitted.takeError();
     if (*admitted)
       return Error::success(); // a whole prefill was this turn
+    if (!elsewhere)
+      break;
   }
   int64_t decoding = m.active - (m.prefilling >= 0 ? 1 : 0);
   // One step: the decode graph over every slot (when any decodes), then
@@ -381,15 +393,12 @@ Error Loop::turn(int mi) {
   return Error::success();
 }
 
-llvm::Expected<ServeResult> Loop::run() {
+Error Loop::begin(double start) {
   for (const ModelState &m : models)
     if (m.config().slots < 1)
       return makeError("serving needs at least one slot");
   res.models.resize(models.size());
-  if (Error e = fetch())
-    return std::move(e);
-  t = ahead ? ahead->arrivalS : 0;
-  double start = t;
+  t = startS = start;
   res.firstArrivalS = start;
   forecast = Forecast(static_cast<int>(models.size()), cache.windowS,
                       cache.periodS, start);
@@ -406,28 +415,35 @@ llvm::Expected<ServeResult> Loop::run() {
     }
     m.outSinceS = start;
   }
-  size_t rr = 0; // the next model to take a turn
+  return Error::success();
+}
+
+void Loop::arrive(Request r) {
+  int model = r.model;
+  double at = r.arrivalS;
+  ++arrived;
+  size_t i = board(std::move(r));
+  models[model].waiting.push_back(i);
+  // The forecast needs the arrivals only where it prewarms.
+  if (cache.policy == CachePolicy::Prewarm)
+    forecast.arrive(model, at);
+}
+
+void Loop::arrivePrefilled(Request r, const RequestResult &rr) {
+  int model = r.model;
+  ++arrived;
+  size_t i = board(std::move(r));
+  Flight &f = flights[i];
+  f.rr = rr;
+  f.rr.slot = -1;
+  f.rr.decodeNode = node;
+  f.prefilled = true;
+  models[model].waiting.push_back(i);
+}
+
+Error Loop::advance(double untilS, bool more) {
   const bool prewarm = cache.policy == CachePolicy::Prewarm;
-  while (ahead || live > 0) {
-    while (ahead && ahead->arrivalS <= t) {
-      int model = ahead->model;
-      double at = ahead->arrivalS;
-      ++arrived;
-      size_t i = board(std::move(*ahead));
-      models[model].waiting.push_back(i);
-      // The forecast needs the arrivals only where it prewarms.
-      if (prewarm)
-        forecast.arrive(model, at);
-      if (Error e = fetch())
-        return std::move(e);
-      // The queue early in the arrivals and at their end (overload).
-      if (total > 0 && arrived == (total + 9) / 10)
-        res.waitingEarly = waitingNow();
-      if (!ahead) {
-        res.waitingAtLastArrival = waitingNow();
-        res.lastArrivalS = at;
-      }
-    }
+  while (more ? t < untilS : live > 0) {
     if (res.samples.empty())
       sample(); // the start: nothing held, the first arrivals waiting
     manageCache();
@@ -440,23 +456,21 @@ llvm::Expected<ServeResult> Loop::run() {
     if (next >= 0) {
       rr = size_t(next) + 1;
       if (Error e = turn(next))
-        return std::move(e);
+        return e;
       if (switchEndS >= 0)
         completeSwitch(switchEndS);
       sample();
       continue;
     }
     // Idle until the next arrival, the switch's end or the next window.
-    double until = 1e300;
-    if (ahead)
-      until = ahead->arrivalS;
+    double until = more ? untilS : 1e300;
     double switchEnd = 1e300;
     if (switching >= 0) {
       double rate = switchRateAlone();
       switchEnd = rate > 0 ? t + switchLeft / rate : t;
       until = std::min(until, switchEnd);
     }
-    if (prewarm && ahead)
+    if (prewarm && more)
       until = std::min(until, nextTickS);
     if (until >= 1e300)
       return makeError(llvm::formatv(
@@ -475,19 +489,30 @@ llvm::Expected<ServeResult> Loop::run() {
     }
     t = until;
   }
+  return Error::success();
+}
+
+ServeResult Loop::end(double endS) {
+  if (endS > t) {
+    // Idle to the cluster's end, so every node's times add up to it.
+    res.idleS += endS - t;
+    t = endS;
+  }
   if (haveSkipped) // the end state is always kept
     res.samples.push_back(std::move(skipped));
-  res.makespanS = t - start;
+  res.makespanS = t - startS;
   for (const ModelState &m : models)
     if (m.prefix)
       res.prefix.droppedBlocks += m.prefix->dropped(),
           res.prefix.demotedBlocks += m.prefix->demoted();
   kvIntegral += lastKv * (t - lastKvTime);
+  waitingIntegral += double(lastWaiting) * (t - lastKvTime);
   prefixHbmIntegral += lastPrefixHbm * (t - lastKvTime);
   prefixDdrIntegral += lastPrefixDdr * (t - lastKvTime);
   if (res.makespanS > 0) {
     res.prefix.hbmMeanBytes = prefixHbmIntegral / res.makespanS;
     res.prefix.ddrMeanBytes = prefixDdrIntegral / res.makespanS;
+    res.waitingMean = waitingIntegral / res.makespanS;
   }
   res.kvMeanBytes =
       res.makespanS > 0 ? kvIntegral / res.makespanS : res.kvPeakBytes;
@@ -504,12 +529,63 @@ llvm::Expected<ServeResult> Loop::run() {
   return std::move(res);
 }
 
+llvm::Expected<ServeResult> Loop::run(RequestSource &source, int64_t total) {
+  // The next request, checked: in arrival order, for a model of the
+  // deployment.
+  std::optional<Request> ahead;
+  bool fetched = false;
+  double lastArrivalS = 0;
+  auto fetch = [&]() -> Error {
+    auto next = source.next();
+    if (!next)
+      return next.takeError();
+    if (*next) {
+      const Request &r = **next;
+      if (r.model < 0 || size_t(r.model) >= models.size())
+        return makeError(llvm::formatv("request {0} asks for model {1}; the "
+                                       "deployment has {2}",
+                                       r.id, r.model, models.size()));
+      if (fetched && r.arrivalS < lastArrivalS)
+        return makeError(llvm::formatv("request {0} arrives at {1} s, "
+                                       "before the one before it at {2} s; "
+                                       "requests are served in arrival order",
+                                       r.id, r.arrivalS, lastArrivalS));
+      fetched = true;
+      lastArrivalS = r.arrivalS;
+    }
+    ahead = std::move(*next);
+    return Error::success();
+  };
+  if (Error e = fetch())
+    return std::move(e);
+  if (Error e = begin(ahead ? ahead->arrivalS : 0))
+    return std::move(e);
+  while (ahead) {
+    if (Error e = advanceTo(ahead->arrivalS))
+      return std::move(e);
+    double at = ahead->arrivalS;
+    arrive(std::move(*ahead));
+    if (Error e = fetch())
+      return std::move(e);
+    // The queue early in the arrivals and at their end (overload).
+    if (total > 0 && arrived == (total + 9) / 10)
+      res.waitingEarly = waitingNow();
+    if (!ahead) {
+      res.waitingAtLastArrival = waitingNow();
+      res.lastArrivalS = at;
+    }
+  }
+  if (Error e = drain())
+    return std::move(e);
+  return end();
+}
+
 llvm::Expected<ServeResult> snapflow::sim::serving::serveStream(
     RequestSource &source, int64_t total, llvm::ArrayRef<DeployedModel> models,
     const CacheOptions &cache,
     llvm::function_ref<void(const RequestResult &)> onFinish) {
   if (models.empty())
     return makeError("a deployment needs at least one model");
-  Loop loop(source, total, models, cache, onFinish);
-  return loop.run();
+  Loop loop(models, cache, onFinish);
+  return loop.run(source, total);
 }

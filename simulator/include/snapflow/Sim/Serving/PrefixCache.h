@@ -45,6 +45,9 @@ public:
   /// recently used of HBM, those from DDR moving up (what they push out of
   /// HBM counted in `demoted`, `dropped`).
   Hit lookup(llvm::ArrayRef<int64_t> ids);
+  /// The longest run of `ids`' leading blocks held, nothing moved (what a
+  /// prefix-aware router asks).
+  int64_t held(llvm::ArrayRef<int64_t> ids) const;
   /// Puts every block of `ids` in HBM as the most recently used (a prompt
   /// just prefilled; with no HBM tier, written down to DDR); returns how
   /// many blocks were new.

@@ -249,6 +249,14 @@ struct RequestResult {
   int64_t promptTokens = 0, outputTokens = 0;
   /// Prompt tokens whose KV came from the prefix cache (PrefixCache.h).
   int64_t prefixHitTokens = 0;
+  /// The node that took it (a cluster's, Cluster.h; 0 on one node); with
+  /// disaggregated serving the prefill node, and the decode node its KV
+  /// went to (-1: none).
+  int node = 0, decodeNode = -1;
+  /// Disaggregated: its KV's bytes over the link (every socket's), and the
+  /// time from its prefill's end to their arrival, the wait for the link
+  /// included (part of its TTFT: firstTokenS is that arrival).
+  double kvSentBytes = 0, transferS = 0;
   double ttftS() const { return firstTokenS - arrivalS; }
   /// Time per output token after the first; 0 for one-token outputs.
   double tpotS() const {
@@ -312,6 +320,7 @@ struct Span {
   int64_t slot = 0, request = 0;
   bool prefill = true;
   double startS = 0, endS = 0;
+  int node = 0; ///< a cluster's node (Cluster.h)
 };
 
 /// A distribution kept as its distinct values and their counts, so that
@@ -327,6 +336,9 @@ public:
   static constexpr double kRelativeError = 1e-4;
   void add(double value, int64_t count = 1);
   int64_t count() const { return total; }
+  /// Adds every value of `other` (a cluster's nodes into one; values kept
+  /// to kRelativeError stay so).
+  void merge(const Distribution &other);
   /// Nearest rank, as `percentile`; 0 when empty.
   double percentile(double q) const;
   double mean() const { return total ? sum / double(total) : 0; }
@@ -412,6 +424,44 @@ struct SloResult {
   }
 };
 
+/// What a node of a cluster does (Cluster.h): both phases (a replica of the
+/// deployment), or one of them (disaggregated serving).
+enum class NodeRole { Both, Prefill, Decode };
+/// "both", "prefill", "decode".
+llvm::StringRef nodeRoleName(NodeRole role);
+
+/// One node of a cluster over the run (the cluster's makespan).
+struct NodeResult {
+  NodeRole role = NodeRole::Both;
+  /// Requests routed to it (a decode node: whose KV it received).
+  int64_t requests = 0;
+  /// Chip time in prefill and decode graphs, moving prefix blocks, idle;
+  /// they add up to the cluster's makespan.
+  double prefillS = 0, decodeS = 0, moveS = 0, idleS = 0;
+  int64_t prefills = 0, decodeSteps = 0, outputTokens = 0;
+  double decodeSlotUtilization = 0;
+  /// Requests waiting for a slot: the most at once, and the mean over time.
+  int64_t waitingPeak = 0;
+  double waitingMean = 0;
+  /// KV per socket: peak and mean.
+  double kvPeakBytes = 0, kvMeanBytes = 0;
+  /// Disaggregated: KV bytes it sent (a prefill node) or received (a
+  /// decode node), and the time its link port carried them.
+  double linkBytes = 0, linkBusyS = 0;
+  double busyShare(double makespanS) const {
+    return makespanS > 0 ? (prefillS + decodeS + moveS) / makespanS : 0;
+  }
+};
+
+/// KV moved from prefill to decode nodes (disaggregated serving).
+struct TransferResult {
+  int64_t count = 0;
+  double bytes = 0; ///< every socket's
+  /// Per request: prefill's end to the KV's arrival (the wait for the link
+  /// included), and the wait alone.
+  Distribution seconds, waitS;
+};
+
 struct ServeResult {
   /// The SLOs' counts (filled by the caller that knows the SLOs).
   SloResult slo;
@@ -446,8 +496,13 @@ struct ServeResult {
   int64_t prefillChunks = 0, mixedSteps = 0;
   /// Sum over decode steps of active/slots, weighted by step time.
   double decodeSlotUtilization = 0;
-  /// The most slots that held a request at once (every model's).
+  /// The most slots that held a request at once (every model's; a
+  /// cluster: on one node).
   int64_t peakActiveSlots = 0;
+  /// Requests waiting for a slot: the most at once, the mean over the
+  /// makespan (a cluster: over every node).
+  int64_t waitingPeak = 0;
+  double waitingMean = 0;
   /// Time between tokens: for every output token after a request's first,
   /// the time since that request's previous token (a step that emits
   /// several tokens with MTP: its first after the gap, the others 0). A
@@ -460,6 +515,11 @@ struct ServeResult {
   /// Per model of the deployment, and the switches in start order.
   std::vector<ModelResult> models;
   std::vector<Switch> switches;
+  /// A cluster (Cluster.h): each node, and the KV its prefill nodes sent;
+  /// empty on one node. Chip times, counts and latencies above are the
+  /// nodes' sums; KV held is the busiest node's peak and the nodes' mean.
+  std::vector<NodeResult> nodes;
+  TransferResult transfers;
 };
 
 /// One model of a deployment, as the loop replays it.
