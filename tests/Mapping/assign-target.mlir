@@ -3,7 +3,7 @@
 // Tests that a module without a target gets every parameter of the chip.
 // CHECK-LABEL: module @plain attributes {df.target = #df.target<"tiny", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64,
 // CHECK-SAME:    pcu_count = 4 : i64
-// CHECK-SAME:    system = {collective_algorithm = "ring", collective_launch_ns = 0.000000e+00 : f64, link_bytes_per_s = 3.200000e+10 : f64, link_latency_ns = 1.000000e+03 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>}
+// CHECK-SAME:    system = {collective_algorithm = "ring", collective_launch_ns = 0.000000e+00 : f64, link_bytes_per_s = 3.200000e+10 : f64, link_latency_ns = 1.000000e+03 : f64, links_per_socket = 2 : i64, node_link_bytes_per_s = 1.000000e+09 : f64, node_link_latency_ns = 1.000000e+03 : f64, node_links = 1 : i64, sockets = 4 : i64, topology = "ring"}>}
 module @plain {
 }
 
@@ -12,7 +12,7 @@ module @plain {
 // Tests that a module targeting the same chip keeps its target, even under
 // another name (same parameters are the same chip).
 // CHECK-LABEL: module @renamed attributes {df.target = #df.target<"my-tiny",
-module @renamed attributes {df.target = #df.target<"my-tiny", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, kernel_launch_cycles = 0 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_lanes = 8 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 4194304 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, sockets = 4 : i64, topology = "ring"}>} {
+module @renamed attributes {df.target = #df.target<"my-tiny", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 2 : i64, clock_hz = 1.000000e+09 : f64, ddr_bytes = 4294967296 : i64, ddr_bytes_per_s = 1.600000e+10 : f64, ddr_channels = 1 : i64, ddr_latency_cycles = 200 : i64, hbm_bytes = 1073741824 : i64, hbm_bytes_per_s = 6.400000e+10 : f64, hbm_channels = 2 : i64, hbm_latency_cycles = 100 : i64, kernel_launch_cycles = 0 : i64, mesh_cols = 3 : i64, mesh_rows = 3 : i64, noc_hop_latency_cycles = 1 : i64, noc_stream_bytes_per_cycle = 64 : i64, pcu_count = 4 : i64, pcu_lanes = 8 : i64, pcu_pipeline_fill_cycles = 10 : i64, pcu_simd_flops_per_cycle = 16 : i64, pcu_systolic_flops_per_cycle = 64 : i64, pmu_banks = 4 : i64, pmu_bytes_per_cycle = 64 : i64, pmu_count = 4 : i64, reconfig_cycles = 1000 : i64, sram_bytes_per_pmu = 4194304 : i64}, system = {collective_algorithm = "ring", collective_launch_ns = 0.0 : f64, link_bytes_per_s = 3.2e10 : f64, link_latency_ns = 1000.0 : f64, links_per_socket = 2 : i64, node_link_bytes_per_s = 1.0e9 : f64, node_link_latency_ns = 1000.0 : f64, node_links = 1 : i64, sockets = 4 : i64, topology = "ring"}>} {
 }
 
 // -----

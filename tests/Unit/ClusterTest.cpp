@@ -47,7 +47,7 @@ struct Served {
 };
 
 Served serveOn(std::vector<Request> rs, std::vector<DeployedModel> models,
-            const ClusterOptions &o) {
+               const ClusterOptions &o) {
   ListSource source(rs);
   Served run;
   CacheOptions cache;
@@ -71,8 +71,8 @@ ClusterOptions replicas(int64_t n, Router router) {
 // at 4), the next prefill 4-6, steps to 8. Makespan 8 on both nodes.
 TEST(Cluster, RoundRobinAlternates) {
   Served run = serveOn({req(0, 0, 100, 3), req(1, 0, 100, 3), req(2, 0, 100, 3),
-                     req(3, 0, 100, 3)},
-                    {model(1)}, replicas(2, Router::RoundRobin));
+                        req(3, 0, 100, 3)},
+                       {model(1)}, replicas(2, Router::RoundRobin));
   ASSERT_EQ(run.byId.size(), 4u);
   EXPECT_EQ(run.byId[0].node, 0);
   EXPECT_EQ(run.byId[1].node, 1);
@@ -124,8 +124,7 @@ TEST(Cluster, PrefixAwareFollowsTheCache) {
   m.prefix.blockTokens = 50;
   m.prefix.blockBytes = 1;
   m.prefix.hbmBlocks = 100;
-  std::vector<Request> rs = {req(0, 0, 100, 5, {1, 2}),
-                             req(1, 1, 100, 2, {7}),
+  std::vector<Request> rs = {req(0, 0, 100, 5, {1, 2}), req(1, 1, 100, 2, {7}),
                              req(2, 5, 120, 2, {1, 2, 3})};
   Served aware = serveOn(rs, {m}, replicas(2, Router::PrefixAware));
   EXPECT_EQ(aware.byId[0].node, 0);
@@ -155,7 +154,7 @@ ClusterOptions disaggregated(int64_t p, int64_t d) {
 //       free at 4), lands 6.5; the decode slot is free at 6.5: steps to 8.5.
 TEST(Cluster, DisaggregatedSendsTheKv) {
   Served run = serveOn({req(0, 0, 100, 3), req(1, 0, 100, 3)}, {model(1)},
-                    disaggregated(1, 1));
+                       disaggregated(1, 1));
   RequestResult r0 = run.byId[0], r1 = run.byId[1];
   EXPECT_EQ(r0.node, 0);
   EXPECT_EQ(r0.decodeNode, 1);
@@ -188,7 +187,7 @@ TEST(Cluster, DisaggregatedSendsTheKv) {
 // after it, 4-6 (lands 6.5, 2 s of it waiting for the port).
 TEST(Cluster, TransfersContendForTheDecodePort) {
   Served run = serveOn({req(0, 0, 100, 2), req(1, 0, 100, 2)}, {model(4)},
-                    disaggregated(2, 1));
+                       disaggregated(2, 1));
   EXPECT_EQ(run.byId[0].node, 0);
   EXPECT_EQ(run.byId[1].node, 1);
   EXPECT_DOUBLE_EQ(run.byId[0].ttftS(), 4.5);
@@ -200,7 +199,8 @@ TEST(Cluster, TransfersContendForTheDecodePort) {
 // A compressing policy keeps 25 of the 100 prompt tokens: a quarter of
 // the bytes (50), a quarter of the wire time (0.5 s): lands at 3.
 TEST(Cluster, CompressedKvSendsItsBudget) {
-  Served run = serveOn({req(0, 0, 100, 2)}, {model(1, 25)}, disaggregated(1, 1));
+  Served run =
+      serveOn({req(0, 0, 100, 2)}, {model(1, 25)}, disaggregated(1, 1));
   EXPECT_DOUBLE_EQ(run.byId[0].kvSentBytes, 50.0);
   EXPECT_DOUBLE_EQ(run.byId[0].ttftS(), 3.0);
   EXPECT_DOUBLE_EQ(kvTransferBytes(model(1, 25).config, 100, 2) * 4,

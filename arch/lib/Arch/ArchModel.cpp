@@ -210,6 +210,16 @@ const std::vector<ParamDecl> &params() {
         sysReal("collective_launch_ns", "ns",
                 "fixed synchronisation cost per collective call",
                 &YP::collectiveLaunchNs, {0, 1e9}),
+        sysInt("node_links", "links",
+               "network ports of the node to other nodes (a cluster's KV "
+               "transfers)",
+               &YP::nodeLinks, {1, 1024}),
+        sysReal("node_link_bytes_per_s", "bytes/s",
+                "bandwidth of one node port, one direction",
+                &YP::nodeLinkBytesPerS, {1e6, 1e15}),
+        sysReal("node_link_latency_ns", "ns",
+                "latency of a transfer between two nodes",
+                &YP::nodeLinkLatencyNs, {0, 1e12}),
     };
     // The rule text lives in each decl; point the public info at it once
     // the decls have their final place.

@@ -107,9 +107,9 @@ public:
     }
     for (int64_t k = 0; k < o.count(); ++k) {
       Node n;
-      n.role = !dcb ? NodeRole::Both
-                    : k < o.prefillNodes ? NodeRole::Prefill
-                                         : NodeRole::Decode;
+      n.role = !dcb                 ? NodeRole::Both
+               : k < o.prefillNodes ? NodeRole::Prefill
+                                    : NodeRole::Decode;
       llvm::ArrayRef<DeployedModel> deployed =
           n.role == NodeRole::Prefill  ? llvm::ArrayRef(prefillSide)
           : n.role == NodeRole::Decode ? llvm::ArrayRef(decodeSide)
@@ -234,8 +234,7 @@ Error Cluster::commit(double safeS) {
   return Error::success();
 }
 
-llvm::Expected<ServeResult> Cluster::run(RequestSource &source,
-                                         int64_t total) {
+llvm::Expected<ServeResult> Cluster::run(RequestSource &source, int64_t total) {
   const bool dcb = o.disaggregated();
   auto first = source.next();
   if (!first)

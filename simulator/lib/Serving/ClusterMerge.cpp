@@ -154,12 +154,12 @@ ServeResult cluster::merge(std::vector<ServeResult> &nodes) {
     r.waitingPeak += p.waitingPeak;
     waitingMean += p.waitingMean;
     r.tokenGaps.merge(p.tokenGaps);
-    for (auto [a, b] : {std::pair(&r.latencies.ttft, &p.latencies.ttft),
-                        std::pair(&r.latencies.tpot, &p.latencies.tpot),
-                        std::pair(&r.latencies.e2e, &p.latencies.e2e),
-                        std::pair(&r.latencies.wait, &p.latencies.wait),
-                        std::pair(&r.latencies.switchWait,
-                                  &p.latencies.switchWait)})
+    for (auto [a, b] :
+         {std::pair(&r.latencies.ttft, &p.latencies.ttft),
+          std::pair(&r.latencies.tpot, &p.latencies.tpot),
+          std::pair(&r.latencies.e2e, &p.latencies.e2e),
+          std::pair(&r.latencies.wait, &p.latencies.wait),
+          std::pair(&r.latencies.switchWait, &p.latencies.switchWait)})
       a->merge(*b);
     mergePrefix(r.prefix, p.prefix);
     if (r.models.size() < p.models.size())

@@ -159,7 +159,6 @@ public:
     return s.prefix ? s.prefix->held(ids) : 0;
   }
 
-
 private:
   using Residency = ModelState::Residency;
 

@@ -221,12 +221,7 @@ llvm::Expected<bool> Loop::admit(int mi) {
   if (flights[i].prefilled) {
     // Its KV came from a prefill node: it decodes from the next step, its
     // first token's time the KV's arrival.
-    *freeSlot = Slot{static_cast<int64_t>(i),
-                     r.promptTokens + 1,
-                     1,
-                     1,
-                     b,
-                     -1,
+    *freeSlot = Slot{static_cast<int64_t>(i), r.promptTokens + 1, 1, 1, b, -1,
                      rr.firstTokenS};
     ++m.active;
     return false;

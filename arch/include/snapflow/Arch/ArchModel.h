@@ -99,6 +99,11 @@ struct SystemParams {
   double linkLatencyNs = 0;
   CollectiveAlgorithm collectiveAlgorithm = CollectiveAlgorithm::Ring;
   double collectiveLaunchNs = 0;
+  /// The node's ports to other nodes of a cluster (serving's KV transfers
+  /// between prefill and decode nodes, Sim/Serving/Cluster.h).
+  int64_t nodeLinks = 0;
+  double nodeLinkBytesPerS = 0;
+  double nodeLinkLatencyNs = 0;
 };
 
 /// One declared parameter of the chip file: where it lives, its unit and its

@@ -87,12 +87,10 @@ double kvTransferBytes(const ServeConfig &config, int64_t promptTokens,
 /// (RequestResult::node, decodeNode, kvSentBytes, transferS filled); the
 /// result merges the nodes' and lists each (ServeResult::nodes) with the
 /// transfers.
-llvm::Expected<ServeResult>
-serveCluster(RequestSource &source, int64_t total,
-             llvm::ArrayRef<DeployedModel> models, const CacheOptions &cache,
-             const ClusterOptions &cluster,
-             llvm::function_ref<void(const RequestResult &)> onFinish =
-                 nullptr);
+llvm::Expected<ServeResult> serveCluster(
+    RequestSource &source, int64_t total, llvm::ArrayRef<DeployedModel> models,
+    const CacheOptions &cache, const ClusterOptions &cluster,
+    llvm::function_ref<void(const RequestResult &)> onFinish = nullptr);
 
 } // namespace serving
 } // namespace sim
