@@ -27,6 +27,7 @@ DeployedModel model(int64_t slots, int64_t kvTokens = 1024) {
   d.config.maxContext = 1024;
   d.config.kvTokensPerSlot = kvTokens;
   d.config.kvBytesPerToken = 1.0;
+  d.config.kvSendBytesPerToken = 2.0; // 1 B on each of 2 sockets
   return d;
 }
 
@@ -142,7 +143,6 @@ ClusterOptions disaggregated(int64_t p, int64_t d) {
   o.decodeNodes = d;
   o.router = Router::LeastLoaded;
   o.link = {1, 100.0, 0.5}; // one link of 100 B/s, 0.5 s latency
-  o.sockets = 2;
   return o;
 }
 
@@ -203,8 +203,8 @@ TEST(Cluster, CompressedKvSendsItsBudget) {
       serveOn({req(0, 0, 100, 2)}, {model(1, 25)}, disaggregated(1, 1));
   EXPECT_DOUBLE_EQ(run.byId[0].kvSentBytes, 50.0);
   EXPECT_DOUBLE_EQ(run.byId[0].ttftS(), 3.0);
-  EXPECT_DOUBLE_EQ(kvTransferBytes(model(1, 25).config, 100, 2) * 4,
-                   kvTransferBytes(model(1).config, 100, 2));
+  EXPECT_DOUBLE_EQ(kvTransferBytes(model(1, 25).config, 100) * 4,
+                   kvTransferBytes(model(1).config, 100));
 }
 
 TEST(Cluster, OneReplicaIsTheLoop) {

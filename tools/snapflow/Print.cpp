@@ -340,6 +340,12 @@ constexpr double kIdleSlotsWarning = 0.25;
 
 /// The serving summary's lines on the load: rows left out or clipped, the
 /// prefix cache, the load against what was served, and overload.
+/// Seconds of chip time over the run: the makespan on each node.
+double nodeSeconds(const ServeOutcome &s) {
+  const sim::serving::ServeResult &r = s.result;
+  return r.makespanS * double(std::max<size_t>(1, r.nodes.size()));
+}
+
 void printLoad(llvm::raw_ostream &os, const ServeOutcome &s) {
   const sim::serving::ServeResult &r = s.result;
   if (s.overlongSkipped || s.overlongClipped)
@@ -394,11 +400,50 @@ void printLoad(llvm::raw_ostream &os, const ServeOutcome &s) {
                   "last arrival against {2} a tenth of the way in, so "
                   "latencies grow with the trace's length\n",
                   s.loadRatio, r.waitingAtLastArrival, r.waitingEarly);
-  else if (r.makespanS > 0 && r.idleS > 0.99 * r.makespanS)
+  else if (r.makespanS > 0 && r.idleS > 0.99 * nodeSeconds(s))
     os << formatv("nearly idle         the chip was idle {0:f1}% of the "
                   "time: if that is not the load meant, check the trace's "
                   "time unit (--trace-format, arrival_s or arrival_ms)\n",
-                  100 * r.idleS / r.makespanS);
+                  100 * r.idleS / nodeSeconds(s));
+}
+
+/// A cluster's shape, each node's load and the KV its prefill nodes sent.
+void printCluster(llvm::raw_ostream &os, const ServeOutcome &s) {
+  const sim::serving::ServeResult &r = s.result;
+  const sim::serving::ClusterOptions &c = s.cluster;
+  if (r.nodes.empty())
+    return;
+  os << formatv("cluster             {0} nodes{1}, router {2}; node link {3} "
+                "x {4:f1} GB/s, {5:f1} us\n",
+                c.count(),
+                c.disaggregated() ? formatv(" ({0} prefill, {1} decode)",
+                                            c.prefillNodes, c.decodeNodes)
+                                        .str()
+                                  : std::string(", each the whole deployment"),
+                sim::serving::routerName(c.router), c.link.links,
+                c.link.bytesPerS * 1e-9, c.link.latencyS * 1e6);
+  os << "  node  role     requests   busy  queue peak  queue mean  slot use"
+     << (c.disaggregated() ? "  KV over link  link busy" : "") << "\n";
+  for (size_t k = 0; k < r.nodes.size(); ++k) {
+    const sim::serving::NodeResult &n = r.nodes[k];
+    os << formatv("  {0,-4}  {1,-7}  {2,8}  {3,4:f0}%  {4,10}  {5,10:f2}  "
+                  "{6,7:f1}%",
+                  k, sim::serving::nodeRoleName(n.role), n.requests,
+                  100 * n.busyShare(r.makespanS), n.waitingPeak, n.waitingMean,
+                  100 * n.decodeSlotUtilization);
+    if (c.disaggregated())
+      os << formatv("  {0,12}  {1,8:f1}%", gibOrMib(n.linkBytes),
+                    r.makespanS > 0 ? 100 * n.linkBusyS / r.makespanS : 0);
+    os << "\n";
+  }
+  if (c.disaggregated())
+    os << formatv("KV transfer         {0} requests, {1} each on average "
+                  "(what the policy and format keep); prefill's end to the "
+                  "KV's arrival p50 {2:f4}  p99 {3:f4}  mean {4:f4} s, of "
+                  "it waiting for the link mean {5:f4} s (part of TTFT)\n",
+                  r.transfers.count, gibOrMib(s.kvSentBytesPerRequest),
+                  s.transfer.p50, s.transfer.p99, s.transfer.mean,
+                  s.transferWait.mean);
 }
 } // namespace
 
@@ -451,14 +496,18 @@ void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
   auto pct = [](double part, double whole) {
     return whole > 0 ? 100.0 * part / whole : 0.0;
   };
-  os << formatv("makespan            {0:f3} s (prefill {1:f0}%, decode "
-                "{2:f0}%, idle {3:f0}%{4})\n",
-                r.makespanS, pct(r.prefillS, r.makespanS),
-                pct(r.decodeS, r.makespanS), pct(r.idleS, r.makespanS),
-                r.prefix.moveS > 0 ? formatv(", prefix moves {0:f0}%",
-                                             pct(r.prefix.moveS, r.makespanS))
-                                         .str()
-                                   : std::string());
+  // Shares of every node's time.
+  const double busy = nodeSeconds(s);
+  os << formatv(
+      "makespan            {0:f3} s ({5}prefill {1:f0}%, decode "
+      "{2:f0}%, idle {3:f0}%{4})\n",
+      r.makespanS, pct(r.prefillS, busy), pct(r.decodeS, busy),
+      pct(r.idleS, busy),
+      r.prefix.moveS > 0
+          ? formatv(", prefix moves {0:f0}%", pct(r.prefix.moveS, busy)).str()
+          : std::string(),
+      r.nodes.empty() ? std::string()
+                      : formatv("of {0} nodes' time: ", r.nodes.size()).str());
   os << formatv("throughput          {0:f1} output tokens/s, {1:f3} "
                 "requests/s\n",
                 s.throughputTokensPerS, s.requestsPerS);
@@ -507,6 +556,7 @@ void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
                 "{2})\n",
                 gibOrMib(s.kvPeakBytes), gibOrMib(s.kvMeanBytes),
                 gibOrMib(s.kvAllocatedBytes));
+  printCluster(os, s);
   if (s.models.size() < 2)
     return;
   // A deployment of several models: each one, and its switches.

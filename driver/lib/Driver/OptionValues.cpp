@@ -10,6 +10,8 @@
 
 #include "snapflow/Dialect/LLM/Transforms/Mappings.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <cmath>
 #include <vector>
 
@@ -196,6 +198,28 @@ snapflow::driver::parseCachePolicyValue(StringRef text, StringRef what) {
                                sim::serving::cachePolicyName);
 }
 
+llvm::Expected<sim::serving::Router>
+snapflow::driver::parseRouterValue(StringRef text, StringRef what) {
+  using sim::serving::Router;
+  return choiceOf<Router>(text, what, static_cast<int>(Router::PrefixAware) + 1,
+                          sim::serving::routerName);
+}
+
+llvm::Expected<NodeSplit> snapflow::driver::parseNodeSplit(StringRef text,
+                                                           StringRef what) {
+  auto [p, d] = text.split(':');
+  NodeSplit split;
+  if (p.trim().getAsInteger(10, split.prefill) ||
+      d.trim().getAsInteger(10, split.decode) || split.prefill < 1 ||
+      split.decode < 1 || split.prefill > sim::serving::limits::kMaxNodes ||
+      split.decode > sim::serving::limits::kMaxNodes)
+    return makeError(llvm::formatv("{0} must be P:D, prefill and decode "
+                                   "nodes from 1 to {1} each (3:1), got '{2}'",
+                                   what, sim::serving::limits::kMaxNodes,
+                                   text));
+  return split;
+}
+
 std::string snapflow::driver::optionText(const std::string &v) { return v; }
 std::string snapflow::driver::optionText(int64_t v) {
   return std::to_string(v);
@@ -221,4 +245,7 @@ std::string snapflow::driver::optionText(sim::serving::Schedule v) {
 }
 std::string snapflow::driver::optionText(sim::serving::CachePolicy v) {
   return sim::serving::cachePolicyName(v).str();
+}
+std::string snapflow::driver::optionText(sim::serving::Router v) {
+  return sim::serving::routerName(v).str();
 }

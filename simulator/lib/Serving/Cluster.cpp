@@ -47,10 +47,9 @@ std::optional<Router> snapflow::sim::serving::parseRouter(StringRef name) {
 }
 
 double snapflow::sim::serving::kvTransferBytes(const ServeConfig &config,
-                                               int64_t promptTokens,
-                                               int64_t sockets) {
+                                               int64_t promptTokens) {
   int64_t kept = std::min(promptTokens, config.kvTokensPerSlot);
-  return double(kept) * config.kvBytesPerToken * double(sockets);
+  return double(kept) * config.kvSendBytesPerToken + config.kvSendFixedBytes;
 }
 
 namespace {
@@ -210,7 +209,7 @@ Error Cluster::commit(double safeS) {
                    : leastLoaded(decodeFirst, decodeCount);
     Node &from = nodes[size_t(h.node)], &to = nodes[d];
     double bytes = kvTransferBytes(prefillSide[size_t(h.r.model)].config,
-                                   h.r.promptTokens, o.sockets);
+                                   h.r.promptTokens);
     double rate = o.link.nodeBytesPerS();
     double wire = rate > 0 ? bytes / rate : 0;
     double start = std::max({h.atS, from.portFreeS, to.portFreeS});

@@ -16,6 +16,7 @@
 
 #include "snapflow/Arch/Phase.h"
 #include "snapflow/Models/ModelConfig.h"
+#include "snapflow/Sim/Serving/Cluster.h"
 #include "snapflow/Sim/Serving/ModelCache.h"
 #include "snapflow/Sim/Serving/Serving.h"
 #include "snapflow/Sim/Serving/Trace.h"
@@ -91,6 +92,15 @@ llvm::Expected<sim::serving::Schedule> parseScheduleValue(llvm::StringRef text,
                                                           llvm::StringRef what);
 llvm::Expected<sim::serving::CachePolicy>
 parseCachePolicyValue(llvm::StringRef text, llvm::StringRef what);
+llvm::Expected<sim::serving::Router> parseRouterValue(llvm::StringRef text,
+                                                      llvm::StringRef what);
+/// Prefill and decode nodes, "P:D" (3:1); both at least 1.
+struct NodeSplit {
+  int64_t prefill = 0, decode = 0;
+  bool given() const { return prefill > 0; }
+};
+llvm::Expected<NodeSplit> parseNodeSplit(llvm::StringRef text,
+                                         llvm::StringRef what);
 
 /// A value as --help names it for "(default: ...)".
 std::string optionText(const std::string &v);
@@ -103,6 +113,7 @@ std::string optionText(sim::serving::TraceFormat v);
 std::string optionText(sim::serving::Overlong v);
 std::string optionText(sim::serving::Schedule v);
 std::string optionText(sim::serving::CachePolicy v);
+std::string optionText(sim::serving::Router v);
 template <class T> std::string optionText(const T &) { return ""; }
 
 } // namespace driver

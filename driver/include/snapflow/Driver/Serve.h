@@ -23,6 +23,7 @@
 #define SNAPFLOW_DRIVER_SERVE_H
 
 #include "snapflow/Driver/Deployment.h"
+#include "snapflow/Driver/OptionValues.h"
 #include "snapflow/Driver/Simulate.h"
 #include "snapflow/Driver/Workload.h"
 #include "snapflow/Sim/Serving/Serving.h"
@@ -77,6 +78,13 @@ struct ServeOptions {
   /// phase the model's position / the models; over durationS seconds (0:
   /// --requests in all).
   double loadPeriodS = 0, loadAmplitude = 0.8, durationS = 0;
+  /// The cluster (Sim/Serving/Cluster.h): --nodes replicas of the
+  /// deployment behind --router, or --disaggregate P:D prefill and decode
+  /// nodes; every node the chip --chip names.
+  int64_t nodes = 1;
+  sim::serving::Router router = sim::serving::Router::LeastLoaded;
+  NodeSplit disaggregate;
+  bool cluster() const { return nodes > 1 || disaggregate.given(); }
 };
 
 /// The chunk the chunked schedule carries per step when --prefill-chunk is
@@ -155,6 +163,13 @@ struct ServeOutcome {
   /// cached them.
   std::vector<ModelOutcome> models;
   sim::serving::CachePolicy cachePolicy = sim::serving::CachePolicy::Static;
+  /// A cluster (ServeOptions::cluster; one node: `nodes` 1): its shape and
+  /// link, and the KV its prefill nodes sent, per request on average, with
+  /// each transfer's time (prefill's end to the KV's arrival) and its wait
+  /// for the link.
+  sim::serving::ClusterOptions cluster;
+  double kvSentBytesPerRequest = 0;
+  Percentiles transfer, transferWait;
 };
 
 /// The power-of-two bucket (at least 128 tokens) a request of `tokens`

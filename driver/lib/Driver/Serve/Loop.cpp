@@ -39,6 +39,9 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
   // whether it meets them all.
   const bool prefix = models[0]->deployed.prefix.blockTokens > 0;
   const bool slo = so.slo.any();
+  // On a cluster, the node that took each request; disaggregated, the
+  // decode node too, and its KV's bytes and transfer time.
+  const bool nodes = so.cluster(), sent = so.disaggregate.given();
   SloResult sloCounts;
   llvm::raw_ostream *results = nullptr;
   auto writeResult = [&](const RequestResult &q) {
@@ -54,6 +57,11 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
       *results << ',' << q.prefixHitTokens;
     if (slo)
       *results << ',' << (so.slo.meetsTtft(q) && so.slo.meetsTpot(q) ? 1 : 0);
+    if (nodes)
+      *results << ',' << q.node;
+    if (sent)
+      *results << ',' << q.decodeNode << ',' << csv::number(q.kvSentBytes)
+               << ',' << csv::number(q.transferS);
     const Prepared &m = *models[q.model];
     *results << csv::provenanceCells(m.deployed.name, chip.getName(),
                                      m.w.kvLabel(), versionString())
@@ -74,12 +82,18 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
       j.attribute("finish_s", q.finishS);
       j.attribute("first_token_s", q.firstTokenS);
       j.attribute("id", q.id);
+      if (sent) {
+        j.attribute("decode_node", q.decodeNode);
+        j.attribute("kv_sent_bytes", q.kvSentBytes);
+      }
       if (several)
         j.attribute("model", models[q.model]->deployed.name);
       j.attribute("output_tokens", q.outputTokens);
       j.attribute("prefill_start_s", q.prefillStartS);
       if (slo)
         j.attribute("meets_slo", so.slo.meetsTtft(q) && so.slo.meetsTpot(q));
+      if (nodes)
+        j.attribute("node", q.node);
       if (prefix)
         j.attribute("prefix_hit_tokens", q.prefixHitTokens);
       j.attribute("prompt_tokens", q.promptTokens);
@@ -87,6 +101,8 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
       if (several)
         j.attribute("switch_wait_s", q.switchWaitS);
       j.attribute("tpot_s", q.tpotS());
+      if (sent)
+        j.attribute("transfer_s", q.transferS);
       j.attribute("ttft_s", q.ttftS());
     });
     *lines << '\n';
@@ -94,6 +110,9 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
   std::vector<DeployedModel> deployed;
   for (const auto &m : models)
     deployed.push_back(m->deployed);
+  auto cluster = clusterOptions(so, chip, models, deployed);
+  if (!cluster)
+    return cluster.takeError();
   std::optional<llvm::Expected<ServeResult>> outcome;
   // How far the loop is, on a terminal (R14: ten million requests ran for
   // minutes without a word).
@@ -113,8 +132,10 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
       outcome.emplace(input.takeError());
       return;
     }
-    outcome.emplace(
-        serveStream(**input, load.served, deployed, cache, onFinish));
+    outcome.emplace(so.cluster() ? serveCluster(**input, load.served, deployed,
+                                                cache, *cluster, onFinish)
+                                 : serveStream(**input, load.served, deployed,
+                                               cache, onFinish));
     if (lines)
       lines->flush();
     if (lines && lines->has_error() && *outcome) {
@@ -144,6 +165,10 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
       os << ",prefix_hit_tokens";
     if (slo)
       os << ",meets_slo";
+    if (nodes)
+      os << ",node";
+    if (sent)
+      os << ",decode_node,kv_sent_bytes,transfer_s";
     os << csv::kProvenanceHeader << "\n";
     serveAll();
     // A loop that failed leaves no file; its error is reported below.

@@ -23,6 +23,7 @@
 #include "snapflow/Driver/Serve.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 
 #include <array>
 #include <climits>
@@ -170,7 +171,27 @@ runLoop(Load &load, const Models &models, const arch::ArchModel &chip,
         const sim::serving::CacheOptions &cache, const ServeOptions &so,
         llvm::StringRef resultLines = "");
 
+// Cluster.cpp
+
+/// The cluster `so` names, its link the chip's node ports; with
+/// disaggregated serving, each of `deployed`'s models given the KV it
+/// sends (ServeConfig::kvSendBytesPerToken, kvSendFixedBytes).
+llvm::Expected<sim::serving::ClusterOptions>
+clusterOptions(const ServeOptions &so, const arch::ArchModel &chip,
+               const Models &models,
+               std::vector<sim::serving::DeployedModel> &deployed);
+/// The outcome's cluster figures (ServeOutcome::cluster and after).
+void summarizeCluster(ServeOutcome &out, const sim::serving::ServeResult &r,
+                      const ServeOptions &so, const arch::ArchModel &chip);
+/// The report's `cluster`: null on one node; else its shape, link, each
+/// node's load and the KV transfers.
+llvm::json::Value clusterJson(const ServeOutcome &out,
+                              const sim::serving::ServeResult &r);
+
 // ServeReport.cpp
+
+/// p50, p90, p99, mean and max as the report lists a latency.
+llvm::json::Object toJson(const Percentiles &p);
 
 /// Wall-clock seconds of each phase.
 struct WallTimes {

@@ -225,6 +225,12 @@ llvm::Expected<Load> phases::loadRequests(const ServeOptions &so,
     return makeError(llvm::formatv("--slo-attainment must be in (0, 1], got "
                                    "{0}",
                                    csv::number(so.slo.attainment)));
+  if (so.nodes < 1 || so.nodes > limits::kMaxNodes)
+    return makeError(llvm::formatv("--nodes must be from 1 to {0}, got {1}",
+                                   limits::kMaxNodes, so.nodes));
+  if (so.nodes > 1 && so.disaggregate.given())
+    return makeError("--nodes and --disaggregate exclude each other: "
+                     "--disaggregate P:D names every node (P + D)");
   if (!so.requestsPath.empty()) {
     if (so.generate)
       return makeError("--trace-requests and --rate/--requests exclude each "

@@ -45,15 +45,15 @@ std::vector<const Sample *> phases::thin(const std::vector<Sample> &samples,
   return out;
 }
 
-namespace {
-
-llvm::json::Object toJson(const Percentiles &p) {
+llvm::json::Object phases::toJson(const Percentiles &p) {
   return llvm::json::Object{{"p50", p.p50},
                             {"p90", p.p90},
                             {"p99", p.p99},
                             {"mean", p.mean},
                             {"max", p.max}};
 }
+
+namespace {
 
 /// The step cost of every bucket, as the report lists them.
 llvm::json::Object costsJson(const CostTable &costs) {
@@ -242,6 +242,7 @@ llvm::json::Object reportObject(const ServeOutcome &out, const ServeResult &r,
                           {"overlong_clipped", out.overlongClipped}}},
       {"prefix_cache", prefixJson(out, r)},
       {"slo", sloJson(out, r)},
+      {"cluster", clusterJson(out, r)},
       {"load",
        // Arrivals at one instant have no rate: null.
        llvm::json::Object{{"offered_requests_per_s",
@@ -594,6 +595,7 @@ ServeOutcome phases::summarizeOutcome(const ServeResult &r, const Load &load,
   out.simulateS = wall.simulate;
   out.loopS = wall.loop;
   out.cachePolicy = cache.policy;
+  summarizeCluster(out, r, so, chip);
   for (size_t k = 0; k < n; ++k) {
     const Prepared &m = *models[k];
     ModelOutcome mo;
@@ -646,6 +648,15 @@ std::string phases::serveOptionsText(const ServeOutcome &out,
         so.gen.outputMean, csv::number(so.gen.spread),
         csv::number(so.loadPeriodS), csv::number(so.loadAmplitude),
         csv::number(so.durationS));
+  if (so.cluster())
+    text += so.disaggregate.given()
+                ? llvm::formatv(" disaggregate={0}:{1} router={2}",
+                                so.disaggregate.prefill, so.disaggregate.decode,
+                                routerName(so.router))
+                      .str()
+                : llvm::formatv(" nodes={0} router={1}", so.nodes,
+                                routerName(so.router))
+                      .str();
   if (several)
     text += llvm::formatv(
         " model-cache={0} forecast-window={1} forecast-period={2}",

@@ -65,11 +65,8 @@ struct ClusterOptions {
   int64_t nodes = 1;
   /// Disaggregated serving when both are positive (`nodes` then unused).
   int64_t prefillNodes = 0, decodeNodes = 0;
-  Router router = Router::RoundRobin;
+  Router router = Router::LeastLoaded;
   NodeLink link;
-  /// Sockets per node: a model's KV bytes per socket cross the link from
-  /// every socket.
-  int64_t sockets = 1;
   bool disaggregated() const { return prefillNodes > 0 && decodeNodes > 0; }
   int64_t count() const {
     return disaggregated() ? prefillNodes + decodeNodes : nodes;
@@ -78,9 +75,8 @@ struct ClusterOptions {
 
 /// KV bytes a request prefilled on one node sends to another: its prompt's
 /// tokens the policy keeps (at most the slot's budget) at the model's
-/// bytes per token, from every socket.
-double kvTransferBytes(const ServeConfig &config, int64_t promptTokens,
-                       int64_t sockets);
+/// bytes per token (ServeConfig::kvSendBytesPerToken), and its fixed part.
+double kvTransferBytes(const ServeConfig &config, int64_t promptTokens);
 
 /// Serves `source`'s requests on the cluster as serveStream does on one
 /// node: `total` as there; results to `onFinish` as requests finish

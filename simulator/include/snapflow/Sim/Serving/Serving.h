@@ -65,8 +65,11 @@ namespace serving {
 ///   the requests in flight;
 /// - a generated rate in [kMinRate, kMaxRate] requests/s;
 /// - at most kMaxColumns columns in a request file: the published traces
-///   have 3 to 7, and every row is split into that many fields.
+///   have 3 to 7, and every row is split into that many fields;
+/// - at most kMaxNodes nodes in a cluster (Cluster.h), past the 278 nodes
+///   of DeepSeek's own peak deployment.
 namespace limits {
+constexpr int64_t kMaxNodes = 1024;
 constexpr double kMaxArrivalS = 1e8;
 constexpr int64_t kMaxTokens = int64_t(1) << 27;
 constexpr double kMinRate = 1e-6, kMaxRate = 1e6;
@@ -229,7 +232,12 @@ struct ServeConfig {
   std::string maxContextFrom = "--context";
   /// KV tokens a slot keeps (the policy's budget; maxContext for full KV).
   int64_t kvTokensPerSlot = 0;
-  double kvBytesPerToken = 0;  ///< per socket
+  double kvBytesPerToken = 0; ///< per socket
+  /// The KV a prefill node sends a decode node (Cluster.h), every socket's
+  /// once (a cache replicated on every socket crosses once): bytes per
+  /// token kept, and bytes per request whatever its length (windowed
+  /// layers' rings, whole).
+  double kvSendBytesPerToken = 0, kvSendFixedBytes = 0;
   double weightBytes = 0;      ///< per socket, resident
   double kvAllocatedBytes = 0; ///< per socket, the static KV allocation
   /// Tokens a decode step accepts per sequence: 1, or with MTP speculation
