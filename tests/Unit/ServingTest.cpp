@@ -47,6 +47,36 @@ Request req(int64_t id, double arrival, int64_t prompt, int64_t output) {
   return r;
 }
 
+// Two static graphs, of 1 and 4 slots (steps 0.5 s and 1 s at the short
+// bucket; a step after the other graph 0.25 s more), 4 slots in all:
+//   r0 (3 tokens) at 0: prefill 0-2; one decodes: the 1-slot graph, 2-2.5
+//       and 2.5-3 (the first graph to run: no switch); done at 3.
+//   r1, r2 (2 tokens) at 2.6: prefills 3-5 and 5-7; two decode: the 4-slot
+//       graph, after the other: 1 + 0.25 s, 7-8.25; both done.
+// Steps per graph 2 and 1, one switch of 0.25 s; slot use weighted by step
+// time: (0.5 x 1 + 0.5 x 1 + 1.25 x 2/4) / 2.25 = 13/18.
+TEST(Serving, SmallestGraphThatHoldsTheBatch) {
+  CostTable c = roundCosts();
+  c.graphSlots = {1, 4};
+  c.graphStepS = {{0.5, 1.5}, {1.0, 3.0}};
+  c.graphSwitchS = {0.25, 0.25};
+  std::vector<Request> rs = {req(0, 0, 100, 3), req(1, 2.6, 100, 2),
+                             req(2, 2.6, 100, 2)};
+  auto r = serve(rs, c, config(4));
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_DOUBLE_EQ(r->requests[0].finishS, 3.0);
+  EXPECT_DOUBLE_EQ(r->requests[1].firstTokenS, 5.0);
+  EXPECT_DOUBLE_EQ(r->requests[2].finishS, 8.25);
+  EXPECT_DOUBLE_EQ(r->makespanS, 8.25);
+  ASSERT_EQ(r->graphSteps.size(), 2u);
+  EXPECT_EQ(r->graphSteps[0], 2);
+  EXPECT_EQ(r->graphSteps[1], 1);
+  EXPECT_EQ(r->graphSwitches, 1);
+  EXPECT_DOUBLE_EQ(r->graphSwitchS, 0.25);
+  EXPECT_DOUBLE_EQ(r->decodeS, 2.25);
+  EXPECT_NEAR(r->decodeSlotUtilization, 13.0 / 18.0, 1e-12);
+}
+
 // Three requests at t=0, one slot, 3 output tokens each (one from prefill,
 // two from decode steps):
 //   r0: prefill 0-2 (TTFT 2), steps 2-3, 3-4: done at 4, TPOT (4-2)/2 = 1

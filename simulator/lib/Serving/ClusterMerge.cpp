@@ -151,6 +151,12 @@ ServeResult cluster::merge(std::vector<ServeResult> &nodes) {
     r.mixedSteps += p.mixedSteps;
     slotWeighted += p.decodeSlotUtilization * p.decodeS;
     r.peakActiveSlots = std::max(r.peakActiveSlots, p.peakActiveSlots);
+    if (r.graphSteps.size() < p.graphSteps.size())
+      r.graphSteps.resize(p.graphSteps.size());
+    for (size_t g = 0; g < p.graphSteps.size(); ++g)
+      r.graphSteps[g] += p.graphSteps[g];
+    r.graphSwitches += p.graphSwitches;
+    r.graphSwitchS += p.graphSwitchS;
     r.waitingPeak += p.waitingPeak;
     waitingMean += p.waitingMean;
     r.tokenGaps.merge(p.tokenGaps);

@@ -48,6 +48,7 @@ struct ModelState {
   /// its accepted tokens).
   int64_t grow = 1;
   bool chunked = false;
+  int lastGraph = -1; ///< the static graph of its last decode step
   enum class Residency { Out, SwitchingIn, In } residency = Residency::Out;
   bool draining = false; ///< admits nothing new; evicted once empty
   bool demanded = false, prewarmQueued = false;

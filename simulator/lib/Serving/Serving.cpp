@@ -305,10 +305,29 @@ Error Loop::turn(int mi) {
       return makeError(llvm::formatv("no decode cost for a context of {0} "
                                      "tokens",
                                      longest));
-    decodeCost = graph(t, costs.decodeStepS[b],
-                       contendedOr(slow.decodeStepS, b, costs.decodeStepS[b]),
+    // The smallest static graph that holds the slots decoding, and what
+    // moving to it from another costs.
+    int64_t graphSlots = cfg.slots;
+    double alone = costs.decodeStepS[b];
+    if (!costs.graphSlots.empty()) {
+      int g = CostTable::bucketOf(costs.graphSlots, decoding);
+      if (g < 0)
+        g = static_cast<int>(costs.graphSlots.size()) - 1;
+      graphSlots = costs.graphSlots[g];
+      alone = costs.graphStepS[g][b];
+      if (res.graphSteps.size() < costs.graphSlots.size())
+        res.graphSteps.resize(costs.graphSlots.size());
+      ++res.graphSteps[g];
+      if (m.lastGraph >= 0 && m.lastGraph != g) {
+        ++res.graphSwitches;
+        res.graphSwitchS += costs.graphSwitchS[g];
+        alone += costs.graphSwitchS[g];
+      }
+      m.lastGraph = g;
+    }
+    decodeCost = graph(t, alone, contendedOr(slow.decodeStepS, b, alone),
                        contendedOr(m.spec->decodeCopyBps, b, 0));
-    double share = decodeCost * double(decoding) / double(cfg.slots);
+    double share = decodeCost * double(decoding) / double(graphSlots);
     res.decodeSlotUtilization += share;
     m.utilization += share;
     m.decodeS += decodeCost;

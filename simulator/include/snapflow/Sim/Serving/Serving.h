@@ -220,6 +220,16 @@ struct CostTable {
   int64_t prefillChunkTokens = 0, prefillProfileTokens = 0;
   std::vector<int64_t> decodeBuckets; ///< context tokens of the longest slot
   std::vector<double> decodeStepS;
+  /// Several static decode graphs (--batch 1,8,64): their slots, ascending,
+  /// the last the deployment's (ServeConfig::slots); per graph its step
+  /// per decode bucket (the last graph's are decodeStepS); and per graph
+  /// the extra time of a step that follows another graph's (SystemC: the
+  /// step run right after the other graph, less its step after itself).
+  /// A decode step runs the smallest graph that holds the slots decoding.
+  /// Empty: one graph, of every slot.
+  std::vector<int64_t> graphSlots;
+  std::vector<std::vector<double>> graphStepS;
+  std::vector<double> graphSwitchS;
 
   /// Index of the smallest bucket >= tokens, or -1.
   static int bucketOf(llvm::ArrayRef<int64_t> buckets, int64_t tokens);
@@ -507,6 +517,11 @@ struct ServeResult {
   /// The most slots that held a request at once (every model's; a
   /// cluster: on one node).
   int64_t peakActiveSlots = 0;
+  /// Several static graphs (CostTable::graphSlots): decode steps each ran,
+  /// and the steps that followed another graph, with their extra time.
+  std::vector<int64_t> graphSteps;
+  int64_t graphSwitches = 0;
+  double graphSwitchS = 0;
   /// Requests waiting for a slot: the most at once, the mean over the
   /// makespan (a cluster: over every node).
   int64_t waitingPeak = 0;
