@@ -251,8 +251,8 @@ TEST(ServePhases, CostsLoopAndOutcomeOfASmallDeployment) {
   for (size_t i = 0; i < load.requests.size(); ++i)
     load.requests[i].id = static_cast<int64_t>(i);
   ASSERT_EQ(scanned(load, *models), "");
-  auto compiled =
-      buildGraphs(*models, CompileOptions(), Schedule::PrefillFirst);
+  auto compiled = buildGraphs(*models, CompileOptions(), Schedule::PrefillFirst,
+                              BatchSet());
   ASSERT_TRUE(static_cast<bool>(compiled)) << message(compiled.takeError());
   const Prepared &m = *(*models)[0];
   // Prefill buckets 128 and 256; decode 128, 256 (up to 208 tokens) and
@@ -278,8 +278,8 @@ TEST(ServePhases, CostsLoopAndOutcomeOfASmallDeployment) {
   ASSERT_TRUE(static_cast<bool>(served)) << message(served.takeError());
   EXPECT_EQ(served->latencies.ttft.count(), 3);
   EXPECT_EQ(served->outputTokens, 24);
-  ServeOutcome out =
-      summarizeOutcome(*served, load, *models, chip, *cache, so, WallTimes());
+  ServeOutcome out = summarizeOutcome(*served, load, *models, chip, *cache, so,
+                                      WallTimes(), GraphChoice());
   EXPECT_EQ(out.requests, 3);
   EXPECT_EQ(out.slots, 2);
   EXPECT_EQ(out.graphs, 5);

@@ -407,6 +407,34 @@ void printLoad(llvm::raw_ostream &os, const ServeOutcome &s) {
                   100 * r.idleS / nodeSeconds(s));
 }
 
+/// Several static graphs: each one's steps; --batch auto's candidates.
+void printGraphs(llvm::raw_ostream &os, const ServeOutcome &s) {
+  const sim::serving::ServeResult &r = s.result;
+  if (!s.graphCandidates.empty()) {
+    os << "batch auto          candidate static graphs (slots), requests/s "
+          "meeting every SLO:\n";
+    for (size_t k = 0; k < s.graphCandidates.size(); ++k) {
+      const GraphCandidate &c = s.graphCandidates[k];
+      std::string sizes;
+      for (int64_t b : c.sizes)
+        sizes += (sizes.empty() ? "" : ",") + std::to_string(b);
+      os << formatv("  {0,-30} goodput {1,8:f3}/s  SLOs met {2,5:f1}%{3}\n",
+                    sizes, c.goodputRequestsPerS, 100 * c.sloShare,
+                    int64_t(k) == s.graphPicked ? "  <- picked" : "");
+    }
+  }
+  if (s.graphSizes.empty())
+    return;
+  std::string steps;
+  for (size_t g = 0; g < s.graphSizes.size(); ++g)
+    steps += formatv("{0}{1} slots {2}", g ? ", " : "", s.graphSizes[g],
+                     g < r.graphSteps.size() ? r.graphSteps[g] : 0)
+                 .str();
+  os << formatv("static graphs       decode steps per graph: {0}; {1} "
+                "switches between graphs ({2:f3} ms in all)\n",
+                steps, r.graphSwitches, r.graphSwitchS * 1e3);
+}
+
 /// A cluster's shape, each node's load and the KV its prefill nodes sent.
 void printCluster(llvm::raw_ostream &os, const ServeOutcome &s) {
   const sim::serving::ServeResult &r = s.result;
@@ -527,18 +555,24 @@ void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
                 s.tbt.p99 * 1e3, s.tbt.max * 1e3);
   line("end to end", s.e2e, 1, "s");
   line("queue wait", s.wait, 1, "s");
-  os << formatv("decode slot use     {0:f1}% of {1} slots over {2} "
-                "steps\n",
-                100 * r.decodeSlotUtilization, s.slots, r.decodeSteps);
+  if (s.graphSizes.empty())
+    os << formatv("decode slot use     {0:f1}% of {1} slots over {2} "
+                  "steps\n",
+                  100 * r.decodeSlotUtilization, s.slots, r.decodeSteps);
+  else
+    os << formatv("decode slot use     {0:f1}% of the slots of the graph "
+                  "each step ran, over {1} steps\n",
+                  100 * r.decodeSlotUtilization, r.decodeSteps);
   // A static graph whose slots sit mostly idle pays for all of them at
   // every step (issue 36): say so, with the batch that held the run.
   if (s.models.size() < 2 && r.decodeSteps > 0 &&
       r.decodeSlotUtilization < kIdleSlotsWarning &&
-      r.peakActiveSlots < s.slots)
+      r.peakActiveSlots < s.slots && s.graphSizes.empty())
     os << formatv("idle slots          the graph's {0} slots were {1:f1}% "
                   "busy and at most {2} held a request at once; a graph of "
                   "{2} slots (--batch {2}) holds every request this run held "
-                  "at once, with shorter steps\n",
+                  "at once, with shorter steps (or compile several, --batch "
+                  "1,...,{0}, or let --batch auto pick them under SLOs)\n",
                   s.slots, 100 * r.decodeSlotUtilization, r.peakActiveSlots);
   if (chunked)
     os << formatv("mixed steps         {0} of {1} decode steps carried a "
@@ -556,6 +590,7 @@ void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
                 "{2})\n",
                 gibOrMib(s.kvPeakBytes), gibOrMib(s.kvMeanBytes),
                 gibOrMib(s.kvAllocatedBytes));
+  printGraphs(os, s);
   printCluster(os, s);
   if (s.models.size() < 2)
     return;

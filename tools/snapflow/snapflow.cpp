@@ -260,14 +260,26 @@ Error readFlag(const cl::list<std::string> &flag, Parse parse, StringRef what,
 }
 
 /// The workload options (WorkloadOptions.def); `max` as batch only where
-/// `allowMax`.
+/// `allowMax`, and a set of batches (--batch 1,8,64 or auto, serving's
+/// static graphs) only where `batches` takes it: the batch is then its
+/// largest.
 llvm::Expected<WorkloadOptions> workload(bool allowMax = false,
-                                         bool *maxBatch = nullptr) {
+                                         bool *maxBatch = nullptr,
+                                         BatchSet *batches = nullptr) {
   WorkloadOptions o;
+  const bool set = batches && isBatchSet(batchOpt);
 #define SNAPFLOW_WORKLOAD_OPTION(TYPE, FIELD, DEFAULT, PARSE, FLAG, ...)       \
-  if (Error e = readFlag(FIELD##Opt, PARSE, "--" FLAG, o.FIELD))               \
-    return std::move(e);
+  if (!(set && StringRef(FLAG) == "batch"))                                    \
+    if (Error e = readFlag(FIELD##Opt, PARSE, "--" FLAG, o.FIELD))             \
+      return std::move(e);
 #include "snapflow/Driver/WorkloadOptions.def"
+  if (set) {
+    auto parsed = parseBatchSet(batchOpt, "--batch");
+    if (!parsed)
+      return parsed.takeError();
+    *batches = std::move(*parsed);
+    o.batch = batches->largest();
+  }
   // Without --context, a model whose positions end before the default runs
   // at its max_position_embeddings (Qwen3-8B: 40960), and says so; a given
   // --context beyond it stays an error.
@@ -472,10 +484,12 @@ int simulateCommand() {
 
 /// `run --serve`: the requests served on a deployment of `w`'s models.
 int serveCommand(const WorkloadOptions &w, bool maxBatch,
-                 const CompileOptions &co, bool generating) {
+                 const CompileOptions &co, bool generating,
+                 const BatchSet &batches) {
   ServeOptions so;
   if (Error e = readOptions(so))
     return fail(std::move(e));
+  so.batches = batches;
   so.generate = generating;
   so.cachePolicyGiven = modelCacheOpt.getNumOccurrences() > 0;
   // The models: --model a,b,... (each with the shared --kv, --batch and
@@ -511,9 +525,16 @@ int serveCommand(const WorkloadOptions &w, bool maxBatch,
 /// `run`: compile and simulate, or serve.
 int runCommand() {
   bool maxBatch = false;
-  auto w = workload(/*allowMax=*/true, &maxBatch);
+  BatchSet batches;
+  auto w = workload(/*allowMax=*/true, &maxBatch, &batches);
   if (!w)
     return fail(w.takeError());
+  if (batches.given() && !serveOpt)
+    return fail(createStringError(
+        inconvertibleErrorCode(),
+        "--batch " + batchOpt +
+            " compiles several static graphs, which only serving runs; "
+            "add --serve, or give one batch"));
   auto co = compileOptions();
   if (!co)
     return fail(co.takeError());
@@ -548,7 +569,7 @@ int runCommand() {
     printSimulation(outs(), *r, profileOpt);
     return 0;
   }
-  return serveCommand(*w, maxBatch, *co, generating);
+  return serveCommand(*w, maxBatch, *co, generating, batches);
 }
 
 /// `trace FILE`: a trace's occupancy summarised (and drawn).

@@ -99,6 +99,41 @@ llvm::Expected<int64_t> snapflow::driver::parseBatch(StringRef text,
   return n;
 }
 
+bool snapflow::driver::isBatchSet(StringRef text) {
+  return text.contains(',') || text == "auto";
+}
+
+int64_t BatchSet::largest() const {
+  int64_t most = 0;
+  for (int64_t b : sizes)
+    if (b == kBatchMax)
+      return kBatchMax;
+    else
+      most = std::max(most, b);
+  return autoPick ? kBatchMax : most;
+}
+
+llvm::Expected<BatchSet> snapflow::driver::parseBatchSet(StringRef text,
+                                                         StringRef what) {
+  BatchSet set;
+  if (text == "auto") {
+    set.autoPick = true;
+    return set;
+  }
+  llvm::SmallVector<StringRef> items;
+  text.split(items, ',');
+  for (StringRef item : items) {
+    auto b = parseBatch(item.trim(), what);
+    if (!b)
+      return b.takeError();
+    if (llvm::is_contained(set.sizes, *b))
+      return makeError(what + " names batch " + item.trim() + " twice in '" +
+                       text + "'");
+    set.sizes.push_back(*b);
+  }
+  return set;
+}
+
 llvm::Expected<int64_t> snapflow::driver::parseAtLeastOne(StringRef text,
                                                           StringRef what) {
   int64_t n;

@@ -87,7 +87,7 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
     return std::move(e);
   // 2. Per model: slots, buckets and their graphs; the placement.
   WallTimes wall;
-  auto compiled = buildGraphs(*models, c, so.schedule);
+  auto compiled = buildGraphs(*models, c, so.schedule, so.batches);
   if (!compiled)
     return compiled.takeError();
   wall.compile = *compiled;
@@ -98,6 +98,10 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
   if (!simulated)
     return simulated.takeError();
   wall.simulate = *simulated;
+  // --batch auto: the set of static graphs that serves the load best.
+  auto graphs = chooseGraphs(*load, *models, chip, *cache, so);
+  if (!graphs)
+    return graphs.takeError();
   // 4. The loop, a second pass over the requests; the report's per-request
   // results go a line at a time to a temporary file, removed at the end.
   llvm::SmallString<128> resultLines;
@@ -122,8 +126,8 @@ snapflow::driver::serve(const std::vector<DeployedWorkload> &workloads,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   // 5. The outcome and the files.
-  ServeOutcome out =
-      summarizeOutcome(*served, *load, *models, chip, *cache, so, wall);
+  ServeOutcome out = summarizeOutcome(*served, *load, *models, chip, *cache, so,
+                                      wall, *graphs);
   if (Error e = writeServeOutputs(out, *served, *load, *models, chip, *cache,
                                   so, s, wall, resultLines))
     return std::move(e);

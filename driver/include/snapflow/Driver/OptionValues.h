@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace snapflow {
 namespace driver {
@@ -94,6 +95,21 @@ llvm::Expected<sim::serving::CachePolicy>
 parseCachePolicyValue(llvm::StringRef text, llvm::StringRef what);
 llvm::Expected<sim::serving::Router> parseRouterValue(llvm::StringRef text,
                                                       llvm::StringRef what);
+/// A serving deployment's static decode graphs, `--batch 1,8,64` (a
+/// batch may be max) or `--batch auto` (the set that maximizes goodput
+/// under the SLOs, serving picks it).
+struct BatchSet {
+  std::vector<int64_t> sizes; ///< as given, kBatchMax for max
+  bool autoPick = false;
+  bool given() const { return autoPick || !sizes.empty(); }
+  /// The deployment's slots: the largest, kBatchMax when max or auto.
+  int64_t largest() const;
+};
+/// Whether `text` names a set ("1,8,64", "auto") rather than one batch.
+bool isBatchSet(llvm::StringRef text);
+llvm::Expected<BatchSet> parseBatchSet(llvm::StringRef text,
+                                       llvm::StringRef what);
+
 /// Prefill and decode nodes, "P:D" (3:1); both at least 1.
 struct NodeSplit {
   int64_t prefill = 0, decode = 0;

@@ -82,6 +82,8 @@ struct ServeOptions {
   /// deployment behind --router, or --disaggregate P:D prefill and decode
   /// nodes; every node the chip --chip names.
   int64_t nodes = 1;
+  /// --batch 1,8,64 or auto: several static decode graphs (one model).
+  BatchSet batches;
   sim::serving::Router router = sim::serving::Router::LeastLoaded;
   NodeSplit disaggregate;
   bool cluster() const { return nodes > 1 || disaggregate.given(); }
@@ -112,6 +114,13 @@ struct ModelOutcome {
   sim::serving::CostTable costs;
   Percentiles ttft, tpot, tbt, switchWait;
   double throughputTokensPerS = 0;
+};
+
+/// A set of static decode graphs --batch auto tried: their slots, the
+/// requests per second meeting every SLO, and the share that did.
+struct GraphCandidate {
+  std::vector<int64_t> sizes;
+  double goodputRequestsPerS = 0, sloShare = 0;
 };
 
 /// Served this much slower than the requests arrived, with the queue
@@ -170,6 +179,13 @@ struct ServeOutcome {
   sim::serving::ClusterOptions cluster;
   double kvSentBytesPerRequest = 0;
   Percentiles transfer, transferWait;
+  /// Several static decode graphs (one model): their slots, ascending
+  /// (empty: one graph), each one's extra time after another; with --batch
+  /// auto, every candidate set served and the one picked.
+  std::vector<int64_t> graphSizes;
+  std::vector<double> graphSwitchS;
+  std::vector<GraphCandidate> graphCandidates;
+  int64_t graphPicked = -1;
 };
 
 /// The power-of-two bucket (at least 128 tokens) a request of `tokens`

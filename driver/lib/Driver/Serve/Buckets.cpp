@@ -56,9 +56,10 @@ std::string gibText(double bytes) {
 }
 
 /// One model's slots and graphs: a prefill graph per prompt bucket (one
-/// sequence), a decode graph per context bucket (every slot).
+/// sequence), a decode graph per context bucket (every slot), and with
+/// several static graphs, a decode graph per bucket of each smaller one.
 Error buildModel(Prepared &m, const CompileOptions &c, bool chunked,
-                 bool several) {
+                 bool several, const BatchSet &batches) {
   const WorkloadOptions &o = m.o;
   // Slots: --batch, or the most that fit at the full context.
   int64_t slots = o.batch;
@@ -76,7 +77,8 @@ Error buildModel(Prepared &m, const CompileOptions &c, bool chunked,
     prefillOptions.prefillChunk = kScheduleChunk;
   m.prefillChunk = prefillOptions.prefillChunk;
   m.programs.reserve(buckets.prefill.size() + buckets.decode.size());
-  auto build = [&](bool prefill, int64_t tokens) -> Error {
+  auto build = [&](bool prefill, int64_t tokens, int64_t batch,
+                   std::vector<sim::Program> &into) -> Error {
     // The bucket's policy as an attribute (the workload's, or full when
     // the bucket is within its budget); `kv` records it in the module.
     Workload bw = m.w;
@@ -85,28 +87,49 @@ Error buildModel(Prepared &m, const CompileOptions &c, bool chunked,
     bo.context = tokens;
     bo.kv = bw.kvLabel();
     auto p = compileProgram(bw, bo, prefill ? prefillOptions : c,
-                            prefill ? 1 : slots, prefill);
+                            prefill ? 1 : batch, prefill);
     if (!p) {
       std::string why = llvm::toString(p.takeError());
       return llvm::make_error<ProgramFailure>(llvm::formatv(
-          "{0}the {1} graph for {2} tokens (bucket of --serve) cannot run: "
-          "{3}",
+          "{0}the {1} graph for {2} tokens{3} (bucket of --serve) cannot "
+          "run: {4}",
           several ? m.w.config.name + ": " : std::string(),
           arch::phaseName(prefill ? arch::Phase::Prefill : arch::Phase::Decode),
-          tokens, why));
+          tokens,
+          !prefill && batch != slots
+              ? llvm::formatv(", batch {0},", batch).str()
+              : std::string(),
+          why));
     }
     if (Error e = checkFits(*p, m.w.chip))
       return e;
-    m.programs.push_back(std::move(*p));
-    m.shapes.push_back({prefill, tokens});
+    into.push_back(std::move(*p));
+    if (&into == &m.programs)
+      m.shapes.push_back({prefill, tokens});
     return Error::success();
   };
   for (int64_t b : buckets.prefill)
-    if (Error e = build(true, b))
+    if (Error e = build(true, b, 1, m.programs))
       return e;
   for (int64_t b : buckets.decode)
-    if (Error e = build(false, b))
+    if (Error e = build(false, b, slots, m.programs))
       return e;
+  // Several static graphs: the smaller ones at every decode bucket.
+  if (batches.given()) {
+    if (several)
+      return makeError("--batch " +
+                       std::string(batches.autoPick ? "auto" : "with a list") +
+                       " compiles several static graphs of one model; a "
+                       "deployment of several gives each one batch");
+    m.graphSizes = graphSizes(batches, slots);
+    if (m.graphSizes.size() < 2) // one graph after all
+      m.graphSizes.clear();
+    m.graphPrograms.reserve(m.graphSizes.size() * buckets.decode.size());
+    for (size_t g = 0; g + 1 < m.graphSizes.size(); ++g)
+      for (int64_t b : buckets.decode)
+        if (Error e = build(false, b, m.graphSizes[g], m.graphPrograms))
+          return e;
+  }
   // Prefix caching, prefill-first: each prompt bucket's prefill also run in
   // block-sized chunks (at least 512 tokens), the shape of its cost over
   // the prompt; a prefill whose leading chunks are cached costs the rest's
@@ -148,11 +171,12 @@ Residency phases::residency(const sim::Program &p) {
 
 llvm::Expected<double> phases::buildGraphs(Models &models,
                                            const CompileOptions &c,
-                                           Schedule schedule) {
+                                           Schedule schedule,
+                                           const BatchSet &batches) {
   auto start = std::chrono::steady_clock::now();
   for (auto &m : models)
-    if (Error e =
-            buildModel(*m, c, schedule == Schedule::Chunked, models.size() > 1))
+    if (Error e = buildModel(*m, c, schedule == Schedule::Chunked,
+                             models.size() > 1, batches))
       return std::move(e);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();

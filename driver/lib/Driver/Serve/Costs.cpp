@@ -26,7 +26,15 @@ namespace {
 struct CostJobs {
   std::vector<sim::Job> jobs;
   size_t contendedBase = 0, switchBase = 0, prefixBase = 0, profileBase = 0;
+  size_t graphBase = 0, probeBase = 0;
 };
+
+/// A model's static graph `g` at its full-context bucket.
+const sim::Program &fullOf(const Prepared &m, size_t g) {
+  return g + 1 == m.graphSizes.size()
+             ? m.full()
+             : m.graphProgram(g, m.buckets.decode.size() - 1);
+}
 
 /// The bytes a prefix cache's tier move is timed on: 64 blocks, a prompt
 /// of 32K tokens in 512-token blocks (the time of a move scales with its
@@ -88,6 +96,20 @@ CostJobs costJobs(const Models &models, bool switching) {
       out.jobs.push_back(up);
       out.jobs.push_back(down);
     }
+  // Several static graphs: the smaller ones' decode steps; then each
+  // graph's step run right after another graph's (at the full context),
+  // the switch between them.
+  out.graphBase = out.jobs.size();
+  for (const auto &m : models)
+    for (const sim::Program &p : m->graphPrograms)
+      out.jobs.push_back({&p, 2});
+  out.probeBase = out.jobs.size();
+  for (const auto &m : models)
+    for (size_t g = 0; g < m->graphSizes.size(); ++g) {
+      size_t other = g + 1 < m->graphSizes.size() ? g + 1 : g - 1;
+      out.jobs.push_back({&fullOf(*m, other), 1});
+      out.jobs.push_back({&fullOf(*m, g), 1});
+    }
   return out;
 }
 
@@ -112,6 +134,36 @@ void fill(const Prepared &m, CostTable &costs, const sim::JobResult &jr,
     costs.decodeStepS.push_back(seconds);
     if (decodeBps)
       decodeBps->push_back(bps);
+  }
+}
+
+/// Several static graphs: each one's step per decode bucket, and what a
+/// step after another graph adds (never below 0: a section the other
+/// graph left loaded may even save a load).
+void fillGraphs(Models &models, const sim::SimResult &sim, const CostJobs &cj) {
+  size_t job = cj.graphBase, probe = cj.probeBase;
+  for (auto &mp : models) {
+    Prepared &m = *mp;
+    if (m.graphSizes.empty())
+      continue;
+    CostTable &costs = m.deployed.costs;
+    costs.graphSlots = m.graphSizes;
+    costs.graphStepS.clear();
+    size_t buckets = m.buckets.decode.size();
+    for (size_t g = 0; g + 1 < m.graphSizes.size(); ++g) {
+      std::vector<double> steps;
+      for (size_t b = 0; b < buckets; ++b)
+        steps.push_back(sim.jobs[job++].stepPs * 1e-12);
+      costs.graphStepS.push_back(std::move(steps));
+    }
+    costs.graphStepS.push_back(costs.decodeStepS);
+    costs.graphSwitchS.clear();
+    for (size_t g = 0; g < m.graphSizes.size(); ++g) {
+      ++probe; // the other graph's step
+      double after = sim.jobs[probe++].stepPs * 1e-12;
+      costs.graphSwitchS.push_back(
+          std::max(0.0, after - costs.graphStepS[g].back()));
+    }
   }
 }
 
@@ -191,5 +243,6 @@ llvm::Expected<double> phases::measureCosts(Models &models,
       }
     }
   }
+  fillGraphs(models, sim, cj);
   return simS;
 }

@@ -77,6 +77,17 @@ struct Prepared {
   /// full context). Reserved before the first is built: jobs point at them.
   std::vector<sim::Program> programs;
   std::vector<std::pair<bool, int64_t>> shapes; ///< (prefill, tokens)
+  /// Several static decode graphs (--batch 1,8,64 or auto): every graph's
+  /// slots ascending, the last the model's slots; and the smaller graphs'
+  /// decode programs, graph by graph, each decode bucket in order.
+  /// Reserved before the first is built: jobs point at them.
+  std::vector<int64_t> graphSizes;
+  std::vector<sim::Program> graphPrograms;
+  /// graphPrograms' program of graph `g` (not the last) at decode bucket
+  /// `b`; the last graph's are `programs`'.
+  const sim::Program &graphProgram(size_t g, size_t b) const {
+    return graphPrograms[g * buckets.decode.size() + b];
+  }
   int64_t prefillChunk = kPrefillChunkAuto;
   sim::serving::DeployedModel deployed;
   sim::serving::ServeConfig &cfg() { return deployed.config; }
@@ -142,9 +153,11 @@ llvm::Error scan(Load &load, Models &models, const ServeOptions &so);
 
 // Buckets.cpp
 
-/// Every model's slots and graphs, one per bucket; returns the wall time.
+/// Every model's slots and graphs, one per bucket (and per static graph of
+/// `batches`); returns the wall time.
 llvm::Expected<double> buildGraphs(Models &models, const CompileOptions &c,
-                                   sim::serving::Schedule schedule);
+                                   sim::serving::Schedule schedule,
+                                   const BatchSet &batches);
 /// Several models: every model's weights fit DDR and, with a static cache,
 /// every resident model fits HBM. Sets the cache's HBM capacity.
 llvm::Error checkPlacement(const Models &models, const arch::ArchModel &chip,
@@ -158,6 +171,30 @@ llvm::Expected<double> measureCosts(Models &models, const arch::ArchModel &chip,
                                     const SimulateOptions &s,
                                     const sim::serving::CacheOptions &cache,
                                     sim::serving::Schedule schedule);
+
+// Graphs.cpp
+
+/// The static graphs --batch names for a model of `slots` slots: the
+/// sizes given (max: `slots`), or for auto every power of two below
+/// `slots` and `slots`; ascending.
+std::vector<int64_t> graphSizes(const BatchSet &batches, int64_t slots);
+/// --batch auto: what each candidate set of graphs served, and the one
+/// picked (the most goodput; ties: fewer slots, then fewer graphs).
+struct GraphChoice {
+  std::vector<GraphCandidate> candidates;
+  size_t picked = 0;
+};
+/// Serves the load with each candidate set of the model's graphs (each
+/// largest graph alone, and with every smaller one), keeps the best in
+/// the model's costs and slots, and says what each did.
+llvm::Expected<GraphChoice>
+chooseGraphs(Load &load, Models &models, const arch::ArchModel &chip,
+             const sim::serving::CacheOptions &cache, const ServeOptions &so);
+
+/// The report's `static_graphs`: null with one graph; else their slots,
+/// switch costs, steps each ran, and --batch auto's candidates.
+llvm::json::Value graphsJson(const ServeOutcome &out,
+                             const sim::serving::ServeResult &r);
 
 // Loop.cpp
 
@@ -202,7 +239,8 @@ ServeOutcome summarizeOutcome(const sim::serving::ServeResult &r,
                               const Load &load, const Models &models,
                               const arch::ArchModel &chip,
                               const sim::serving::CacheOptions &cache,
-                              const ServeOptions &so, const WallTimes &wall);
+                              const ServeOptions &so, const WallTimes &wall,
+                              const GraphChoice &graphs);
 /// Every option of the load and the schedule that changes a result.
 std::string serveOptionsText(const ServeOutcome &out, const ServeOptions &so,
                              const sim::serving::CacheOptions &cache,

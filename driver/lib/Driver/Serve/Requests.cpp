@@ -225,6 +225,10 @@ llvm::Expected<Load> phases::loadRequests(const ServeOptions &so,
     return makeError(llvm::formatv("--slo-attainment must be in (0, 1], got "
                                    "{0}",
                                    csv::number(so.slo.attainment)));
+  if (so.batches.autoPick && !so.slo.any())
+    return makeError("--batch auto picks the static graphs that serve the "
+                     "most requests per second within the SLOs: give "
+                     "--slo-ttft, --slo-tpot or both");
   if (so.nodes < 1 || so.nodes > limits::kMaxNodes)
     return makeError(llvm::formatv("--nodes must be from 1 to {0}, got {1}",
                                    limits::kMaxNodes, so.nodes));

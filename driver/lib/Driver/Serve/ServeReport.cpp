@@ -243,6 +243,7 @@ llvm::json::Object reportObject(const ServeOutcome &out, const ServeResult &r,
       {"prefix_cache", prefixJson(out, r)},
       {"slo", sloJson(out, r)},
       {"cluster", clusterJson(out, r)},
+      {"static_graphs", graphsJson(out, r)},
       {"load",
        // Arrivals at one instant have no rate: null.
        llvm::json::Object{{"offered_requests_per_s",
@@ -525,12 +526,11 @@ Error writeServeTrace(llvm::StringRef path, const ServeOutcome &out,
 
 } // namespace
 
-ServeOutcome phases::summarizeOutcome(const ServeResult &r, const Load &load,
-                                      const Models &models,
-                                      const arch::ArchModel &chip,
-                                      const CacheOptions &cache,
-                                      const ServeOptions &so,
-                                      const WallTimes &wall) {
+ServeOutcome
+phases::summarizeOutcome(const ServeResult &r, const Load &load,
+                         const Models &models, const arch::ArchModel &chip,
+                         const CacheOptions &cache, const ServeOptions &so,
+                         const WallTimes &wall, const GraphChoice &graphs) {
   const size_t n = models.size();
   ServeOutcome out;
   // The KV policies as resolved for each model's context.
@@ -596,6 +596,11 @@ ServeOutcome phases::summarizeOutcome(const ServeResult &r, const Load &load,
   out.loopS = wall.loop;
   out.cachePolicy = cache.policy;
   summarizeCluster(out, r, so, chip);
+  out.graphSizes = models[0]->graphSizes;
+  out.graphSwitchS = models[0]->deployed.costs.graphSwitchS;
+  out.graphCandidates = graphs.candidates;
+  if (!graphs.candidates.empty())
+    out.graphPicked = static_cast<int64_t>(graphs.picked);
   for (size_t k = 0; k < n; ++k) {
     const Prepared &m = *models[k];
     ModelOutcome mo;
