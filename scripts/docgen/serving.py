@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 
+from docgen.cluster import cluster_pages
 from docgen.common import ROOT, chip_value, ms
 from docgen.sweeps import LINE_STYLES, line_style
 
@@ -35,6 +36,7 @@ def serving(b):
         l + "\n" for l in out.splitlines()
         if l.startswith(("load ", "overloaded "))) + "```\n"
     g.update(serving_models(b))
+    g.update(cluster_pages(b))
     if b.write:
         # docs/images/r1-serving-occupancy.svg: the page's generated load,
         # traced and drawn by `snapflow trace --svg` as the page says.
