@@ -139,6 +139,29 @@ TEST(SweepManifest, RoundTripsThroughItsFile) {
   EXPECT_EQ(back->toJSON(), m.toJSON());
 }
 
+// A serving sweep records its serving flags; a manifest without them (a
+// decode sweep, or one written before serving sweeps) reads as decode, and
+// continuing with other flags, or the other kind, is refused naming both.
+TEST(SweepManifest, ServingFlagsAreRecordedAndCompared) {
+  SweepManifest m = manifestOf(smallGrid());
+  m.serve = "--rate=2 --slo-ttft=1";
+  TempFile file("", "json");
+  ASSERT_FALSE(static_cast<bool>(m.write(file.path)));
+  auto back = SweepManifest::read(file.path);
+  ASSERT_TRUE(static_cast<bool>(back)) << message(back.takeError());
+  EXPECT_EQ(back->serve, m.serve);
+  EXPECT_FALSE(static_cast<bool>(checkContinuation(*back, m, false)));
+  SweepManifest other = m;
+  other.serve = "--rate=3 --slo-ttft=1";
+  EXPECT_EQ(message(checkContinuation(m, other, false)),
+            "--resume: the sweep served with '--rate=2 --slo-ttft=1', not "
+            "serving with '--rate=3 --slo-ttft=1'");
+  SweepManifest decode = manifestOf(smallGrid());
+  EXPECT_EQ(message(checkContinuation(decode, m, false)),
+            "--resume: the sweep ran decode steps, not serving with "
+            "'--rate=2 --slo-ttft=1'");
+}
+
 // A manifest written before the kv_format and cla axes existed reads as
 // having swept their defaults, so such a sweep still compares equal to a
 // command that gives neither (and refuses one that does, by flag).

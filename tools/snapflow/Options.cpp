@@ -154,6 +154,13 @@ cl::opt<bool> sweepPrefillOpt(
     cl::desc("Also simulate each point's prefill of one context-long prompt, "
              "as run does: fills the ttft_s column (default: decode only)"),
     cl::init(false), cl::cat(sweepCat), cl::sub(sweepCmd));
+cl::opt<bool> sweepServeOpt(
+    "serve",
+    cl::desc("Serve the load of the serving flags (--trace-requests or "
+             "--rate, --slo-ttft, --nodes, ...) at every point, as run "
+             "--serve does; each row carries the serve.* columns: latencies, "
+             "throughput, SLO attainment and goodput (default: decode steps)"),
+    cl::init(false), cl::cat(sweepCat), cl::sub(sweepCmd));
 cl::opt<int64_t> jobsOpt("j", cl::desc("Points run at once (default: 1)"),
                          cl::value_desc("N"), cl::init(1), cl::Prefix,
                          cl::cat(sweepCat), cl::sub(sweepCmd));
@@ -205,6 +212,14 @@ cl::opt<std::string> deploymentOpt(
 
 // The compile, simulate and serve options, from CommandOptions.def.
 namespace {
+/// A serving flag is also a serving sweep's (sweep --serve), but for the
+/// per-request files, which every point would write over.
+unsigned sweepUse(StringRef group, StringRef flag) {
+  return group == "Serve" && flag != "write-requests" &&
+                 flag != "request-results"
+             ? UseSweep
+             : 0;
+}
 cl::OptionCategory &groupCategory(StringRef group) {
   return group == "Compile"    ? compileCat
          : group == "Simulate" ? simCat
@@ -217,7 +232,7 @@ cl::OptionCategory &groupCategory(StringRef group) {
       FLAG,                                                                    \
       cl::desc(workloadHelp(HELP, SHOW_DEFAULT, optionText(STRUCT().TARGET))), \
       cl::value_desc(VALUE_DESC), cl::cat(groupCategory(#GROUP)),              \
-      InCommands{USES});
+      InCommands{USES | sweepUse(#GROUP, FLAG)});
 #include "snapflow/Driver/CommandOptions.def"
 
 cl::opt<bool> componentsOpt(

@@ -73,6 +73,7 @@ extern cl::opt<std::string> programOpt;
 extern cl::opt<bool> profileOpt;
 extern cl::OptionCategory sweepCat;
 extern cl::opt<bool> sweepPrefillOpt;
+extern cl::opt<bool> sweepServeOpt;
 extern cl::opt<int64_t> jobsOpt;
 extern cl::opt<std::string> shardOpt;
 extern cl::opt<bool> resumeOpt;

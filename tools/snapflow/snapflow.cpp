@@ -324,6 +324,49 @@ Error readOption(NegSwitch, const cl::opt<bool> &flag, std::nullptr_t,
   return Error::success();
 }
 
+/// Whether a generated load's flags were given (--rate, --requests, ...).
+bool generatingGiven() {
+  return rateOpt.getNumOccurrences() || loadPeriodOpt.getNumOccurrences() ||
+         durationOpt.getNumOccurrences() || requestsOpt.getNumOccurrences() ||
+         seedOpt.getNumOccurrences() || promptTokensOpt.getNumOccurrences() ||
+         outputTokensOpt.getNumOccurrences() || spreadOpt.getNumOccurrences();
+}
+
+std::string givenFlag(const cl::opt<std::string> &flag) {
+  return "--" + flag.ArgStr.str() + "=" + flag.getValue();
+}
+std::string givenFlag(const cl::opt<bool> &flag) {
+  return "--" + flag.ArgStr.str();
+}
+
+template <class Struct> Error readOptions(Struct &o);
+
+/// `sweep --serve`: the serving flags read (each needs --serve) and
+/// recorded as given, for the manifest.
+Error readSweepServing(SweepOptions &o) {
+  std::vector<std::string> given;
+#define SNAPFLOW_COMMAND_OPTION(NAME, STRUCT, KIND, TARGET, PARSE, FLAG, USES, \
+                                GROUP, ...)                                    \
+  if (StringRef(#GROUP) == "Serve" && NAME##Opt.getNumOccurrences())           \
+    given.push_back(givenFlag(NAME##Opt));
+#include "snapflow/Driver/CommandOptions.def"
+  o.serve = sweepServeOpt;
+  if (!o.serve) {
+    if (given.empty())
+      return Error::success();
+    return createStringError(inconvertibleErrorCode(),
+                             llvm::join(given, ", ") +
+                                 (given.size() == 1 ? " needs" : " need") +
+                                 " sweep --serve");
+  }
+  if (Error e = readOptions(o.serveOptions))
+    return e;
+  o.serveOptions.generate = generatingGiven();
+  o.serveOptions.cachePolicyGiven = modelCacheOpt.getNumOccurrences() > 0;
+  o.serveFlags = llvm::join(given, " ");
+  return Error::success();
+}
+
 /// Every flag of CommandOptions.def that sets a member of `o`.
 template <class Struct> Error readOptions(Struct &o) {
 #define SNAPFLOW_COMMAND_OPTION(NAME, STRUCT, KIND, TARGET, PARSE, FLAG, ...)  \
@@ -383,6 +426,8 @@ Error sweep() {
   }
   SweepOptions o;
   readSweepAxes(o);
+  if (Error e = readSweepServing(o))
+    return e;
   o.jobs = jobsOpt;
   o.steps = sweepStepsOpt;
   o.prefill = sweepPrefillOpt;
@@ -538,11 +583,7 @@ int runCommand() {
   auto co = compileOptions();
   if (!co)
     return fail(co.takeError());
-  bool generating =
-      rateOpt.getNumOccurrences() || loadPeriodOpt.getNumOccurrences() ||
-      durationOpt.getNumOccurrences() || requestsOpt.getNumOccurrences() ||
-      seedOpt.getNumOccurrences() || promptTokensOpt.getNumOccurrences() ||
-      outputTokensOpt.getNumOccurrences() || spreadOpt.getNumOccurrences();
+  bool generating = generatingGiven();
   if (!serveOpt) {
     // Name the serving flags given, each of which needs --serve.
     std::vector<std::string> given;

@@ -30,6 +30,10 @@
 #ifndef SNAPFLOW_DRIVER_SWEEP_H
 #define SNAPFLOW_DRIVER_SWEEP_H
 
+#include "snapflow/Driver/Serve.h"
+
+#include <optional>
+
 #include "snapflow/Driver/SweepAxis.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -66,6 +70,14 @@ struct SweepOptions {
   bool resume = false; ///< continue the same sweep
   bool extend = false; ///< continue with a grid that adds values
   std::string outputDir;
+  /// --serve: every point serves the load of `serveOptions` (run --serve's
+  /// pipeline in a process of its own) and its row carries the serving
+  /// report's figures (the serve.* columns: latencies, throughput, SLO
+  /// attainment and goodput); `serveFlags` are the serving flags as given,
+  /// what the manifest records.
+  bool serve = false;
+  ServeOptions serveOptions;
+  std::string serveFlags;
 };
 
 /// The number of axes (SweepAxes.def).
@@ -123,6 +135,8 @@ struct SweepManifest {
   SweepGrid grid;
   int64_t steps = 16;
   bool prefill = false;
+  /// A serving sweep's flags (SweepOptions::serveFlags); absent: decode.
+  std::optional<std::string> serve;
   int64_t shardIndex = 0, shardCount = 1;
   std::string build; ///< versionString() of the snapflow that ran it
   /// Name as given -> fingerprint of its parameters.
@@ -143,8 +157,13 @@ llvm::Error checkContinuation(const SweepManifest &old,
                               const SweepManifest &now, bool extend);
 
 /// The columns of results.csv: the inputs, status and reason, then
-/// `report.KEY` for every report key present in every report.
+/// `report.KEY` for every report key present in every report (a decode
+/// sweep's), then `serve.KEY` for the serving report's figures a serving
+/// sweep fills (kServeSweepKeys), then the published accuracy.
 const std::vector<std::string> &sweepColumns();
+/// The serving report's keys (dotted paths) a serving sweep's rows carry.
+extern const char *const kServeSweepKeys[];
+extern const size_t kNumServeSweepKeys;
 
 /// The complete rows of a results file by point identity (joined with
 /// '\x1f'), each as its fields. A last row cut short by a kill is dropped;

@@ -119,19 +119,24 @@ llvm::Expected<GraphChoice> phases::chooseGraphs(Load &load, Models &models,
     c.sloShare = load.served > 0 ? double(slo.both) / double(load.served) : 0;
     choice.candidates.push_back(std::move(c));
   }
-  // The most goodput; ties (within a part in a million): fewer slots, then
-  // fewer graphs.
-  auto better = [](const GraphCandidate &a, const GraphCandidate &b) {
-    double tol = 1e-6 * std::max(a.goodputRequestsPerS, b.goodputRequestsPerS);
-    if (std::abs(a.goodputRequestsPerS - b.goodputRequestsPerS) > tol)
-      return a.goodputRequestsPerS > b.goodputRequestsPerS;
-    if (a.sizes.back() != b.sizes.back())
-      return a.sizes.back() < b.sizes.back();
-    return a.sizes.size() < b.sizes.size();
-  };
-  for (size_t k = 1; k < choice.candidates.size(); ++k)
-    if (better(choice.candidates[k], choice.candidates[choice.picked]))
+  // The most goodput; goodput within kGoodputTie of the most is a tie (the
+  // time the last requests take moves the makespan, and with it goodput,
+  // by about that much between sets that serve alike), broken by fewer
+  // slots, then fewer graphs.
+  double best = 0;
+  for (const GraphCandidate &c : choice.candidates)
+    best = std::max(best, c.goodputRequestsPerS);
+  bool found = false;
+  for (size_t k = 0; k < choice.candidates.size(); ++k) {
+    const GraphCandidate &c = choice.candidates[k];
+    if (c.goodputRequestsPerS < best * (1 - kGoodputTie))
+      continue;
+    const GraphCandidate &p = choice.candidates[choice.picked];
+    if (!found || std::make_pair(c.sizes.back(), c.sizes.size()) <
+                      std::make_pair(p.sizes.back(), p.sizes.size()))
       choice.picked = k;
+    found = true;
+  }
   DeployedModel kept = restrict(all, sets[choice.picked]);
   m.deployed = kept;
   m.graphSizes = choice.candidates[choice.picked].sizes;

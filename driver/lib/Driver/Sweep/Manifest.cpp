@@ -105,6 +105,7 @@ llvm::json::Value SweepManifest::toJSON() const {
       {"snapflow", build},
       {"steps", steps},
       {"prefill", prefill},
+      {"serve", serve ? llvm::json::Value(*serve) : llvm::json::Value(nullptr)},
       {"shard",
        llvm::json::Object{{"index", shardIndex}, {"count", shardCount}}},
       {"grid", gridJson(grid)},
@@ -156,6 +157,13 @@ llvm::Expected<SweepManifest> SweepManifest::read(StringRef path) {
     if (!v->getAsBoolean())
       return bad("prefill");
     m.prefill = *v->getAsBoolean();
+  }
+  // Absent or null: a decode sweep.
+  if (const llvm::json::Value *v = top->get("serve");
+      v && v->kind() != llvm::json::Value::Null) {
+    if (!v->getAsString())
+      return bad("serve");
+    m.serve = v->getAsString()->str();
   }
   const llvm::json::Object *shard = top->getObject("shard");
   if (!shard || !shard->getInteger("index") || !shard->getInteger("count"))
@@ -209,6 +217,12 @@ Error snapflow::driver::checkContinuation(const SweepManifest &old,
   if (old.prefill != now.prefill)
     return makeError(formatv("{0}: the sweep ran {1} --prefill", how,
                              old.prefill ? "with" : "without"));
+  if (old.serve != now.serve)
+    return makeError(formatv("{0}: the sweep {1}, not {2}", how,
+                             old.serve ? "served with '" + *old.serve + "'"
+                                       : std::string("ran decode steps"),
+                             now.serve ? "serving with '" + *now.serve + "'"
+                                       : std::string("decode steps")));
   if (old.shardIndex != now.shardIndex || old.shardCount != now.shardCount)
     return makeError(formatv("{0}: the directory holds shard {1}/{2}, not "
                              "{3}/{4}",

@@ -466,6 +466,31 @@ public:
   bool manyScopes;
 };
 
+/// A serving sweep's best point per model, chip and context: the most
+/// goodput under its SLOs, with what it served.
+template <class Best>
+void writeServedBest(llvm::raw_ostream &md, const Table &t, const Best &best,
+                     const Charts &charts) {
+  md << "## Most goodput per model, chip and context\n\n"
+        "Goodput: requests per second meeting every SLO of the sweep's "
+        "serving flags (every request without SLOs).\n\n"
+        "| model | chip | context | kv | slots | goodput (requests/s) | "
+        "meeting SLOs | tokens/s | TTFT p99 s | TPOT p99 ms |\n"
+        "|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto &b : best) {
+    const auto &r = *b.second;
+    md << llvm::formatv(
+        "| {0} | {1} | {2} | `{3}` | {4} | {5:f3} | {6:f1}% | {7:f1} | "
+        "{8:f2} | {9:f2} |\n",
+        t.get(r, "model"), t.get(r, "chip"), t.get(r, "context"),
+        t.get(r, "kv") + charts.variantOf(r), t.get(r, "serve.slots"),
+        t.num(r, "serve.slo.goodput_requests_per_s"),
+        100 * t.num(r, "serve.slo.attainment.both"),
+        t.num(r, "serve.throughput_tokens_per_s"), t.num(r, "serve.ttft_s.p99"),
+        t.num(r, "serve.tpot_s.p99") * 1e3);
+  }
+}
+
 /// summary.md: the best point per model, chip and context, of all the
 /// points and of those whose published accuracy loss (quoted, the larger
 /// of policy's and format's) is at most 1%: "most tokens/s at under 1%
@@ -478,6 +503,14 @@ Error writeSummary(StringRef path, const Table &t, const Rows &ok,
   // published loss" without a hand join.
   using Best = std::map<std::tuple<std::string, std::string, double>,
                         const std::vector<std::string> *>;
+  // A serving sweep (sweep --serve) ranks by goodput under its SLOs (every
+  // request's rate without SLOs) and names what made it from serve.*.
+  const bool served = std::any_of(ok.begin(), ok.end(), [&](const auto *r) {
+    return !t.get(*r, "serve.snapflow").empty();
+  });
+  const std::string pre = served ? "serve." : "report.";
+  const std::string metric = served ? "serve.slo.goodput_requests_per_s"
+                                    : "report.throughput_tokens_per_s";
   auto bestOf =
       [&](llvm::function_ref<bool(const std::vector<std::string> &)> keep) {
         Best best;
@@ -486,8 +519,7 @@ Error writeSummary(StringRef path, const Table &t, const Rows &ok,
             continue;
           auto &b = best[std::make_tuple(t.get(*r, "model"), t.get(*r, "chip"),
                                          t.num(*r, "context"))];
-          if (!b || t.num(*r, "report.throughput_tokens_per_s") >
-                        t.num(*b, "report.throughput_tokens_per_s"))
+          if (!b || t.num(*r, metric) > t.num(*b, metric))
             b = r;
         }
         return best;
@@ -505,11 +537,11 @@ Error writeSummary(StringRef path, const Table &t, const Rows &ok,
   // and chip's fingerprint, as their reports name them.
   std::set<std::string> builds, models, chips;
   for (const auto *r : ok) {
-    builds.insert(t.get(*r, "report.snapflow"));
+    builds.insert(t.get(*r, pre + "snapflow"));
     models.insert(t.get(*r, "model") + " (" +
-                  t.get(*r, "report.model_fingerprint") + ")");
+                  t.get(*r, pre + "model_fingerprint") + ")");
     chips.insert(t.get(*r, "chip") + " (" +
-                 t.get(*r, "report.chip_fingerprint") + ")");
+                 t.get(*r, pre + "chip_fingerprint") + ")");
   }
   auto joined = [](const std::set<std::string> &s) {
     return llvm::join(s.begin(), s.end(), ", ");
@@ -522,12 +554,18 @@ Error writeSummary(StringRef path, const Table &t, const Rows &ok,
         if (!ok.empty())
           md << "Made by snapflow " << joined(builds) << "; models "
              << joined(models) << "; chips " << joined(chips) << ".\n\n";
-        md << "## Highest aggregate throughput per model, chip and context\n\n"
-              "| model | chip | context | kv | batch | tp | tokens/s | "
-              "per user tokens/s | step latency ms | peak HBM GiB | "
-              "peak DDR GiB | binding |\n"
-              "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        if (served)
+          writeServedBest(md, t, best, charts);
+        else
+          md << "## Highest aggregate throughput per model, chip and "
+                "context\n\n"
+                "| model | chip | context | kv | batch | tp | tokens/s | "
+                "per user tokens/s | step latency ms | peak HBM GiB | "
+                "peak DDR GiB | binding |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
         for (const auto &b : best) {
+          if (served)
+            break;
           const auto &r = *b.second;
           md << llvm::formatv(
               "| {0} | {1} | {2} | `{3}` | {4} | {5} | {6:f1} | {7:f2} | "
@@ -543,25 +581,26 @@ Error writeSummary(StringRef path, const Table &t, const Rows &ok,
         }
         if (hasAccuracy && !ok.empty()) {
           md << llvm::formatv(
-              "\n## Highest throughput within {0:f0}% published accuracy loss\n"
+              "\n## Highest {1} within {0:f0}% published accuracy loss\n"
               "\nAmong the points whose KV policy and format have a "
               "published row at the point's setting with at most {0:f0}% loss "
               "against the uncompressed score (`accuracy.loss_pct`, quoted "
               "from its source, never simulated; `full` in bf16 counts as "
               "0). A point with no published row is not ranked.\n\n"
-              "| model | chip | context | kv | batch | tokens/s | loss % | "
+              "| model | chip | context | kv | batch | {2} | loss % | "
               "published row |\n|---|---|---|---|---|---|---|---|\n",
-              kLossBudgetPct);
+              kLossBudgetPct, served ? "goodput" : "throughput",
+              served ? "goodput (requests/s)" : "tokens/s");
           for (const auto &b : bestWithin) {
             const auto &r = *b.second;
             std::string reference = t.get(r, "accuracy.reference");
             std::replace(reference.begin(), reference.end(), '|', '/');
             md << llvm::formatv(
-                "| {0} | {1} | {2} | `{3}` | {4} | {5:f1} | {6} | {7} |\n",
+                "| {0} | {1} | {2} | `{3}` | {4} | {5:f3} | {6} | {7} |\n",
                 t.get(r, "model"), t.get(r, "chip"), t.get(r, "context"),
-                t.get(r, "kv") + charts.variantOf(r), t.get(r, "report.batch"),
-                t.num(r, "report.throughput_tokens_per_s"),
-                t.get(r, "accuracy.loss_pct"), reference);
+                t.get(r, "kv") + charts.variantOf(r),
+                t.get(r, served ? "serve.slots" : "report.batch"),
+                t.num(r, metric), t.get(r, "accuracy.loss_pct"), reference);
           }
         }
         if (!failed.empty()) {

@@ -99,6 +99,34 @@ std::string sweep::describeValues(const std::vector<std::string> &values) {
   return llvm::join(shown, ",");
 }
 
+const char *const snapflow::driver::kServeSweepKeys[] = {
+    "snapflow",
+    "model_fingerprint",
+    "chip_fingerprint",
+    "requests_count",
+    "slots",
+    "makespan_s",
+    "throughput_tokens_per_s",
+    "requests_per_s",
+    "ttft_s.p50",
+    "ttft_s.p99",
+    "tpot_s.p50",
+    "tpot_s.p99",
+    "e2e_s.p50",
+    "e2e_s.p99",
+    "decode_slot_utilization",
+    "load.ratio",
+    "load.overloaded",
+    "slo.attainment.ttft",
+    "slo.attainment.tpot",
+    "slo.attainment.both",
+    "slo.goodput_requests_per_s",
+    "slo.met",
+    "cluster.kv_transfer.bytes_per_request",
+};
+const size_t snapflow::driver::kNumServeSweepKeys =
+    sizeof(kServeSweepKeys) / sizeof(kServeSweepKeys[0]);
+
 const std::vector<std::string> &snapflow::driver::sweepColumns() {
   static const std::vector<std::string> columns = [] {
     std::vector<std::string> c = {"index"};
@@ -109,6 +137,8 @@ const std::vector<std::string> &snapflow::driver::sweepColumns() {
     for (const sim::ReportKey &k : sim::reportSchema())
       if (k.presence == sim::ReportPresence::Always && !k.list)
         c.push_back(std::string("report.") + k.key);
+    for (size_t k = 0; k < kNumServeSweepKeys; ++k)
+      c.push_back(std::string("serve.") + kServeSweepKeys[k]);
     c.push_back("accuracy.loss_pct");
     c.push_back("accuracy.reference");
     return c;
@@ -285,10 +315,17 @@ std::vector<std::string> sweep::makeRow(const SweepPoint &p, StringRef status,
   std::string oneLine = reason.trim().str();
   std::replace(oneLine.begin(), oneLine.end(), '\n', ' ');
   row.push_back(oneLine);
+  // A serving report (it names its serve_options) fills the serve.*
+  // columns, a simulation report the report.* ones.
+  const bool served = report.get("serve_options") != nullptr;
   const std::vector<std::string> &columns = sweepColumns();
-  for (size_t i = kReasonColumn + 1; i < columns.size(); ++i)
-    if (StringRef(columns[i]).starts_with("report."))
-      row.push_back(lookup(report, StringRef(columns[i]).drop_front(7)));
+  for (size_t i = kReasonColumn + 1; i < columns.size(); ++i) {
+    StringRef column = columns[i];
+    if (column.consume_front("report."))
+      row.push_back(served ? "" : lookup(report, column));
+    else if (column.consume_front("serve."))
+      row.push_back(served ? lookup(report, column) : "");
+  }
   auto [loss, reference] = publishedAccuracy(p, report);
   if (status != "ok")
     loss.clear(), reference.clear();

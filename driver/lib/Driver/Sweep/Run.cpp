@@ -67,10 +67,17 @@ public:
     } else {
       std::string tokens;
       if (status == "ok") {
-        double t = 0;
-        StringRef(row[columnOf("report.throughput_tokens_per_s")])
+        // A serving point's throughput, and its goodput under SLOs.
+        StringRef served = row[columnOf("serve.throughput_tokens_per_s")];
+        double t = 0, goodput = 0;
+        StringRef(served.empty()
+                      ? row[columnOf("report.throughput_tokens_per_s")]
+                      : served)
             .getAsDouble(t);
         tokens = formatv(" {0:f1} tokens/s", t).str();
+        StringRef good = row[columnOf("serve.slo.goodput_requests_per_s")];
+        if (!served.empty() && !good.empty() && !good.getAsDouble(goodput))
+          tokens += formatv(", goodput {0:f3} requests/s", goodput).str();
       }
       // The other inputs a point was given, as their flags.
       std::string more;
@@ -110,6 +117,8 @@ llvm::Expected<SweepManifest> describe(const SweepOptions &o,
   m.grid = grid;
   m.steps = o.steps;
   m.prefill = o.prefill;
+  if (o.serve)
+    m.serve = o.serveFlags;
   m.shardIndex = o.shardIndex;
   m.shardCount = o.shardCount;
   m.build = versionString();
@@ -290,7 +299,7 @@ continueFolder(const SweepOptions &o, const Folder &f,
 /// finishes; returns the points that failed.
 llvm::Expected<size_t> runPoints(const SweepOptions &o, const Folder &f,
                                  const std::vector<SweepPoint> &todo,
-                                 PointRunner &runner, llvm::raw_ostream &os) {
+                                 PointRunner *runner, llvm::raw_ostream &os) {
   std::error_code ec;
   llvm::raw_fd_ostream resultsFile(f.results, ec, llvm::sys::fs::OF_Append);
   if (ec)
@@ -318,8 +327,9 @@ llvm::Expected<size_t> runPoints(const SweepOptions &o, const Folder &f,
   int64_t jobs = std::max<int64_t>(1, o.jobs);
   PointPreparer preparer;
   std::map<int64_t, Running> running;
+  ServeForker forker; // a serving sweep's points
   auto reap = [&]() -> Error {
-    auto exit = runner.next();
+    auto exit = runner ? runner->next() : forker.next();
     if (!exit)
       return exit.takeError();
     auto it = running.find(exit->index);
@@ -337,6 +347,16 @@ llvm::Expected<size_t> runPoints(const SweepOptions &o, const Folder &f,
     while (static_cast<int64_t>(running.size()) >= jobs)
       if (Error e = reap())
         return std::move(e);
+    Running r;
+    r.point = p;
+    r.report = pathIn(f.scratch, std::to_string(p.index) + ".json");
+    r.err = pathIn(f.scratch, std::to_string(p.index) + ".err");
+    if (!runner) {
+      if (Error e = forker.submit(r, o.serveOptions))
+        return std::move(e);
+      running.emplace(p.index, std::move(r));
+      continue;
+    }
     // Compiled here, while the points sent before simulate.
     auto text = preparer.prepare(p, o.prefill);
     if (!text) {
@@ -347,12 +367,8 @@ llvm::Expected<size_t> runPoints(const SweepOptions &o, const Folder &f,
         return std::move(a);
       continue;
     }
-    Running r;
-    r.point = p;
-    r.report = pathIn(f.scratch, std::to_string(p.index) + ".json");
-    r.err = pathIn(f.scratch, std::to_string(p.index) + ".err");
-    if (Error e = runner.submit(p.index, o.steps, text->decode, r.report, r.err,
-                                text->prefill))
+    if (Error e = runner->submit(p.index, o.steps, text->decode, r.report,
+                                 r.err, text->prefill))
       return std::move(e);
     running.emplace(p.index, std::move(r));
   }
@@ -374,11 +390,15 @@ llvm::Expected<size_t> runPoints(const SweepOptions &o, const Folder &f,
 Error snapflow::driver::runSweep(const SweepOptions &o, llvm::raw_ostream &os) {
   if (Error e = checkRunOptions(o))
     return e;
-  // The point server, forked while this process is small (PointRunner.h).
-  auto started = PointRunner::start();
-  if (!started)
-    return started.takeError();
-  PointRunner runner = std::move(*started);
+  // The point server, forked while this process is small (PointRunner.h);
+  // a serving sweep forks each point itself (ServePoints.cpp).
+  std::optional<PointRunner> runner;
+  if (!o.serve) {
+    auto started = PointRunner::start();
+    if (!started)
+      return started.takeError();
+    runner.emplace(std::move(*started));
+  }
   // The grid, checked before anything is written.
   auto grid = SweepGrid::parse(o);
   if (!grid)
@@ -415,7 +435,7 @@ Error snapflow::driver::runSweep(const SweepOptions &o, llvm::raw_ostream &os) {
                 points.size(), mine.size(), mine.size() - todo.size(),
                 todo.size(), std::max<int64_t>(1, o.jobs));
   os.flush();
-  auto failures = runPoints(o, f, todo, runner, os);
+  auto failures = runPoints(o, f, todo, runner ? &*runner : nullptr, os);
   if (!failures)
     return failures.takeError();
 

@@ -19,6 +19,8 @@
 #ifndef SNAPFLOW_DRIVER_SWEEP_SWEEPINTERNAL_H
 #define SNAPFLOW_DRIVER_SWEEP_SWEEPINTERNAL_H
 
+#include "../PointRunner.h"
+
 #include "snapflow/Driver/Compile.h"
 #include "snapflow/Driver/Sweep.h"
 #include "snapflow/Driver/Workload.h"
@@ -68,6 +70,20 @@ std::vector<std::string> makeRow(const SweepPoint &p, llvm::StringRef status,
                                  const llvm::json::Object &report);
 /// The row of a point whose process exited with `status` (waitpid's).
 std::vector<std::string> childRow(const Running &c, int status);
+
+/// A serving sweep's points, each served in a process forked from the
+/// sweep (ServePoints.cpp), as PointRunner runs a decode sweep's.
+class ServeForker {
+public:
+  /// Starts serving `r.point` with the load `so`, its report to r.report
+  /// and its stderr to r.err.
+  llvm::Error submit(const Running &r, const ServeOptions &so);
+  /// Waits for the next point to end, whichever it is.
+  llvm::Expected<PointExit> next();
+
+private:
+  std::map<pid_t, int64_t> running;
+};
 
 // Points.cpp
 
