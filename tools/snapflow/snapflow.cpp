@@ -527,6 +527,32 @@ int simulateCommand() {
   return 0;
 }
 
+/// The nodes a deployment file names, into the serving options; the same
+/// given by a flag too is an error naming both.
+Error applyDeploymentNodes(const DeploymentNodes &file, ServeOptions &so) {
+  auto both = [](const cl::Option &flag, const std::string &at) {
+    return createStringError(inconvertibleErrorCode(),
+                             "--" + flag.ArgStr.str() + " and " + at +
+                                 " name the nodes twice; give one");
+  };
+  if (file.nodes) {
+    if (nodesOpt.getNumOccurrences())
+      return both(nodesOpt, file.nodesAt);
+    so.nodes = *file.nodes;
+  }
+  if (file.router) {
+    if (routerOpt.getNumOccurrences())
+      return both(routerOpt, file.routerAt);
+    so.router = *file.router;
+  }
+  if (file.disaggregate) {
+    if (disaggregateOpt.getNumOccurrences())
+      return both(disaggregateOpt, file.disaggregateAt);
+    so.disaggregate = *file.disaggregate;
+  }
+  return Error::success();
+}
+
 /// `run --serve`: the requests served on a deployment of `w`'s models.
 int serveCommand(const WorkloadOptions &w, bool maxBatch,
                  const CompileOptions &co, bool generating,
@@ -544,11 +570,15 @@ int serveCommand(const WorkloadOptions &w, bool maxBatch,
                                   "--deployment " + deploymentOpt +
                                       " lists the models; drop --model " +
                                       modelOpt));
-  auto deployment = deploymentOpt.empty()
-                        ? splitModels(w, maxBatch)
-                        : readDeployment(deploymentOpt, w, maxBatch);
+  DeploymentNodes fileNodes;
+  auto deployment =
+      deploymentOpt.empty()
+          ? splitModels(w, maxBatch)
+          : readDeployment(deploymentOpt, w, maxBatch, &fileNodes);
   if (!deployment)
     return fail(deployment.takeError());
+  if (Error e = applyDeploymentNodes(fileNodes, so))
+    return fail(std::move(e));
   if (deployment->size() == 1 &&
       (so.cachePolicyGiven &&
        so.cache.policy != sim::serving::CachePolicy::Static))

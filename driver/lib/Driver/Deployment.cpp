@@ -71,10 +71,16 @@ public:
       std::string key;
       if (!scalarText(kv.getKey(), key, "key"))
         continue;
+      if (key == "nodes" || key == "router" || key == "disaggregate") {
+        nodeKey(key, kv);
+        continue;
+      }
       if (key != "models") {
         error(kv.getKey(), "unknown key '" + key +
-                               "'; a deployment file has only 'models' (the "
-                               "chip, --tp and --set come from the command)");
+                               "'; a deployment file has 'models' and "
+                               "optionally 'nodes', 'router' or "
+                               "'disaggregate' (the chip, --tp and --set come "
+                               "from the command)");
         continue;
       }
       if (hasList) {
@@ -112,7 +118,44 @@ public:
     return std::move(models);
   }
 
+  DeploymentNodes nodes;
+
 private:
+  /// A top-level key of the cluster, read as its flag is.
+  void nodeKey(StringRef key, llvm::yaml::KeyValueNode &kv) {
+    llvm::yaml::Node *v = kv.getValue();
+    std::string value;
+    if (!scalarText(v ? v : kv.getKey(), value, key))
+      return;
+    std::string at =
+        llvm::formatv("'{0}' at {1}:{2}", key, path, yaml.lineOf(v)).str();
+    auto fail = [&](llvm::Error e) { error(v, llvm::toString(std::move(e))); };
+    auto once = [&](bool given) {
+      if (given)
+        error(kv.getKey(), "duplicate key '" + key + "'");
+      return !given;
+    };
+    if (key == "nodes") {
+      auto n = parseInteger(value, "'nodes'");
+      if (!n)
+        return fail(n.takeError());
+      if (once(nodes.nodes.has_value()))
+        nodes.nodes = *n, nodes.nodesAt = at;
+    } else if (key == "router") {
+      auto r = parseRouterValue(value, "'router'");
+      if (!r)
+        return fail(r.takeError());
+      if (once(nodes.router.has_value()))
+        nodes.router = *r, nodes.routerAt = at;
+    } else {
+      auto d = parseNodeSplit(value, "'disaggregate'");
+      if (!d)
+        return fail(d.takeError());
+      if (once(nodes.disaggregate.has_value()))
+        nodes.disaggregate = *d, nodes.disaggregateAt = at;
+    }
+  }
+
   std::optional<DeployedWorkload> parseModel(llvm::yaml::Node &node) {
     auto *map = llvm::dyn_cast<llvm::yaml::MappingNode>(&node);
     if (!map) {
@@ -259,7 +302,7 @@ private:
 
 llvm::Expected<std::vector<DeployedWorkload>>
 snapflow::driver::readDeployment(StringRef path, const WorkloadOptions &shared,
-                                 bool maxBatch) {
+                                 bool maxBatch, DeploymentNodes *nodes) {
   if (!shared.name.empty())
     return makeError("--name " + shared.name + " names one --model; " + path +
                      " names each of its models with 'name:'");
@@ -267,13 +310,16 @@ snapflow::driver::readDeployment(StringRef path, const WorkloadOptions &shared,
   if (!buffer)
     return makeError("--deployment: cannot read '" + path +
                      "': " + llvm::toString(buffer.takeError()));
-  return parseDeployment((*buffer)->getBuffer(), path, shared, maxBatch);
+  return parseDeployment((*buffer)->getBuffer(), path, shared, maxBatch, nodes);
 }
 
 llvm::Expected<std::vector<DeployedWorkload>>
 snapflow::driver::parseDeployment(StringRef text, StringRef path,
-                                  const WorkloadOptions &shared,
-                                  bool maxBatch) {
+                                  const WorkloadOptions &shared, bool maxBatch,
+                                  DeploymentNodes *nodes) {
   DeploymentParser parser(path, text, shared, maxBatch);
-  return parser.run();
+  auto models = parser.run();
+  if (models && nodes)
+    *nodes = parser.nodes;
+  return models;
 }

@@ -11,6 +11,10 @@
 #ifndef SNAPFLOW_DRIVER_DEPLOYMENT_H
 #define SNAPFLOW_DRIVER_DEPLOYMENT_H
 
+#include "snapflow/Driver/OptionValues.h"
+
+#include <optional>
+
 #include "snapflow/Driver/Workload.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -31,6 +35,17 @@ struct DeployedWorkload {
   std::string contextFrom = "--context";
 };
 
+/// The nodes a deployment file names (top-level keys beside `models`):
+/// `nodes: N`, `router: NAME`, `disaggregate: P:D`, each read as its flag
+/// is (--nodes, --router, --disaggregate); none given: the command's.
+struct DeploymentNodes {
+  std::optional<int64_t> nodes;
+  std::optional<sim::serving::Router> router;
+  std::optional<NodeSplit> disaggregate;
+  /// Where each was given, for an error when the command gives it too.
+  std::string nodesAt, routerAt, disaggregateAt;
+};
+
 /// The deployment `--model a,b,...` names: every model with `shared`'s
 /// options. An empty name is an error.
 llvm::Expected<std::vector<DeployedWorkload>>
@@ -44,6 +59,7 @@ splitModels(const WorkloadOptions &shared, bool maxBatch);
 ///       context: 32k
 ///       kv: snapstream:ratio=4
 ///     - model: llama-3.2-1b       # keys left out take the command's flags
+///   disaggregate: 3:1             # optional: nodes (or nodes: 4), router
 ///
 /// Per model: `model` (required) and the other keys WorkloadOptions.def
 /// gives (`batch`, `context`, `kv`, `kv_format`, `weights_dtype`), each read
@@ -52,13 +68,14 @@ splitModels(const WorkloadOptions &shared, bool maxBatch);
 /// reported at its line.
 llvm::Expected<std::vector<DeployedWorkload>>
 readDeployment(llvm::StringRef path, const WorkloadOptions &shared,
-               bool maxBatch);
+               bool maxBatch, DeploymentNodes *nodes = nullptr);
 
 /// readDeployment of a file's text: `path` names it in errors, and a
 /// relative config path in it is found beside `path`.
 llvm::Expected<std::vector<DeployedWorkload>>
 parseDeployment(llvm::StringRef text, llvm::StringRef path,
-                const WorkloadOptions &shared, bool maxBatch);
+                const WorkloadOptions &shared, bool maxBatch,
+                DeploymentNodes *nodes = nullptr);
 
 } // namespace driver
 } // namespace snapflow
