@@ -14,26 +14,8 @@ source "$(dirname "$0")/common.sh"
 TRACE=${1:-}
 if [ -z "$TRACE" ]; then
   TRACE="$tmp/hour.csv"
-  python3 - "$TRACE" <<'PY'
-import datetime, random, sys
-lengths = []
-with open("tests/Tools/Inputs/traces/azure-2023-conv.csv") as f:
-    next(f)
-    for line in f:
-        _, ctx, gen = line.strip().split(",")
-        lengths.append((int(ctx), int(gen)))
-rate = 19366 / 3600
-start = datetime.datetime(2023, 11, 16, 18, 15, 46)
-rng = random.Random(1)
-t = 0.0
-with open(sys.argv[1], "w") as out:
-    out.write("TIMESTAMP,ContextTokens,GeneratedTokens\n")
-    for i in range(19366):
-        t += rng.expovariate(rate)
-        stamp = start + datetime.timedelta(seconds=t)
-        ctx, gen = lengths[i % len(lengths)]
-        out.write(f"{stamp:%Y-%m-%d %H:%M:%S.%f},{ctx},{gen}\n")
-PY
+  python3 bench/azure_trace.py "$TRACE" 19366 19366 3600 \
+    "2023-11-16 18:15:46"
 fi
 for cluster in "--nodes 8" "--disaggregate 4:4"; do
   # shellcheck disable=SC2086

@@ -12,32 +12,8 @@
 # Usage: bench/serve_week.sh [ROWS]   (after `make`; figures in bench/README.md)
 source "$(dirname "$0")/common.sh"
 ROWS=${1:-27303999}
-python3 - "$ROWS" "$tmp/week.csv" <<'PY'
-import datetime, random, sys
-rows, path = int(sys.argv[1]), sys.argv[2]
-lengths = []
-with open("tests/Tools/Inputs/traces/azure-2023-conv.csv") as f:
-    next(f)
-    for line in f:
-        _, ctx, gen = line.strip().split(",")
-        lengths.append((int(ctx), int(gen)))
-rate = 27303999 / (7 * 86400)
-start = datetime.datetime(2024, 5, 12)
-rng = random.Random(1)
-t = 0.0
-with open(path, "w") as out:
-    out.write("TIMESTAMP,ContextTokens,GeneratedTokens\n")
-    buf = []
-    for i in range(rows):
-        t += rng.expovariate(rate)
-        stamp = start + datetime.timedelta(seconds=t)
-        ctx, gen = lengths[i % len(lengths)]
-        buf.append(f"{stamp:%Y-%m-%d %H:%M:%S.%f}+00:00,{ctx},{gen}\n")
-        if len(buf) == 100000:
-            out.write("".join(buf))
-            buf = []
-    out.write("".join(buf))
-PY
+python3 bench/azure_trace.py "$tmp/week.csv" "$ROWS" 27303999 604800 \
+  2024-05-12 --offset
 /usr/bin/time -f '%e %M' -o "$tmp/time" "$BIN" run --serve --model llama-3.2-1b \
   --chip sn40l --context 8192 --batch 64 --trace-requests "$tmp/week.csv" > "$tmp/out"
 read -r wall rss < "$tmp/time"

@@ -81,17 +81,25 @@ void onChildExit(int) {
   errno = saved;
 }
 
+} // namespace
+
+void snapflow::driver::redirectPointOutput(const std::string &errPath) {
+  int null = ::open("/dev/null", O_WRONLY);
+  int errFd = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (null >= 0)
+    ::dup2(null, STDOUT_FILENO);
+  if (errFd >= 0)
+    ::dup2(errFd, STDERR_FILENO);
+}
+
+namespace {
+
 /// In a point's process: simulate the program and exit 0 (ok), 2 (it
 /// cannot run) or 1 (any other error); messages go to the point's stderr
 /// file.
 [[noreturn]] void runPoint(const RequestHeader &h, const std::string &text,
                            const std::string &report, const std::string &err) {
-  int null = ::open("/dev/null", O_WRONLY);
-  int errFd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (null >= 0)
-    ::dup2(null, STDOUT_FILENO);
-  if (errFd >= 0)
-    ::dup2(errFd, STDERR_FILENO);
+  redirectPointOutput(err);
   auto fail = [](llvm::Error e) {
     int code = e.isA<ProgramFailure>() ? 2 : 1;
     std::string message = llvm::toString(std::move(e));

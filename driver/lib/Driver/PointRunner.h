@@ -34,6 +34,10 @@ struct PointExit {
   int status = 0; ///< as waitpid gives it
 };
 
+/// In a point's process: stdout to /dev/null and stderr to `errPath`, the
+/// point's messages for its row.
+void redirectPointOutput(const std::string &errPath);
+
 class PointRunner {
 public:
   /// Forks the server; call before the process grows.

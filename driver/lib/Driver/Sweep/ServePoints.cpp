@@ -21,7 +21,6 @@
 #include <chrono>
 #include <thread>
 
-#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,12 +35,7 @@ namespace {
 [[noreturn]] void servePoint(const SweepPoint &p, const ServeOptions &so,
                              const std::string &report,
                              const std::string &err) {
-  int null = ::open("/dev/null", O_WRONLY);
-  int errFd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (null >= 0)
-    ::dup2(null, STDOUT_FILENO);
-  if (errFd >= 0)
-    ::dup2(errFd, STDERR_FILENO);
+  redirectPointOutput(err);
   WorkloadOptions w = pointWorkload(p);
   bool maxBatch = p.batch.isMax();
   w.batch = maxBatch ? 1 : p.batch.value;
