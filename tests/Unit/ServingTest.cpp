@@ -47,6 +47,38 @@ Request req(int64_t id, double arrival, int64_t prompt, int64_t output) {
   return r;
 }
 
+// Merging keeps the counts, mean and largest exact, and every value: two
+// exact halves give the percentiles of the whole; a coarse one (past the
+// exact limit) merges its grid values, each within the relative error.
+TEST(Serving, DistributionsMerge) {
+  Distribution a, b, whole;
+  for (int i = 1; i <= 10; ++i) {
+    (i % 2 ? a : b).add(double(i));
+    whole.add(double(i));
+  }
+  a.merge(b);
+  EXPECT_EQ(a.count(), 10);
+  EXPECT_DOUBLE_EQ(a.mean(), 5.5);
+  EXPECT_DOUBLE_EQ(a.max(), 10.0);
+  for (double q : {0.1, 0.5, 0.9, 1.0})
+    EXPECT_DOUBLE_EQ(a.percentile(q), whole.percentile(q));
+  Distribution coarse, into;
+  for (size_t i = 0; i <= Distribution::kExactValues; ++i)
+    coarse.add(1.0 + double(i) * 1e-3);
+  ASSERT_TRUE(coarse.approximate());
+  into.add(0.5);
+  into.merge(coarse);
+  EXPECT_EQ(into.count(), coarse.count() + 1);
+  EXPECT_DOUBLE_EQ(into.max(), coarse.max());
+  EXPECT_DOUBLE_EQ(into.percentile(0), 0.5);
+  EXPECT_NEAR(into.percentile(0.5), coarse.percentile(0.5),
+              2 * Distribution::kRelativeError * coarse.percentile(0.5));
+  // An empty one changes nothing.
+  Distribution empty;
+  into.merge(empty);
+  EXPECT_EQ(into.count(), coarse.count() + 1);
+}
+
 // Two static graphs, of 1 and 4 slots (steps 0.5 s and 1 s at the short
 // bucket; a step after the other graph 0.25 s more), 4 slots in all:
 //   r0 (3 tokens) at 0: prefill 0-2; one decodes: the 1-slot graph, 2-2.5
