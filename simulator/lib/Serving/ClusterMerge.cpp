@@ -75,13 +75,7 @@ void mergeModel(ModelResult &to, const ModelResult &m) {
   to.decodeSteps += m.decodeSteps;
   to.outputTokens += m.outputTokens;
   to.tokenGaps.merge(m.tokenGaps);
-  for (auto [a, b] :
-       {std::pair(&to.latencies.ttft, &m.latencies.ttft),
-        std::pair(&to.latencies.tpot, &m.latencies.tpot),
-        std::pair(&to.latencies.e2e, &m.latencies.e2e),
-        std::pair(&to.latencies.wait, &m.latencies.wait),
-        std::pair(&to.latencies.switchWait, &m.latencies.switchWait)})
-    a->merge(*b);
+  to.latencies.merge(m.latencies);
   to.hbmPeakBytes = std::max(to.hbmPeakBytes, m.hbmPeakBytes);
   to.hbmMeanBytes = std::max(to.hbmMeanBytes, m.hbmMeanBytes);
 }
@@ -160,13 +154,7 @@ ServeResult cluster::merge(std::vector<ServeResult> &nodes) {
     r.waitingPeak += p.waitingPeak;
     waitingMean += p.waitingMean;
     r.tokenGaps.merge(p.tokenGaps);
-    for (auto [a, b] :
-         {std::pair(&r.latencies.ttft, &p.latencies.ttft),
-          std::pair(&r.latencies.tpot, &p.latencies.tpot),
-          std::pair(&r.latencies.e2e, &p.latencies.e2e),
-          std::pair(&r.latencies.wait, &p.latencies.wait),
-          std::pair(&r.latencies.switchWait, &p.latencies.switchWait)})
-      a->merge(*b);
+    r.latencies.merge(p.latencies);
     mergePrefix(r.prefix, p.prefix);
     if (r.models.size() < p.models.size())
       r.models.resize(p.models.size());

@@ -97,6 +97,14 @@ void Latencies::add(const RequestResult &q) {
   switchWait.add(q.switchWaitS);
 }
 
+void Latencies::merge(const Latencies &o) {
+  ttft.merge(o.ttft);
+  tpot.merge(o.tpot);
+  e2e.merge(o.e2e);
+  wait.merge(o.wait);
+  switchWait.merge(o.switchWait);
+}
+
 double Distribution::percentile(double q) const {
   if (!total)
     return 0;

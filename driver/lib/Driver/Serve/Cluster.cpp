@@ -17,10 +17,9 @@ using namespace snapflow::driver;
 using namespace snapflow::driver::phases;
 using namespace snapflow::sim::serving;
 
-llvm::Expected<ClusterOptions>
-phases::clusterOptions(const ServeOptions &so, const arch::ArchModel &chip,
-                       const Models &models,
-                       std::vector<DeployedModel> &deployed) {
+namespace {
+/// The cluster the flags name, on the chip's node link.
+ClusterOptions clusterOf(const ServeOptions &so, const arch::ArchModel &chip) {
   ClusterOptions c;
   c.nodes = so.nodes;
   c.prefillNodes = so.disaggregate.prefill;
@@ -28,6 +27,15 @@ phases::clusterOptions(const ServeOptions &so, const arch::ArchModel &chip,
   c.router = so.router;
   const arch::SystemParams &sys = chip.system();
   c.link = {sys.nodeLinks, sys.nodeLinkBytesPerS, sys.nodeLinkLatencyNs * 1e-9};
+  return c;
+}
+} // namespace
+
+llvm::Expected<ClusterOptions>
+phases::clusterOptions(const ServeOptions &so, const arch::ArchModel &chip,
+                       const Models &models,
+                       std::vector<DeployedModel> &deployed) {
+  ClusterOptions c = clusterOf(so, chip);
   if (!c.disaggregated())
     return c;
   // The KV one sequence keeps in its policy's and format's layout, counted
@@ -48,13 +56,7 @@ phases::clusterOptions(const ServeOptions &so, const arch::ArchModel &chip,
 void phases::summarizeCluster(ServeOutcome &out, const ServeResult &r,
                               const ServeOptions &so,
                               const arch::ArchModel &chip) {
-  ClusterOptions &c = out.cluster;
-  c.nodes = so.nodes;
-  c.prefillNodes = so.disaggregate.prefill;
-  c.decodeNodes = so.disaggregate.decode;
-  c.router = so.router;
-  const arch::SystemParams &sys = chip.system();
-  c.link = {sys.nodeLinks, sys.nodeLinkBytesPerS, sys.nodeLinkLatencyNs * 1e-9};
+  out.cluster = clusterOf(so, chip);
   const TransferResult &t = r.transfers;
   out.kvSentBytesPerRequest = t.count > 0 ? t.bytes / double(t.count) : 0;
   out.transfer = summarize(t.seconds);

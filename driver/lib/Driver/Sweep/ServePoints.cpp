@@ -18,8 +18,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
-#include <chrono>
-#include <thread>
+#include <cstring>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,22 +70,22 @@ Error ServeForker::submit(const Running &r, const ServeOptions &so) {
 llvm::Expected<PointExit> ServeForker::next() {
   if (running.empty())
     return makeError("internal error: no serving point runs");
-  // The first of the running points to end (the point server's children
-  // are not ours to wait for, so each pid is asked by name).
-  for (auto pause = std::chrono::microseconds(200);;
-       pause = std::min(pause * 2, std::chrono::microseconds(20000))) {
-    for (auto it = running.begin(); it != running.end(); ++it) {
-      int status = 0;
-      pid_t got = ::waitpid(it->first, &status, WNOHANG);
-      if (got == it->first) {
-        PointExit e{it->second, status};
-        running.erase(it);
-        return e;
-      }
-      if (got < 0 && errno != EINTR)
-        return makeError(
-            llvm::formatv("point {0}: {1}", it->second, std::strerror(errno)));
+  // A serving sweep starts no point server: its points are this process's
+  // only children while they run.
+  for (;;) {
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR)
+        continue;
+      return makeError(llvm::formatv("waiting for a serving point: {0}",
+                                     std::strerror(errno)));
     }
-    std::this_thread::sleep_for(pause);
+    auto it = running.find(pid);
+    if (it == running.end())
+      continue;
+    PointExit e{it->second, status};
+    running.erase(it);
+    return e;
   }
 }

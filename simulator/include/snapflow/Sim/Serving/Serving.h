@@ -389,6 +389,8 @@ private:
 struct Latencies {
   Distribution ttft, tpot, e2e, wait, switchWait;
   void add(const RequestResult &q);
+  /// Every distribution of `other` into this one's (Distribution::merge).
+  void merge(const Latencies &other);
 };
 
 /// A model brought into HBM.
