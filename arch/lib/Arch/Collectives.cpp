@@ -304,15 +304,19 @@ CollectiveCost arch::collectiveCost(CollectiveKind kind,
   if (g < 2)
     return c;
   for (const CollectiveRound &r : collectiveSchedule(kind, algorithm, g)) {
-    int64_t hops = 0;
-    for (int64_t offset : r.offsets)
-      hops = std::max(hops, collectiveHops(system.topology, offset, g));
+    int64_t hops = 0, crossings = 0;
+    for (int64_t offset : r.offsets) {
+      int64_t h = collectiveHops(system.topology, offset, g);
+      hops = std::max(hops, h);
+      crossings += h;
+    }
     double load =
         busiestLinkLoad(system.topology, system.linksPerSocket, r.offsets, g);
     c.rounds += r.count;
     c.hops += r.count * hops;
     c.linkBytesPerByte += double(r.count) * load * r.share;
     c.sentPerByte += double(r.count) * double(r.offsets.size()) * r.share;
+    c.crossedPerByte += double(r.count) * double(crossings) * r.share;
   }
   c.launchS = system.collectiveLaunchNs * 1e-9;
   c.latencyS = double(c.hops) * system.linkLatencyNs * 1e-9;

@@ -7,7 +7,8 @@ using namespace snapflow::sim;
 
 const ComponentInfo &Buffer::info() {
   // Its PMUs, bytes and banks come from the program (df.buffer); its timing
-  // from the on-chip network the tiles cross.
+  // from the on-chip network the tiles cross; its energy is its streams'
+  // (each tile taken and handed on is read from and written to PMUs).
   static const StatInfo stats[] = {
       {"tiles_in", "tiles", "tiles taken from the producer"},
       {"tiles_out", "tiles", "tiles handed on (x reads)"},
@@ -30,6 +31,7 @@ static ComponentRegistration
 void Buffer::run(SectionRun &r, int index) {
   const Node &n = r.section->nodes[index];
   int64_t tiles = r.streamTiles(n.inputs[0]);
+
   for (int64_t pass = 0; pass < n.reads; ++pass)
     for (int64_t tile = 0; tile < tiles; ++tile) {
       if (pass == 0) {

@@ -21,12 +21,17 @@ const ComponentInfo &CollectiveUnit::info() {
        "paid by every sequential hop"},
       {"launch", "ns", "system.collective_launch_ns",
        "fixed cost before a collective sends"},
+      {"link_energy", "pJ/bit", "system.link_pj_per_bit",
+       "energy of a bit over one peer link; a routed-through send pays each "
+       "link it crosses"},
   };
   static const StatInfo stats[] = {
       {"link_bytes", "bytes", "bytes this socket sent over its peer link",
        StatRole::LinkBytes},
       {"link_busy", "ps", "peer link time spent sending", StatRole::LinkBusy},
       {"collectives", "collectives", "collectives run"},
+      {"energy", "pJ", "dynamic energy of the links its sends crossed",
+       StatRole::Energy},
   };
   static const NodeKind runs[] = {NodeKind::Collective};
   static const ComponentInfo info{"collective",
@@ -66,6 +71,7 @@ CollectiveUnit::CollectiveUnit(const arch::ArchModel &chip,
     : Component(info()), system(chip.system()),
       hopPs(chip.system().linkLatencyNs * 1000.0),
       launchPs(chip.system().collectiveLaunchNs * 1000.0),
+      linkPjPerBit(chip.system().linkPjPerBit),
       outputLanes(chip.socket().agcuCount),
       link(chip.system().linkBytesPerS / 1e12, 1, 0), groups(groups) {}
 
@@ -102,6 +108,7 @@ void CollectiveUnit::run(SectionRun &r, int index) {
   int64_t lanes = outputLanes;
   double tileLink = cost.linkBytesPerByte * double(in.tileBytes);
   double tileSent = cost.sentPerByte * double(in.tileBytes);
+  double tilePj = cost.crossedPerByte * double(in.tileBytes) * 8 * linkPjPerBit;
   double tileLatency = double(cost.hops) * hopPs;
   std::deque<double> inFlight;
   int64_t pushed = 0;
@@ -135,6 +142,8 @@ void CollectiveUnit::run(SectionRun &r, int index) {
     stats[LinkBusyPs] += link.getBusyPs() - busyBefore;
     stats[LinkBytes] += tileSent;
     r.nodes[index].linkBytes += tileSent;
+    stats[EnergyPj] += tilePj;
+    r.nodes[index].energy[EnergyAction::Link] += tilePj;
     double done = sent + tileLatency;
     if (groups) // every socket has sent this tile: it lands with the last
       done = groups->meet(r.job, r.index, index, tile, done);

@@ -63,16 +63,30 @@ void DmaEngine::run(SectionRun &r, int index) {
     runStore(r, index);
 }
 
+namespace {
+arch::MemoryTier tierOfNode(const SectionRun &r, const Node &n) {
+  return n.tensor >= 0 ? r.program->tensors[n.tensor].tier
+                       : arch::MemoryTier::HBM;
+}
+EnergyAction actionOfTier(arch::MemoryTier t) {
+  return t == arch::MemoryTier::SRAM  ? EnergyAction::SRAM
+         : t == arch::MemoryTier::HBM ? EnergyAction::HBM
+                                      : EnergyAction::DDR;
+}
+EnergyAction actionOf(const SectionRun &r, const Node &n) {
+  return actionOfTier(tierOfNode(r, n));
+}
+} // namespace
+
 MemoryPort &DmaEngine::tierOf(SectionRun &r, const Node &n) {
-  arch::MemoryTier t =
-      n.tensor >= 0 ? r.program->tensors[n.tensor].tier : arch::MemoryTier::HBM;
-  return r.ports->tier(t);
+  return r.ports->tier(tierOfNode(r, n));
 }
 
 void DmaEngine::runLoad(SectionRun &r, int index) {
   const Node &n = r.section->nodes[index];
   const Stream &out = r.section->streams[n.outputs[0]];
   MemoryPort &tier = tierOf(r, n);
+  EnergyAction action = actionOf(r, n);
   bool onChip = n.tensor >= 0 &&
                 r.program->tensors[n.tensor].tier == arch::MemoryTier::SRAM;
   // The load's own lanes: a server of its own for this run.
@@ -90,9 +104,11 @@ void DmaEngine::runLoad(SectionRun &r, int index) {
   for (int64_t tile = 0, tiles = r.nodeTiles(index); tile < tiles; ++tile) {
     while (static_cast<int64_t>(inFlight.size()) >= out.depth)
       land();
-    double read = tier.transfer(double(out.tileBytes), nowPs());
+    double read = tier.transfer(double(out.tileBytes), nowPs(), Access::Read);
     stats[BytesLoaded] += double(out.tileBytes);
     r.nodes[index].bytes += double(out.tileBytes);
+    r.nodes[index].energy[action] +=
+        tier.energyPj(double(out.tileBytes), Access::Read);
     // The load's own lanes and the socket's AGCUs, shared by every load
     // running at the time, both have to carry the tile.
     double own = lanes.reserve(double(out.tileBytes), read);
@@ -114,13 +130,17 @@ void DmaEngine::runStore(SectionRun &r, int index) {
   const Node &n = r.section->nodes[index];
   const Stream &in = r.section->streams[n.inputs[0]];
   MemoryPort &tier = tierOf(r, n);
+  EnergyAction action = actionOf(r, n);
   double last = nowPs();
   for (int64_t tile = 0, tiles = r.streamTiles(n.inputs[0]); tile < tiles;
        ++tile) {
     r.pop(index, n.inputs[0]);
-    last = std::max(last, tier.transfer(double(in.tileBytes), nowPs()));
+    last = std::max(
+        last, tier.transfer(double(in.tileBytes), nowPs(), Access::Write));
     stats[BytesStored] += double(in.tileBytes);
     r.nodes[index].bytes += double(in.tileBytes);
+    r.nodes[index].energy[action] +=
+        tier.energyPj(double(in.tileBytes), Access::Write);
   }
   waitUntil(last); // the section ends when its writes have landed
   r.charge(index, PathPart::Memory);
@@ -144,7 +164,8 @@ void DmaEngine::runCopy(const SocketPorts &s, CopyRun &c) {
              static_cast<int64_t>(reads.size() + crossings.size()) <
                  kCopyBlocksInFlight) {
         double bytes = double(std::min(left, kCopyBlockBytes));
-        reads.push_back({from.transfer(bytes, nowPs()), bytes});
+        reads.push_back({from.transfer(bytes, nowPs(), Access::Read), bytes});
+        c.energy[actionOfTier(c.from)] += from.energyPj(bytes, Access::Read);
         left -= static_cast<int64_t>(bytes);
       }
       if (reads.empty() && crossings.empty())
@@ -161,10 +182,12 @@ void DmaEngine::runCopy(const SocketPorts &s, CopyRun &c) {
         // the destination's: the pool carries the block twice.
         double poolBefore = pool.getBusyPs();
         crossings.push_back({pool.reserve(2 * bytes, nowPs()) + hops, bytes});
+        c.energy[EnergyAction::Network] += s.network->chargeCrossing(bytes);
         stats[AgcuBusyPs] += pool.getBusyPs() - poolBefore;
         continue;
       }
-      last = std::max(last, to.transfer(bytes, nowPs()));
+      last = std::max(last, to.transfer(bytes, nowPs(), Access::Write));
+      c.energy[actionOfTier(c.to)] += to.energyPj(bytes, Access::Write);
       stats[BytesCopied] += bytes;
       c.moved += bytes;
     }

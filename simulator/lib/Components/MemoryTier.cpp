@@ -17,11 +17,19 @@ const ComponentInfo &MemoryTierServer::info() {
       {"latency", "cycles",
        "socket.hbm_latency_cycles, socket.ddr_latency_cycles; SRAM: 0",
        "added to every access"},
+      {"read_energy, write_energy", "pJ/bit",
+       "socket.sram_read_pj_per_bit, socket.sram_write_pj_per_bit; "
+       "socket.hbm_pj_per_bit; socket.ddr_pj_per_bit",
+       "energy of a bit read or written"},
   };
   static const StatInfo stats[] = {
       {"bytes", "bytes", "bytes read and written", StatRole::TierBytes},
       {"busy", "channel-ps", "channel time spent transferring",
        StatRole::TierBusy},
+      {"energy", "pJ",
+       "dynamic energy of its reads and writes (SRAM: streams' tiles in "
+       "their PMU buffers too)",
+       StatRole::Energy},
   };
   static const ComponentInfo info{
       "memory tier", "SRAM, HBM or DDR of one socket, a shared server", params,
@@ -48,6 +56,20 @@ int64_t latencyCyclesOf(const arch::ArchModel &chip, arch::MemoryTier tier) {
          : tier == arch::MemoryTier::DDR ? s.ddrLatencyCycles
                                          : 0;
 }
+/// Picojoules a bit read (write = false) or written costs in `tier`.
+double pjPerBitOf(const arch::ArchModel &chip, arch::MemoryTier tier,
+                  bool write) {
+  const arch::SocketParams &s = chip.socket();
+  switch (tier) {
+  case arch::MemoryTier::SRAM:
+    return write ? s.sramWritePjPerBit : s.sramReadPjPerBit;
+  case arch::MemoryTier::HBM:
+    return s.hbmPjPerBit;
+  case arch::MemoryTier::DDR:
+    return s.ddrPjPerBit;
+  }
+  return 0;
+}
 } // namespace
 
 MemoryTierServer::MemoryTierServer(const arch::ArchModel &chip,
@@ -55,7 +77,9 @@ MemoryTierServer::MemoryTierServer(const arch::ArchModel &chip,
     : Component(info(), tier),
       server(chip.tierBytesPerS(tier) / 1e12, channelsOf(chip, tier),
              double(latencyCyclesOf(chip, tier)) *
-                 (1e12 / chip.socket().clockHz)) {}
+                 (1e12 / chip.socket().clockHz)),
+      readPjPerBit(pjPerBitOf(chip, tier, false)),
+      writePjPerBit(pjPerBitOf(chip, tier, true)) {}
 
 static ComponentRegistration registration(
     {&MemoryTierServer::info, [](const BuildContext &ctx) {
@@ -70,10 +94,11 @@ void MemoryTierServer::attach(SocketPorts &ports) {
   ports.tiers[static_cast<int>(*stats.getTier())] = this;
 }
 
-double MemoryTierServer::transfer(double bytes, double nowPs) {
+double MemoryTierServer::transfer(double bytes, double nowPs, Access access) {
   double busyBefore = server.getBusyPs();
   double arrives = server.reserve(bytes, nowPs);
   stats[Bytes] += bytes;
   stats[BusyPs] += server.getBusyPs() - busyBefore;
+  charge(bytes, access);
   return arrives;
 }

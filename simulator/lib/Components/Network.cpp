@@ -17,11 +17,15 @@ const ComponentInfo &OnChipNetwork::info() {
       {"hop_latency", "cycles", "socket.noc_hop_latency_cycles",
        "latency of one switch hop"},
       {"period", "ps", "socket.clock_hz", "one clock cycle"},
+      {"hop_energy", "pJ/bit/hop", "socket.noc_pj_per_bit_hop",
+       "energy of a bit crossing one hop; a crossing takes mean_hops"},
   };
   static const StatInfo stats[] = {
       {"tiles", "tiles", "tiles handed from one unit to another",
        StatRole::Tiles},
       {"bytes", "bytes", "bytes of those tiles"},
+      {"energy", "pJ", "dynamic energy of the crossings (tiles and copies)",
+       StatRole::Energy},
   };
   static const ComponentInfo info{
       "on-chip network",
@@ -40,8 +44,8 @@ OnChipNetwork::OnChipNetwork(const arch::ArchModel &chip) : Component(info()) {
   const arch::SocketParams &s = chip.socket();
   periodPs = 1e12 / s.clockHz;
   laneBytesPerCycle = double(s.nocStreamBytesPerCycle);
-  meanHopsPs =
-      (s.meshRows + s.meshCols) / 3.0 * s.nocHopLatencyCycles * periodPs;
+  meanHopsPs = chip.meanMeshHops() * double(s.nocHopLatencyCycles) * periodPs;
+  pjPerBitCrossing = chip.meanMeshHops() * s.nocPjPerBitHop;
 }
 
 double OnChipNetwork::crossPs(int64_t tileBytes, int64_t lanes) const {

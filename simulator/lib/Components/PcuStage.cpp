@@ -19,12 +19,16 @@ const ComponentInfo &PcuStage::info() {
       {"pipeline_fill", "cycles", "socket.pcu_pipeline_fill_cycles",
        "added to a stage's first step of each run"},
       {"period", "ps", "socket.clock_hz", "one clock cycle"},
+      {"systolic_energy, simd_energy", "pJ/FLOP",
+       "socket.pcu_systolic_pj_per_flop, socket.pcu_simd_pj_per_flop",
+       "energy of a FLOP of a gemm stage, of another stage"},
   };
   static const StatInfo stats[] = {
       {"busy", "PCU-ps", "PCU time spent computing (PCUs x duration)",
        StatRole::PcuBusy},
       {"flops", "FLOP", "floating-point operations computed", StatRole::Flops},
       {"steps", "steps", "stage steps (one tile's worth of work each)"},
+      {"energy", "pJ", "dynamic energy of the FLOPs", StatRole::Energy},
   };
   static const NodeKind runs[] = {NodeKind::Stage};
   static const ComponentInfo info{
@@ -46,15 +50,20 @@ PcuStage::PcuStage(const arch::ArchModel &chip)
   systolicPerCycle = double(s.pcuSystolicFlopsPerCycle);
   simdPerCycle = double(s.pcuSimdFlopsPerCycle);
   fillCycles = double(s.pcuPipelineFillCycles);
+  systolicPj = s.pcuSystolicPjPerFlop;
+  simdPj = s.pcuSimdPjPerFlop;
 }
 
 void PcuStage::run(SectionRun &r, int index) {
   const Node &n = r.section->nodes[index];
   // A gemm of few rows fills its systolic arrays only in part.
+  bool systolic = n.stageKind == StageKind::Gemm;
   double rate =
-      n.stageKind == StageKind::Gemm
-          ? systolicPerCycle * chip.systolicUtilization(double(n.gemmRows))
-          : simdPerCycle;
+      systolic ? systolicPerCycle * chip.systolicUtilization(double(n.gemmRows))
+               : simdPerCycle;
+  // A FLOP costs the same however full the array: idle lanes' leakage and
+  // clocking are static power.
+  double stepPj = double(n.flopsPerTile) * (systolic ? systolicPj : simdPj);
   if (r.nodeTiles(index) == 0) {
     // Idle this chunk (the selection before the last one): what reaches it
     // is taken and dropped.
@@ -86,7 +95,9 @@ void PcuStage::run(SectionRun &r, int index) {
     stats[BusyPcuPs] += cycles * periodPs * double(n.pcus);
     stats[Flops] += double(n.flopsPerTile);
     stats[Steps] += 1;
+    stats[EnergyPj] += stepPj;
     r.nodes[index].flops += double(n.flopsPerTile);
+    r.nodes[index].energy[EnergyAction::Compute] += stepPj;
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       int64_t total = n.outputTiles[k];
       int64_t target = step + 1 == steps ? total : (step + 1) * total / steps;

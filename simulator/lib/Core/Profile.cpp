@@ -27,6 +27,36 @@ llvm::StringRef snapflow::sim::resourceName(Resource resource) {
   llvm_unreachable("unknown resource");
 }
 
+llvm::StringRef snapflow::sim::energyActionName(EnergyAction action) {
+  switch (action) {
+  case EnergyAction::Compute:
+    return "compute";
+  case EnergyAction::SRAM:
+    return "sram";
+  case EnergyAction::HBM:
+    return "hbm";
+  case EnergyAction::DDR:
+    return "ddr";
+  case EnergyAction::Network:
+    return "network";
+  case EnergyAction::Link:
+    return "links";
+  }
+  llvm_unreachable("unknown energy action");
+}
+
+double ActionEnergy::total() const {
+  double sum = 0;
+  for (double v : pj)
+    sum += v;
+  return sum;
+}
+
+void ActionEnergy::add(const ActionEnergy &other, double times) {
+  for (int a = 0; a < kNumEnergyActions; ++a)
+    pj[a] += other.pj[a] * times;
+}
+
 double OperatorProfile::criticalTotalPs() const {
   double sum = 0;
   for (double ps : criticalPs)
@@ -35,7 +65,8 @@ double OperatorProfile::criticalTotalPs() const {
 }
 
 bool OperatorProfile::empty() const {
-  if (criticalTotalPs() != 0 || busyPs != 0 || flops != 0 || linkBytes != 0)
+  if (criticalTotalPs() != 0 || busyPs != 0 || flops != 0 || linkBytes != 0 ||
+      energy.total() != 0)
     return false;
   for (double b : bytes)
     if (b != 0)
@@ -54,6 +85,8 @@ void Profile::add(const Profile &other, double times) {
     for (int t = 0; t < 3; ++t)
       to.bytes[t] += from.bytes[t] * times;
     to.linkBytes += from.linkBytes * times;
+    to.simdFlops += from.simdFlops * times;
+    to.energy.add(from.energy, times);
   }
   if (sections.size() < other.sections.size())
     sections.resize(other.sections.size());
@@ -64,6 +97,7 @@ void Profile::add(const Profile &other, double times) {
       to.criticalPs[k] += from.criticalPs[k] * times;
     to.ps += from.ps * times;
     to.calls += from.calls * times;
+    to.energyPj += from.energyPj * times;
   }
 }
 

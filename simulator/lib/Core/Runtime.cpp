@@ -50,6 +50,10 @@ void SectionRun::pop(int node, int stream) {
   streams[stream]->pop(slot, nr.path);
   nr.wait = {};
   nr.touch();
+  // The tile is read from the stream's PMU buffer.
+  nr.energy[EnergyAction::SRAM] +=
+      ports->tier(arch::MemoryTier::SRAM)
+          .charge(double(st.tileBytes), Access::Read);
 }
 
 void SectionRun::push(int node, int stream, int64_t lanes) {
@@ -64,5 +68,9 @@ void SectionRun::push(int node, int stream, int64_t lanes) {
   streams[stream]->push(nr.path);
   nr.wait = {};
   nr.touch();
-  ports->network->recordTile(tileBytes);
+  // It crosses the mesh into the stream's PMU buffer.
+  nr.energy[EnergyAction::Network] += ports->network->recordTile(tileBytes);
+  nr.energy[EnergyAction::SRAM] +=
+      ports->tier(arch::MemoryTier::SRAM)
+          .charge(double(tileBytes), Access::Write);
 }

@@ -65,8 +65,12 @@ SectionController::Totals SectionController::totals() const {
   for (const Socket &s : sockets)
     for (const Stats *block : s.stats())
       for (size_t i = 0; i < block->getValues().size(); ++i) {
-        int tier = block->getTier() ? static_cast<int>(*block->getTier()) : 0;
-        int role = static_cast<int>(block->getInfo().stats[i].role);
+        StatRole r = block->getInfo().stats[i].role;
+        bool byTier = r == StatRole::TierBusy || r == StatRole::TierBytes;
+        int tier = byTier && block->getTier()
+                       ? static_cast<int>(*block->getTier())
+                       : 0;
+        int role = static_cast<int>(r);
         t.byRole[role][tier] += (*block)[i];
       }
   return t;
@@ -319,17 +323,24 @@ double SectionController::runIteration(int j, int i, Profile &profile,
     profile.ops[kind].criticalPs[static_cast<int>(Resource::Link)] += rest;
     share.criticalPs[kind] += rest;
   }
-  // Every node's own work, on the path or not.
+  // Every node's own work, on the path or not, and the energy its actions
+  // were charged.
+  double runPj = 0;
   for (size_t k = 0; k < sec.nodes.size(); ++k) {
     const Node &n = sec.nodes[k];
     const NodeRun &nr = r.nodes[k];
     OperatorProfile &op = profile.ops[static_cast<int>(n.opKind)];
     op.busyPs += nr.busyPs;
     op.flops += nr.flops;
+    if (n.kind == NodeKind::Stage && n.stageKind != StageKind::Gemm)
+      op.simdFlops += nr.flops;
+    op.energy.add(nr.energy);
+    runPj += nr.energy.total();
     op.linkBytes += nr.linkBytes;
     if (nr.bytes > 0 && n.tensor >= 0)
       op.bytes[static_cast<int>(p.tensors[n.tensor].tier)] += nr.bytes;
   }
+  share.energyPj += runPj;
   if (tracing) {
     TraceEvent s;
     s.kind = TraceEvent::Section;
@@ -341,6 +352,7 @@ double SectionController::runIteration(int j, int i, Profile &profile,
     s.chunk = chunk;
     s.startPs = static_cast<int64_t>(t0);
     s.endPs = static_cast<int64_t>(nowPs());
+    s.energyPj = runPj;
     result.trace.push_back(s);
     for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
       TraceEvent c = s;
@@ -568,6 +580,7 @@ void SectionController::run() {
         [&] {
           Totals before = totals();
           double copied = sockets[0].copy->moved;
+          ActionEnergy copyEnergy = sockets[0].copy->energy;
           stepEvents = result.trace.size();
           double s0 = nowPs();
           double t = runStep(static_cast<int>(j), jr);
@@ -580,6 +593,8 @@ void SectionController::run() {
             result.trace.push_back(e);
           }
           jr.copyBytes = sockets[0].copy->moved - copied;
+          jr.copyEnergy = sockets[0].copy->energy;
+          jr.copyEnergy.add(copyEnergy, -1);
           Totals delta = totals() - before;
           ++jr.stepsSimulated;
           if (options.onStep)
@@ -591,6 +606,7 @@ void SectionController::run() {
             jr.bytes[static_cast<int>(k)] =
                 delta.get(StatRole::TierBytes, k) / n;
           jr.linkBytes = delta.get(StatRole::LinkBytes) / n;
+          jr.energyPj = delta.get(StatRole::Energy) / n;
           return t;
         },
         [&](double t, double rest) {
@@ -629,6 +645,7 @@ void SectionController::startCopies(const Copy &copy, bool background) {
     c.stop = false;
     c.running = true;
     c.moved = 0;
+    c.energy = {};
     c.start.notify(sc_core::SC_ZERO_TIME);
   }
   copying = background;
@@ -656,6 +673,7 @@ JobResult SectionController::runCopyAlone() {
   double span = nowPs() - t0;
   jr.stepPs = jr.totalPs = span;
   jr.copyBytes = sockets[0].copy->moved;
+  jr.copyEnergy = sockets[0].copy->energy;
   if (tracing) {
     TraceEvent e;
     e.kind = TraceEvent::Copy;
@@ -670,6 +688,7 @@ JobResult SectionController::runCopyAlone() {
   for (arch::MemoryTier k : arch::kAllTiers)
     jr.bytes[static_cast<int>(k)] =
         d.get(StatRole::TierBytes, k) / double(sockets.size());
+  jr.energyPj = d.get(StatRole::Energy) / double(sockets.size());
   setUtilization(jr, d, span);
   return jr;
 }

@@ -1,6 +1,7 @@
 //===- Report.cpp - The simulation report ---------------------------------===//
 
 #include "snapflow/Sim/Stats/Report.h"
+#include "snapflow/Sim/Stats/Energy.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -123,7 +124,10 @@ Object profileObject(const Profile &pr, const Program &p,
     const OperatorProfile &op = pr.ops[k];
     if (op.empty() && held[k] == 0)
       continue;
-    Object critical;
+    Object critical, energy;
+    for (int a = 0; a < kNumEnergyActions; ++a)
+      energy[energyActionName(static_cast<EnergyAction>(a))] =
+          op.energy.pj[a] * 1e-12;
     for (int r = 0; r < kNumResources; ++r) {
       byResource[r] += op.criticalPs[r];
       critical[resourceName(static_cast<Resource>(r))] =
@@ -140,6 +144,8 @@ Object profileObject(const Profile &pr, const Program &p,
                          {"ddr", op.bytes[2]}}},
         {"link_bytes", op.linkBytes},
         {"sram_held_bytes", held[k]},
+        {"energy_j", op.energy.total() * 1e-12},
+        {"energy_by_action_j", std::move(energy)},
     });
   }
   Object resources;
@@ -327,7 +333,10 @@ Object snapflow::sim::makeReport(const SimResult &r, const Program &decode,
     };
   }
   PrefillKeys pre = prefillKeys(r, decode, prefill);
+  const Program *preProgram = reportedPrefill(decode, prefill);
+  const JobResult *preJob = preProgram ? jobFor(r, *preProgram) : nullptr;
   Object report{
+      {"energy", energyObject(d, preJob, decode, preProgram, chip)},
       {"program", decode.name},
       {"binds", bindsObject(d)},
       {"profile", d ? profileObject(d->profile, decode) : Object()},
@@ -602,6 +611,7 @@ void snapflow::sim::printSummary(llvm::raw_ostream &os, const Object &r) {
     os << llvm::formatv("  TTFT           {0:f3} s{1}\n", *ttft, chunksText(r));
   printCriticalPath(os, r);
   printTotals(os, r);
+  printEnergy(os, r);
 }
 
 namespace {

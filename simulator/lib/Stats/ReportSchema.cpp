@@ -62,6 +62,58 @@ const ReportKey kKeys[] = {
      P::WhatIf},
     {"context_tokens", "tokens",
      "context per sequence (decode) or prompt (prefill)"},
+    {"energy.average_power_w.node", "W",
+     "the node's average power at the wall over a decode step: every "
+     "socket's actions and static power, the host's, the wall's losses "
+     "(docs/Energy.md)"},
+    {"energy.average_power_w.socket", "W",
+     "a socket's average power over a decode step: its actions and its "
+     "static power (compute dies, HBM, DDR)"},
+    {"energy.by_action_j.compute", "J",
+     "of a step's energy at the node, the PCUs' FLOPs"},
+    {"energy.by_action_j.ddr", "J",
+     "of a step's energy at the node, DDR reads and writes"},
+    {"energy.by_action_j.hbm", "J",
+     "of a step's energy at the node, HBM reads and writes"},
+    {"energy.by_action_j.host", "J",
+     "of a step's energy at the node, the host's power (system.host_w) over "
+     "the step"},
+    {"energy.by_action_j.links", "J",
+     "of a step's energy at the node, bits over the peer links"},
+    {"energy.by_action_j.network", "J",
+     "of a step's energy at the node, tiles' hops over the on-chip mesh"},
+    {"energy.by_action_j.overhead", "J",
+     "of a step's energy at the node, the wall's losses "
+     "(system.wall_power_factor - 1 of the rest)"},
+    {"energy.by_action_j.sram", "J",
+     "of a step's energy at the node, PMU reads and writes (streams' "
+     "buffers, SRAM tensors)"},
+    {"energy.by_action_j.static", "J",
+     "of a step's energy at the node, every socket's static power over the "
+     "step"},
+    {"energy.groups_per_node", "groups",
+     "copies of the TP group the node holds (system.sockets / tp, at least "
+     "1): the node's energy and tokens are theirs together"},
+    {"energy.idle_power_w", "W",
+     "the node's power with nothing running: static and host power, with "
+     "the wall's losses"},
+    {"energy.joules_per_request", "J",
+     "a request's energy at the node: its prompt's share of the prefill "
+     "step, then its tokens over the run's decode steps (a prefill "
+     "program: a prompt's share of the step)"},
+    {"energy.joules_per_step", "J",
+     "a decode step's energy at the node, every group and socket"},
+    {"energy.joules_per_token", "J",
+     "energy at the node per token generated (a prefill program: per "
+     "prompt token)"},
+    {"energy.peak_power_w.node", "W",
+     "the node's power with every acting socket at its peak"},
+    {"energy.peak_power_w.socket", "W",
+     "a socket's power in its most power-dense section of the step: its "
+     "runs' energy over their time, plus static power"},
+    {"energy.prefill_joules_per_prompt", "J",
+     "a prompt's share of the prefill step's energy at the node",
+     P::WithPrefill},
     {"iterations_fast_forwarded", "iterations",
      "identical loop iterations accounted, not simulated"},
     {"iterations_simulated", "iterations", "loop iterations simulated"},
@@ -107,7 +159,10 @@ const ReportKey kKeys[] = {
      "sram, hbm, ddr, noc, link, launch), busy_s (its nodes' own work, "
      "summed over nodes), flops, bytes (sram, hbm, ddr: loaded and "
      "stored), link_bytes (sent over the peer link), sram_held_bytes (its "
-     "stream buffers and SRAM homes in the busiest section for it)",
+     "stream buffers and SRAM homes in the busiest section for it), "
+     "energy_j (its nodes' dynamic energy on one socket) and "
+     "energy_by_action_j (the same by compute, sram, hbm, ddr, network, "
+     "links)",
      P::Always, false, /*list=*/true},
     {"profile.resources.ddr_s", "s",
      "of the step's critical path, the time waiting on DDR"},

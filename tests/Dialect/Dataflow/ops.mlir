@@ -5,7 +5,7 @@
 // built-in short form is read as the full set and printed in full.
 // CHECK-LABEL: module attributes {df.target = #df.target<"sn40l-16", socket = {agcu_bytes_per_cycle = 64 : i64, agcu_count = 32 : i64, clock_hz = 1.600000e+09 : f64,
 // CHECK-SAME:    hbm_bytes_per_s = 1.600000e+12 : f64
-// CHECK-SAME:    system = {collective_algorithm = "auto", collective_launch_ns = 1.000000e+03 : f64, link_bytes_per_s = 6.400000e+10 : f64, link_latency_ns = 1.000000e+03 : f64, links_per_socket = 2 : i64, node_link_bytes_per_s = 5.000000e+10 : f64, node_link_latency_ns = 5.000000e+03 : f64, node_links = 8 : i64, sockets = 16 : i64, topology = "ring"}>} {
+// CHECK-SAME:    system = {collective_algorithm = "auto", collective_launch_ns = 1.000000e+03 : f64, host_w = 1.000000e+03 : f64, link_bytes_per_s = 6.400000e+10 : f64, link_latency_ns = 1.000000e+03 : f64, link_pj_per_bit = 5.000000e+00 : f64, links_per_socket = 2 : i64, node_link_bytes_per_s = 5.000000e+10 : f64, node_link_latency_ns = 5.000000e+03 : f64, node_link_pj_per_bit = 5.600000e+00 : f64, node_links = 8 : i64, sockets = 16 : i64, topology = "ring", wall_power_factor = 1.050000e+00 : f64}>} {
 module attributes {df.target = #df.target<"sn40l-16">} {
 // Tests that a program declares tensors in every memory tier.
 // CHECK-LABEL: df.program @tiers attributes {df.kv_upkeep = #df.kv_upkeep<flops = 1472, bytes = 4112>, tp = 1 : i64} {

@@ -88,6 +88,19 @@ struct SocketParams {
   double ddrBytesPerS = 0;
   int64_t ddrLatencyCycles = 0;
   int64_t ddrChannels = 0;
+  // Energy per action (docs/Energy.md): charged on the statistics the
+  // components keep, picojoules per FLOP or per bit moved.
+  double pcuSystolicPjPerFlop = 0;
+  double pcuSimdPjPerFlop = 0;
+  double sramReadPjPerBit = 0;
+  double sramWritePjPerBit = 0;
+  double nocPjPerBitHop = 0;
+  double hbmPjPerBit = 0;
+  double ddrPjPerBit = 0;
+  // Static power, drawn whether or not anything runs (watts per socket).
+  double computeStaticW = 0;
+  double hbmStaticW = 0;
+  double ddrStaticW = 0;
 };
 
 /// Parameters of the multi-socket system and its peer network.
@@ -104,6 +117,14 @@ struct SystemParams {
   int64_t nodeLinks = 0;
   double nodeLinkBytesPerS = 0;
   double nodeLinkLatencyNs = 0;
+  /// Energy per bit over a peer link and over a node port.
+  double linkPjPerBit = 0;
+  double nodeLinkPjPerBit = 0;
+  /// The node's own draw beside its sockets (host, switches, NICs), and
+  /// the factor from the components' power to the wall's (fans, supply
+  /// and regulator losses).
+  double hostW = 0;
+  double wallPowerFactor = 1;
 };
 
 /// One declared parameter of the chip file: where it lives, its unit and its
@@ -194,6 +215,16 @@ public:
   double systolicUtilization(double rows) const;
   /// Peak FLOP/s of one socket in SIMD mode.
   double peakSimdFlopsPerS() const;
+  /// Mean distance in switch hops between two units of the mesh,
+  /// (rows + cols) / 3: what a tile's crossing takes (time and energy).
+  double meanMeshHops() const {
+    return double(socketParams.meshRows + socketParams.meshCols) / 3.0;
+  }
+  /// Static power of one socket: compute dies, HBM and DDR (watts).
+  double socketStaticW() const {
+    return socketParams.computeStaticW + socketParams.hbmStaticW +
+           socketParams.ddrStaticW;
+  }
   /// Seconds per cycle of the socket clock.
   double secondsPerCycle() const { return 1.0 / socketParams.clockHz; }
 

@@ -100,9 +100,13 @@ struct CollectiveCost {
   int64_t hops = 0;            ///< sequential link hops, each paying latency
   double linkBytesPerByte = 0; ///< busiest-link bytes per byte of the message
   double sentPerByte = 0;      ///< bytes one socket sends per byte of message
-  double launchS = 0;          ///< collective_launch_ns, once
-  double latencyS = 0;         ///< hops x link_latency_ns
-  double transferS = 0;        ///< busiest-link bytes / link_bytes_per_s
+  /// Link crossings of those bytes per byte of message: a send to a
+  /// socket h hops away crosses h links (route-through), each charging its
+  /// energy per bit.
+  double crossedPerByte = 0;
+  double launchS = 0;   ///< collective_launch_ns, once
+  double latencyS = 0;  ///< hops x link_latency_ns
+  double transferS = 0; ///< busiest-link bytes / link_bytes_per_s
   double seconds() const { return launchS + latencyS + transferS; }
 };
 

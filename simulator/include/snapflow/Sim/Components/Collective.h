@@ -67,7 +67,7 @@ struct CollectiveRecord {
 class CollectiveUnit final : public Component {
 public:
   static const ComponentInfo &info();
-  enum Stat { LinkBytes, LinkBusyPs, Collectives };
+  enum Stat { LinkBytes, LinkBusyPs, Collectives, EnergyPj };
 
   /// `groups` is null when one socket stands for the symmetric group.
   CollectiveUnit(const arch::ArchModel &chip, CollectiveGroups *groups);
@@ -85,6 +85,7 @@ public:
 private:
   arch::SystemParams system;
   double hopPs, launchPs;
+  double linkPjPerBit;
   int64_t outputLanes;
   BandwidthServer link;
   CollectiveGroups *groups;

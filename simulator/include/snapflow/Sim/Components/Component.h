@@ -54,8 +54,9 @@ enum class StatRole {
   Tiles,     ///< tiles handed between units
   TierBusy,  ///< channel-ps of the component's memory tier
   TierBytes, ///< bytes through the component's memory tier
+  Energy,    ///< picojoules of dynamic energy charged
 };
-constexpr int kNumStatRoles = static_cast<int>(StatRole::TierBytes) + 1;
+constexpr int kNumStatRoles = static_cast<int>(StatRole::Energy) + 1;
 
 /// A statistic a component accumulates over a run.
 struct StatInfo {

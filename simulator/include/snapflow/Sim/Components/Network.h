@@ -19,7 +19,7 @@ namespace sim {
 class OnChipNetwork final : public Component, public NetworkPort {
 public:
   static const ComponentInfo &info();
-  enum Stat { Tiles, Bytes };
+  enum Stat { Tiles, Bytes, EnergyPj };
 
   explicit OnChipNetwork(const arch::ArchModel &chip);
 
@@ -27,10 +27,17 @@ public:
   double crossPs(int64_t tileBytes, int64_t lanes) const override;
   /// Picoseconds of the mean hop distance alone.
   double hopsPs() const override { return meanHopsPs; }
-  /// Counts a tile handed from one unit to another.
-  void recordTile(int64_t tileBytes) override {
+  /// Counts a tile handed from one unit to another and charges its
+  /// crossing: its bits over the mean number of hops.
+  double recordTile(int64_t tileBytes) override {
     stats[Tiles] += 1;
     stats[Bytes] += double(tileBytes);
+    return chargeCrossing(double(tileBytes));
+  }
+  double chargeCrossing(double bytes) override {
+    double pj = bytes * 8 * pjPerBitCrossing;
+    stats[EnergyPj] += pj;
+    return pj;
   }
 
   /// Serves the network port.
@@ -38,6 +45,8 @@ public:
 
 private:
   double periodPs, laneBytesPerCycle, meanHopsPs;
+  /// Picojoules a bit costs over the mean distance (mean_hops hops).
+  double pjPerBitCrossing;
 };
 
 } // namespace sim

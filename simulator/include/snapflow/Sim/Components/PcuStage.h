@@ -22,7 +22,7 @@ namespace sim {
 class PcuStage final : public Component {
 public:
   static const ComponentInfo &info();
-  enum Stat { BusyPcuPs, Flops, Steps };
+  enum Stat { BusyPcuPs, Flops, Steps, EnergyPj };
 
   explicit PcuStage(const arch::ArchModel &chip);
 
@@ -32,6 +32,7 @@ public:
 private:
   const arch::ArchModel &chip;
   double periodPs, systolicPerCycle, simdPerCycle, fillCycles;
+  double systolicPj, simdPj; ///< per FLOP
 };
 
 } // namespace sim

@@ -19,13 +19,22 @@
 namespace snapflow {
 namespace sim {
 
+/// Which way bytes move through a memory tier.
+enum class Access { Read, Write };
+
 /// A memory tier of the socket: SRAM, HBM or DDR.
 class MemoryPort {
 public:
   virtual ~MemoryPort() = default;
-  /// Moves `bytes` starting no earlier than `nowPs`; returns the picosecond
-  /// the data has arrived (latency included).
-  virtual double transfer(double bytes, double nowPs) = 0;
+  /// Reads or writes `bytes` starting no earlier than `nowPs`; returns the
+  /// picosecond the data has arrived (latency included). The tier charges
+  /// the access's energy to itself; the caller charges it to its node.
+  virtual double transfer(double bytes, double nowPs, Access access) = 0;
+  /// Picojoules of reading or writing `bytes` (docs/Energy.md).
+  virtual double energyPj(double bytes, Access access) const = 0;
+  /// Charges the energy of an access whose time is modelled elsewhere (a
+  /// stream's tile in its PMU buffer); returns the picojoules.
+  virtual double charge(double bytes, Access access) = 0;
   /// Independent channels its transfers are striped over.
   virtual int64_t getChannels() const = 0;
 };
@@ -38,8 +47,12 @@ public:
   virtual double crossPs(int64_t tileBytes, int64_t lanes) const = 0;
   /// Picoseconds of the mean hop distance alone.
   virtual double hopsPs() const = 0;
-  /// Counts a tile handed from one unit to another.
-  virtual void recordTile(int64_t tileBytes) = 0;
+  /// Counts a tile handed from one unit to another; returns the
+  /// picojoules of its crossing, which the network charges to itself.
+  virtual double recordTile(int64_t tileBytes) = 0;
+  /// Charges `bytes` crossing the mean distance outside any tile (a bulk
+  /// copy's blocks); returns the picojoules.
+  virtual double chargeCrossing(double bytes) = 0;
 };
 
 /// The ports of one socket.

@@ -84,6 +84,23 @@ constexpr int kNumResources = static_cast<int>(Resource::Launch) + 1;
 /// "pcu", "sram", "hbm", "ddr", "noc", "link", "launch".
 llvm::StringRef resourceName(Resource resource);
 
+/// What dynamic energy was spent on (docs/Energy.md): PCU arithmetic, PMU
+/// reads and writes, HBM and DDR traffic, the on-chip network's hops, the
+/// peer and node links. Static power is integrated over time apart.
+enum class EnergyAction { Compute, SRAM, HBM, DDR, Network, Link };
+constexpr int kNumEnergyActions = static_cast<int>(EnergyAction::Link) + 1;
+/// "compute", "sram", "hbm", "ddr", "network", "links".
+llvm::StringRef energyActionName(EnergyAction action);
+/// Picojoules by action.
+struct ActionEnergy {
+  std::array<double, kNumEnergyActions> pj{};
+  double &operator[](EnergyAction a) { return pj[static_cast<int>(a)]; }
+  double operator[](EnergyAction a) const { return pj[static_cast<int>(a)]; }
+  double total() const;
+  /// Adds `other` `times` times.
+  void add(const ActionEnergy &other, double times = 1);
+};
+
 /// A slice or memory sample of the trace, at integer picoseconds of
 /// simulated time. A slice names what ran by reference (its job's program,
 /// section and node) and the trace writer (Trace.h) turns that into the
@@ -149,6 +166,9 @@ struct TraceEvent {
   /// on each.
   int resource = 0;
   std::array<double, kNumResources> criticalPs{};
+  /// Section: the dynamic energy its run spent on one socket (picojoules),
+  /// the trace's power counter.
+  double energyPj = 0;
 };
 
 /// The most memory samples a run records: a fast-forwarded span repeats
@@ -171,6 +191,10 @@ struct OperatorProfile {
   double flops = 0;
   std::array<double, 3> bytes{}; ///< loaded and stored, per tier
   double linkBytes = 0;          ///< sent over the peer link
+  /// Of `flops`, those computed in SIMD mode (the rest are systolic).
+  double simdFlops = 0;
+  /// The dynamic energy its nodes' actions were charged, by action.
+  ActionEnergy energy;
   double criticalTotalPs() const;
   bool empty() const;
 };
@@ -183,8 +207,9 @@ struct Profile {
   struct SectionShare {
     /// The section's part of the critical path, by operator.
     std::array<double, arch::kNumOpKinds> criticalPs{};
-    double ps = 0;    ///< its runs' time, launches included
-    double calls = 0; ///< kernel calls (a pipelined loop is one)
+    double ps = 0;       ///< its runs' time, launches included
+    double calls = 0;    ///< kernel calls (a pipelined loop is one)
+    double energyPj = 0; ///< its runs' dynamic energy
   };
   std::vector<SectionShare> sections;
 
@@ -221,6 +246,11 @@ struct JobResult {
   /// Bytes the job's copy (Job::copy) moved per socket: its whole size for
   /// a copy alone, those of the last step for a background copy.
   double copyBytes = 0;
+  /// Per step, per socket: the dynamic energy the copy was charged (its
+  /// reads, crossings and writes), and what every component was charged,
+  /// the nodes' (the profile's) and the copy's together.
+  ActionEnergy copyEnergy;
+  double energyPj = 0;
   /// Busy fractions over this job's own steps (not the run's): PCU, HBM,
   /// DDR, peer link.
   double pcuUtilization = 0, hbmUtilization = 0, ddrUtilization = 0,

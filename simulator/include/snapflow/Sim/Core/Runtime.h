@@ -63,6 +63,9 @@ struct NodeRun {
   /// charged, on the critical path or not), FLOPs, bytes it moved to or
   /// from its tensor's tier, bytes it sent over the peer link.
   double busyPs = 0, flops = 0, bytes = 0, linkBytes = 0;
+  /// The dynamic energy its actions were charged (by the components that
+  /// did them, at the chip's prices).
+  ActionEnergy energy;
   void touch() {
     double t = nowPs();
     if (firstPs < 0)
@@ -131,10 +134,14 @@ struct SectionRun {
   /// node just waited on its own work of that kind).
   void charge(int node, PathPart part);
 
-  /// Takes the next tile of `stream` for node `node`, waiting until it exists.
+  /// Takes the next tile of `stream` for node `node`, waiting until it
+  /// exists; the node is charged the tile's read from the stream's PMU
+  /// buffer.
   void pop(int node, int stream);
   /// Pushes a tile of `stream` from node `node`; unless it already crossed
   /// the network (a DMA, `lanes` 0) it first crosses `lanes` lanes of it.
+  /// The node is charged the crossing (the mean hops) and the write into
+  /// the stream's PMU buffer.
   void push(int node, int stream, int64_t lanes);
 };
 
@@ -149,7 +156,8 @@ struct CopyRun {
   /// Issue no further reads; the copy ends when those in flight land.
   bool stop = false;
   bool running = false;
-  double moved = 0; ///< bytes written so far (all starts)
+  double moved = 0;    ///< bytes written so far (all starts)
+  ActionEnergy energy; ///< charged so far (all starts)
   sc_core::sc_event start, done;
 };
 
