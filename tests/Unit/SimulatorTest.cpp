@@ -22,6 +22,8 @@
 #include "snapflow/Sim/Engine/Registry.h"
 #include "snapflow/Sim/Engine/Socket.h"
 
+#include "ProgramBuilder.h"
+
 #include "gtest/gtest.h"
 
 #include <set>
@@ -30,105 +32,11 @@
 
 using namespace snapflow;
 using namespace snapflow::sim;
+using namespace snapflow::sim::test;
 
 extern "C" int sc_main(int, char **) { return 0; }
 
 namespace {
-
-arch::ArchModel tiny() {
-  auto m = arch::ArchModel::load("tiny");
-  EXPECT_TRUE(static_cast<bool>(m));
-  return std::move(*m);
-}
-
-/// Builds one-section programs.
-struct Builder {
-  Program p;
-  Section &sec() { return p.sections.back(); }
-
-  Builder() {
-    p.name = "decode";
-    p.phase = arch::Phase::Decode;
-    p.target = tiny();
-    p.sections.emplace_back();
-    sec().name = "s";
-  }
-  int tensor(arch::MemoryTier tier, int64_t bytes) {
-    p.tensors.push_back(
-        {"t" + std::to_string(p.tensors.size()), bytes, tier, false});
-    return static_cast<int>(p.tensors.size()) - 1;
-  }
-  int stream(int64_t tileBytes, int64_t tiles, int64_t depth = 2) {
-    Stream s;
-    s.tileBytes = tileBytes;
-    s.tiles = tiles;
-    s.depth = depth;
-    sec().streams.push_back(s);
-    return static_cast<int>(sec().streams.size()) - 1;
-  }
-  int add(Node n) {
-    int index = static_cast<int>(sec().nodes.size());
-    for (int in : n.inputs)
-      sec().streams[in].consumers.push_back(index);
-    for (int out : n.outputs)
-      sec().streams[out].producer = index;
-    n.label = "node" + std::to_string(index);
-    sec().nodes.push_back(n);
-    return index;
-  }
-  int store(int in, int tensor) {
-    Node n;
-    n.kind = NodeKind::Store;
-    n.tensor = tensor;
-    n.inputs = {in};
-    return add(n);
-  }
-  int load(int tensor, int out, int64_t tiles, int64_t agcus = 1) {
-    Node n;
-    n.kind = NodeKind::Load;
-    n.tensor = tensor;
-    n.tiles = tiles;
-    n.agcus = agcus;
-    n.outputs = {out};
-    return add(n);
-  }
-  int stage(StageKind kind, std::vector<int> in, std::vector<int> out,
-            int64_t tiles, int64_t flops, int64_t pcus = 1) {
-    Node n;
-    n.kind = NodeKind::Stage;
-    n.stageKind = kind;
-    n.inputs = std::move(in);
-    n.outputs = std::move(out);
-    for (int o : n.outputs)
-      n.outputTiles.push_back(sec().streams[o].tiles);
-    n.tiles = tiles;
-    n.flopsPerTile = flops;
-    n.pcus = pcus;
-    return add(n);
-  }
-  int collective(
-      CollectiveKind kind, int in, int out, int64_t group,
-      arch::CollectiveAlgorithm algorithm = arch::CollectiveAlgorithm::Auto) {
-    Node n;
-    n.kind = NodeKind::Collective;
-    n.collective = kind;
-    n.algorithm = algorithm;
-    n.inputs = {in};
-    n.outputs = {out};
-    n.group = group;
-    return add(n);
-  }
-};
-
-SimResult run(const Program &p, bool allSockets = false) {
-  arch::ArchModel chip = tiny();
-  SimOptions o;
-  o.allSockets = allSockets;
-  return simulate({{&p, 1}}, chip, o);
-}
-
-/// Cycles from the end of the reconfiguration to the end of the run.
-double sectionCycles(const SimResult &r) { return r.cycles - 1000; }
 
 /// End of a node's activity (its last push or pop), in cycles: the end of
 /// the first trace slice of the node labelled `label`.
