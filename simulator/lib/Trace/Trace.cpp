@@ -21,6 +21,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 
 using namespace snapflow;
 using namespace snapflow::sim;
@@ -403,6 +404,7 @@ public:
 
   /// The events, then the track names.
   void writeEvents(const arch::ArchModel &chip) {
+    staticW = chip.socketStaticW();
     for (const TraceEvent &e : r.trace)
       writeEvent(e);
     if (r.stepsUnsampled > 0)
@@ -477,9 +479,33 @@ private:
     }
   }
 
+  /// A socket's power from `startNs` (watts): its static power, and its
+  /// actions' over the section run that starts there.
+  void writePower(int64_t startNs, double dynamicW) {
+    j.object([&] {
+      j.attribute("name", "power");
+      j.attribute("cat", "energy");
+      j.attribute("ph", "C");
+      j.attribute("pid", 0);
+      j.attribute("tid", 0);
+      writeTraceTs(j, startNs);
+      j.attributeObject("args", [&] {
+        j.attribute("socket_w", dynamicW + staticW);
+        j.attribute("dynamic_w", dynamicW);
+      });
+    });
+  }
+
   void writeSection(const TraceEvent &e) {
     const Program *p = e.program;
     const Section &sec = p->sections[e.section];
+    // The power counter: a run's energy over its time; accounted
+    // iterations repeat the last simulated run of their section.
+    auto key = std::make_pair(e.job, e.section);
+    if (e.kind == TraceEvent::Section && e.endPs > e.startPs)
+      sectionW[key] = e.energyPj / double(e.endPs - e.startPs); // pJ/ps = W
+    writePower(traceNs(e.startPs), sectionW[key]);
+    writePower(traceNs(e.endPs), 0);
     // Accounted iterations of a loop of several kernels cover them all.
     std::string name = phase(e) + (e.kind == TraceEvent::IterationsAccounted &&
                                            !sec.loop.empty()
@@ -563,6 +589,10 @@ private:
   std::map<std::tuple<int, int, int>, int64_t> tracks;
   std::map<int64_t, std::string> names;
   bool several = false;
+  /// A socket's static power, and each section's dynamic power as last
+  /// simulated, by (job, section).
+  double staticW = 0;
+  std::map<std::pair<int, int>, double> sectionW;
 };
 
 } // namespace

@@ -9,6 +9,9 @@
 //                                    per KV policy and context;
 //   plots/memory_vs_batch.svg        peak HBM (and DDR) per socket against
 //                                    batch, one line per KV policy;
+//   plots/energy_vs_batch.svg        J/token and the node's average power
+//                                    against batch, one line per KV policy
+//                                    and context;
 //   summary.md                       the best point per model, chip and
 //                                    context, and every point that failed.
 // A plot with more lines than a chart holds (kLinesPerChart) is split into
@@ -227,6 +230,7 @@ public:
     out.push_back(throughputChart(scope, rows, suffix));
     out.push_back(scalingChart(scope, rows, suffix, batchMaxOnly));
     out.push_back(memoryChart(scope, rows, suffix, batchMaxOnly));
+    out.push_back(energyChart(scope, rows, suffix, batchMaxOnly));
     for (Plot &p : setCharts(scope, rows, suffix))
       out.push_back(std::move(p));
     return out;
@@ -358,6 +362,49 @@ private:
     return memory;
   }
 
+  /// Energy per token (left) and the node's average power (right) against
+  /// batch, a line per policy and context (per policy, its points the
+  /// contexts, at the largest batch that fits).
+  Plot energyChart(const std::string &scope, const Rows &rows,
+                   const std::string &suffix, bool batchMaxOnly) {
+    Plot energy = makePlot(
+        "energy_vs_batch" + suffix,
+        (batchMaxOnly ? "Energy per token against the largest batch that "
+                        "fits: "
+                      : "Energy per token against batch: ") +
+            scope + fixedSettings(rows, {"batch"}) +
+            "\nJ/token (left) and average power (right) at the node" +
+            (batchMaxOnly ? ", one line per policy, its points the contexts"
+                          : ""),
+        batchMaxOnly ? "largest batch that fits (sequences)"
+                     : "batch (sequences)",
+        {"J/token (node)", "average power (kW, node)"},
+        /*logx=*/true);
+    for (RowRef r : rows) {
+      const auto &row = *r;
+      double perToken = t.num(row, "report.energy.joules_per_token");
+      if (perToken <= 0)
+        continue;
+      double context = t.num(row, "context");
+      double batch = t.num(row, "report.batch");
+      std::string kv = t.get(row, "kv") + variantOf(row);
+      Facet byContext{numKey(context), "context " + contextLabel(row),
+                      manyContexts ? " @" + contextLabel(row) : ""};
+      std::string key =
+          batchMaxOnly ? kv + "\x01" : kv + "\x01" + numKey(context);
+      Facet facet = batchMaxOnly ? Facet{} : byContext;
+      Series &j = energy.line(key + "j", kv, kv, facet);
+      j.points.push_back({batch, perToken});
+      Series &w = energy.line(key + "w", kv, kv, facet);
+      w.points.push_back(
+          {batch, t.num(row, "report.energy.average_power_w.node") / 1e3});
+      w.panel = 1;
+      if (batchMaxOnly && manyContexts)
+        j.labels[batch] = w.labels[batch] = contextLabel(row);
+    }
+    return energy;
+  }
+
   /// The KV methods side by side: a grid of KV formats (or CLA factors)
   /// at the largest batch gives, per context, tokens/s against the batch
   /// that fits, one line per policy and variant (dashed when layers share
@@ -391,6 +438,17 @@ private:
       s.variant = !cla.empty() && cla != "1";
       double batch = t.num(row, "report.batch");
       s.points.push_back({batch, t.num(row, "report.throughput_tokens_per_s")});
+      // Beside it, tokens per joule at the node (rows from before energy
+      // was reported have none).
+      if (double j = t.num(row, "report.energy.joules_per_token"); j > 0) {
+        Series &e = p.line(kv + variantOf(row, false) + "\x01e",
+                           kv + variantOf(row, false),
+                           kv + variantOf(row, false, false));
+        e.variant = s.variant;
+        e.panel = 1;
+        e.points.push_back({batch, 1 / j});
+        p.ylabels = {"tokens/s, all sequences", "tokens per joule (node)"};
+      }
       if (kv == firstKv && !s.variant) {
         std::string format = t.get(row, "kv_format");
         std::string &label = s.labels[batch];
@@ -432,8 +490,16 @@ private:
       Plot p = makePlot("set_" + file + suffix,
                         "Decode throughput against " + key + ": " + scope +
                             fixedSettings(rows, {"set"}),
-                        key + " (--set)", {"tokens/s, all sequences"},
+                        key + " (--set)",
+                        {"tokens/s, all sequences", "J/token (node)"},
                         /*logx=*/false);
+      p.title = (key.find("_pj_") != std::string::npos ||
+                         StringRef(key).ends_with("_w") ||
+                         key.find("power") != std::string::npos
+                     ? "Energy per token and throughput against "
+                     : "Decode throughput and energy per token against ") +
+                key + ": " + scope + fixedSettings(rows, {"set"}) +
+                "\ntokens/s (left), J/token at the node (right)";
       p.tokenTics = false;
       for (const auto *r : rows) {
         const auto &sets = setsOf[t.get(*r, "index")];
@@ -448,9 +514,14 @@ private:
           line += " @" + contextLabel(*r);
         if (manyBatches)
           line += " batch " + t.get(*r, "batch");
+        double x = std::stod(it->second);
         p.line(line, line, line)
-            .points.push_back({std::stod(it->second),
-                               t.num(*r, "report.throughput_tokens_per_s")});
+            .points.push_back({x, t.num(*r, "report.throughput_tokens_per_s")});
+        if (double j = t.num(*r, "report.energy.joules_per_token"); j > 0) {
+          Series &e = p.line(line + "\x01e", line, line);
+          e.panel = 1;
+          e.points.push_back({x, j});
+        }
       }
       setPlots.push_back(std::move(p));
     }
@@ -675,6 +746,10 @@ Error snapflow::driver::drawSweep(StringRef dir, llvm::raw_ostream &os) {
     // A plot needs two values along its x axis (one context or one batch
     // gives none); a line with one point is drawn as a point.
     for (const Plot &p : charts.chartsOf(scope, rows, suffix)) {
+      // Nothing to draw: rows without its columns (results from before
+      // energy was reported).
+      if (p.series.empty())
+        continue;
       if (p.xs().size() < 2) {
         skipped.push_back(p.name);
         continue;

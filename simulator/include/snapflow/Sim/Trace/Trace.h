@@ -5,7 +5,9 @@
 // track of steps, a track of sections, one track per node named after its
 // section (the layers it runs) and op, slices that carry their details
 // (tensor, bytes, tiles, FLOPs, PCUs, a collective's algorithm) as `args`,
-// and a `memory` counter of SRAM/HBM/DDR occupancy and KV bytes.
+// a `memory` counter of SRAM/HBM/DDR occupancy and KV bytes, and a `power`
+// counter of one socket's watts: its static power, plus its actions' energy
+// over each section run's time.
 //
 // Times are exact: the simulator's integer picoseconds become integer
 // nanoseconds, written as decimal microseconds with at most three digits
