@@ -34,6 +34,7 @@ from docgen.checks import (check_chip_tables, check_excerpts,
     check_extension_counts, check_fingerprints, check_layout,
     check_regressions, check_report_keys, check_sweep_axes)
 from docgen.common import Build, MARK, ROOT, wall
+from docgen.energy import energy
 from docgen.kvmethods import kv_methods
 from docgen.lowering import lowering
 from docgen.models import models
@@ -54,6 +55,7 @@ PAGES = {
     "docs/Models.md": models,
     "docs/Lowering.md": lowering,
     "docs/KVMethods.md": kv_methods,
+    "docs/Energy.md": energy,
 }
 
 

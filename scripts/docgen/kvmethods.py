@@ -82,13 +82,14 @@ def kv_methods(b):
     policies = list(dict.fromkeys(r["kv"] for r in rows))
     formats = list(dict.fromkeys(r["kv_format"] for r in rows))
     tps = lambda r: float(r["report.throughput_tokens_per_s"])
+    jpt = lambda r: float(r["report.energy.joules_per_token"])
     for m in models:
         for c in contexts:
             k = f"{int(c) // 1024}K"
             lines = ["| policy | format | KV GiB / socket | largest batch | "
-                     "tokens/s | KV upkeep per step (GFLOP, MB) | binds | "
-                     "with CLA 2: batch, tokens/s |",
-                     "|" + " --- |" * 8]
+                     "tokens/s | J/token | KV upkeep per step (GFLOP, MB) | "
+                     "binds | with CLA 2: batch, tokens/s, J/token |",
+                     "|" + " --- |" * 9]
             for p in policies:
                 for fm in formats:
                     r, r2 = by[(m, c, p, fm, "1")], by[(m, c, p, fm, "2")]
@@ -96,10 +97,12 @@ def kv_methods(b):
                         f"| `{p}` | `{fm}` | "
                         f"{float(r['report.kv_cache_bytes_per_socket']) / 2**30:.1f} | "
                         f"{r['report.batch']} | {tps(r):.0f} | "
+                        f"{jpt(r):.2f} | "
                         f"{float(r['report.kv_upkeep.flops_per_step']) / 1e9:.2f}, "
                         f"{float(r['report.kv_upkeep.bytes_per_step']) / 1e6:.1f} | "
                         f"{r['report.roofline.binding']} | "
-                        f"{r2['report.batch']}, {tps(r2):.0f} |")
+                        f"{r2['report.batch']}, {tps(r2):.0f}, "
+                        f"{jpt(r2):.2f} |")
             g[f"{m}-{k}"] = "\n" + "\n".join(lines) + "\n"
             base = by[(m, c, "full", "bf16", "1")]
             best = max((r for r in rows if r["model"] == m and

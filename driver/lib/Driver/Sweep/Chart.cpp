@@ -196,7 +196,7 @@ Error writeData(StringRef path, const Plot &p) {
       auto points = s.second.points;
       llvm::sort(points);
       for (auto [x, y] : points) {
-        os << llvm::formatv("{0} {1}", x, y);
+        os << gnum(x) << " " << gnum(y);
         if (auto it = s.second.labels.find(x); it != s.second.labels.end())
           os << " \"" << it->second << "\"";
         os << "\n";
