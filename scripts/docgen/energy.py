@@ -180,4 +180,30 @@ def energy(b):
     g["e.llama64-command"] = (
         "\n```\nsnapflow run --model llama-3.1-8b --chip sn40l-16 --tp 16 "
         "--context 4096 --batch 64 --kv full --no-prefill\n```\n")
+    energy_serving(b, g)
     return g
+
+
+SERVE = ("run", "--serve", "--model", "llama-3.1-8b", "--chip", "sn40l",
+         "--context", "4096", "--batch", "8", "--kv", "full",
+         "--prompt-tokens", "1000", "--output-tokens", "200",
+         "--requests", "200")
+
+
+def energy_serving(b, g):
+    """Serving's energy: per request and output token, and the idle
+    time's share, at a light and a heavy load."""
+    rows = ["| load | served requests/s | J per request | J per output "
+            "token | average power | idle time's share of the energy |",
+            "|---|---|---|---|---|---|"]
+    for rate in ("0.5", "4"):
+        r = b.report(*SERVE, "--rate", rate)
+        e = r["energy"]
+        rows.append(f"| {rate} requests/s | {r['requests_per_s']:.2f} | "
+                    f"{e['joules_per_request']:.1f} | "
+                    f"{e['joules_per_output_token']:.3f} | "
+                    f"{e['average_power_w']:.0f} W | "
+                    f"{100 * e['idle_j'] / e['joules']:.0f}% |")
+    g["e.serve"] = "\n" + "\n".join(rows) + "\n"
+    g["e.serve-command"] = ("\n```\nsnapflow " + " ".join(SERVE) +
+                            " --rate 0.5|4\n```\n")

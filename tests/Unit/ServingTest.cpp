@@ -109,6 +109,61 @@ TEST(Serving, SmallestGraphThatHoldsTheBatch) {
   EXPECT_NEAR(r->decodeSlotUtilization, 13.0 / 18.0, 1e-12);
 }
 
+// Energy (docs/Energy.md) on the same run: prefill at 100 W, the 1-slot
+// graph at 20 W, the 4-slot at 40 W (short bucket), the node idling at
+// 10 W, the wall doubling what steps add. A step's own time carries its
+// power (a switch between graphs none), the node's idle power its time on
+// the chip, both split over the requests it served:
+//   r0: prefill 2 s x 100 W x 2 + 2 s x 10 W = 420; its two 1-slot steps
+//       2 x (0.5 s x 20 W x 2 + 0.5 s x 10 W) = 50: 470 J.
+//   r1, r2: prefill 420 each; the 4-slot step (1 s x 40 W x 2 + 1.25 s x
+//       10 W) = 92.5, half each: 466.25 J.
+// Dynamic 3 x 400 + 40 + 80 = 1320 J, static 10 W x 8.25 s = 82.5 J, no
+// idle time; the requests' energies add up to the total.
+TEST(Serving, EnergyOfEachRequestAndOfTheNode) {
+  CostTable c = roundCosts();
+  c.graphSlots = {1, 4};
+  c.graphStepS = {{0.5, 1.5}, {1.0, 3.0}};
+  c.graphSwitchS = {0.25, 0.25};
+  c.prefillW = {100};
+  c.decodeW = {40, 60};
+  c.graphW = {{20, 30}, {40, 60}};
+  ServeConfig cfg = config(4);
+  cfg.idleW = 10;
+  cfg.wallPowerFactor = 2;
+  std::vector<Request> rs = {req(0, 0, 100, 3), req(1, 2.6, 100, 2),
+                             req(2, 2.6, 100, 2)};
+  auto r = serve(rs, c, cfg);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_DOUBLE_EQ(r->requests[0].energyJ, 470);
+  EXPECT_DOUBLE_EQ(r->requests[1].energyJ, 466.25);
+  EXPECT_DOUBLE_EQ(r->requests[2].energyJ, 466.25);
+  EXPECT_DOUBLE_EQ(r->energy.dynamicJ, 1320);
+  EXPECT_DOUBLE_EQ(r->energy.staticJ, 82.5);
+  EXPECT_DOUBLE_EQ(r->energy.idleJ, 0);
+  EXPECT_DOUBLE_EQ(r->energy.totalJ(), 470 + 2 * 466.25);
+}
+
+// Idle time between requests draws the node's idle power and belongs to
+// no request: r0 at 0 (prefill 0-2, a step 2-3), r1 at 10 (10-12, 12-13);
+// each 2 x (2 s x 100 W) + 2 s x 10 W + 2 x (1 s x 40 W) + 1 s x 10 W =
+// 510 J, and 7 s idle x 10 W = 70 J: 1090 J over 13 s.
+TEST(Serving, IdleEnergyBelongsToNoRequest) {
+  CostTable c = roundCosts();
+  c.prefillW = {100};
+  c.decodeW = {40, 60};
+  ServeConfig cfg = config(1);
+  cfg.idleW = 10;
+  cfg.wallPowerFactor = 2;
+  auto r = serve({req(0, 0, 100, 2), req(1, 10, 100, 2)}, c, cfg);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_DOUBLE_EQ(r->requests[0].energyJ, 510);
+  EXPECT_DOUBLE_EQ(r->requests[1].energyJ, 510);
+  EXPECT_DOUBLE_EQ(r->idleS, 7);
+  EXPECT_DOUBLE_EQ(r->energy.idleJ, 70);
+  EXPECT_DOUBLE_EQ(r->energy.totalJ(), 1090);
+}
+
 // Three requests at t=0, one slot, 3 output tokens each (one from prefill,
 // two from decode steps):
 //   r0: prefill 0-2 (TTFT 2), steps 2-3, 3-4: done at 4, TPOT (4-2)/2 = 1
@@ -580,6 +635,7 @@ DeployedModel unitModel(const std::string &name, int64_t slots = 1) {
   m.weightBytes = 10;
   m.hbmBytes = 1;
   m.switchS = 5;
+  m.switchJ = 100; // the copy's energy, for the wall's factor of 1
   m.contended = roundCosts();
   m.contended.prefillS = {3.0};
   m.contended.decodeStepS = {1.5, 4.5};
@@ -621,6 +677,9 @@ TEST(ServingModels, OnDemandDrainsEvictsAndSwitchesAlone) {
   EXPECT_EQ(r->models[0].evictions, 1);
   EXPECT_EQ(r->models[1].switches, 1);
   EXPECT_DOUBLE_EQ(r->models[1].switchS, 5);
+  // One switch, its copy's 100 J.
+  EXPECT_DOUBLE_EQ(r->models[1].switchJ, 100);
+  EXPECT_DOUBLE_EQ(r->energy.switchJ, 100);
   EXPECT_DOUBLE_EQ(r->requests[1].switchWaitS, 8.5);
   EXPECT_DOUBLE_EQ(r->requests[1].ttftS(), 10.5);
   EXPECT_DOUBLE_EQ(r->requests[2].switchWaitS, 3);

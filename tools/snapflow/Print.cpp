@@ -407,6 +407,29 @@ void printLoad(llvm::raw_ostream &os, const ServeOutcome &s) {
                   100 * r.idleS / nodeSeconds(s));
 }
 
+/// The run's energy at the wall: per request and output token, the node's
+/// average power, and what idle time and switches drew.
+void printServeEnergy(llvm::raw_ostream &os, const ServeOutcome &s) {
+  const sim::serving::ServeResult::Energy &e = s.result.energy;
+  double total = e.totalJ();
+  if (!(total > 0))
+    return;
+  const sim::serving::ServeResult &r = s.result;
+  int64_t served = s.requests;
+  os << formatv("energy              {0:f1} J per request, {1:f3} J per "
+                "output token; {2:f2} kW average over the makespan, idle "
+                "time {3:f1}% of the energy",
+                served > 0 ? total / double(served) : 0.0,
+                r.outputTokens > 0 ? total / double(r.outputTokens) : 0.0,
+                r.makespanS > 0 ? total / r.makespanS / 1e3 : 0.0,
+                100 * e.idleJ / total);
+  if (e.switchJ > 0)
+    os << formatv(", model switches {0:f1} J", e.switchJ);
+  if (e.kvTransferJ > 0)
+    os << formatv(", KV over the node links {0:f1} J", e.kvTransferJ);
+  os << "\n";
+}
+
 /// Several static graphs: each one's steps; --batch auto's candidates.
 void printGraphs(llvm::raw_ostream &os, const ServeOutcome &s) {
   const sim::serving::ServeResult &r = s.result;
@@ -590,6 +613,7 @@ void snapflow::tools::printServe(llvm::raw_ostream &os, const ServeOutcome &s) {
                 "{2})\n",
                 gibOrMib(s.kvPeakBytes), gibOrMib(s.kvMeanBytes),
                 gibOrMib(s.kvAllocatedBytes));
+  printServeEnergy(os, s);
   printGraphs(os, s);
   printCluster(os, s);
   if (s.models.size() < 2)

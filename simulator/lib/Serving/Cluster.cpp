@@ -146,6 +146,7 @@ private:
       pending;
   int64_t handoffs = 0;
   TransferResult transfers;
+  double kvTransferJ = 0;
 };
 
 size_t Cluster::leastLoaded(size_t first, size_t count) const {
@@ -220,6 +221,8 @@ Error Cluster::commit(double safeS) {
       n->linkBusyS += wire;
     }
     h.rr.kvSentBytes = bytes;
+    h.rr.energyJ += bytes * o.link.joulesPerByte;
+    kvTransferJ += bytes * o.link.joulesPerByte;
     h.rr.transferS = landed - h.atS;
     h.rr.firstTokenS = landed;
     h.rr.decodeNode = static_cast<int>(d);
@@ -318,6 +321,7 @@ llvm::Expected<ServeResult> Cluster::run(RequestSource &source, int64_t total) {
   ServeResult res = cluster::merge(parts);
   res.nodes = std::move(each);
   res.transfers = std::move(transfers);
+  res.energy.kvTransferJ = kvTransferJ;
   res.firstArrivalS = firstArrival;
   res.lastArrivalS = lastArrival;
   res.waitingEarly = waitingEarly;

@@ -70,6 +70,7 @@ void mergeModel(ModelResult &to, const ModelResult &m) {
   to.prewarms += m.prewarms;
   to.evictions += m.evictions;
   to.switchS += m.switchS;
+  to.switchJ += m.switchJ;
   to.chipS += m.chipS;
   to.prefills += m.prefills;
   to.decodeSteps += m.decodeSteps;
@@ -138,6 +139,10 @@ ServeResult cluster::merge(std::vector<ServeResult> &nodes) {
     r.prefillS += p.prefillS;
     r.decodeS += p.decodeS;
     r.idleS += p.idleS;
+    r.energy.dynamicJ += p.energy.dynamicJ;
+    r.energy.staticJ += p.energy.staticJ;
+    r.energy.idleJ += p.energy.idleJ;
+    r.energy.switchJ += p.energy.switchJ;
     r.prefills += p.prefills;
     r.decodeSteps += p.decodeSteps;
     r.outputTokens += p.outputTokens;

@@ -199,6 +199,11 @@ private:
   double graph(double startS, double alone, double contended, double bps);
   /// One turn of model `m`: a prefill, or a step.
   llvm::Error turn(int m);
+  /// Charges a step of model `m`'s graphs: `workJ` of dynamic energy (its
+  /// power times its own time) and the node's idle power over `seconds`
+  /// (its time on the chip), split evenly over `requests` (flights).
+  void charge(const ModelState &m, llvm::ArrayRef<size_t> requests,
+              double workJ, double seconds);
   /// The head waiting request of model `m` into a free slot, its prefix
   /// looked up; prefill-first runs its whole prefill (true), chunked leaves
   /// its first chunk to the step (false).

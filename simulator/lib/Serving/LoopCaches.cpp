@@ -33,6 +33,10 @@ void Loop::startSwitch(int m, bool prewarm, std::vector<int> evicted) {
   switchLeft = s.spec->weightBytes;
   switchEndS = -1;
   ++res.models[m].switches;
+  // The copy's energy, charged when it starts (a switch runs to its end).
+  double switchJ = s.spec->switchJ * s.config().wallPowerFactor;
+  res.models[m].switchJ += switchJ;
+  res.energy.switchJ += switchJ;
   if (prewarm)
     ++res.models[m].prewarms;
   // Models drained for it come first: they were chosen before the others.

@@ -105,6 +105,11 @@ void Loop::sample() {
   haveSkipped = true;
 }
 
+/// The power of bucket `b` in `watts` (0 when the table has none).
+static double powerOf(const std::vector<double> &watts, int b) {
+  return b >= 0 && size_t(b) < watts.size() ? watts[b] : 0;
+}
+
 void Loop::finish(ModelState &m, Slot &s, int64_t slotIndex) {
   RequestResult &rr = flights[s.request].rr;
   rr.finishS = t;
@@ -252,6 +257,7 @@ llvm::Expected<bool> Loop::admit(int mi) {
     double slowFull = contendedOr(slow.prefillS, b, full);
     double cost = graph(t, alone, full > 0 ? slowFull * alone / full : 0,
                         contendedOr(m.spec->prefillCopyBps, b, 0));
+    charge(m, {i}, alone * powerOf(costs.prefillW, b), cost);
     t += cost;
     res.prefillS += cost;
     mr.chipS += cost;
@@ -261,6 +267,20 @@ llvm::Expected<bool> Loop::admit(int mi) {
     return true;
   }
   return false;
+}
+
+void Loop::charge(const ModelState &m, llvm::ArrayRef<size_t> requests,
+                  double workJ, double seconds) {
+  const ServeConfig &cfg = m.config();
+  double dynamic = workJ * cfg.wallPowerFactor;
+  res.energy.dynamicJ += dynamic;
+  if (requests.empty())
+    return;
+  // The step's dynamic energy and the node's idle power over it, split
+  // evenly over the requests it served.
+  double each = (dynamic + cfg.idleW * seconds) / double(requests.size());
+  for (size_t i : requests)
+    flights[i].rr.energyJ += each;
 }
 
 Error Loop::turn(int mi) {
@@ -309,12 +329,16 @@ Error Loop::turn(int mi) {
     // moving to it from another costs.
     int64_t graphSlots = cfg.slots;
     double alone = costs.decodeStepS[b];
+    double watts = powerOf(costs.decodeW, b);
+    double stepAlone = alone;
     if (!costs.graphSlots.empty()) {
       int g = CostTable::bucketOf(costs.graphSlots, decoding);
       if (g < 0)
         g = static_cast<int>(costs.graphSlots.size()) - 1;
       graphSlots = costs.graphSlots[g];
-      alone = costs.graphStepS[g][b];
+      alone = stepAlone = costs.graphStepS[g][b];
+      if (size_t(g) < costs.graphW.size())
+        watts = powerOf(costs.graphW[g], b);
       if (res.graphSteps.size() < costs.graphSlots.size())
         res.graphSteps.resize(costs.graphSlots.size());
       ++res.graphSteps[g];
@@ -325,8 +349,16 @@ Error Loop::turn(int mi) {
       }
       m.lastGraph = g;
     }
+    // The step's work: the graph's own step (a switch between graphs
+    // loads configurations, which the step's power does not hold).
+    double workJ = watts * stepAlone;
     decodeCost = graph(t, alone, contendedOr(slow.decodeStepS, b, alone),
                        contendedOr(m.spec->decodeCopyBps, b, 0));
+    std::vector<size_t> decoders;
+    for (const Slot &s : m.slots)
+      if (s.request >= 0 && s.chunk < 0)
+        decoders.push_back(static_cast<size_t>(s.request));
+    charge(m, decoders, workJ, decodeCost);
     double share = decodeCost * double(decoding) / double(graphSlots);
     res.decodeSlotUtilization += share;
     m.utilization += share;
@@ -343,6 +375,8 @@ Error Loop::turn(int mi) {
       slowChunk = chunksOf(slow, p.bucket)[p.chunk];
     chunkCost = graph(t + decodeCost, alone, slowChunk,
                       contendedOr(m.spec->prefillCopyBps, p.bucket, 0));
+    charge(m, {static_cast<size_t>(p.request)},
+           alone * powerOf(costs.prefillW, p.bucket), chunkCost);
     res.prefillS += chunkCost;
     ++res.prefillChunks;
     if (decoding > 0)
@@ -515,6 +549,11 @@ ServeResult Loop::end(double endS) {
   if (haveSkipped) // the end state is always kept
     res.samples.push_back(std::move(skipped));
   res.makespanS = t - startS;
+  // The node's idle power over the whole makespan (busy steps included);
+  // of it, what the time nothing ran drew.
+  double idleW = models.empty() ? 0 : models.front().config().idleW;
+  res.energy.staticJ = idleW * res.makespanS;
+  res.energy.idleJ = idleW * res.idleS;
   for (const ModelState &m : models)
     if (m.prefix)
       res.prefix.droppedBlocks += m.prefix->dropped(),

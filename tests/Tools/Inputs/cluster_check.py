@@ -17,6 +17,14 @@ import re
 import sys
 
 
+def chip_value(key, chip="sn40l-16"):
+    root = __file__.rsplit("/tests/", 1)[0]
+    with open(f"{root}/arch/chips/{chip}.yaml") as f:
+        m = re.search(r"^  " + key + r":\n    value: *([^\n]+)", f.read(),
+                      re.M)
+    return float(m.group(1))
+
+
 def load(path):
     with open(path) as f:
         return json.load(f)
@@ -97,8 +105,27 @@ def check_transfer(info_path, snap_path, full_path):
     if not close(f / s, prompt / budget):
         fail(f"full sends {f / s}x SnapStream's bytes, expected "
              f"{prompt}/{budget}")
+    # The KV's energy: every byte at the node link's price, with the
+    # wall's losses (arch/chips/sn40l-16.yaml), in the run's energy and
+    # in each request's.
+    pj, factor = chip_value("node_link_pj_per_bit"), \
+        chip_value("wall_power_factor")
+    for r, total in ((snap, s), (full, f)):
+        e = r["energy"]
+        if not close(e["kv_transfer_j"], total * 8 * pj * 1e-12 * factor):
+            fail(f"kv_transfer_j {e['kv_transfer_j']}, expected "
+                 f"{total} B x {pj} pJ/bit x {factor}")
+        parts = sum(e[k] for k in ("dynamic_j", "static_j", "switch_j",
+                                   "kv_transfer_j"))
+        if not close(e["joules"], parts):
+            fail(f"energy parts add up to {parts}, not {e['joules']}")
+        served = sum(q["energy_j"] for q in r["requests"]) + e["idle_j"]
+        if not close(served, e["joules"], 1e-6):
+            fail(f"the requests' energy and the idle time's add up to "
+                 f"{served}, not {e['joules']}")
     print(f"transfer ok: {s // len(snap['requests'])} B per request "
-          f"({budget} tokens x {per_token} B), full {f / s:.4f}x")
+          f"({budget} tokens x {per_token} B), full {f / s:.4f}x; "
+          "energy adds up")
 
 
 if __name__ == "__main__":

@@ -111,6 +111,7 @@ struct ModelOutcome {
   /// resident.
   double weightBytes = 0, hbmBytes = 0;
   double switchS = 0; ///< a switch alone (SystemC)
+  double switchJ = 0; ///< its energy at the wall (docs/Energy.md)
   sim::serving::CostTable costs;
   Percentiles ttft, tpot, tbt, switchWait;
   double throughputTokensPerS = 0;

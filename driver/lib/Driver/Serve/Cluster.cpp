@@ -26,7 +26,8 @@ ClusterOptions clusterOf(const ServeOptions &so, const arch::ArchModel &chip) {
   c.decodeNodes = so.disaggregate.decode;
   c.router = so.router;
   const arch::SystemParams &sys = chip.system();
-  c.link = {sys.nodeLinks, sys.nodeLinkBytesPerS, sys.nodeLinkLatencyNs * 1e-9};
+  c.link = {sys.nodeLinks, sys.nodeLinkBytesPerS, sys.nodeLinkLatencyNs * 1e-9,
+            sys.nodeLinkPjPerBit * 8e-12 * sys.wallPowerFactor};
   return c;
 }
 } // namespace

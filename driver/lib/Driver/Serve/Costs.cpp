@@ -12,6 +12,7 @@
 
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Sim/Engine/Simulator.h"
+#include "snapflow/Sim/Stats/Energy.h"
 
 #include <chrono>
 
@@ -115,6 +116,15 @@ CostJobs costJobs(const Models &models, bool switching) {
 
 /// Adds shape `i` of `m`, timed by `jr`, to `costs`; with a switch beside
 /// it, the bytes per second the copy moved.
+/// The node's dynamic power while `jr`'s step runs: its sockets' charged
+/// actions over the step's time (docs/Energy.md).
+double dynamicW(const sim::JobResult &jr) {
+  int64_t tp = jr.program ? jr.program->tp : 1;
+  return jr.stepPs > 0
+             ? sim::stepEnergy(jr).total() * double(tp) / jr.stepPs // pJ/ps
+             : 0;
+}
+
 void fill(const Prepared &m, CostTable &costs, const sim::JobResult &jr,
           size_t i, std::vector<double> *prefillBps,
           std::vector<double> *decodeBps) {
@@ -123,6 +133,7 @@ void fill(const Prepared &m, CostTable &costs, const sim::JobResult &jr,
   if (m.shapes[i].first) {
     costs.prefillBuckets.push_back(m.shapes[i].second);
     costs.prefillS.push_back(seconds);
+    costs.prefillW.push_back(dynamicW(jr));
     std::vector<double> chunks;
     for (double ps : jr.chunkPs)
       chunks.push_back(ps * 1e-12);
@@ -132,6 +143,7 @@ void fill(const Prepared &m, CostTable &costs, const sim::JobResult &jr,
   } else {
     costs.decodeBuckets.push_back(m.shapes[i].second);
     costs.decodeStepS.push_back(seconds);
+    costs.decodeW.push_back(dynamicW(jr));
     if (decodeBps)
       decodeBps->push_back(bps);
   }
@@ -149,14 +161,19 @@ void fillGraphs(Models &models, const sim::SimResult &sim, const CostJobs &cj) {
     CostTable &costs = m.deployed.costs;
     costs.graphSlots = m.graphSizes;
     costs.graphStepS.clear();
+    costs.graphW.clear();
     size_t buckets = m.buckets.decode.size();
     for (size_t g = 0; g + 1 < m.graphSizes.size(); ++g) {
-      std::vector<double> steps;
-      for (size_t b = 0; b < buckets; ++b)
+      std::vector<double> steps, watts;
+      for (size_t b = 0; b < buckets; ++b) {
+        watts.push_back(dynamicW(sim.jobs[job]));
         steps.push_back(sim.jobs[job++].stepPs * 1e-12);
+      }
       costs.graphStepS.push_back(std::move(steps));
+      costs.graphW.push_back(std::move(watts));
     }
     costs.graphStepS.push_back(costs.decodeStepS);
+    costs.graphW.push_back(costs.decodeW);
     costs.graphSwitchS.clear();
     for (size_t g = 0; g < m.graphSizes.size(); ++g) {
       ++probe; // the other graph's step
@@ -199,9 +216,14 @@ llvm::Expected<double> phases::measureCosts(Models &models,
       for (size_t i = 0; i < m.programs.size(); ++i)
         fill(m, d.contended, sim.jobs[contendedJob++], i, &d.prefillCopyBps,
              &d.decodeCopyBps);
-      d.switchS = sim.jobs[switchJob++].stepPs * 1e-12;
+      // The copy runs on each socket of the model's TP group.
+      const sim::JobResult &copy = sim.jobs[switchJob++];
+      d.switchS = copy.stepPs * 1e-12;
+      d.switchJ = sim::stepEnergy(copy).total() * 1e-12 * double(m.full().tp);
     }
     const sim::Program &full = m.full();
+    m.cfg().idleW = sim::idlePowerW(chip);
+    m.cfg().wallPowerFactor = chip.system().wallPowerFactor;
     m.cfg().kvAllocatedBytes = double(full.kvBytes);
     // With MTP every decode graph verifies the same draft depth: its
     // expected accepted tokens per sequence and step.

@@ -50,7 +50,8 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
              << q.promptTokens << ',' << q.outputTokens << ','
              << csv::number(q.prefillStartS) << ','
              << csv::number(q.firstTokenS) << ',' << csv::number(q.finishS)
-             << ',' << csv::number(q.ttftS()) << ',' << csv::number(q.tpotS());
+             << ',' << csv::number(q.ttftS()) << ',' << csv::number(q.tpotS())
+             << ',' << csv::number(q.energyJ);
     if (several)
       *results << ',' << csv::number(q.switchWaitS);
     if (prefix)
@@ -79,6 +80,7 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
     llvm::json::OStream j(*lines);
     j.object([&] {
       j.attribute("arrival_s", q.arrivalS);
+      j.attribute("energy_j", q.energyJ);
       j.attribute("finish_s", q.finishS);
       j.attribute("first_token_s", q.firstTokenS);
       j.attribute("id", q.id);
@@ -157,7 +159,7 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
   Error written = writeOutput(so.resultsPath, [&](llvm::raw_ostream &os) {
     results = &os;
     os << "id,slot,arrival_s,prompt_tokens,output_tokens,"
-          "prefill_start_s,first_token_s,finish_s,ttft_s,tpot_s";
+          "prefill_start_s,first_token_s,finish_s,ttft_s,tpot_s,energy_j";
     // Every row ends naming its model, chip, policy and snapflow.
     if (several)
       os << ",switch_wait_s";

@@ -71,6 +71,25 @@ llvm::json::Object costsJson(const CostTable &costs) {
                             {"decode", std::move(decode)}};
 }
 
+/// The run's energy at the wall (docs/Energy.md): its parts, per request
+/// and output token, and the average power over the makespan.
+llvm::json::Object energyJson(const ServeOutcome &out, const ServeResult &r) {
+  const ServeResult::Energy &e = r.energy;
+  double total = e.totalJ();
+  return llvm::json::Object{
+      {"joules", total},
+      {"dynamic_j", e.dynamicJ},
+      {"static_j", e.staticJ},
+      {"idle_j", e.idleJ},
+      {"switch_j", e.switchJ},
+      {"kv_transfer_j", e.kvTransferJ},
+      {"joules_per_request",
+       out.requests > 0 ? total / double(out.requests) : 0.0},
+      {"joules_per_output_token",
+       r.outputTokens > 0 ? total / double(r.outputTokens) : 0.0},
+      {"average_power_w", r.makespanS > 0 ? total / r.makespanS : 0.0}};
+}
+
 /// What prefix caching did (null when off): hit rate by tokens, blocks
 /// and bytes per tier, moves and the prefill time the hits saved.
 llvm::json::Value prefixJson(const ServeOutcome &out, const ServeResult &r) {
@@ -160,6 +179,7 @@ void addModels(llvm::json::Object &report, const ServeOutcome &out,
         {"weight_bytes_per_socket", mo.weightBytes},
         {"hbm_bytes_per_socket", mo.hbmBytes},
         {"switch_s", mo.switchS},
+        {"switch_j", mo.switchJ},
         {"switches", mr.switches},
         {"prewarms", mr.prewarms},
         {"evictions", mr.evictions},
@@ -261,6 +281,7 @@ llvm::json::Object reportObject(const ServeOutcome &out, const ServeResult &r,
       {"prefill_s", r.prefillS},
       {"decode_s", r.decodeS},
       {"idle_s", r.idleS},
+      {"energy", energyJson(out, r)},
       {"decode_steps", r.decodeSteps},
       {"tokens_per_step", first.cfg().tokensPerStep},
       {"output_tokens", r.outputTokens},
@@ -612,6 +633,7 @@ phases::summarizeOutcome(const ServeResult &r, const Load &load,
     mo.weightBytes = m.deployed.weightBytes;
     mo.hbmBytes = m.deployed.hbmBytes;
     mo.switchS = m.deployed.switchS;
+    mo.switchJ = m.deployed.switchJ * m.deployed.config.wallPowerFactor;
     mo.costs = m.deployed.costs;
     mo.ttft = summarize(r.models[k].latencies.ttft);
     mo.tpot = summarize(r.models[k].latencies.tpot);

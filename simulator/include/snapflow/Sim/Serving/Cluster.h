@@ -57,6 +57,9 @@ struct NodeLink {
   int64_t links = 1;
   double bytesPerS = 0; ///< one link, one direction
   double latencyS = 0;
+  /// Energy of a byte sent at the wall (system.node_link_pj_per_bit, the
+  /// wall's losses on it).
+  double joulesPerByte = 0;
   double nodeBytesPerS() const { return double(links) * bytesPerS; }
 };
 

@@ -230,6 +230,13 @@ struct CostTable {
   std::vector<int64_t> graphSlots;
   std::vector<std::vector<double>> graphStepS;
   std::vector<double> graphSwitchS;
+  /// The node's dynamic power while a step runs (watts, its acting
+  /// sockets' charged actions over the step's time, before the wall's
+  /// losses; docs/Energy.md): per prefill bucket, per decode bucket, and
+  /// per static graph and decode bucket (parallel to graphStepS). Empty:
+  /// no energy is charged.
+  std::vector<double> prefillW, decodeW;
+  std::vector<std::vector<double>> graphW;
 
   /// Index of the smallest bucket >= tokens, or -1.
   static int bucketOf(llvm::ArrayRef<int64_t> buckets, int64_t tokens);
@@ -255,6 +262,11 @@ struct ServeConfig {
   /// them and emits the whole tokens.
   double tokensPerStep = 1;
   Schedule schedule = Schedule::PrefillFirst;
+  /// The node's power with nothing running, at the wall (its sockets'
+  /// static power and the host's, with the wall's losses), and the wall's
+  /// factor on what steps add (system.wall_power_factor). A node's models
+  /// share one chip: the loop reads its first model's.
+  double idleW = 0, wallPowerFactor = 1;
 };
 
 /// What happened to one request (seconds).
@@ -275,6 +287,10 @@ struct RequestResult {
   /// time from its prefill's end to their arrival, the wait for the link
   /// included (part of its TTFT: firstTokenS is that arrival).
   double kvSentBytes = 0, transferS = 0;
+  /// Its energy at the wall (docs/Energy.md): its prefill's and its share
+  /// of each decode step's dynamic energy (the step's split over the
+  /// requests decoding), and of the node's idle power over those steps.
+  double energyJ = 0;
   double ttftS() const { return firstTokenS - arrivalS; }
   /// Time per output token after the first; 0 for one-token outputs.
   double tpotS() const {
@@ -406,6 +422,7 @@ struct ModelResult {
   int64_t switches = 0; ///< times brought in (prewarms included)
   int64_t prewarms = 0, evictions = 0;
   double switchS = 0; ///< time spent being switched in
+  double switchJ = 0; ///< the copies' energy at the wall
   double chipS = 0;   ///< chip time in its graphs
   int64_t prefills = 0, decodeSteps = 0, outputTokens = 0;
   double decodeSlotUtilization = 0;
@@ -545,6 +562,14 @@ struct ServeResult {
   /// nodes' sums; KV held is the busiest node's peak and the nodes' mean.
   std::vector<NodeResult> nodes;
   TransferResult transfers;
+  /// Energy at the wall (docs/Energy.md): the steps' dynamic energy, the
+  /// node's idle power over the makespan (of it, idleJ while nothing ran),
+  /// the switches' copies, and the KV sent between nodes; a cluster's are
+  /// its nodes' sums.
+  struct Energy {
+    double dynamicJ = 0, staticJ = 0, idleJ = 0, switchJ = 0, kvTransferJ = 0;
+    double totalJ() const { return dynamicJ + staticJ + switchJ + kvTransferJ; }
+  } energy;
 };
 
 /// One model of a deployment, as the loop replays it.
@@ -556,8 +581,10 @@ struct DeployedModel {
   /// Per socket, what it holds in HBM while resident: its weights, KV
   /// allocation and every other HBM tensor of its graphs.
   double hbmBytes = 0;
-  /// A switch alone, from DDR to HBM (SystemC, Job::copy).
-  double switchS = 0;
+  /// A switch alone, from DDR to HBM (SystemC, Job::copy), and its
+  /// copies' dynamic energy on the node's sockets (before the wall's
+  /// losses).
+  double switchS = 0, switchJ = 0;
   /// Its graphs while a switch runs in the background (SystemC, the same
   /// buckets as `costs`), and the switch's bytes per second meanwhile.
   /// Empty when the policy never switches.
