@@ -123,6 +123,9 @@ const char *const snapflow::driver::kServeSweepKeys[] = {
     "slo.goodput_requests_per_s",
     "slo.met",
     "cluster.kv_transfer.bytes_per_request",
+    "energy.joules_per_request",
+    "energy.joules_per_output_token",
+    "energy.average_power_w",
 };
 const size_t snapflow::driver::kNumServeSweepKeys =
     sizeof(kServeSweepKeys) / sizeof(kServeSweepKeys[0]);
