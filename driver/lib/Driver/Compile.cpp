@@ -204,9 +204,22 @@ compileFitting(const Workload &w, const WorkloadOptions &o,
       arch::phaseName(prefill ? arch::Phase::Prefill : arch::Phase::Decode));
   df::MemoryPlanAttr plan = df::getMemoryPlan(program);
   maxBatch = plan ? plan.getMaxBatch() : 0;
-  if (plan && !plan.fits())
+  if (plan && !plan.fits()) {
+    // An MLA latent cache replicated on every socket of a TP group is the
+    // usual reason a long-context DeepSeek batch does not fit: say so.
+    std::string hint;
+    if (w.config.isMLA() && w.tp > 1 &&
+        (c.pipeline.mlaCache.empty() || c.pipeline.mlaCache == "replicate"))
+      hint = llvm::formatv("; the MLA latent cache is replicated on each of "
+                           "the {0} sockets (--mla-cache replicate): "
+                           "--mla-cache sequence or batch splits it over "
+                           "them",
+                           w.tp)
+                 .str();
     return llvm::make_error<ProgramFailure>(
-        llvm::formatv("{0}: {1}", w.config.name, plan.getDiagnostic()).str());
+        llvm::formatv("{0}: {1}{2}", w.config.name, plan.getDiagnostic(), hint)
+            .str());
+  }
   return std::move(*module);
 }
 
