@@ -637,8 +637,8 @@ void printProfileTable(llvm::raw_ostream &os, llvm::StringRef title,
   os << llvm::formatv("  {0,-18} {1,10} {2,7}", "operator", "path ms", "share");
   for (const std::string &r : resources)
     os << llvm::formatv(" {0,9}", r + " ms");
-  os << llvm::formatv(" {0,9} {1,10} {2,9} {3,9} {4,9}\n", "busy ms", "GFLOP",
-                      "HBM MB", "DDR MB", "SRAM MB");
+  os << llvm::formatv(" {0,9} {1,10} {2,9} {3,9} {4,9} {5,9}\n", "busy ms",
+                      "GFLOP", "HBM MB", "DDR MB", "SRAM MB", "energy J");
   double total = 0;
   for (const llvm::json::Value &v : *ops) {
     const Object *o = v.getAsObject();
@@ -657,11 +657,12 @@ void printProfileTable(llvm::raw_ostream &os, llvm::StringRef title,
     auto tier = [&](const char *t) {
       return (bytes ? bytes->getNumber(t).value_or(0) : 0) / 1e6;
     };
-    os << llvm::formatv(" {0,9:f3} {1,10:f2} {2,9:f1} {3,9:f1} {4,9:f2}\n",
-                        o->getNumber("busy_s").value_or(0) * 1e3,
-                        o->getNumber("flops").value_or(0) / 1e9, tier("hbm"),
-                        tier("ddr"),
-                        o->getNumber("sram_held_bytes").value_or(0) / 1e6);
+    os << llvm::formatv(
+        " {0,9:f3} {1,10:f2} {2,9:f1} {3,9:f1} {4,9:f2} {5,9:f4}\n",
+        o->getNumber("busy_s").value_or(0) * 1e3,
+        o->getNumber("flops").value_or(0) / 1e9, tier("hbm"), tier("ddr"),
+        o->getNumber("sram_held_bytes").value_or(0) / 1e6,
+        o->getNumber("energy_j").value_or(0));
   }
   os << llvm::formatv("  {0,-18} {1,10:f3} {2,7:p}\n", "total", total * 1e3,
                       stepSeconds > 0 ? total / stepSeconds : 0.0);
