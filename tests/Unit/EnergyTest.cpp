@@ -126,16 +126,11 @@ TEST(Energy, TheNodeAddsStaticHostAndWallPower) {
 
 namespace {
 /// The link energy of an all-reduce of 4096 B over the tiny chip's 4
-/// sockets run with `algorithm`.
+/// sockets run with `algorithm` (its node tagged all_reduce).
 double allReduceLinkPj(arch::CollectiveAlgorithm algorithm) {
-  Builder b;
-  b.p.tp = 4;
-  int a = b.stream(4096, 1), c = b.stream(4096, 1);
-  b.stage(StageKind::Gemm, {}, {a}, 1, 0);
-  int k = b.collective(CollectiveKind::AllReduce, a, c, 4, algorithm);
-  b.stage(StageKind::Elementwise, {c}, {}, 1, 0);
-  b.sec().nodes[k].opKind = arch::OpKind::AllReduce;
-  SimResult r = run(b.p);
+  Program p = allReduce(4, 1, algorithm);
+  p.sections[0].nodes[1].opKind = arch::OpKind::AllReduce;
+  SimResult r = run(p);
   EXPECT_FALSE(r.deadlocked) << r.failure;
   return r.jobs.empty() ? -1
                         : pjOf(opOf(r.jobs[0].profile, arch::OpKind::AllReduce),

@@ -116,6 +116,20 @@ inline SimResult run(const Program &p, bool allSockets = false) {
 /// Cycles from the end of the reconfiguration to the end of the run.
 inline double sectionCycles(const SimResult &r) { return r.cycles - 1000; }
 
+/// A stage makes `tiles` tiles of 4096 / tiles B, an all-reduce over
+/// `group` sockets sums them with `algorithm`, a stage takes the result.
+inline Program allReduce(
+    int64_t group, int64_t tiles = 1,
+    arch::CollectiveAlgorithm algorithm = arch::CollectiveAlgorithm::Auto) {
+  Builder b;
+  b.p.tp = group;
+  int a = b.stream(4096 / tiles, tiles), c = b.stream(4096 / tiles, tiles);
+  b.stage(StageKind::Gemm, {}, {a}, tiles, 0);
+  b.collective(CollectiveKind::AllReduce, a, c, group, algorithm);
+  b.stage(StageKind::Elementwise, {c}, {}, tiles, 0);
+  return b.p;
+}
+
 } // namespace test
 } // namespace sim
 } // namespace snapflow

@@ -244,22 +244,6 @@ TEST(Simulator, SramLoadsBypassTheAgcus) {
   EXPECT_DOUBLE_EQ(nodeEnd(r, "node3"), 1000 + 164);
 }
 
-namespace {
-/// A stage makes `tiles` tiles of 4096 / tiles B, an all-reduce over
-/// `group` sockets sums them with `algorithm`, a stage takes the result.
-Program allReduce(
-    int64_t group, int64_t tiles = 1,
-    arch::CollectiveAlgorithm algorithm = arch::CollectiveAlgorithm::Auto) {
-  Builder b;
-  b.p.tp = group;
-  int a = b.stream(4096 / tiles, tiles), c = b.stream(4096 / tiles, tiles);
-  b.stage(StageKind::Gemm, {}, {a}, tiles, 0);
-  b.collective(CollectiveKind::AllReduce, a, c, group, algorithm);
-  b.stage(StageKind::Elementwise, {c}, {}, tiles, 0);
-  return b.p;
-}
-} // namespace
-
 // Ring all-reduce over 4 sockets (tiny names the ring): 2 x 3 = 6 hops of
 // 4096 / 4 = 1024 B. The producer pushes at 10 (fill) + 4096 / 64 + 2 = 76.
 // The link sends 6 x 1024 = 6144 B at 32 B/cycle = 192 cycles, and each of

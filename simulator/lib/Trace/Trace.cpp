@@ -104,21 +104,30 @@ void snapflow::sim::writeTraceTs(llvm::json::OStream &j, int64_t ns) {
 // Events every trace shares
 //===----------------------------------------------------------------------===//
 
-void snapflow::sim::writeMemoryCounter(llvm::json::OStream &j, int64_t ns,
-                                       const TierBytes &bytes) {
+namespace {
+/// A counter event (`ph: "C"`, pid 0) named `name` at `ns`, its values
+/// written by `args`.
+void writeCounter(llvm::json::OStream &j, llvm::StringRef name, int64_t ns,
+                  llvm::function_ref<void()> args) {
   j.object([&] {
-    j.attribute("name", "memory");
-    j.attribute("cat", "memory");
+    j.attribute("name", name);
+    j.attribute("cat", name);
     j.attribute("ph", "C");
     j.attribute("pid", 0);
     j.attribute("tid", 0);
     writeTraceTs(j, ns);
-    j.attributeObject("args", [&] {
-      j.attribute("sram_bytes", static_cast<int64_t>(bytes.sram));
-      j.attribute("hbm_bytes", static_cast<int64_t>(bytes.hbm));
-      j.attribute("ddr_bytes", static_cast<int64_t>(bytes.ddr));
-      j.attribute("kv_bytes", static_cast<int64_t>(bytes.kv));
-    });
+    j.attributeObject("args", args);
+  });
+}
+} // namespace
+
+void snapflow::sim::writeMemoryCounter(llvm::json::OStream &j, int64_t ns,
+                                       const TierBytes &bytes) {
+  writeCounter(j, "memory", ns, [&] {
+    j.attribute("sram_bytes", static_cast<int64_t>(bytes.sram));
+    j.attribute("hbm_bytes", static_cast<int64_t>(bytes.hbm));
+    j.attribute("ddr_bytes", static_cast<int64_t>(bytes.ddr));
+    j.attribute("kv_bytes", static_cast<int64_t>(bytes.kv));
   });
 }
 
@@ -482,17 +491,9 @@ private:
   /// A socket's power from `startNs` (watts): its static power, and its
   /// actions' over the section run that starts there.
   void writePower(int64_t startNs, double dynamicW) {
-    j.object([&] {
-      j.attribute("name", "power");
-      j.attribute("cat", "energy");
-      j.attribute("ph", "C");
-      j.attribute("pid", 0);
-      j.attribute("tid", 0);
-      writeTraceTs(j, startNs);
-      j.attributeObject("args", [&] {
-        j.attribute("socket_w", dynamicW + staticW);
-        j.attribute("dynamic_w", dynamicW);
-      });
+    writeCounter(j, "power", startNs, [&] {
+      j.attribute("socket_w", dynamicW + staticW);
+      j.attribute("dynamic_w", dynamicW);
     });
   }
 

@@ -102,7 +102,8 @@ llvm::Expected<Table> readTable(StringRef path) {
   return t;
 }
 
-using RowRef = const std::vector<std::string> *;
+using Row = std::vector<std::string>;
+using RowRef = const Row *;
 using Rows = std::vector<RowRef>;
 
 /// The charts of one drawing: what varies over the points that ran, how a
@@ -262,24 +263,25 @@ private:
     return throughput;
   }
 
-  /// Aggregate (left) and per-sequence (right) tokens/s against batch.
-  Plot scalingChart(const std::string &scope, const Rows &rows,
-                    const std::string &suffix, bool batchMaxOnly) {
-    Plot scaling = makePlot(
-        "batch_scaling" + suffix,
-        (batchMaxOnly ? "Decode throughput against the largest batch that "
-                        "fits: "
-                      : "Decode throughput against batch: ") +
-            scope + fixedSettings(rows, {"batch"}) +
-            "\naggregate (left) and per sequence (right)" +
-            (batchMaxOnly ? ", one line per policy, its points the contexts"
-                          : ""),
-        batchMaxOnly ? "largest batch that fits (sequences)"
-                     : "batch (sequences)",
-        {"tokens/s, all sequences", "tokens/s per sequence"},
-        /*logx=*/true);
+  /// Two figures of each row against batch, side by side: a line per
+  /// policy and context (per policy, its points the contexts, when every
+  /// point is the largest batch that fits). `left` and `right` give a
+  /// row's figures; a row whose left figure is not positive (a column the
+  /// rows lack) is left out.
+  Plot batchPanels(const std::string &name, const std::string &title,
+                   std::vector<std::string> ylabels, const Rows &rows,
+                   bool batchMaxOnly,
+                   llvm::function_ref<double(const Row &)> left,
+                   llvm::function_ref<double(const Row &)> right) {
+    Plot p = makePlot(name, title,
+                      batchMaxOnly ? "largest batch that fits (sequences)"
+                                   : "batch (sequences)",
+                      std::move(ylabels), /*logx=*/true);
     for (RowRef r : rows) {
       const auto &row = *r;
+      double l = left(row);
+      if (!(l > 0))
+        continue;
       double context = t.num(row, "context");
       double batch = t.num(row, "report.batch");
       std::string kv = t.get(row, "kv") + variantOf(row);
@@ -288,17 +290,37 @@ private:
       std::string key =
           batchMaxOnly ? kv + "\x01" : kv + "\x01" + numKey(context);
       Facet facet = batchMaxOnly ? Facet{} : byContext;
-      Series &all = scaling.line(key + "a", kv, kv, facet);
-      all.points.push_back(
-          {batch, t.num(row, "report.throughput_tokens_per_s")});
-      Series &perUser = scaling.line(key + "u", kv, kv, facet);
-      perUser.points.push_back(
-          {batch, t.num(row, "report.per_user_tokens_per_s")});
-      perUser.panel = 1;
+      Series &a = p.line(key + "a", kv, kv, facet);
+      a.points.push_back({batch, l});
+      Series &b = p.line(key + "b", kv, kv, facet);
+      b.points.push_back({batch, right(row)});
+      b.panel = 1;
       if (batchMaxOnly && manyContexts)
-        all.labels[batch] = perUser.labels[batch] = contextLabel(row);
+        a.labels[batch] = b.labels[batch] = contextLabel(row);
     }
-    return scaling;
+    return p;
+  }
+
+  /// Aggregate (left) and per-sequence (right) tokens/s against batch.
+  Plot scalingChart(const std::string &scope, const Rows &rows,
+                    const std::string &suffix, bool batchMaxOnly) {
+    return batchPanels(
+        "batch_scaling" + suffix,
+        (batchMaxOnly ? "Decode throughput against the largest batch that "
+                        "fits: "
+                      : "Decode throughput against batch: ") +
+            scope + fixedSettings(rows, {"batch"}) +
+            "\naggregate (left) and per sequence (right)" +
+            (batchMaxOnly ? ", one line per policy, its points the contexts"
+                          : ""),
+        {"tokens/s, all sequences", "tokens/s per sequence"}, rows,
+        batchMaxOnly,
+        [&](const Row &row) {
+          return t.num(row, "report.throughput_tokens_per_s");
+        },
+        [&](const Row &row) {
+          return t.num(row, "report.per_user_tokens_per_s");
+        });
   }
 
   /// Peak HBM (and DDR, in a column of its own) against batch, at the
@@ -363,11 +385,10 @@ private:
   }
 
   /// Energy per token (left) and the node's average power (right) against
-  /// batch, a line per policy and context (per policy, its points the
-  /// contexts, at the largest batch that fits).
+  /// batch, as batch_scaling draws its lines.
   Plot energyChart(const std::string &scope, const Rows &rows,
                    const std::string &suffix, bool batchMaxOnly) {
-    Plot energy = makePlot(
+    return batchPanels(
         "energy_vs_batch" + suffix,
         (batchMaxOnly ? "Energy per token against the largest batch that "
                         "fits: "
@@ -376,33 +397,13 @@ private:
             "\nJ/token (left) and average power (right) at the node" +
             (batchMaxOnly ? ", one line per policy, its points the contexts"
                           : ""),
-        batchMaxOnly ? "largest batch that fits (sequences)"
-                     : "batch (sequences)",
-        {"J/token (node)", "average power (kW, node)"},
-        /*logx=*/true);
-    for (RowRef r : rows) {
-      const auto &row = *r;
-      double perToken = t.num(row, "report.energy.joules_per_token");
-      if (perToken <= 0)
-        continue;
-      double context = t.num(row, "context");
-      double batch = t.num(row, "report.batch");
-      std::string kv = t.get(row, "kv") + variantOf(row);
-      Facet byContext{numKey(context), "context " + contextLabel(row),
-                      manyContexts ? " @" + contextLabel(row) : ""};
-      std::string key =
-          batchMaxOnly ? kv + "\x01" : kv + "\x01" + numKey(context);
-      Facet facet = batchMaxOnly ? Facet{} : byContext;
-      Series &j = energy.line(key + "j", kv, kv, facet);
-      j.points.push_back({batch, perToken});
-      Series &w = energy.line(key + "w", kv, kv, facet);
-      w.points.push_back(
-          {batch, t.num(row, "report.energy.average_power_w.node") / 1e3});
-      w.panel = 1;
-      if (batchMaxOnly && manyContexts)
-        j.labels[batch] = w.labels[batch] = contextLabel(row);
-    }
-    return energy;
+        {"J/token (node)", "average power (kW, node)"}, rows, batchMaxOnly,
+        [&](const Row &row) {
+          return t.num(row, "report.energy.joules_per_token");
+        },
+        [&](const Row &row) {
+          return t.num(row, "report.energy.average_power_w.node") / 1e3;
+        });
   }
 
   /// The KV methods side by side: a grid of KV formats (or CLA factors)
