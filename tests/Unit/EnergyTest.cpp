@@ -89,10 +89,13 @@ TEST(Energy, EveryActionIsChargedWhereItHappens) {
   EXPECT_DOUBLE_EQ(traced, 2069184);
 }
 
-// The node over the same step: the program is one socket's (tp 1), so the
-// tiny chip's 4 sockets hold 4 copies of it, each spending 2069184 pJ; the
-// 4 sockets draw 13 W each and the host 50 W over the step's t seconds,
-// and the wall adds a quarter: (4 x 2069184e-12 + 52 t + 50 t) x 1.25.
+// The node over a step of the first half of that program (the load and
+// the gemm, which ends it): one socket's (tp 1), so the tiny chip's 4
+// sockets hold 4 copies of it, each spending 1839008 pJ (1310720 of HBM,
+// 131072 crossing, 262144 written and 131072 read in PMUs, 4000 of FLOPs);
+// the 4 sockets draw 13 W each and the host 50 W over the step's t
+// seconds, and the wall adds a quarter: (4 x 1839008e-12 + 52 t + 50 t) x
+// 1.25.
 TEST(Energy, TheNodeAddsStaticHostAndWallPower) {
   Builder b;
   int w = b.tensor(arch::MemoryTier::HBM, 4 * 4096);
