@@ -199,6 +199,16 @@ private:
   double graph(double startS, double alone, double contended, double bps);
   /// One turn of model `m`: a prefill, or a step.
   llvm::Error turn(int m);
+  /// The decode step a turn of model `m` runs over `decoding` slots: its
+  /// context bucket, the static graph's slots, its time alone (a switch
+  /// from another graph included) and its work's dynamic energy; counts
+  /// the graph's step and switch.
+  struct DecodeStep {
+    int bucket = -1;
+    int64_t graphSlots = 0;
+    double aloneS = 0, workJ = 0;
+  };
+  llvm::Expected<DecodeStep> decodeStep(ModelState &m, int64_t decoding);
   /// Charges a step of model `m`'s graphs: `workJ` of dynamic energy (its
   /// power times its own time) and the node's idle power over `seconds`
   /// (its time on the chip), split evenly over `requests` (flights).

@@ -283,6 +283,56 @@ void Loop::charge(const ModelState &m, llvm::ArrayRef<size_t> requests,
     flights[i].rr.energyJ += each;
 }
 
+llvm::Expected<Loop::DecodeStep> Loop::decodeStep(ModelState &m,
+                                                  int64_t decoding) {
+  const CostTable &costs = m.costs();
+  // The longest context the step reaches: a slot grows by up to `grow`
+  // tokens, but never past its request (a Block Transformer's 4-token
+  // step on a request 3 tokens from its end looked for a context past
+  // --context, R16).
+  int64_t longest = 0;
+  for (const Slot &s : m.slots)
+    if (s.request >= 0 && s.chunk < 0) {
+      const Request &r = flights[s.request].r;
+      longest = std::max(longest, std::min(s.context + m.grow,
+                                           r.promptTokens + r.outputTokens));
+    }
+  DecodeStep step;
+  int b = step.bucket = CostTable::bucketOf(costs.decodeBuckets, longest);
+  if (b < 0)
+    return makeError(llvm::formatv("no decode cost for a context of {0} "
+                                   "tokens",
+                                   longest));
+  // The smallest static graph that holds the slots decoding, and what
+  // moving to it from another costs.
+  step.graphSlots = m.config().slots;
+  step.aloneS = costs.decodeStepS[b];
+  double watts = powerOf(costs.decodeW, b);
+  double own = step.aloneS;
+  if (!costs.graphSlots.empty()) {
+    int g = CostTable::bucketOf(costs.graphSlots, decoding);
+    if (g < 0)
+      g = static_cast<int>(costs.graphSlots.size()) - 1;
+    step.graphSlots = costs.graphSlots[g];
+    step.aloneS = own = costs.graphStepS[g][b];
+    if (size_t(g) < costs.graphW.size())
+      watts = powerOf(costs.graphW[g], b);
+    if (res.graphSteps.size() < costs.graphSlots.size())
+      res.graphSteps.resize(costs.graphSlots.size());
+    ++res.graphSteps[g];
+    if (m.lastGraph >= 0 && m.lastGraph != g) {
+      ++res.graphSwitches;
+      res.graphSwitchS += costs.graphSwitchS[g];
+      step.aloneS += costs.graphSwitchS[g];
+    }
+    m.lastGraph = g;
+  }
+  // The step's work: the graph's own step (a switch between graphs loads
+  // configurations, which the step's power does not hold).
+  step.workJ = watts * own;
+  return step;
+}
+
 Error Loop::turn(int mi) {
   ModelState &m = models[mi];
   const CostTable &costs = m.costs();
@@ -309,56 +359,19 @@ Error Loop::turn(int mi) {
   // the chunk of the prefill under way (chunked schedule).
   double decodeCost = 0, chunkCost = 0;
   if (decoding > 0) {
-    // The longest context the step reaches: a slot grows by up to `grow`
-    // tokens, but never past its request (a Block Transformer's 4-token
-    // step on a request 3 tokens from its end looked for a context past
-    // --context, R16).
-    int64_t longest = 0;
-    for (const Slot &s : m.slots)
-      if (s.request >= 0 && s.chunk < 0) {
-        const Request &r = flights[s.request].r;
-        longest = std::max(longest, std::min(s.context + m.grow,
-                                             r.promptTokens + r.outputTokens));
-      }
-    int b = CostTable::bucketOf(costs.decodeBuckets, longest);
-    if (b < 0)
-      return makeError(llvm::formatv("no decode cost for a context of {0} "
-                                     "tokens",
-                                     longest));
-    // The smallest static graph that holds the slots decoding, and what
-    // moving to it from another costs.
-    int64_t graphSlots = cfg.slots;
-    double alone = costs.decodeStepS[b];
-    double watts = powerOf(costs.decodeW, b);
-    double stepAlone = alone;
-    if (!costs.graphSlots.empty()) {
-      int g = CostTable::bucketOf(costs.graphSlots, decoding);
-      if (g < 0)
-        g = static_cast<int>(costs.graphSlots.size()) - 1;
-      graphSlots = costs.graphSlots[g];
-      alone = stepAlone = costs.graphStepS[g][b];
-      if (size_t(g) < costs.graphW.size())
-        watts = powerOf(costs.graphW[g], b);
-      if (res.graphSteps.size() < costs.graphSlots.size())
-        res.graphSteps.resize(costs.graphSlots.size());
-      ++res.graphSteps[g];
-      if (m.lastGraph >= 0 && m.lastGraph != g) {
-        ++res.graphSwitches;
-        res.graphSwitchS += costs.graphSwitchS[g];
-        alone += costs.graphSwitchS[g];
-      }
-      m.lastGraph = g;
-    }
-    // The step's work: the graph's own step (a switch between graphs
-    // loads configurations, which the step's power does not hold).
-    double workJ = watts * stepAlone;
+    auto step = decodeStep(m, decoding);
+    if (!step)
+      return step.takeError();
+    int b = step->bucket;
+    double alone = step->aloneS;
+    int64_t graphSlots = step->graphSlots;
     decodeCost = graph(t, alone, contendedOr(slow.decodeStepS, b, alone),
                        contendedOr(m.spec->decodeCopyBps, b, 0));
     std::vector<size_t> decoders;
     for (const Slot &s : m.slots)
       if (s.request >= 0 && s.chunk < 0)
         decoders.push_back(static_cast<size_t>(s.request));
-    charge(m, decoders, workJ, decodeCost);
+    charge(m, decoders, step->workJ, decodeCost);
     double share = decodeCost * double(decoding) / double(graphSlots);
     res.decodeSlotUtilization += share;
     m.utilization += share;

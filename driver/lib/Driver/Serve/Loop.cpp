@@ -29,6 +29,58 @@ using namespace snapflow::driver::phases;
 using namespace snapflow::sim::serving;
 using llvm::Error;
 
+namespace {
+
+/// The columns of --request-results: the fixed ones, then those the run's
+/// options add (several models, prefix caching, SLOs, a cluster,
+/// disaggregation), then what made the row.
+struct ResultColumns {
+  bool several, prefix, slo, nodes, sent;
+
+  void header(llvm::raw_ostream &os) const {
+    os << "id,slot,arrival_s,prompt_tokens,output_tokens,"
+          "prefill_start_s,first_token_s,finish_s,ttft_s,tpot_s,energy_j";
+    if (several)
+      os << ",switch_wait_s";
+    if (prefix)
+      os << ",prefix_hit_tokens";
+    if (slo)
+      os << ",meets_slo";
+    if (nodes)
+      os << ",node";
+    if (sent)
+      os << ",decode_node,kv_sent_bytes,transfer_s";
+    os << csv::kProvenanceHeader << "\n";
+  }
+
+  /// Request `q`'s row; seconds in the shortest text that reads back to
+  /// the same double.
+  void row(llvm::raw_ostream &os, const RequestResult &q, const SloOptions &o,
+           const Prepared &m, llvm::StringRef chip) const {
+    os << q.id << ',' << q.slot << ',' << csv::number(q.arrivalS) << ','
+       << q.promptTokens << ',' << q.outputTokens << ','
+       << csv::number(q.prefillStartS) << ',' << csv::number(q.firstTokenS)
+       << ',' << csv::number(q.finishS) << ',' << csv::number(q.ttftS()) << ','
+       << csv::number(q.tpotS()) << ',' << csv::number(q.energyJ);
+    if (several)
+      os << ',' << csv::number(q.switchWaitS);
+    if (prefix)
+      os << ',' << q.prefixHitTokens;
+    if (slo)
+      os << ',' << (o.meetsTtft(q) && o.meetsTpot(q) ? 1 : 0);
+    if (nodes)
+      os << ',' << q.node;
+    if (sent)
+      os << ',' << q.decodeNode << ',' << csv::number(q.kvSentBytes) << ','
+         << csv::number(q.transferS);
+    os << csv::provenanceCells(m.deployed.name, chip, m.w.kvLabel(),
+                               versionString())
+       << '\n';
+  }
+};
+
+} // namespace
+
 llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
                                             const arch::ArchModel &chip,
                                             const CacheOptions &cache,
@@ -44,29 +96,9 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
   const bool nodes = so.cluster(), sent = so.disaggregate.given();
   SloResult sloCounts;
   llvm::raw_ostream *results = nullptr;
+  const ResultColumns columns{several, prefix, slo, nodes, sent};
   auto writeResult = [&](const RequestResult &q) {
-    // Seconds in the shortest text that reads back to the same double.
-    *results << q.id << ',' << q.slot << ',' << csv::number(q.arrivalS) << ','
-             << q.promptTokens << ',' << q.outputTokens << ','
-             << csv::number(q.prefillStartS) << ','
-             << csv::number(q.firstTokenS) << ',' << csv::number(q.finishS)
-             << ',' << csv::number(q.ttftS()) << ',' << csv::number(q.tpotS())
-             << ',' << csv::number(q.energyJ);
-    if (several)
-      *results << ',' << csv::number(q.switchWaitS);
-    if (prefix)
-      *results << ',' << q.prefixHitTokens;
-    if (slo)
-      *results << ',' << (so.slo.meetsTtft(q) && so.slo.meetsTpot(q) ? 1 : 0);
-    if (nodes)
-      *results << ',' << q.node;
-    if (sent)
-      *results << ',' << q.decodeNode << ',' << csv::number(q.kvSentBytes)
-               << ',' << csv::number(q.transferS);
-    const Prepared &m = *models[q.model];
-    *results << csv::provenanceCells(m.deployed.name, chip.getName(),
-                                     m.w.kvLabel(), versionString())
-             << '\n';
+    columns.row(*results, q, so.slo, *models[q.model], chip.getName());
   };
   // The report's per-request results, a JSON object a line.
   std::optional<llvm::raw_fd_ostream> lines;
@@ -158,20 +190,8 @@ llvm::Expected<ServeResult> phases::runLoop(Load &load, const Models &models,
   }
   Error written = writeOutput(so.resultsPath, [&](llvm::raw_ostream &os) {
     results = &os;
-    os << "id,slot,arrival_s,prompt_tokens,output_tokens,"
-          "prefill_start_s,first_token_s,finish_s,ttft_s,tpot_s,energy_j";
     // Every row ends naming its model, chip, policy and snapflow.
-    if (several)
-      os << ",switch_wait_s";
-    if (prefix)
-      os << ",prefix_hit_tokens";
-    if (slo)
-      os << ",meets_slo";
-    if (nodes)
-      os << ",node";
-    if (sent)
-      os << ",decode_node,kv_sent_bytes,transfer_s";
-    os << csv::kProvenanceHeader << "\n";
+    columns.header(os);
     serveAll();
     // A loop that failed leaves no file; its error is reported below.
     return *outcome ? Error::success() : makeError("the serving loop failed");
