@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Main.h"
 #include "Options.h"
 #include "Print.h"
 
@@ -663,7 +664,7 @@ int traceCommand() {
 
 } // namespace
 
-int main(int argc, char **argv) {
+int snapflow::tools::cli::main(int argc, char **argv) {
   // Before any SystemC object exists: no banner on stderr.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", /*overwrite=*/0);
   InitLLVM init(argc, argv);
