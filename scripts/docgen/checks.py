@@ -306,7 +306,7 @@ def check_excerpts(b):
 
 
 PAGES_WITH_EXCERPTS = ["docs/Lowering.md", "docs/Dialects/Dataflow.md",
-                       "docs/Dialects/LLM.md"]
+                       "docs/Dialects/LLM.md", "docs/ArchConfig.md"]
 
 
 # What docs/Architecture.md must name: every committed source, header,
