@@ -6,12 +6,7 @@
 # forked child) and by `snapflow sweep -j 1`; prints each one's wall time
 # and time per point (issue 38's target: Python no slower per point).
 # Usage: bench/python_points.sh   (after `make`; figures in bench/README.md)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-BIN=${BIN:-build/bin/snapflow}
-[ -x "$BIN" ] || { echo "build first: make" >&2; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/common.sh"
 start=$(date +%s.%N)
 "$BIN" sweep --model llama-3.1-8b,deepseek-r1 --chip sn40l-16 \
   --context 8k,32k,128k --batch 1,4,16,max --kv full,snapstream:ratio=4 \
