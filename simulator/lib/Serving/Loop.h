@@ -210,10 +210,11 @@ private:
   };
   llvm::Expected<DecodeStep> decodeStep(ModelState &m, int64_t decoding);
   /// Charges a step of model `m`'s graphs: `workJ` of dynamic energy (its
-  /// power times its own time) and the node's idle power over `seconds`
-  /// (its time on the chip), split evenly over `requests` (flights).
-  void charge(const ModelState &m, llvm::ArrayRef<size_t> requests,
-              double workJ, double seconds);
+  /// power times its own time) to the run, and returns each of the
+  /// `requests` it served its share of that and of the node's idle power
+  /// over `seconds` (its time on the chip).
+  double charge(const ModelState &m, int64_t requests, double workJ,
+                double seconds);
   /// The head waiting request of model `m` into a free slot, its prefix
   /// looked up; prefill-first runs its whole prefill (true), chunked leaves
   /// its first chunk to the step (false).

@@ -257,7 +257,7 @@ llvm::Expected<bool> Loop::admit(int mi) {
     double slowFull = contendedOr(slow.prefillS, b, full);
     double cost = graph(t, alone, full > 0 ? slowFull * alone / full : 0,
                         contendedOr(m.spec->prefillCopyBps, b, 0));
-    charge(m, {i}, alone * powerOf(costs.prefillW, b), cost);
+    rr.energyJ += charge(m, 1, alone * powerOf(costs.prefillW, b), cost);
     t += cost;
     res.prefillS += cost;
     mr.chipS += cost;
@@ -269,18 +269,14 @@ llvm::Expected<bool> Loop::admit(int mi) {
   return false;
 }
 
-void Loop::charge(const ModelState &m, llvm::ArrayRef<size_t> requests,
-                  double workJ, double seconds) {
+double Loop::charge(const ModelState &m, int64_t requests, double workJ,
+                    double seconds) {
   const ServeConfig &cfg = m.config();
   double dynamic = workJ * cfg.wallPowerFactor;
   res.energy.dynamicJ += dynamic;
-  if (requests.empty())
-    return;
   // The step's dynamic energy and the node's idle power over it, split
   // evenly over the requests it served.
-  double each = (dynamic + cfg.idleW * seconds) / double(requests.size());
-  for (size_t i : requests)
-    flights[i].rr.energyJ += each;
+  return requests > 0 ? (dynamic + cfg.idleW * seconds) / double(requests) : 0;
 }
 
 llvm::Expected<Loop::DecodeStep> Loop::decodeStep(ModelState &m,
@@ -357,7 +353,7 @@ Error Loop::turn(int mi) {
   int64_t decoding = m.active - (m.prefilling >= 0 ? 1 : 0);
   // One step: the decode graph over every slot (when any decodes), then
   // the chunk of the prefill under way (chunked schedule).
-  double decodeCost = 0, chunkCost = 0;
+  double decodeCost = 0, chunkCost = 0, decodeShareJ = 0;
   if (decoding > 0) {
     auto step = decodeStep(m, decoding);
     if (!step)
@@ -367,11 +363,8 @@ Error Loop::turn(int mi) {
     int64_t graphSlots = step->graphSlots;
     decodeCost = graph(t, alone, contendedOr(slow.decodeStepS, b, alone),
                        contendedOr(m.spec->decodeCopyBps, b, 0));
-    std::vector<size_t> decoders;
-    for (const Slot &s : m.slots)
-      if (s.request >= 0 && s.chunk < 0)
-        decoders.push_back(static_cast<size_t>(s.request));
-    charge(m, decoders, step->workJ, decodeCost);
+    // Each decoding slot's share, added as its tokens are (below).
+    decodeShareJ = charge(m, decoding, step->workJ, decodeCost);
     double share = decodeCost * double(decoding) / double(graphSlots);
     res.decodeSlotUtilization += share;
     m.utilization += share;
@@ -388,8 +381,8 @@ Error Loop::turn(int mi) {
       slowChunk = chunksOf(slow, p.bucket)[p.chunk];
     chunkCost = graph(t + decodeCost, alone, slowChunk,
                       contendedOr(m.spec->prefillCopyBps, p.bucket, 0));
-    charge(m, {static_cast<size_t>(p.request)},
-           alone * powerOf(costs.prefillW, p.bucket), chunkCost);
+    flights[p.request].rr.energyJ +=
+        charge(m, 1, alone * powerOf(costs.prefillW, p.bucket), chunkCost);
     res.prefillS += chunkCost;
     ++res.prefillChunks;
     if (decoding > 0)
@@ -420,6 +413,7 @@ Error Loop::turn(int mi) {
     Slot &s = m.slots[k];
     if (s.request < 0 || s.chunk >= 0)
       continue;
+    flights[s.request].rr.energyJ += decodeShareJ;
     // One token a step, or with MTP the expected accepted tokens, emitted
     // as they add up to whole ones.
     int64_t want = flights[s.request].r.outputTokens;

@@ -18,11 +18,18 @@ int64_t snapflow::sim::groupsPerNode(int64_t tp, const arch::ArchModel &chip) {
   return std::max<int64_t>(1, chip.numSockets() / std::max<int64_t>(1, tp));
 }
 
+namespace {
+/// The sockets of the node's copies of a `tp`-socket group.
+int64_t actingSockets(int64_t tp, const arch::ArchModel &chip) {
+  return std::max<int64_t>(1, tp) * groupsPerNode(tp, chip);
+}
+} // namespace
+
 NodeEnergy snapflow::sim::nodeEnergy(const ActionEnergy &perSocket,
                                      double seconds, int64_t tp,
                                      const arch::ArchModel &chip) {
   NodeEnergy e;
-  int64_t acting = std::max<int64_t>(1, tp) * groupsPerNode(tp, chip);
+  int64_t acting = actingSockets(tp, chip);
   e.dynamic.add(perSocket, double(acting));
   e.seconds = seconds;
   int64_t sockets = std::max(acting, chip.numSockets());
@@ -33,8 +40,15 @@ NodeEnergy snapflow::sim::nodeEnergy(const ActionEnergy &perSocket,
   return e;
 }
 
+double snapflow::sim::nodePowerW(double socketDynamicW, int64_t tp,
+                                 const arch::ArchModel &chip) {
+  return nodeEnergy({}, 1.0, tp, chip).totalJ() +
+         socketDynamicW * double(actingSockets(tp, chip)) *
+             chip.system().wallPowerFactor;
+}
+
 double snapflow::sim::idlePowerW(const arch::ArchModel &chip) {
-  return nodeEnergy({}, 1.0, chip.numSockets(), chip).totalJ();
+  return nodePowerW(0, chip.numSockets(), chip);
 }
 
 ActionEnergy snapflow::sim::stepEnergy(const JobResult &job) {
@@ -47,14 +61,13 @@ ActionEnergy snapflow::sim::stepEnergy(const JobResult &job) {
 namespace {
 
 /// The highest dynamic power of a socket over a step: its most
-/// power-dense section, its runs' energy over their time.
-double peakDynamicW(const JobResult &job) {
-  double most = 0;
+/// power-dense section, its runs' energy over their time, and never below
+/// the step's average (`averageW`).
+double peakDynamicW(const JobResult &job, double averageW) {
+  double most = averageW;
   for (const Profile::SectionShare &s : job.profile.sections)
     if (s.ps > 0)
       most = std::max(most, s.energyPj / s.ps); // pJ/ps = W
-  if (job.stepPs > 0)
-    most = std::max(most, stepEnergy(job).total() / job.stepPs);
   return most;
 }
 
@@ -77,12 +90,13 @@ Object snapflow::sim::energyObject(const JobResult *decode,
                                    const arch::ArchModel &chip) {
   int64_t tp = decodeProgram.tp;
   double groups = double(groupsPerNode(tp, chip));
-  NodeEnergy step;
-  double peakSocketDynamicW = 0;
-  if (decode) {
-    step = nodeEnergy(stepEnergy(*decode), decode->stepPs * 1e-12, tp, chip);
-    peakSocketDynamicW = peakDynamicW(*decode);
-  }
+  ActionEnergy perSocket = decode ? stepEnergy(*decode) : ActionEnergy();
+  NodeEnergy step =
+      nodeEnergy(perSocket, decode ? decode->stepPs * 1e-12 : 0, tp, chip);
+  double socketDynamicW =
+      step.seconds > 0 ? perSocket.total() * 1e-12 / step.seconds : 0;
+  double peakSocketDynamicW =
+      decode ? peakDynamicW(*decode, socketDynamicW) : 0;
   // Tokens the node makes a step, and requests it serves a step.
   bool isPrefill = decodeProgram.phase == arch::Phase::Prefill;
   double requests = double(decodeProgram.batch) * groups;
@@ -104,25 +118,18 @@ Object snapflow::sim::energyObject(const JobResult *decode,
                 : prefillPerPrompt + perToken * decodeProgram.tokensPerStep *
                                          double(decode ? decode->steps : 0);
   double socketStaticW = chip.socketStaticW();
-  double socketAverageW =
-      step.seconds > 0
-          ? (decode ? stepEnergy(*decode).total() * 1e-12 : 0) / step.seconds +
-                socketStaticW
-          : socketStaticW;
-  // The node at its peak: every acting socket at its peak together.
-  ActionEnergy peakPerSecond;
-  peakPerSecond[EnergyAction::Compute] = peakSocketDynamicW * 1e12;
-  double peakNodeW = nodeEnergy(peakPerSecond, 1.0, tp, chip).totalJ();
   Object o{
       {"joules_per_step", step.totalJ()},
       {"joules_per_token", perToken},
       {"joules_per_request", perRequest},
       {"groups_per_node", groups},
       {"idle_power_w", idlePowerW(chip)},
-      {"average_power_w",
-       Object{{"socket", socketAverageW}, {"node", step.watts()}}},
-      {"peak_power_w", Object{{"socket", peakSocketDynamicW + socketStaticW},
-                              {"node", peakNodeW}}},
+      {"average_power_w", Object{{"socket", socketDynamicW + socketStaticW},
+                                 {"node", step.watts()}}},
+      // The node at its peak: every acting socket at its peak together.
+      {"peak_power_w",
+       Object{{"socket", peakSocketDynamicW + socketStaticW},
+              {"node", nodePowerW(peakSocketDynamicW, tp, chip)}}},
       {"by_action_j", byAction(step)},
   };
   if (prefill)

@@ -49,6 +49,12 @@ struct NodeEnergy {
 NodeEnergy nodeEnergy(const ActionEnergy &perSocket, double seconds, int64_t tp,
                       const arch::ArchModel &chip);
 
+/// The node's power while each socket of its `tp`-socket groups draws
+/// `socketDynamicW` for its actions: that, every socket's static power and
+/// the host's, with the wall's losses.
+double nodePowerW(double socketDynamicW, int64_t tp,
+                  const arch::ArchModel &chip);
+
 /// The node's power with nothing running: every socket's static power and
 /// the host's, with the wall's losses.
 double idlePowerW(const arch::ArchModel &chip);
