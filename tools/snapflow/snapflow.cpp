@@ -13,6 +13,7 @@
 #include "Options.h"
 #include "Print.h"
 
+#include "snapflow/Driver/Context.h"
 #include "snapflow/Driver/Deployment.h"
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/MemoryTrace.h"
@@ -614,6 +615,10 @@ int runCommand() {
   auto co = compileOptions();
   if (!co)
     return fail(co.takeError());
+  // Verified once, after the last pass, as a sweep's points are: the
+  // program is as checked, and per-pass verification (compile's, where the
+  // IR is the output) was a fifth of the compile.
+  co->verifyEachPass = false;
   bool generating = generatingGiven();
   if (!serveOpt) {
     // Name the serving flags given, each of which needs --serve.
@@ -664,6 +669,21 @@ int traceCommand() {
 
 } // namespace
 
+void snapflow::tools::cli::prepare() {
+  static bool prepared = false;
+  if (prepared)
+    return;
+  prepared = true;
+  cl::HideUnrelatedOptions(
+      {&workloadCat, &outputCat, &compileCat, &simCat, &sweepCat, &serveCat},
+      cl::SubCommand::getTopLevel());
+  for (cl::SubCommand *sub : allCommands())
+    cl::HideUnrelatedOptions(
+        {&workloadCat, &outputCat, &compileCat, &simCat, &sweepCat, &serveCat},
+        *sub);
+  (void)driverContext();
+}
+
 int snapflow::tools::cli::main(int argc, char **argv) {
   // Before any SystemC object exists: no banner on stderr.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", /*overwrite=*/0);
@@ -674,13 +694,7 @@ int snapflow::tools::cli::main(int argc, char **argv) {
     os << "snapflow " << versionString() << "\n  built with MLIR/LLVM "
        << LLVM_VERSION_STRING << "\n";
   });
-  cl::HideUnrelatedOptions(
-      {&workloadCat, &outputCat, &compileCat, &simCat, &sweepCat, &serveCat},
-      cl::SubCommand::getTopLevel());
-  for (cl::SubCommand *sub : allCommands())
-    cl::HideUnrelatedOptions(
-        {&workloadCat, &outputCat, &compileCat, &simCat, &sweepCat, &serveCat},
-        *sub);
+  prepare();
   if (std::optional<std::string> bad = unknownFlag(argc, argv)) {
     WithColor::error(errs(), "snapflow") << *bad << "\n";
     return 1;
