@@ -1,38 +1,67 @@
 #!/usr/bin/env bash
-# Points from Python against the sweep: the 48-point grid of bench/sweep.sh
-# (Llama-3.1-8B and DeepSeek-R1 on sn40l-16; contexts 8K, 32K, 128K;
-# batches 1, 4, 16, max; KV full and snapstream:ratio=4; 16 decode steps)
-# run one after another from one Python process (snapflow.run, each call a
-# forked child) and by `snapflow sweep -j 1`; prints each one's wall time
-# and time per point (issue 38's target: Python no slower per point).
-# Usage: bench/python_points.sh   (after `make`; figures in bench/README.md)
+# Points from Python against the sweep, on the same points (issue 38's
+# target: Python no slower per point). Two grids, all on sn40l-16 with 16
+# decode steps a point:
+#   48   bench/sweep.sh's: Llama-3.1-8B and DeepSeek-R1; contexts 8K, 32K,
+#        128K; batches 1, 4, 16, max; KV full and snapstream:ratio=4
+#   200  Llama-3.1-8B and DeepSeek-R1; contexts 4K, 8K, 32K, 64K, 128K;
+#        batches 1, 2, 4, 8, 16; KV full, snapstream, snapkv and h2o at
+#        ratio 4
+# Each grid runs as `snapflow sweep -j N` and as snapflow.run calls from one
+# Python process (one after another for N = 1; from N threads of a
+# concurrent.futures pool otherwise). Prints each one's wall time and time
+# per point; a point that does not fit counts (the sweep's row says so, the
+# call raises snapflow.Error).
+# Usage: bench/python_points.sh [48|200] [N]   (after `make`; default 48 1;
+# figures in bench/README.md)
 source "$(dirname "$0")/common.sh"
+grid=${1:-48}
+jobs=${2:-1}
+case $grid in
+  48) models=llama-3.1-8b,deepseek-r1 contexts=8192,32768,131072
+      batches=1,4,16,max kvs=full,snapstream:ratio=4 ;;
+  200) models=llama-3.1-8b,deepseek-r1 contexts=4096,8192,32768,65536,131072
+       batches=1,2,4,8,16
+       kvs=full,snapstream:ratio=4,snapkv:ratio=4,h2o:ratio=4 ;;
+  *) echo "usage: bench/python_points.sh [48|200] [jobs]" >&2; exit 1 ;;
+esac
 start=$(date +%s.%N)
-"$BIN" sweep --model llama-3.1-8b,deepseek-r1 --chip sn40l-16 \
-  --context 8k,32k,128k --batch 1,4,16,max --kv full,snapstream:ratio=4 \
-  --steps 16 -j 1 -o "$tmp/s" > /dev/null
+"$BIN" sweep --model "$models" --chip sn40l-16 --context "$contexts" \
+  --batch "$batches" --kv "$kvs" --steps 16 -j "$jobs" -o "$tmp/s" > /dev/null
 end=$(date +%s.%N)
 points=$(($(wc -l < "$tmp/s/results.csv") - 1))
-awk -v s="$start" -v e="$end" -v n="$points" 'BEGIN {
-  printf "snapflow sweep -j 1: %d points in %.2f s, %.1f ms per point\n",
-    n, e - s, 1000 * (e - s) / n }'
+awk -v s="$start" -v e="$end" -v n="$points" -v j="$jobs" 'BEGIN {
+  printf "snapflow sweep -j %d: %d points in %.2f s, %.1f ms per point\n",
+    j, n, e - s, 1000 * (e - s) / n }'
+# The Python process starts after the sweep, and its call server (one
+# interpreter, started at the first call) counts in its time.
+MODELS=$models CONTEXTS=$contexts BATCHES=$batches KVS=$kvs JOBS=$jobs \
 PYTHONPATH=build/python python3 - <<'PY'
-import itertools, time
+import concurrent.futures, itertools, os, time
 import snapflow
-points = list(itertools.product(
-    ("llama-3.1-8b", "deepseek-r1"), (8192, 32768, 131072),
-    (1, 4, 16, "max"), ("full", "snapstream:ratio=4")))
-start = time.perf_counter()
-ok = failed = 0
-for model, context, batch, kv in points:
+axis = lambda name: os.environ[name].split(",")
+points = list(itertools.product(axis("MODELS"), axis("CONTEXTS"),
+                                 axis("BATCHES"), axis("KVS")))
+jobs = int(os.environ["JOBS"])
+
+def point(p):
+    model, context, batch, kv = p
     try:
-        snapflow.run(model=model, chip="sn40l-16", context=context,
+        snapflow.run(model=model, chip="sn40l-16", context=int(context),
                      batch=batch, kv=kv, steps=16, prefill=False)
-        ok += 1
+        return True
     except snapflow.Error:
-        failed += 1
+        return False
+
+start = time.perf_counter()
+if jobs == 1:
+    done = [point(p) for p in points]
+else:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        done = list(pool.map(point, points))
 wall = time.perf_counter() - start
-print(f"snapflow.run from one Python process: {len(points)} points "
-      f"({ok} ok, {failed} refused) in {wall:.2f} s, "
+how = "one after another" if jobs == 1 else f"{jobs} threads"
+print(f"snapflow.run from one Python process ({how}): {len(points)} points "
+      f"({sum(done)} ok, {len(done) - sum(done)} refused) in {wall:.2f} s, "
       f"{1000 * wall / len(points):.1f} ms per point")
 PY

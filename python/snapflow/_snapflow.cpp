@@ -14,6 +14,8 @@
 
 #include "Main.h"
 
+#include "snapflow/Driver/Workload.h"
+
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -91,8 +93,11 @@ void onChildExit(int) {
 }
 
 /// In a call's process: `snapflow ARGS` with stdout and stderr to the
-/// call's files; exits with its code.
-[[noreturn]] void runCall(std::vector<std::string> args, int out, int err) {
+/// call's files; what it computed that later calls can reuse to `facts`
+/// (driver::workloadFacts; a non-blocking pipe: what does not fit is
+/// dropped, facts only save work); exits with its code.
+[[noreturn]] void runCall(std::vector<std::string> args, int out, int err,
+                          int facts) {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGCHLD, SIG_DFL);
   dup2(out, STDOUT_FILENO);
@@ -106,6 +111,8 @@ void onChildExit(int) {
   argv.push_back(nullptr);
   int code =
       snapflow::tools::cli::main(static_cast<int>(args.size()), argv.data());
+  std::string learned = snapflow::driver::workloadFacts();
+  (void)!::write(facts, learned.data(), learned.size());
   // _exit runs no destructors: flush what LLVM's streams hold.
   llvm::outs().flush();
   llvm::errs().flush();
@@ -168,13 +175,21 @@ bool receiveCall(int sock, std::vector<std::string> &args, int fds[3],
   sigaction(SIGCHLD, &action, nullptr);
   snapflow::tools::cli::prepare();
 
-  std::map<pid_t, int> running; // a call's process -> its caller's pipe
+  // A call's process -> its caller's pipe and the read end of its facts.
+  std::map<pid_t, std::pair<int, int>> running;
   auto finish = [&](pid_t pid, int status) {
     auto it = running.find(pid);
     if (it == running.end())
       return;
-    (void)!::write(it->second, &status, sizeof(status));
-    close(it->second);
+    auto [reply, facts] = it->second;
+    std::string learned;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(facts, buffer, sizeof(buffer))) > 0;)
+      learned.append(buffer, static_cast<size_t>(n));
+    close(facts);
+    snapflow::driver::learnWorkloadFacts(learned);
+    (void)!::write(reply, &status, sizeof(status));
+    close(reply);
     running.erase(it);
   };
   for (bool open = true; open;) {
@@ -198,16 +213,22 @@ bool receiveCall(int sock, std::vector<std::string> &args, int fds[3],
     int callFds[kFdsPerCall];
     if (!receiveCall(sock, args, callFds, open))
       continue;
+    int facts[2] = {-1, -1};
+    (void)pipe2(facts, O_NONBLOCK | O_CLOEXEC);
     pid_t pid = fork();
     if (pid == 0) {
       close(sock);
       close(childPipe[0]);
       close(childPipe[1]);
       close(callFds[2]);
-      for (auto &[other, reply] : running)
-        close(reply);
-      runCall(std::move(args), callFds[0], callFds[1]);
+      close(facts[0]);
+      for (auto &[other, fds] : running) {
+        close(fds.first);
+        close(fds.second);
+      }
+      runCall(std::move(args), callFds[0], callFds[1], facts[1]);
     }
+    close(facts[1]);
     if (pid < 0) {
       // As if the call had exited 1 with the reason.
       std::string why = std::string("snapflow: error: cannot start the "
@@ -221,9 +242,10 @@ bool receiveCall(int sock, std::vector<std::string> &args, int fds[3],
     close(callFds[1]);
     if (pid < 0) {
       close(callFds[2]);
+      close(facts[0]);
       continue;
     }
-    running[pid] = callFds[2];
+    running[pid] = {callFds[2], facts[0]};
   }
   // The interpreter is gone: finish the calls still running.
   while (!running.empty()) {

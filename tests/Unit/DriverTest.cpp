@@ -487,6 +487,49 @@ TEST(Compile, CompilesThePolicyAttributeTheWorkloadCarries) {
 }
 
 //===----------------------------------------------------------------------===//
+// Facts a process passes back to the one that forked it
+//===----------------------------------------------------------------------===//
+
+TEST(WorkloadFacts, ALearnedSplitCheckIsUsedAndNotPassedOn) {
+  // The Python module's call server learns what each call's child computed
+  // (the split checks: a model build each) so the next children skip it.
+  // Here a learned fact says qwen3-8b splits over 4 sockets of sn40l-16 and
+  // over no more: resolving it with no --tp takes TP 4 and says why in the
+  // learned words, which no model build would give.
+  auto config = models::ModelConfig::load("qwen3-8b");
+  ASSERT_TRUE(static_cast<bool>(config)) << message(config.takeError());
+  std::string fp = config->fingerprint();
+  std::string facts = R"({"splits": [)";
+  for (int tp = 16; tp >= 2; --tp)
+    facts += (tp == 16 ? "" : ",") + std::string(R"({"model": ")") + fp +
+             R"(", "tp": )" + std::to_string(tp) +
+             R"(, "built": true, "why": ")" +
+             (tp <= 4 ? "" : "learned: no split") + R"("})";
+  facts += "]}";
+  learnWorkloadFacts("{not json");                       // ignored
+  learnWorkloadFacts(R"({"splits": [{"model": "x"}]})"); // ignored
+  learnWorkloadFacts(facts);
+  WorkloadOptions o;
+  o.model = "qwen3-8b";
+  o.chip = "sn40l-16";
+  o.context = 4096;
+  o.batch = 1;
+  auto w = resolveWorkload(o, /*needChip=*/true);
+  ASSERT_TRUE(static_cast<bool>(w)) << message(w.takeError());
+  EXPECT_EQ(w->tp, 4);
+  EXPECT_NE(w->tpNote.find("at 16: learned: no split"), std::string::npos)
+      << w->tpNote;
+  // What was learned is not passed on; what this process computed is.
+  EXPECT_EQ(workloadFacts().find(fp), std::string::npos);
+  o.model = "llama-3.2-1b";
+  auto computed = resolveWorkload(o, /*needChip=*/true);
+  ASSERT_TRUE(static_cast<bool>(computed)) << message(computed.takeError());
+  std::string out = workloadFacts();
+  EXPECT_NE(out.find(computed->config.fingerprint()), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("tp":16)"), std::string::npos) << out;
+}
+
+//===----------------------------------------------------------------------===//
 // Compiling: the largest batch
 //===----------------------------------------------------------------------===//
 

@@ -27,7 +27,6 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -682,12 +681,13 @@ void snapflow::tools::cli::prepare() {
         {&workloadCat, &outputCat, &compileCat, &simCat, &sweepCat, &serveCat},
         *sub);
   (void)driverContext();
+  for (const std::string &chip : arch::ArchModel::builtinNames())
+    consumeError(arch::ArchModel::load(chip).takeError());
 }
 
 int snapflow::tools::cli::main(int argc, char **argv) {
   // Before any SystemC object exists: no banner on stderr.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", /*overwrite=*/0);
-  InitLLVM init(argc, argv);
   // `snapflow --version`: snapflow's version and source revision (the
   // string every report, CSV and trace records), then the LLVM it uses.
   cl::SetVersionPrinter([](raw_ostream &os) {

@@ -31,6 +31,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
+#include <mutex>
 
 using namespace snapflow::arch;
 using llvm::StringRef;
@@ -657,13 +659,32 @@ llvm::Expected<ArchModel> ArchModel::loadFile(StringRef path) {
   return ArchModelParser((*buffer)->getBuffer(), path, stem).run();
 }
 
+namespace {
+/// A built-in chip, parsed once a process (its text never changes): a
+/// sweep's points and the Python module's calls (children of one prepared
+/// process) load the same chips again and again.
+llvm::Expected<ArchModel> loadBuiltin(const EmbeddedFile &f) {
+  static std::mutex mutex;
+  static std::map<std::string, ArchModel> parsed;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = parsed.find(f.name);
+  if (it == parsed.end()) {
+    auto chip =
+        ArchModelParser(f.contents,
+                        "<builtin>/" + std::string(f.name) + ".yaml", f.name)
+            .run();
+    if (!chip)
+      return chip.takeError();
+    it = parsed.emplace(f.name, std::move(*chip)).first;
+  }
+  return it->second;
+}
+} // namespace
+
 llvm::Expected<ArchModel> ArchModel::load(StringRef nameOrPath) {
   for (const EmbeddedFile &f : kBuiltinChips)
     if (nameOrPath == f.name)
-      return ArchModelParser(f.contents,
-                             "<builtin>/" + std::string(f.name) + ".yaml",
-                             f.name)
-          .run();
+      return loadBuiltin(f);
   if (nameOrPath.ends_with(".yaml") || nameOrPath.ends_with(".yml") ||
       nameOrPath.contains('/'))
     return loadFile(nameOrPath);

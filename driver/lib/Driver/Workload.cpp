@@ -16,6 +16,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 #include <map>
 
@@ -39,10 +40,18 @@ namespace {
 /// and TP.
 struct SplitCheck {
   bool built = true;
-  std::string why; ///< "" when it splits
+  std::string why;   ///< "" when it splits
+  bool here = false; ///< computed by this process (not learned)
 };
+
+using SplitKey = std::pair<std::string, int64_t>; // model fingerprint, TP
+std::map<SplitKey, SplitCheck> &splitChecks() {
+  static std::map<SplitKey, SplitCheck> known;
+  return known;
+}
+
 const SplitCheck &checkSplit(const models::ModelConfig &config, int64_t tp) {
-  static std::map<std::pair<std::string, int64_t>, SplitCheck> known;
+  std::map<SplitKey, SplitCheck> &known = splitChecks();
   auto key = std::make_pair(config.fingerprint(), tp);
   if (auto it = known.find(key); it != known.end())
     return it->second;
@@ -74,9 +83,50 @@ const SplitCheck &checkSplit(const models::ModelConfig &config, int64_t tp) {
         check.why = "shard-tp failed";
     }
   }
+  check.here = true;
   return known.emplace(key, check).first->second;
 }
 } // namespace
+
+std::string snapflow::driver::workloadFacts() {
+  llvm::json::Array splits;
+  for (const auto &[key, check] : splitChecks())
+    if (check.here)
+      splits.push_back(llvm::json::Object{{"model", key.first},
+                                          {"tp", key.second},
+                                          {"built", check.built},
+                                          {"why", check.why}});
+  if (splits.empty())
+    return "";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(llvm::json::Object{{"splits", std::move(splits)}});
+  return text;
+}
+
+void snapflow::driver::learnWorkloadFacts(llvm::StringRef text) {
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return;
+  }
+  const llvm::json::Object *facts = value->getAsObject();
+  const llvm::json::Array *splits = facts ? facts->getArray("splits") : nullptr;
+  if (!splits)
+    return;
+  for (const llvm::json::Value &v : *splits) {
+    const llvm::json::Object *o = v.getAsObject();
+    if (!o)
+      continue;
+    std::optional<llvm::StringRef> model = o->getString("model");
+    std::optional<int64_t> tp = o->getInteger("tp");
+    std::optional<bool> built = o->getBoolean("built");
+    std::optional<llvm::StringRef> why = o->getString("why");
+    if (model && tp && built && why)
+      splitChecks().emplace(SplitKey(model->str(), *tp),
+                            SplitCheck{*built, why->str(), /*here=*/false});
+  }
+}
 
 std::string Workload::kvLabel() const {
   if (!kvPolicy) // resolved without a chip: no policy

@@ -93,6 +93,18 @@ std::string splittingTps(const Workload &w);
 llvm::Expected<Workload> resolveWorkload(const WorkloadOptions &options,
                                          bool needChip);
 
+/// What this process computed for workloads that any later command line
+/// can reuse, as JSON text ("" when nothing): today the split checks
+/// (whether shard-tp splits a model over N sockets, a model build each), of
+/// this process's own computing, not those it learned. A process that forks
+/// a child per command line (the Python module's call server) learns each
+/// child's (learnWorkloadFacts), so later children find them as a sweep's
+/// points do.
+std::string workloadFacts();
+/// Remembers facts another process computed (workloadFacts's text); text
+/// that is not such is ignored: a fact only saves work.
+void learnWorkloadFacts(llvm::StringRef text);
+
 /// Options of compiling one phase beyond the workload.
 struct CompileOptions {
   arch::Phase phase = arch::Phase::Decode;
