@@ -21,9 +21,12 @@ options are process-wide and SystemC runs one simulation a process), with
 the GIL released: calls from several threads run side by side.
 """
 
+import atexit
 import csv
+import itertools
 import json
 import os
+import shutil
 import tempfile
 
 from . import _snapflow
@@ -93,18 +96,35 @@ def call(*args):
     return out
 
 
+_FOLDER = []
+_NAMES = itertools.count()
+
+
+def _report_path():
+    """A fresh path for a call's report, in one folder a process (removed
+    at exit): a folder a call cost as much as the rest of its Python."""
+    if not _FOLDER or _FOLDER[0][1] != os.getpid():
+        folder = tempfile.mkdtemp(prefix="snapflow-")
+        atexit.register(shutil.rmtree, folder, True)
+        _FOLDER[:] = [(folder, os.getpid())]
+    return os.path.join(_FOLDER[0][0], f"report-{next(_NAMES)}.json")
+
+
 def _with_report(command, positional, kwargs, flag="--report"):
-    with tempfile.TemporaryDirectory(prefix="snapflow-") as d:
-        path = os.path.join(d, "report.json")
+    path = _report_path()
+    try:
         call(*_argv(command, kwargs), *positional, flag, path)
         with open(path) as f:
             return json.load(f)
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)
 
 
 def run(**kwargs):
     """`snapflow run`: the report as a dict (with `serve=True`, the
     serving report)."""
-    return _with_report("run", [], kwargs)
+    return _with_report("run", [], dict(kwargs, quiet=True))
 
 
 def serve(**kwargs):
@@ -113,12 +133,12 @@ def serve(**kwargs):
     `requests`."""
     kwargs = dict(kwargs)
     kwargs.pop("request_results", None)
-    return _with_report("run", [], dict(kwargs, serve=True))
+    return _with_report("run", [], dict(kwargs, serve=True, quiet=True))
 
 
 def simulate(program, **kwargs):
     """`snapflow simulate PROGRAM`: the report as a dict."""
-    return _with_report("simulate", [str(program)], kwargs)
+    return _with_report("simulate", [str(program)], dict(kwargs, quiet=True))
 
 
 def compile(**kwargs):

@@ -524,7 +524,8 @@ int simulateCommand() {
   auto s = simulateFile(programOpt, *so);
   if (!s)
     return fail(s.takeError());
-  printSimulation(outs(), *s, profileOpt);
+  if (!so->quiet)
+    printSimulation(outs(), *s, profileOpt);
   return 0;
 }
 
@@ -594,7 +595,8 @@ int serveCommand(const WorkloadOptions &w, bool maxBatch,
   auto served = serve(*deployment, co, *sim, so);
   if (!served)
     return fail(served.takeError());
-  printServe(outs(), *served);
+  if (!sim->quiet)
+    printServe(outs(), *served);
   return 0;
 }
 
@@ -642,7 +644,8 @@ int runCommand() {
     auto r = runWorkload(*w, maxBatch, *co, *sim);
     if (!r)
       return fail(r.takeError());
-    printSimulation(outs(), *r, profileOpt);
+    if (!sim->quiet)
+      printSimulation(outs(), *r, profileOpt);
     return 0;
   }
   return serveCommand(*w, maxBatch, *co, generating, batches);
@@ -695,32 +698,43 @@ int snapflow::tools::cli::main(int argc, char **argv) {
        << LLVM_VERSION_STRING << "\n";
   });
   prepare();
+  // A process may run several command lines (the Python module's call
+  // server): each starts from the defaults.
+  static bool parsedBefore = false;
+  if (parsedBefore)
+    cl::ResetAllOptionOccurrences();
+  parsedBefore = true;
   if (std::optional<std::string> bad = unknownFlag(argc, argv)) {
     WithColor::error(errs(), "snapflow") << *bad << "\n";
     return 1;
   }
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "snapflow: compile LLM inference graphs with KV-cache compression to "
-      "dataflow programs and simulate them on an SN40L-like chip\n\n"
-      "  snapflow list\n"
-      "  snapflow info --model deepseek-r1 --chip sn40l-16 --context 131072 "
-      "--batch 8 --kv snapstream:ratio=4 [--json]\n"
-      "  snapflow import --model llama-3.1-8b --batch 1 --context 4096 "
-      "[-o model.mlir]\n"
-      "  snapflow compile --model deepseek-r1 --chip sn40l-16 --phase decode "
-      "--batch 8 --context 131072 --kv snapstream:ratio=4 -o out.mlir "
-      "--report compile.json\n"
-      "  snapflow simulate out.mlir --steps 64 --trace t.json\n"
-      "  snapflow run --model deepseek-r1 --chip sn40l-16 --batch max "
-      "--context 131072 --kv snapstream:ratio=4\n"
-      "  snapflow run --serve --context 16384 --batch max --rate 0.5 "
-      "--requests 300 | --trace-requests reqs.csv\n"
-      "  snapflow sweep --context 8k,32k,128k --kv full,snapstream:ratio=4 "
-      "--batch 1,16,max -j 2 -o DIR [--resume|--extend] [--shard i/N]\n"
-      "  snapflow sweep merge DIR... -o OUT\n"
-      "  snapflow trace t.json [--svg occupancy.svg]\n\n"
-      "Run `snapflow <command> --help` for a command's options.\n");
+  // Errors are returned, not exited on (--help and --version still exit).
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "snapflow: compile LLM inference graphs with KV-cache compression to "
+          "dataflow programs and simulate them on an SN40L-like chip\n\n"
+          "  snapflow list\n"
+          "  snapflow info --model deepseek-r1 --chip sn40l-16 --context "
+          "131072 "
+          "--batch 8 --kv snapstream:ratio=4 [--json]\n"
+          "  snapflow import --model llama-3.1-8b --batch 1 --context 4096 "
+          "[-o model.mlir]\n"
+          "  snapflow compile --model deepseek-r1 --chip sn40l-16 --phase "
+          "decode "
+          "--batch 8 --context 131072 --kv snapstream:ratio=4 -o out.mlir "
+          "--report compile.json\n"
+          "  snapflow simulate out.mlir --steps 64 --trace t.json\n"
+          "  snapflow run --model deepseek-r1 --chip sn40l-16 --batch max "
+          "--context 131072 --kv snapstream:ratio=4\n"
+          "  snapflow run --serve --context 16384 --batch max --rate 0.5 "
+          "--requests 300 | --trace-requests reqs.csv\n"
+          "  snapflow sweep --context 8k,32k,128k --kv full,snapstream:ratio=4 "
+          "--batch 1,16,max -j 2 -o DIR [--resume|--extend] [--shard i/N]\n"
+          "  snapflow sweep merge DIR... -o OUT\n"
+          "  snapflow trace t.json [--svg occupancy.svg]\n\n"
+          "Run `snapflow <command> --help` for a command's options.\n",
+          &errs()))
+    return 1;
 
   if (Error e = checkOutputPaths())
     return fail(std::move(e));

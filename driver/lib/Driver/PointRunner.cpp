@@ -37,7 +37,9 @@ namespace {
 
 struct RequestHeader {
   int64_t index = 0, steps = 0;
-  uint64_t reportLength = 0, errLength = 0, textLength = 0;
+  uint8_t fastForward = 1, allSockets = 0;
+  uint64_t reportLength = 0, traceLength = 0, csvLength = 0, errLength = 0,
+           textLength = 0;
   /// The last bytes of the text: the prefill program (0: none).
   uint64_t prefillLength = 0;
 };
@@ -98,7 +100,7 @@ namespace {
 /// cannot run) or 1 (any other error); messages go to the point's stderr
 /// file.
 [[noreturn]] void runPoint(const RequestHeader &h, const std::string &text,
-                           const std::string &report, const std::string &err) {
+                           SimulateOptions s, const std::string &err) {
   redirectPointOutput(err);
   auto fail = [](llvm::Error e) {
     int code = e.isA<ProgramFailure>() ? 2 : 1;
@@ -117,9 +119,9 @@ namespace {
       fail(pre.takeError());
     prefill = std::move(*pre);
   }
-  SimulateOptions s;
   s.steps = h.steps;
-  s.reportPath = report;
+  s.fastForward = h.fastForward;
+  s.allSockets = h.allSockets;
   auto result = simulatePrograms(*program, prefill ? &*prefill : nullptr,
                                  program->target, s);
   if (!result)
@@ -129,6 +131,15 @@ namespace {
 
 /// The server: a point process per request, a PointExit per ended point.
 [[noreturn]] void serve(int sock) {
+  // Only the socket stays open (and the standard streams): a descriptor of
+  // the forking process held here (the Python module's call socket, a
+  // sweep's results file) would outlive that process's closing it.
+  if (sock != 3) {
+    ::dup2(sock, 3);
+    ::close(sock);
+    sock = 3;
+  }
+  ::close_range(4, ~0U, 0);
   if (::pipe2(childPipe, O_NONBLOCK | O_CLOEXEC) != 0)
     ::_exit(1);
   struct sigaction action;
@@ -166,15 +177,20 @@ namespace {
     if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
       continue;
     RequestHeader h;
-    std::string reportPath, errPath, text;
+    SimulateOptions options;
+    std::string errPath, text;
     if (!readAll(sock, &h, sizeof(h))) {
       open = false;
       break;
     }
-    reportPath.resize(h.reportLength);
+    options.reportPath.resize(h.reportLength);
+    options.tracePath.resize(h.traceLength);
+    options.csvPath.resize(h.csvLength);
     errPath.resize(h.errLength);
     text.resize(h.textLength);
-    if (!readAll(sock, reportPath.data(), reportPath.size()) ||
+    if (!readAll(sock, options.reportPath.data(), h.reportLength) ||
+        !readAll(sock, options.tracePath.data(), h.traceLength) ||
+        !readAll(sock, options.csvPath.data(), h.csvLength) ||
         !readAll(sock, errPath.data(), errPath.size()) ||
         !readAll(sock, text.data(), text.size())) {
       open = false;
@@ -186,7 +202,7 @@ namespace {
       ::close(sock);
       ::close(childPipe[0]);
       ::close(childPipe[1]);
-      runPoint(h, text, reportPath, errPath);
+      runPoint(h, text, std::move(options), errPath);
     }
     if (pid < 0) {
       // As if the point's process had exited 1, with the reason.
@@ -265,30 +281,34 @@ void PointRunner::stop() {
   server = -1;
 }
 
-llvm::Error PointRunner::submit(int64_t index, int64_t steps,
-                                llvm::StringRef text,
-                                llvm::StringRef reportPath,
-                                llvm::StringRef errPath,
+llvm::Error PointRunner::submit(int64_t index, const SimulateOptions &o,
+                                llvm::StringRef text, llvm::StringRef errPath,
                                 llvm::StringRef prefillText) {
   RequestHeader h;
   h.index = index;
-  h.steps = steps;
-  h.reportLength = reportPath.size();
+  h.steps = o.steps;
+  h.fastForward = o.fastForward;
+  h.allSockets = o.allSockets;
+  h.reportLength = o.reportPath.size();
+  h.traceLength = o.tracePath.size();
+  h.csvLength = o.csvPath.size();
   h.errLength = errPath.size();
   h.textLength = text.size() + prefillText.size();
   h.prefillLength = prefillText.size();
   if (!sendAll(sock, &h, sizeof(h)) ||
-      !sendAll(sock, reportPath.data(), reportPath.size()) ||
+      !sendAll(sock, o.reportPath.data(), o.reportPath.size()) ||
+      !sendAll(sock, o.tracePath.data(), o.tracePath.size()) ||
+      !sendAll(sock, o.csvPath.data(), o.csvPath.size()) ||
       !sendAll(sock, errPath.data(), errPath.size()) ||
       !sendAll(sock, text.data(), text.size()) ||
       !sendAll(sock, prefillText.data(), prefillText.size()))
-    return makeError("the sweep's point server stopped unexpectedly");
+    return makeError("the point server stopped unexpectedly");
   return llvm::Error::success();
 }
 
 llvm::Expected<PointExit> PointRunner::next() {
   PointExit e;
   if (!readAll(sock, &e, sizeof(e)))
-    return makeError("the sweep's point server stopped unexpectedly");
+    return makeError("the point server stopped unexpectedly");
   return e;
 }

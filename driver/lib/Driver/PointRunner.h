@@ -9,7 +9,9 @@
 // a small server at the start, before any compilation; the sweep sends it
 // each point's program (the Loader's Program, serialized: ProgramIO.h), the
 // server forks a child per point, and the child simulates it and writes the
-// report; no MLIR runs in the child. The server tells the sweep which point
+// report; no MLIR runs in the child. A process that compiles one program
+// after another and simulates each (the Python module's call server,
+// simulateInChildren in Simulate.h) uses it the same way. The server tells the sweep which point
 // finished and how. (The executable binds its symbols at start-up,
 // tools/snapflow/CMakeLists.txt, so children do not each resolve them.)
 //
@@ -17,6 +19,8 @@
 
 #ifndef SNAPFLOW_DRIVER_POINTRUNNER_H
 #define SNAPFLOW_DRIVER_POINTRUNNER_H
+
+#include "snapflow/Driver/Simulate.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -46,14 +50,14 @@ public:
   PointRunner(const PointRunner &) = delete;
   ~PointRunner();
 
-  /// Simulates `steps` steps of the program `bytes` (point `index`,
-  /// with the prefill program `prefillBytes` first when not empty,
-  /// serializeProgram's) on the chip it records, writing the report to
-  /// `reportPath` and anything the process prints on stderr to `errPath`. Exit
-  /// 0: ok; 2: the program cannot run (the reason in `errPath`); 1: another
-  /// error.
-  llvm::Error submit(int64_t index, int64_t steps, llvm::StringRef bytes,
-                     llvm::StringRef reportPath, llvm::StringRef errPath,
+  /// Simulates the program `bytes` (point `index`, with the prefill
+  /// program `prefillBytes` first when not empty, serializeProgram's) on
+  /// the chip it records as `options` say (steps, fast-forward, all
+  /// sockets; the report, trace and occupancy CSV to their paths), writing
+  /// anything the process prints on stderr to `errPath`. Exit 0: ok; 2: the
+  /// program cannot run (the reason in `errPath`); 1: another error.
+  llvm::Error submit(int64_t index, const SimulateOptions &options,
+                     llvm::StringRef bytes, llvm::StringRef errPath,
                      llvm::StringRef prefillBytes = {});
 
   /// Waits for the next point to finish, whichever it is.

@@ -12,9 +12,12 @@
 
 #include "snapflow/Driver/Simulate.h"
 
+#include "PointRunner.h"
+
 #include "snapflow/Driver/Compile.h"
 #include "snapflow/Driver/Csv.h"
 #include "snapflow/Driver/Errors.h"
+#include "snapflow/Sim/Core/ProgramIO.h"
 #include "snapflow/Sim/Engine/Simulator.h"
 #include "snapflow/Sim/Loader/Loader.h"
 #include "snapflow/Sim/Stats/Report.h"
@@ -26,11 +29,16 @@
 #include "mlir/IR/MLIRContext.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cstring>
 #include <optional>
+#include <sys/wait.h>
 
 using namespace snapflow;
 using namespace snapflow::driver;
@@ -49,6 +57,94 @@ Error snapflow::driver::checkFits(const sim::Program &p,
           llvm::StringRef(arch::tierName(tier)).upper(), chip.getName(),
           gib(cap)));
   }
+  return Error::success();
+}
+
+namespace {
+
+/// The point server of simulateInChildren (none: simulate here).
+std::optional<PointRunner> &pointRunnerSlot() {
+  static std::optional<PointRunner> runner;
+  return runner;
+}
+PointRunner *pointRunner() {
+  auto &slot = pointRunnerSlot();
+  return slot ? &*slot : nullptr;
+}
+
+/// A file's text ("" when it cannot be read).
+std::string readText(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  return buffer ? (*buffer)->getBuffer().str() : "";
+}
+
+/// simulatePrograms on the chip `decode` records, in a child of the point
+/// server: the same report, files and errors (a ProgramFailure when the
+/// program cannot run).
+llvm::Expected<llvm::json::Object> simulateInChild(PointRunner &runner,
+                                                   const sim::Program &decode,
+                                                   const sim::Program *prefill,
+                                                   const SimulateOptions &s) {
+  llvm::SmallString<128> errPath, reportPath;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("snapflow-sim", "err", errPath))
+    return makeError("no temporary file for the simulation: " + ec.message());
+  llvm::FileRemover removeErr(errPath);
+  SimulateOptions o = s;
+  // The child runs where the point server started: the paths as this
+  // process means them.
+  for (std::string *path : {&o.reportPath, &o.tracePath, &o.csvPath})
+    if (!path->empty()) {
+      llvm::SmallString<256> absolute(*path);
+      if (std::error_code ec = llvm::sys::fs::make_absolute(absolute))
+        return makeError("cannot resolve " + *path + ": " + ec.message());
+      *path = absolute.str().str();
+    }
+  std::optional<llvm::FileRemover> removeReport;
+  if (o.reportPath.empty()) {
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "snapflow-sim", "json", reportPath))
+      return makeError("no temporary file for the simulation: " + ec.message());
+    removeReport.emplace(reportPath);
+    o.reportPath = reportPath.str().str();
+  }
+  if (Error e = runner.submit(0, o, sim::serializeProgram(decode), errPath,
+                              prefill ? sim::serializeProgram(*prefill) : ""))
+    return std::move(e);
+  auto exit = runner.next();
+  if (!exit)
+    return exit.takeError();
+  std::string message = llvm::StringRef(readText(errPath)).trim().str();
+  int status = exit->status;
+  if (WIFSIGNALED(status))
+    return makeError(llvm::formatv("the simulation ended on signal {0} ({1})",
+                                   WTERMSIG(status),
+                                   strsignal(WTERMSIG(status))));
+  if (WEXITSTATUS(status) == 2)
+    return llvm::make_error<ProgramFailure>(message);
+  if (WEXITSTATUS(status) != 0)
+    return makeError(message.empty() ? "the simulation failed" : message);
+  if (s.quiet) // nothing prints it: the files are written
+    return llvm::json::Object();
+  auto report = llvm::json::parse(readText(o.reportPath));
+  if (!report)
+    return report.takeError();
+  if (llvm::json::Object *object = report->getAsObject())
+    return std::move(*object);
+  return makeError("the simulation's report is not a JSON object");
+}
+
+} // namespace
+
+void snapflow::driver::simulateHere() { pointRunnerSlot().reset(); }
+
+llvm::Error snapflow::driver::simulateInChildren() {
+  if (pointRunner())
+    return Error::success();
+  auto runner = PointRunner::start();
+  if (!runner)
+    return runner.takeError();
+  pointRunnerSlot().emplace(std::move(*runner));
   return Error::success();
 }
 
@@ -234,8 +330,11 @@ snapflow::driver::runWorkload(const WorkloadOptions &o, bool maxBatch,
     }
   }
   // The chip the program records, which is the one just compiled for.
-  auto report = simulatePrograms(*decode, prefill ? &*prefill : nullptr,
-                                 decode->target, s);
+  auto report = pointRunner()
+                    ? simulateInChild(*pointRunner(), *decode,
+                                      prefill ? &*prefill : nullptr, s)
+                    : simulatePrograms(*decode, prefill ? &*prefill : nullptr,
+                                       decode->target, s);
   if (!report)
     return report.takeError();
   out.report = std::move(*report);

@@ -19,6 +19,8 @@
 #include "llvm/Support/Path.h"
 
 #include <cmath>
+#include <map>
+#include <mutex>
 
 using namespace snapflow::models;
 using llvm::StringRef;
@@ -219,13 +221,23 @@ llvm::Expected<ModelConfig> ModelConfig::loadFile(StringRef path) {
 }
 
 llvm::Expected<ModelConfig> ModelConfig::load(StringRef nameOrPath) {
+  // A built-in config is parsed once a process (its text never changes):
+  // a sweep's points and the Python module's calls load it again and again.
+  static std::mutex mutex;
+  static std::map<std::string, ModelConfig> parsed;
   for (const EmbeddedFile &f : kBuiltinModels)
     if (nameOrPath == f.name) {
-      llvm::Expected<ModelConfig> c =
-          parse(f.contents, "<builtin>/" + std::string(f.name) + ".json");
-      if (c)
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = parsed.find(f.name);
+      if (it == parsed.end()) {
+        llvm::Expected<ModelConfig> c =
+            parse(f.contents, "<builtin>/" + std::string(f.name) + ".json");
+        if (!c)
+          return c.takeError();
         c->name = f.name;
-      return c;
+        it = parsed.emplace(f.name, std::move(*c)).first;
+      }
+      return it->second;
     }
   if (nameOrPath.ends_with(".json") || nameOrPath.contains('/'))
     return loadFile(nameOrPath);

@@ -2,7 +2,11 @@
 (tests/Python/module.test). Usage: module_check.py CLI_REPORT.json"""
 import concurrent.futures
 import json
+import os
+import signal
+import subprocess
 import sys
+import tempfile
 
 import snapflow
 
@@ -55,4 +59,34 @@ if not a < b:
     fail(f"half the HBM bandwidth gives {a} against {b}")
 print(f"set: hbm_bytes_per_s=8e+11 gives {a:.1f} tokens/s against {b:.1f}, "
       "slower")
+# Relative paths are the caller's: a call after a chdir writes there
+# (the servers started in another folder).
+here = os.getcwd()
+with tempfile.TemporaryDirectory() as d:
+    os.chdir(d)
+    again = snapflow.run(**ARGS, trace="t.json")
+    os.chdir(here)
+    if sorted(os.listdir(d)) != ["t.json"]:
+        fail(f"the trace went elsewhere: {os.listdir(d)}")
+    if again["throughput_tokens_per_s"] != r["throughput_tokens_per_s"]:
+        fail("a run after a chdir differs")
+print("cwd: a relative --trace lands in the caller's folder")
+
+# A command other than run (forked by a server) after runs.
+info = snapflow.info(model="llama-3.2-1b", chip="sn40l", context=2048)
+print(f"info: {sorted(info)[0]}... ({len(info)} keys)")
+
+# A server killed between calls is replaced; the call goes through.
+children = subprocess.run(["pgrep", "-P", str(os.getpid())],
+                          capture_output=True, text=True).stdout.split()
+if not children:
+    fail("no call server found")
+for pid in children:
+    os.kill(int(pid), signal.SIGKILL)
+for pid in children:
+    os.waitpid(int(pid), 0)
+after = snapflow.run(**ARGS)
+if after["throughput_tokens_per_s"] != r["throughput_tokens_per_s"]:
+    fail("the run after the servers were killed differs")
+print(f"killed: {len(children)} server(s); the next call started another")
 print("alive")

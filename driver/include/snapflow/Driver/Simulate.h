@@ -34,6 +34,9 @@ struct SimulateOptions {
   bool fastForward = true;
   bool allSockets = false;
   bool withPrefill = true; ///< run: also simulate one prefill (TTFT)
+  /// No summary printed: the report need not come back from a simulation
+  /// in another process (simulateInChildren), only its files.
+  bool quiet = false;
   std::string reportPath, tracePath, csvPath;
   /// simulate: the chip the program must have been compiled for ("" any).
   std::string chip;
@@ -69,6 +72,17 @@ llvm::Expected<SimulationOutcome> runWorkload(const WorkloadOptions &workload,
                                               bool maxBatch,
                                               const CompileOptions &compile,
                                               const SimulateOptions &simulate);
+
+/// From now on, simulates each run's programs (runWorkload) in a process
+/// of its own, forked from a small server started now (the sweep's point
+/// server, PointRunner.h): for a process that runs many workloads one
+/// after another (the Python module's call server), SystemC's one
+/// simulation a process is kept while the compiles share this process's
+/// MLIR context and what it learned. Call while the process is small.
+llvm::Error simulateInChildren();
+/// Simulates in this process again: in a process forked from one that
+/// simulates in children, whose point server it must not share.
+void simulateHere();
 
 /// Simulates decode (and prefill when given) on `chip`, writes the files
 /// `options` asks for, and returns the report. The entry the sweep's

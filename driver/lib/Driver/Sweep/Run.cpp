@@ -367,8 +367,11 @@ llvm::Expected<size_t> runPoints(const SweepOptions &o, const Folder &f,
         return std::move(a);
       continue;
     }
-    if (Error e = runner->submit(p.index, o.steps, text->decode, r.report,
-                                 r.err, text->prefill))
+    SimulateOptions simulate;
+    simulate.steps = o.steps;
+    simulate.reportPath = r.report;
+    if (Error e =
+            runner->submit(p.index, simulate, text->decode, r.err, text->prefill))
       return std::move(e);
     running.emplace(p.index, std::move(r));
   }
