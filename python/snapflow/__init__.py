@@ -6,9 +6,11 @@
     r["throughput_tokens_per_s"]
 
 Keyword arguments are the command's options (`snapflow run --help`), with
-`_` for `-`: a value is passed as `--name value` (a list or tuple joined by
-commas, as a sweep's axes take them), `True` as `--name`, `False` as
-`--no-name` where the command has that flag and as nothing otherwise;
+`_` for `-`, read from the command line's own option table: a value is
+passed as `--name value` (a list or tuple joined by commas, as a sweep's
+axes take them), `True` as `--name`, `False` as `--no-name` where the
+command has that flag and as nothing otherwise; a keyword the command has
+no option for is a TypeError naming the nearest;
 `set={"socket.hbm_bytes_per_s": 3.2e12}` is one `--set key=value` a key.
 Results are the command's own: `run` and `simulate` return the report
 `--report` writes, as a dict (the same keys and values); `compile` its
@@ -16,13 +18,17 @@ compile report; `info` its `--json`; `sweep` the rows of results.csv; the
 `list_*` functions the names. A bad input raises `snapflow.Error` with the
 message the command line prints; the interpreter goes on.
 
-Each call runs in a forked copy of this process (the command line's
-options are process-wide and SystemC runs one simulation a process), with
-the GIL released: calls from several threads run side by side.
+Each call runs in a call server, a process of the module's own started at
+the first call and kept (docs/Python.md): a `run` compiles there, sharing
+the MLIR context and what earlier calls learned, and simulates in a child
+process (SystemC runs one simulation a process); the GIL is released, and
+calls from several threads each take a server of their own, so they run
+side by side. Relative paths are the caller's.
 """
 
 import atexit
 import csv
+import difflib
 import itertools
 import json
 import os
@@ -63,12 +69,26 @@ def _text(value):
     return str(value)
 
 
+def _unknown(command, key):
+    """The TypeError for a keyword argument `command` has no flag for."""
+    name = key.replace("_", "-")
+    known = [k for k in _options(command) if len(k) > 1]
+    close = difflib.get_close_matches(name, known, 1)
+    hint = f"; did you mean {close[0].replace('-', '_')}?" if close else ""
+    return TypeError(f"snapflow {command} has no option {key!r}{hint} "
+                     f"(its options: `snapflow {command} --help`)")
+
+
 def _argv(command, kwargs):
-    """The command line of `command` with `kwargs` as its flags."""
+    """The command line of `command` with `kwargs` as its flags; a keyword
+    the command has no flag for is a TypeError naming the nearest."""
     known = _options(command)
     argv = [command]
     for key, value in kwargs.items():
         name = key.replace("_", "-")
+        negated = f"no-{name}" in known
+        if name not in known and not (isinstance(value, bool) and negated):
+            raise _unknown(command, key)
         if key == "set" and isinstance(value, dict):
             for k, v in value.items():
                 argv += ["--set", f"{k}={_text(v)}"]
@@ -76,12 +96,13 @@ def _argv(command, kwargs):
         if value is None:
             continue
         if isinstance(value, bool):
-            if value:
+            # A switch: True sets it; False is its --no- form where it has
+            # one, otherwise its default (off). A --no- switch given True
+            # is its default (on).
+            if value and name in known:
                 argv.append(f"--{name}")
-            elif f"no-{name}" in known:
+            elif not value and negated:
                 argv.append(f"--no-{name}")
-            elif name not in known:
-                argv.append(f"--{name}=false")
             continue
         argv.append(f"--{name}={_text(value)}")
     return argv

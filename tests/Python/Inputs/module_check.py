@@ -46,6 +46,12 @@ for bad in (dict(model="no-such-model", chip="sn40l"),
     except snapflow.Error as e:
         print(f"error: {str(e).splitlines()[0]} (code {e.code})")
 
+try:
+    snapflow.run(**dict(ARGS, bach=4))
+    fail("no error for bach=4")
+except TypeError as e:
+    print(f"typo: {e}")
+
 with concurrent.futures.ThreadPoolExecutor(4) as pool:
     runs = list(pool.map(lambda _: snapflow.run(**ARGS), range(4)))
 tps = {x["throughput_tokens_per_s"] for x in runs}
