@@ -38,6 +38,7 @@ from docgen.energy import energy
 from docgen.kvmethods import kv_methods
 from docgen.lowering import lowering
 from docgen.models import models
+from docgen.python import python
 from docgen.readme import readme
 from docgen.serving import serving
 from docgen.simulator import simulator
@@ -56,6 +57,7 @@ PAGES = {
     "docs/Lowering.md": lowering,
     "docs/KVMethods.md": kv_methods,
     "docs/Energy.md": energy,
+    "docs/Python.md": python,
 }
 
 

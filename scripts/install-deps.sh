@@ -8,7 +8,7 @@ PACKAGES=(
   clang-19 lld-19 libclang-rt-19-dev clang-format-19 clang-tidy-19
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
   libsystemc-dev libfmt-dev libgtest-dev
-  python3 python3-dev pybind11-dev gnuplot-nox time
+  python3 python3-dev pybind11-dev python3-pandas gnuplot-nox time
   slurmctld slurmd slurm-client munge librsvg2-bin
 )
 
