@@ -11,9 +11,6 @@ SnapStream-compressed KV cache:
 Needs pandas (Debian: python3-pandas, which scripts/install-deps.sh installs).
 """
 import concurrent.futures
-import os
-import re
-import tempfile
 
 import pandas as pd
 
@@ -33,25 +30,9 @@ LATENCY = "system.link_latency_ns"
 PCU = "socket.pcu_systolic_flops_per_cycle"
 
 
-def chip_parameters():
-    """Every parameter of the workload's chip by key, e.g.
-    "socket.hbm_bytes_per_s": a compiled program carries them all in its
-    df.target attribute (docs/ArchConfig.md). Integer keys stay integers."""
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "program.mlir")
-        snapflow.compile(**WORKLOAD, o=path)
-        with open(path) as f:
-            text = f.read()
-    params = {}
-    for section, body in re.findall(r"\b(socket|system) = \{([^}]*)\}", text):
-        for key, value, kind in re.findall(r"(\w+) = ([-+.\de]+) : ([fi]64)",
-                                           body):
-            params[f"{section}.{key}"] = (int(value) if kind == "i64"
-                                          else float(value))
-    return params
-
-
-chip = chip_parameters()
+# Every parameter of the workload's chip by key ("socket.hbm_bytes_per_s"),
+# as snapflow.info gives them (its chip_values: integer keys as integers).
+chip = snapflow.info(**WORKLOAD)["chip_values"]
 
 
 def scaled(key, factor):
@@ -77,7 +58,7 @@ def run_all(points):
         return list(pool.map(tokens_per_s, points))
 
 
-fits = snapflow.info(**WORKLOAD)
+fits = snapflow.info(**WORKLOAD)  # what fits, and the chip_values above
 print(f"workload: {RUN['model']} on {RUN['chip']}, context {RUN['context']}, "
       f"kv {RUN['kv']}, batch {RUN['batch']} (at most {fits['max_batch']} "
       f"fit with mla_cache={fits['mla_cache']}), decode, {RUN['steps']} steps")

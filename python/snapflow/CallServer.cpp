@@ -36,6 +36,7 @@
 #include <poll.h>
 #include <spawn.h>
 #include <stdexcept>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,21 +48,14 @@ namespace {
 constexpr size_t kMaxMessage = 1 << 16;
 constexpr int kFdsPerCall = 3;
 
-/// A temporary file, removed when done with.
+/// An anonymous file in memory (memfd) for what a call prints.
 struct TempFile {
-  std::string path;
   int fd = -1;
-  TempFile() {
-    const char *dir = std::getenv("TMPDIR");
-    path = std::string(dir && *dir ? dir : "/tmp") + "/snapflow-py-XXXXXX";
-    fd = mkstemp(path.data());
-  }
+  TempFile() { fd = memfd_create("snapflow-call", MFD_CLOEXEC); }
   TempFile(const TempFile &) = delete;
   ~TempFile() {
-    if (fd >= 0) {
+    if (fd >= 0)
       close(fd);
-      unlink(path.c_str());
-    }
   }
   std::string read() const {
     std::string out;
@@ -306,7 +300,10 @@ void snapflow::python::serveCalls(int sock) {
     std::string cwd = args.empty() ? "" : args.front();
     if (!args.empty())
       args.erase(args.begin());
-    if (cwd.empty() || chdir(cwd.c_str()) != 0) {
+    static std::string here;
+    if (cwd != here && chdir(cwd.c_str()) == 0)
+      here = cwd;
+    if (cwd.empty() || cwd != here) {
       std::string why = "snapflow: error: cannot enter the caller's working "
                         "directory '" +
                         cwd + "': " + std::strerror(errno) + "\n";

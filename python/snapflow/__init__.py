@@ -138,8 +138,10 @@ def _with_report(command, positional, kwargs, flag="--report"):
         with open(path) as f:
             return json.load(f)
     finally:
-        if os.path.exists(path):
+        try:
             os.unlink(path)
+        except FileNotFoundError:
+            pass
 
 
 def run(**kwargs):

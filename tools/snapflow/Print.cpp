@@ -137,6 +137,18 @@ void printInfoJson(llvm::raw_ostream &os, const ModelInfo &info) {
   llvm::json::Object fitsJson;
   for (arch::MemoryTier tier : arch::kAllTiers)
     fitsJson[arch::tierName(tier)] = info.fits[static_cast<size_t>(tier)];
+  // Every chip key's value (after --set), as the chip file writes it: a
+  // what-if's base values, for a script to scale.
+  llvm::json::Object chipValues;
+  for (const arch::ArchParamInfo &p : arch::ArchModel::paramInfos()) {
+    std::string text = w.chip.getValueText(p);
+    if (p.kind == arch::ArchParamInfo::Kind::Integer)
+      chipValues[p.dottedKey()] = std::stoll(text);
+    else if (p.kind == arch::ArchParamInfo::Kind::Real)
+      chipValues[p.dottedKey()] = std::stod(text);
+    else
+      chipValues[p.dottedKey()] = text;
+  }
   // What the figures are of: snapflow, the model, the chip and the KV
   // policy as resolved.
   llvm::json::Object root{
@@ -146,6 +158,7 @@ void printInfoJson(llvm::raw_ostream &os, const ModelInfo &info) {
       {"weights_dtype", weightsDtypeLabel(w)},
       {"chip", w.chip.getName()},
       {"chip_fingerprint", w.chip.fingerprint()},
+      {"chip_values", std::move(chipValues)},
       {"tp", w.tp},
       {"kv", w.kvLabel()},
       {"layers", stats.layers},

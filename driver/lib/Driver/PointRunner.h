@@ -11,9 +11,10 @@
 // server forks a child per point, and the child simulates it and writes the
 // report; no MLIR runs in the child. A process that compiles one program
 // after another and simulates each (the Python module's call server,
-// simulateInChildren in Simulate.h) uses it the same way. The server tells the sweep which point
-// finished and how. (The executable binds its symbols at start-up,
-// tools/snapflow/CMakeLists.txt, so children do not each resolve them.)
+// simulateInChildren in Simulate.h) uses it the same way. The server tells the
+// sweep which point finished and how. (The executable binds its symbols at
+// start-up, tools/snapflow/CMakeLists.txt, so children do not each resolve
+// them.)
 //
 //===----------------------------------------------------------------------===//
 

@@ -146,8 +146,9 @@ mlir::Attribute Workload::policyFor(int64_t tokens) const {
   return kvPolicy;
 }
 
-llvm::Expected<Workload>
-snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
+namespace {
+llvm::Expected<Workload> resolveUncached(const WorkloadOptions &o,
+                                         bool needChip) {
   Workload w;
   auto config = models::ModelConfig::load(o.model);
   if (!config)
@@ -229,6 +230,46 @@ snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
                          t, w.config.name, w.chip.getName(), sockets, all.why);
       break;
     }
+  return w;
+}
+
+/// An option's text in a workload's memo key.
+std::string keyText(const std::string &s) { return s; }
+std::string keyText(int64_t v) { return std::to_string(v); }
+std::string keyText(const std::vector<std::string> &v) {
+  return llvm::join(v, "\x1e");
+}
+std::string keyText(const std::optional<models::WeightDtype> &d) {
+  return d ? models::weightDtypeName(*d).str() : "";
+}
+
+/// A model or chip named by a file (which may change between calls).
+bool isFile(llvm::StringRef nameOrPath) {
+  return nameOrPath.contains('/') || nameOrPath.ends_with(".json") ||
+         nameOrPath.ends_with(".yaml") || nameOrPath.ends_with(".yml");
+}
+} // namespace
+
+llvm::Expected<Workload>
+snapflow::driver::resolveWorkload(const WorkloadOptions &o, bool needChip) {
+  // Resolved once a process for built-in models and chips (a sweep's
+  // points and the Python module's calls resolve the same ones again and
+  // again); every option but the batch, which only its range check reads,
+  // is in the key.
+  if (isFile(o.model) || isFile(o.chip) || o.batch <= 0 ||
+      o.batch > models::kMaxBatch)
+    return resolveUncached(o, needChip);
+  std::string key = needChip ? "chip" : "model";
+#define SNAPFLOW_WORKLOAD_OPTION(TYPE, FIELD, ...)                             \
+  if (llvm::StringRef(#FIELD) != "batch")                                      \
+    key += "\x1f" + keyText(o.FIELD);
+#include "snapflow/Driver/WorkloadOptions.def"
+  static std::map<std::string, Workload> memo;
+  if (auto it = memo.find(key); it != memo.end())
+    return it->second;
+  auto w = resolveUncached(o, needChip);
+  if (w)
+    memo.emplace(key, *w);
   return w;
 }
 

@@ -370,8 +370,8 @@ llvm::Expected<size_t> runPoints(const SweepOptions &o, const Folder &f,
     SimulateOptions simulate;
     simulate.steps = o.steps;
     simulate.reportPath = r.report;
-    if (Error e =
-            runner->submit(p.index, simulate, text->decode, r.err, text->prefill))
+    if (Error e = runner->submit(p.index, simulate, text->decode, r.err,
+                                 text->prefill))
       return std::move(e);
     running.emplace(p.index, std::move(r));
   }
