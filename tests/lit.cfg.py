@@ -50,3 +50,18 @@ for tool in ("gnuplot", "rsvg-convert"):
 # shadow memory, so tests that run snapflow under `ulimit -v` cannot.
 if config.snapflow_sanitize.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("asan")
+
+# %{python_module}: the environment a Python script needs to import the
+# build's module. An ASan-built module loads into the (uninstrumented)
+# interpreter only with the ASan runtime preloaded; CPython's own
+# allocations at exit are not leaks to report.
+python_module = "env PYTHONPATH=" + os.path.join(config.snapflow_obj_root, "python")
+if "asan" in config.available_features:
+    import subprocess
+    runtime = subprocess.run(
+        [shutil.which("clang-19") or "clang", "-print-file-name=libclang_rt.asan-x86_64.so"],
+        capture_output=True, text=True).stdout.strip()
+    options = os.environ.get("ASAN_OPTIONS", "")
+    python_module += (f" LD_PRELOAD={runtime} ASAN_OPTIONS="
+                      f"{options + ':' if options else ''}detect_leaks=0")
+config.substitutions.append(("%{python_module}", python_module))
