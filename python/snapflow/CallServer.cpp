@@ -20,6 +20,7 @@
 
 #include "snapflow/Driver/Simulate.h"
 #include "snapflow/Driver/Workload.h"
+#include "snapflow/Support/ChildExits.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -70,15 +71,6 @@ struct TempFile {
 //===----------------------------------------------------------------------===//
 // The server
 //===----------------------------------------------------------------------===//
-
-int childPipe[2] = {-1, -1};
-
-void onChildExit(int) {
-  int saved = errno;
-  char c = 0;
-  (void)!::write(childPipe[1], &c, 1);
-  errno = saved;
-}
 
 /// `snapflow args...` as main's argv.
 int runCommandLine(std::vector<std::string> args) {
@@ -138,7 +130,6 @@ int runHere(const std::vector<std::string> &args, int out, int err) {
 [[noreturn]] void runForked(const std::vector<std::string> &args, int out,
                             int err, int facts) {
   std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGCHLD, SIG_DFL);
   snapflow::driver::simulateHere();
   dup2(out, STDOUT_FILENO);
   dup2(err, STDERR_FILENO);
@@ -226,9 +217,8 @@ struct ForkedCalls {
     (void)!pipe2(facts, O_NONBLOCK | O_CLOEXEC);
     pid_t pid = fork();
     if (pid == 0) {
+      snapflow::childexits::stopInChild();
       close(sock);
-      close(childPipe[0]);
-      close(childPipe[1]);
       close(fds[2]);
       close(facts[0]);
       for (auto &[other, open] : running) {
@@ -260,13 +250,9 @@ void snapflow::python::serveCalls(int sock) {
   // Interrupting the interpreter interrupts its calls, not the server.
   std::signal(SIGINT, SIG_IGN);
   std::signal(SIGPIPE, SIG_IGN);
-  if (pipe2(childPipe, O_NONBLOCK | O_CLOEXEC) != 0)
+  int exits = snapflow::childexits::watch();
+  if (exits < 0)
     _exit(1);
-  struct sigaction action;
-  std::memset(&action, 0, sizeof(action));
-  action.sa_handler = onChildExit;
-  action.sa_flags = SA_RESTART | SA_NOCLDSTOP;
-  sigaction(SIGCHLD, &action, nullptr);
   snapflow::tools::cli::prepare();
   // The point server, forked while this process is small; without it, runs
   // are forked like every other call.
@@ -278,16 +264,14 @@ void snapflow::python::serveCalls(int sock) {
 
   ForkedCalls forked;
   for (bool open = true; open;) {
-    pollfd fds[2] = {{sock, POLLIN, 0}, {childPipe[0], POLLIN, 0}};
+    pollfd fds[2] = {{sock, POLLIN, 0}, {exits, POLLIN, 0}};
     if (poll(fds, 2, -1) < 0) {
       if (errno == EINTR)
         continue;
       break;
     }
     if (fds[1].revents & POLLIN) {
-      char drain[64];
-      while (::read(childPipe[0], drain, sizeof(drain)) > 0) {
-      }
+      snapflow::childexits::drain();
       forked.reap();
     }
     if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR)))

@@ -15,6 +15,7 @@
 #include "snapflow/Driver/Errors.h"
 #include "snapflow/Driver/Simulate.h"
 #include "snapflow/Sim/Core/ProgramIO.h"
+#include "snapflow/Support/ChildExits.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -74,15 +75,6 @@ bool sendAll(int fd, const void *buffer, size_t n) {
   return true;
 }
 
-int childPipe[2] = {-1, -1};
-
-void onChildExit(int) {
-  int saved = errno;
-  char c = 0;
-  (void)!::write(childPipe[1], &c, 1);
-  errno = saved;
-}
-
 } // namespace
 
 void snapflow::driver::redirectPointOutput(const std::string &errPath) {
@@ -140,13 +132,9 @@ namespace {
     sock = 3;
   }
   ::close_range(4, ~0U, 0);
-  if (::pipe2(childPipe, O_NONBLOCK | O_CLOEXEC) != 0)
+  int exits = childexits::watch();
+  if (exits < 0)
     ::_exit(1);
-  struct sigaction action;
-  std::memset(&action, 0, sizeof(action));
-  action.sa_handler = onChildExit;
-  action.sa_flags = SA_RESTART | SA_NOCLDSTOP;
-  ::sigaction(SIGCHLD, &action, nullptr);
 
   std::map<pid_t, int64_t> running;
   auto report = [&](pid_t pid, int status) {
@@ -159,16 +147,14 @@ namespace {
   };
   bool open = true;
   while (open) {
-    pollfd fds[2] = {{sock, POLLIN, 0}, {childPipe[0], POLLIN, 0}};
+    pollfd fds[2] = {{sock, POLLIN, 0}, {exits, POLLIN, 0}};
     if (::poll(fds, 2, -1) < 0) {
       if (errno == EINTR)
         continue;
       break;
     }
     if (fds[1].revents & POLLIN) {
-      char drain[64];
-      while (::read(childPipe[0], drain, sizeof(drain)) > 0) {
-      }
+      childexits::drain();
       int status;
       pid_t pid;
       while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0)
@@ -198,10 +184,8 @@ namespace {
     }
     pid_t pid = ::fork();
     if (pid == 0) {
-      ::signal(SIGCHLD, SIG_DFL);
+      childexits::stopInChild();
       ::close(sock);
-      ::close(childPipe[0]);
-      ::close(childPipe[1]);
       runPoint(h, text, std::move(options), errPath);
     }
     if (pid < 0) {
