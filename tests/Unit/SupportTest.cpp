@@ -79,6 +79,20 @@ TEST(Yaml, KeyGivenTwiceIsRefused) {
   EXPECT_EQ(yamlError("a:\n  value: 1\nb:\n  value: 2\n"), "");
 }
 
+// A '%' directive where a value should start gives the key no value node at
+// all (not a null node) and no parse error: it is refused at the key, line 1
+// column 1 (a fuzzed deployment file crashed on it; a model entry read its
+// key as its value). An empty value is a null node and stays the reader's.
+TEST(Yaml, AValueTheParserCannotStartIsRefusedAtItsKey) {
+  EXPECT_EQ(yamlError("router:\n%o mod"),
+            "f.yaml:1:1: error: this key's value cannot be read (a '%' "
+            "directive or a stray token where the value should start)\n"
+            "router:\n^~~~~~");
+  EXPECT_NE(yamlError("models:\n  - model:\n%o mod").find("f.yaml:2:5:"),
+            std::string::npos);
+  EXPECT_EQ(yamlError("router:\n"), "");
+}
+
 // kMaxDepth levels of flow sequences parse, one more is refused.
 TEST(Yaml, DeepNestingIsRefused) {
   auto nest = [](int n) {

@@ -156,7 +156,20 @@ private:
             continue;
           }
         }
-        checkKeys(kv.getValue(), depth + 1, probe);
+        // The parser gives no value (null, where a missing value is a
+        // NullNode) for a token that cannot start one, a '%' directive
+        // after 'key:' say, without an error of its own; every reader
+        // would then meet a null node (a fuzzed deployment crashed, and a
+        // model entry read its own key as its value).
+        llvm::yaml::Node *value = kv.getValue();
+        if (!value) {
+          llvm::yaml::Node *at = kv.getKey() ? kv.getKey() : map;
+          probe.printError(at, "this key's value cannot be read (a '%' "
+                               "directive or a stray token where the value "
+                               "should start)");
+          continue;
+        }
+        checkKeys(value, depth + 1, probe);
       }
     } else if (auto *seq = llvm::dyn_cast<llvm::yaml::SequenceNode>(node)) {
       for (llvm::yaml::Node &item : *seq) {
