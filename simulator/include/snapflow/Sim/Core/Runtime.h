@@ -41,7 +41,10 @@ inline void waitFor(double ps) {
     sc_core::sc_pause();
     ps = 0;
   }
-  sc_core::wait(sc_core::sc_time(ps > 0 ? ps : 0, sc_core::SC_PS));
+  // sc_time(ps, SC_PS) at the 1 ps resolution, without its floating-point
+  // scaling per call: the value rounds as SystemC's constructor rounds.
+  sc_core::wait(sc_core::sc_time::from_value(
+      ps > 0 ? static_cast<sc_dt::uint64>(static_cast<int64_t>(ps + 0.5)) : 0));
 }
 /// Waits until simulated time `ps`, if it is still ahead.
 inline void waitUntil(double ps) {

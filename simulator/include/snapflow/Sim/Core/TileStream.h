@@ -62,14 +62,14 @@ public:
   bool push(PathStamp &path) {
     bool waited = false;
     while (produced - minConsumed() >= depth) {
-      sc_core::wait(changed);
+      await();
       waited = true;
     }
     if (waited && lastPop.at > path.at)
       path = lastPop;
     ++produced;
     stamps.push_back(path);
-    changed.notify(sc_core::SC_ZERO_TIME);
+    wake();
     return waited;
   }
 
@@ -77,7 +77,7 @@ public:
   /// waited, `path` becomes the tile's: the producer's chain held it up.
   void pop(int c, PathStamp &path) {
     while (consumed[c] >= produced)
-      sc_core::wait(changed);
+      await();
     const PathStamp &tile = stamps[static_cast<size_t>(consumed[c] - base)];
     if (tile.at > path.at)
       path = tile;
@@ -89,13 +89,28 @@ public:
       stamps.pop_front();
       ++base;
     }
-    changed.notify(sc_core::SC_ZERO_TIME);
+    wake();
   }
 
   /// Tiles in flight (produced, not yet taken by every consumer).
   int64_t occupancy() const { return produced - minConsumed(); }
 
 private:
+  /// Waits for the next change. Only a waiting process is woken: a change
+  /// nobody waits for schedules no delta cycle (a process that starts
+  /// waiting later has already seen the change, and a wake-up would only
+  /// make it look again; so timing and order are those of notifying every
+  /// change, with a delta cycle less per tile).
+  void await() {
+    ++waiters;
+    sc_core::wait(changed);
+    --waiters;
+  }
+  void wake() {
+    if (waiters > 0)
+      changed.notify(sc_core::SC_ZERO_TIME);
+  }
+
   int64_t minConsumed() const {
     return consumed.empty()
                ? produced
@@ -106,6 +121,7 @@ private:
   int64_t produced = 0;
   std::vector<int64_t> consumed;
   sc_core::sc_event changed;
+  int waiters = 0;              ///< processes waiting for `changed`
   std::deque<PathStamp> stamps; ///< of tiles base, base + 1, ...
   int64_t base = 0;
   PathStamp lastPop;
