@@ -482,6 +482,34 @@ TEST(Simulator, FastForwardMatchesFullRun) {
                    50 * 4096);
 }
 
+// The same iteration as a pipelined loop of 50 (kernel looping): the load
+// starts iteration k + 1 as soon as its tile of iteration k has landed, so
+// iterations start 230 cycles apart (t_k = 230 k) while the stage's fill
+// (10) overlaps the next read: iteration k ends at 230 k + 240, and the run
+// at 49 x 230 + 240 = 11510 cycles. Once three periods of 230 agree the
+// watch (Engine/SteadyState.h) stops the loop at the furthest iteration
+// under way and accounts the rest as periods: the same 11510 cycles and
+// 50 x 4096 bytes, from fewer iterations simulated, the critical path
+// still adding up to the time.
+TEST(Simulator, PipelinedLoopSteadyStateIsAccounted) {
+  Builder b;
+  b.sec().repeat = 50;
+  b.sec().pipelined = true;
+  int w = b.tensor(arch::MemoryTier::HBM, 4096);
+  int s = b.stream(4096, 1);
+  b.load(w, s, 1);
+  b.stage(StageKind::Elementwise, {s}, {}, 1, 0);
+  SimResult r = run(b.p);
+  ASSERT_FALSE(r.deadlocked) << r.failure;
+  EXPECT_DOUBLE_EQ(sectionCycles(r), 49 * 230 + 240);
+  EXPECT_LT(r.jobs[0].iterationsSimulated, 50);
+  EXPECT_EQ(r.jobs[0].iterationsSimulated + r.jobs[0].iterationsFastForwarded,
+            50);
+  EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(arch::MemoryTier::HBM)],
+                   50 * 4096);
+  EXPECT_DOUBLE_EQ(r.jobs[0].profile.criticalPs() / 1000, r.cycles);
+}
+
 // Simulated time has a horizon (2^62 ps, about 4.6e6 s): a step of 1240
 // cycles (1.24e-6 s: the 1000-cycle reconfiguration before the first
 // section and the 240-cycle iteration above; later steps 240 cycles) repeated

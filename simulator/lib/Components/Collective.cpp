@@ -2,6 +2,7 @@
 
 #include "snapflow/Sim/Components/Collective.h"
 
+#include <cmath>
 #include <deque>
 
 using namespace snapflow;
@@ -161,5 +162,24 @@ void CollectiveUnit::run(SectionRun &r, int index) {
     rec.runs += 1;
     rec.spanPs += end - first;
     rec.exposedPs += end - lastInput;
+  }
+}
+
+std::vector<double> CollectiveUnit::tallies() const {
+  std::vector<double> out;
+  for (const CollectiveRecord &rec : recordList) {
+    out.push_back(double(rec.runs));
+    out.push_back(rec.spanPs);
+    out.push_back(rec.exposedPs);
+  }
+  return out;
+}
+
+void CollectiveUnit::addTallies(llvm::ArrayRef<double> delta, double times) {
+  for (size_t k = 0; k < recordList.size() && 3 * k + 2 < delta.size(); ++k) {
+    CollectiveRecord &rec = recordList[k];
+    rec.runs += static_cast<int64_t>(std::llround(delta[3 * k] * times));
+    rec.spanPs += delta[3 * k + 1] * times;
+    rec.exposedPs += delta[3 * k + 2] * times;
   }
 }

@@ -45,6 +45,10 @@ Component::~Component() = default;
 
 void Component::attach(SocketPorts &) {}
 
+std::vector<double> Component::tallies() const { return {}; }
+
+void Component::addTallies(llvm::ArrayRef<double>, double) {}
+
 void Component::run(SectionRun &, int) {
   llvm::report_fatal_error(llvm::Twine(getInfo().name) + " runs no node kind");
 }

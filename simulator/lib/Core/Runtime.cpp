@@ -2,6 +2,8 @@
 
 #include "snapflow/Sim/Core/Runtime.h"
 
+#include <algorithm>
+
 using namespace snapflow;
 using namespace snapflow::sim;
 
@@ -24,6 +26,15 @@ void SectionRun::finishIteration(int node, int64_t k) {
   nodes[node].iterationsDone = k + 1;
   nodes[node].iterationPath = nodes[node].path;
   iterationDone.notify(sc_core::SC_ZERO_TIME);
+  if (!watched || k + 1 <= completed)
+    return;
+  int64_t least = k + 1;
+  for (const NodeRun &n : nodes)
+    least = std::min(least, n.iterationsDone);
+  if (least > completed) {
+    completed = least;
+    progress.notify(sc_core::SC_ZERO_TIME);
+  }
 }
 
 void SectionRun::charge(int node, PathPart part) {

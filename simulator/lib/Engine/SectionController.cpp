@@ -255,11 +255,17 @@ double SectionController::runIteration(int j, int i, Profile &profile,
     }
     r.segments.clear();
     r.doneCount = 0;
+    r.completed = 0;
     r.iterations = iterations;
     r.running = true;
     for (auto &start : r.starts)
       start->notify(sc_core::SC_ZERO_TIME);
   }
+  // A pipelined loop is watched for its periodic state (SteadyState.h);
+  // a background copy would run alone through the periods cut out.
+  LoopCut cut;
+  if (iterations > 1 && options.fastForward && !copying)
+    cut = watchPipelinedLoop(sockets, j, i, iterations);
   for (Socket &s : sockets) {
     // Another socket may have finished while we waited for this one.
     SectionRun &r = *s.runs[j][i];
@@ -268,19 +274,55 @@ double SectionController::runIteration(int j, int i, Profile &profile,
     r.running = false;
   }
   double elapsed = nowPs() - t0;
-  stats[IterationsSimulated] += double(iterations);
+  lastSkipped = cut.skipped;
+  stats[IterationsSimulated] += double(iterations - cut.skipped);
+  SectionRun &r = *sockets[0].runs[j][i];
+  // The periods cut out did the measured period's work, node by node.
+  for (size_t k = 0; cut.skipped > 0 && k < r.nodes.size(); ++k) {
+    NodeRun &nr = r.nodes[k];
+    const NodeRun &d = cut.nodeDelta[k];
+    double times = double(cut.skipped);
+    nr.busyPs += d.busyPs * times;
+    nr.flops += d.flops * times;
+    nr.bytes += d.bytes * times;
+    nr.linkBytes += d.linkBytes * times;
+    nr.energy.add(d.energy, times);
+  }
+  attribute(j, i, profile, t0, elapsed, cut, firstIteration, iterations);
+  if (cut.skipped > 0) {
+    double rest = double(cut.skipped);
+    waitFor(cut.periodPs * rest);
+    for (size_t k = 0; k < sockets.size(); ++k) {
+      std::vector<Stats *> blocks = sockets[k].stats();
+      for (size_t b = 0; b < blocks.size(); ++b)
+        blocks[b]->accumulate(cut.statsDelta[k][b], rest);
+      for (size_t c = 0; c < sockets[k].components.size(); ++c)
+        sockets[k].components[c]->addTallies(cut.talliesDelta[k][c], rest);
+    }
+    accountIterations(j, i, firstIteration + iterations - cut.skipped,
+                      cut.periodPs, rest);
+  }
+  return nowPs() - t0;
+}
+
+double SectionController::attribute(int j, int i, Profile &profile, double t0,
+                                    double elapsed, const LoopCut &cut,
+                                    int64_t firstIteration,
+                                    int64_t iterations) {
   // Attribute the run along its critical path: the chain of waits that
   // ends at the node finishing last (each node's path follows the
   // producer, consumer or carry that held it up; TileStream.h), so its
   // spans add up to the elapsed time. Each span is charged to the operator
-  // its node works for and the resource it waited on.
+  // its node works for and the resource it waited on. The periods a cut
+  // left out are charged as the measured period's stretch of the path.
   const Program &p = *jobs[j].program;
   SectionRun &r = *sockets[0].runs[j][i];
   const Section &sec = *r.section;
   if (profile.sections.size() < p.sections.size())
     profile.sections.resize(p.sections.size());
   Profile::SectionShare &share = profile.sections[i];
-  share.ps += elapsed;
+  double extra = cut.periodPs * double(cut.skipped);
+  share.ps += elapsed + extra;
   share.calls += 1;
   int last = -1;
   for (size_t k = 0; k < r.nodes.size(); ++k)
@@ -289,13 +331,7 @@ double SectionController::runIteration(int j, int i, Profile &profile,
   double onPath = 0;
   // The path's spans, last first, merged for the trace where one operator
   // waits several times in a row (on any resources).
-  struct Span {
-    arch::OpKind kind;
-    int node;
-    double endPs, ps;
-    std::array<double, kNumResources> byResource{};
-  };
-  std::vector<Span> spans;
+  std::vector<PathSpan> spans;
   double cursor = last >= 0 ? r.nodes[last].path.at : t0;
   for (int32_t seg = last >= 0 ? r.nodes[last].path.segment : -1; seg >= 0;
        seg = r.segments[seg].parent) {
@@ -303,9 +339,16 @@ double SectionController::runIteration(int j, int i, Profile &profile,
     const Node &n = sec.nodes[g.node];
     Resource res = resourceOf(p, n, g.part);
     int kind = static_cast<int>(n.opKind);
-    profile.ops[kind].criticalPs[static_cast<int>(res)] += g.ps;
-    share.criticalPs[kind] += g.ps;
-    onPath += g.ps;
+    double ps = g.ps;
+    if (cut.skipped > 0) {
+      double overlap = std::min(cursor, cut.windowEndPs) -
+                       std::max(cursor - g.ps, cut.windowStartPs);
+      if (overlap > 0)
+        ps += overlap * double(cut.skipped);
+    }
+    profile.ops[kind].criticalPs[static_cast<int>(res)] += ps;
+    share.criticalPs[kind] += ps;
+    onPath += ps;
     if (tracing) {
       if (spans.empty() || spans.back().kind != n.opKind)
         spans.push_back({n.opKind, g.node, cursor, 0, {}});
@@ -317,7 +360,7 @@ double SectionController::runIteration(int j, int i, Profile &profile,
   // A socket other than 0 finishing later (with --all-sockets) or a node
   // ending on a zero-time step leaves a remainder; it is the collective
   // rendezvous or nothing.
-  if (double rest = elapsed - onPath; rest > 0) {
+  if (double rest = elapsed + extra - onPath; rest > 0) {
     int kind = last >= 0 ? static_cast<int>(sec.nodes[last].opKind)
                          : static_cast<int>(arch::OpKind::Other);
     profile.ops[kind].criticalPs[static_cast<int>(Resource::Link)] += rest;
@@ -341,52 +384,60 @@ double SectionController::runIteration(int j, int i, Profile &profile,
       op.bytes[static_cast<int>(p.tensors[n.tensor].tier)] += nr.bytes;
   }
   share.energyPj += runPj;
-  if (tracing) {
-    TraceEvent s;
-    s.kind = TraceEvent::Section;
-    s.program = jobs[j].program;
-    s.job = j;
-    s.section = i;
-    s.index = firstIteration;
-    s.count = iterations;
-    s.chunk = chunk;
-    s.startPs = static_cast<int64_t>(t0);
-    s.endPs = static_cast<int64_t>(nowPs());
-    s.energyPj = runPj;
-    result.trace.push_back(s);
-    for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
-      TraceEvent c = s;
-      c.kind = TraceEvent::Critical;
-      c.node = it->node;
-      c.criticalPs = it->byResource;
-      c.resource = static_cast<int>(
-          std::max_element(it->byResource.begin(), it->byResource.end()) -
-          it->byResource.begin());
-      c.endPs = static_cast<int64_t>(it->endPs);
-      c.startPs = static_cast<int64_t>(it->endPs - it->ps);
-      result.trace.push_back(c);
-    }
-    const std::vector<CollectiveRecord> &collectives =
-        sockets[0].get<CollectiveUnit>().records();
-    for (size_t k = 0; k < sec.nodes.size(); ++k) {
-      const NodeRun &nr = r.nodes[k];
-      if (nr.firstPs < 0)
-        continue;
-      TraceEvent n = s;
-      n.kind = TraceEvent::Node;
-      n.node = static_cast<int>(k);
-      n.startPs = static_cast<int64_t>(nr.firstPs);
-      n.endPs = std::max(n.startPs, static_cast<int64_t>(nr.lastPs));
-      if (sec.nodes[k].kind == NodeKind::Collective)
-        for (const CollectiveRecord &c : collectives)
-          if (c.job == j && c.section == i && c.node == n.node) {
-            n.algorithm = c.algorithm;
-            n.bytes = c.bytes;
-          }
-      result.trace.push_back(n);
-    }
+  if (tracing)
+    traceRun(j, i, t0, firstIteration, iterations - cut.skipped, runPj, spans);
+  return runPj;
+}
+
+void SectionController::traceRun(int j, int i, double t0,
+                                 int64_t firstIteration, int64_t iterations,
+                                 double runPj,
+                                 const std::vector<PathSpan> &spans) {
+  const SectionRun &r = *sockets[0].runs[j][i];
+  const Section &sec = *r.section;
+  TraceEvent s;
+  s.kind = TraceEvent::Section;
+  s.program = jobs[j].program;
+  s.job = j;
+  s.section = i;
+  s.index = firstIteration;
+  s.count = iterations;
+  s.chunk = chunk;
+  s.startPs = static_cast<int64_t>(t0);
+  s.endPs = static_cast<int64_t>(nowPs());
+  s.energyPj = runPj;
+  result.trace.push_back(s);
+  for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+    TraceEvent c = s;
+    c.kind = TraceEvent::Critical;
+    c.node = it->node;
+    c.criticalPs = it->byResource;
+    c.resource = static_cast<int>(
+        std::max_element(it->byResource.begin(), it->byResource.end()) -
+        it->byResource.begin());
+    c.endPs = static_cast<int64_t>(it->endPs);
+    c.startPs = static_cast<int64_t>(it->endPs - it->ps);
+    result.trace.push_back(c);
   }
-  return elapsed;
+  const std::vector<CollectiveRecord> &collectives =
+      sockets[0].get<CollectiveUnit>().records();
+  for (size_t k = 0; k < sec.nodes.size(); ++k) {
+    const NodeRun &nr = r.nodes[k];
+    if (nr.firstPs < 0)
+      continue;
+    TraceEvent n = s;
+    n.kind = TraceEvent::Node;
+    n.node = static_cast<int>(k);
+    n.startPs = static_cast<int64_t>(nr.firstPs);
+    n.endPs = std::max(n.startPs, static_cast<int64_t>(nr.lastPs));
+    if (sec.nodes[k].kind == NodeKind::Collective)
+      for (const CollectiveRecord &c : collectives)
+        if (c.job == j && c.section == i && c.node == n.node) {
+          n.algorithm = c.algorithm;
+          n.bytes = c.bytes;
+        }
+    result.trace.push_back(n);
+  }
 }
 
 double SectionController::runStep(int j, JobResult &jr) {
@@ -487,7 +538,8 @@ void SectionController::runSection(int j, int i, JobResult &jr,
     launch(j, i, profile);
     loadSample(j, i);
     runIteration(j, i, profile, sec.repeat);
-    jr.iterationsSimulated += sec.repeat;
+    jr.iterationsSimulated += sec.repeat - lastSkipped;
+    jr.iterationsFastForwarded += lastSkipped;
     sample(carriedOf[j][i]);
     return;
   }

@@ -21,7 +21,9 @@
 
 #include <systemc>
 
+#include <cstdlib>
 #include <memory>
+#include <new>
 #include <sstream>
 
 using namespace snapflow;
@@ -273,6 +275,42 @@ void Engine::reportDeadlock() {
   result.failure = os.str();
 }
 
+/// Address space held back while the kernel runs, for reporting that it
+/// ran out: SystemC allocates its report of a stack it could not set up in
+/// a process already at its limit, and LLVM's new handler then aborted the
+/// run instead (at random, as the layout of memory fell: the R05 test was
+/// flaky). An allocation that fails frees the reserve, for the report and
+/// the error to come, and fails with std::bad_alloc, which ends the run
+/// with the same error (simulate() catches it) rather than aborting it.
+/// (Retrying with the reserve only let more stacks take it.) Untouched,
+/// the reserve costs no memory, only addresses.
+class MemoryReserve {
+public:
+  explicit MemoryReserve(size_t bytes) {
+    block = std::malloc(bytes);
+    previous = std::set_new_handler(&onFailure);
+  }
+  ~MemoryReserve() {
+    std::set_new_handler(previous);
+    release();
+  }
+  /// Gives the reserve back: the run failed, its error is to be written.
+  static void release() {
+    std::free(block);
+    block = nullptr;
+  }
+  MemoryReserve(const MemoryReserve &) = delete;
+  MemoryReserve &operator=(const MemoryReserve &) = delete;
+
+private:
+  static void onFailure() {
+    release();
+    throw std::bad_alloc();
+  }
+  static inline void *block = nullptr;
+  static inline std::new_handler previous = nullptr;
+};
+
 } // namespace
 
 SimResult snapflow::sim::simulate(const std::vector<Job> &jobs,
@@ -285,6 +323,9 @@ SimResult snapflow::sim::simulate(const std::vector<Job> &jobs,
   // the run aborted in std::terminate (reliability defect R05). The kernel
   // cannot run again after it, which is fine: the run ends with the error.
   auto stopped = [&](const Engine *engine, llvm::StringRef what, bool memory) {
+    // A stack SystemC could not map leaves the heap at its limit too (LLVM's
+    // containers then abort in malloc): the message takes the reserve.
+    MemoryReserve::release();
     SimResult failed;
     size_t processes = 0;
     if (engine)
@@ -305,6 +346,7 @@ SimResult snapflow::sim::simulate(const std::vector<Job> &jobs,
   // its half-made processes and allocate doing so, in a process already out
   // of memory (LLVM's new handler then aborts); the run ends here anyway.
   std::unique_ptr<Engine> engine;
+  MemoryReserve reserve(size_t(16) << 20);
   try {
     engine = std::make_unique<Engine>("snapflow", jobs, chip, options);
     sc_core::sc_start();

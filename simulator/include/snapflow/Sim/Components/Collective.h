@@ -81,6 +81,9 @@ public:
 
   /// Every collective node run so far, in the order first seen.
   const std::vector<CollectiveRecord> &records() const { return recordList; }
+  /// Each record's runs and summed spans.
+  std::vector<double> tallies() const override;
+  void addTallies(llvm::ArrayRef<double> delta, double times) override;
 
 private:
   arch::SystemParams system;

@@ -123,6 +123,13 @@ public:
   virtual void run(SectionRun &r, int index);
   /// The socket's bulk copy (if getInfo().copies), once or until stopped.
   virtual void runCopy(const SocketPorts &ports, CopyRun &copy);
+  /// What the component records beyond its statistics that grows with
+  /// every run (sums and counts, flattened; none by default), and adding
+  /// `delta`, the growth over a measured period, `times` times: how the
+  /// steady state of a pipelined loop accounts the iterations it did not
+  /// simulate (Engine/SteadyState.h).
+  virtual std::vector<double> tallies() const;
+  virtual void addTallies(llvm::ArrayRef<double> delta, double times);
 
   Stats stats;
 };

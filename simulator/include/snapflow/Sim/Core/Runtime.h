@@ -113,6 +113,11 @@ struct SectionRun {
   /// (a load of a tensor the section also stores, but the KV cache).
   std::vector<std::vector<int>> carriedFrom;
   sc_core::sc_event iterationDone;
+  /// Iterations every node of a pipelined loop has finished; while
+  /// `watched` (SteadyState.h), `progress` is notified each time it grows.
+  int64_t completed = 0;
+  bool watched = false;
+  sc_core::sc_event progress;
   /// Stages share PCUs in time when the section needs more than the chip has.
   double oversubscription = 1;
   bool running = false;

@@ -19,6 +19,7 @@
 #include "snapflow/Sim/Components/Component.h"
 #include "snapflow/Sim/Core/Results.h"
 #include "snapflow/Sim/Engine/Socket.h"
+#include "snapflow/Sim/Engine/SteadyState.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -101,6 +102,24 @@ private:
   /// its critical path and its nodes' work to `profile`.
   double runIteration(int job, int section, Profile &profile,
                       int64_t iterations, int64_t firstIteration = 0);
+  /// Attributes a run of section `section` (simulated for `elapsed` from
+  /// `t0`, and the periods `cut` left out) to `profile` along its critical
+  /// path and by its nodes' work, and traces it; returns its energy.
+  double attribute(int job, int section, Profile &profile, double t0,
+                   double elapsed, const LoopCut &cut, int64_t firstIteration,
+                   int64_t iterations);
+  /// One operator's stretch of a run's critical path, for the trace.
+  struct PathSpan {
+    arch::OpKind kind;
+    int node;
+    double endPs, ps;
+    std::array<double, kNumResources> byResource{};
+  };
+  /// The trace events of the run just attributed: the section, its path's
+  /// spans (last first in `spans`), its nodes.
+  void traceRun(int job, int section, double t0, int64_t firstIteration,
+                int64_t iterations, double runPj,
+                const std::vector<PathSpan> &spans);
   /// Charges `ps` of launching section `section` of job `job` to
   /// `profile` (the kernel_launch operator, launch resource).
   void chargeLaunch(int job, int section, double ps, Profile &profile);
@@ -152,6 +171,8 @@ private:
   double whatIfStartPs = 0;
   Totals whatIfStart;
   bool finished = false;
+  /// Iterations the last runIteration accounted instead of simulating.
+  int64_t lastSkipped = 0;
   /// A background copy is running: nothing is fast-forwarded.
   bool copying = false;
 };
