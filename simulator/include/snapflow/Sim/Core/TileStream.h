@@ -62,14 +62,15 @@ public:
   bool push(PathStamp &path) {
     bool waited = false;
     while (produced - minConsumed() >= depth) {
-      await();
+      await(freed, producerWaiting);
       waited = true;
     }
     if (waited && lastPop.at > path.at)
       path = lastPop;
     ++produced;
     stamps.push_back(path);
-    wake();
+    if (consumersWaiting > 0)
+      added.notify(sc_core::SC_ZERO_TIME);
     return waited;
   }
 
@@ -77,7 +78,7 @@ public:
   /// waited, `path` becomes the tile's: the producer's chain held it up.
   void pop(int c, PathStamp &path) {
     while (consumed[c] >= produced)
-      await();
+      await(added, consumersWaiting);
     const PathStamp &tile = stamps[static_cast<size_t>(consumed[c] - base)];
     if (tile.at > path.at)
       path = tile;
@@ -89,26 +90,23 @@ public:
       stamps.pop_front();
       ++base;
     }
-    wake();
+    if (producerWaiting > 0 && produced - low < depth)
+      freed.notify(sc_core::SC_ZERO_TIME);
   }
 
   /// Tiles in flight (produced, not yet taken by every consumer).
   int64_t occupancy() const { return produced - minConsumed(); }
 
 private:
-  /// Waits for the next change. Only a waiting process is woken: a change
-  /// nobody waits for schedules no delta cycle (a process that starts
-  /// waiting later has already seen the change, and a wake-up would only
-  /// make it look again; so timing and order are those of notifying every
-  /// change, with a delta cycle less per tile).
-  void await() {
-    ++waiters;
-    sc_core::wait(changed);
-    --waiters;
-  }
-  void wake() {
-    if (waiters > 0)
-      changed.notify(sc_core::SC_ZERO_TIME);
+  /// Waits for `e`, counted in `waiting`. Consumers wait for a tile to be
+  /// added, the producer for room to be freed, and each is woken only when
+  /// what it waits for happened and it waits (a change nobody waits for
+  /// schedules no delta cycle, and no consumer wakes to find another's pop;
+  /// such wake-ups only made a process look again).
+  static void await(sc_core::sc_event &e, int &waiting) {
+    ++waiting;
+    sc_core::wait(e);
+    --waiting;
   }
 
   int64_t minConsumed() const {
@@ -120,8 +118,8 @@ private:
   int64_t depth;
   int64_t produced = 0;
   std::vector<int64_t> consumed;
-  sc_core::sc_event changed;
-  int waiters = 0;              ///< processes waiting for `changed`
+  sc_core::sc_event added, freed;
+  int consumersWaiting = 0, producerWaiting = 0;
   std::deque<PathStamp> stamps; ///< of tiles base, base + 1, ...
   int64_t base = 0;
   PathStamp lastPop;
