@@ -19,7 +19,9 @@ const ComponentInfo &Buffer::info() {
       "a df.buffer: tiles staged in PMUs, re-read `reads` times",
       {},
       stats,
-      runs};
+      runs,
+      /*copies=*/false,
+      /*ownClock=*/true};
   return info;
 }
 

@@ -33,8 +33,12 @@ const ComponentInfo &PcuStage::info() {
   static const NodeKind runs[] = {NodeKind::Stage};
   static const ComponentInfo info{
       "PCU stage",
-      "a df.stage: compute steps on its PCUs, paced by its streams", params,
-      stats, runs};
+      "a df.stage: compute steps on its PCUs, paced by its streams",
+      params,
+      stats,
+      runs,
+      /*copies=*/false,
+      /*ownClock=*/true};
   return info;
 }
 
@@ -89,7 +93,7 @@ void PcuStage::run(SectionRun &r, int index) {
     if (step == 0)
       cycles += fillCycles;
     double ps = cycles * periodPs * r.oversubscription;
-    waitFor(ps);
+    r.spend(index, ps);
     r.charge(index, PathPart::Compute);
     r.nodes[index].touch();
     stats[BusyPcuPs] += cycles * periodPs * double(n.pcus);

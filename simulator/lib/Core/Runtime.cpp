@@ -37,10 +37,38 @@ void SectionRun::finishIteration(int node, int64_t k) {
   }
 }
 
+void SectionRun::spend(int node, double ps) {
+  NodeRun &nr = nodes[node];
+  // Past the horizon the kernel's wait stops the run.
+  if (nr.decoupled && nr.localPs + ps <= kHorizonPs)
+    nr.localPs += ps > 0 ? ps : 0;
+  else {
+    sync(node);
+    waitFor(ps);
+    nr.localPs = nowPs();
+  }
+}
+
+void SectionRun::reach(int node, double ps) {
+  NodeRun &nr = nodes[node];
+  if (nr.decoupled)
+    nr.localPs = std::max(nr.localPs, ps);
+  else
+    waitUntil(ps);
+}
+
+void SectionRun::sync(int node) {
+  NodeRun &nr = nodes[node];
+  if (nr.decoupled) {
+    waitUntil(nr.localPs);
+    nr.localPs = nowPs();
+  }
+}
+
 void SectionRun::charge(int node, PathPart part) {
   NodeRun &nr = nodes[node];
   PathStamp &p = nr.path;
-  double now = nowPs();
+  double now = nr.now();
   if (now > p.at) {
     double span = now - p.at;
     segments.push_back({p.segment, node, part, span});
@@ -58,7 +86,8 @@ void SectionRun::pop(int node, int stream) {
     if (st.consumers[i] == node)
       slot = static_cast<int>(i);
   nr.wait = {"pop from", stream};
-  streams[stream]->pop(slot, nr.path);
+  double at = streams[stream]->pop(slot, nr.path, nr.now());
+  reach(node, at);
   nr.wait = {};
   nr.touch();
   // The tile is read from the stream's PMU buffer.
@@ -72,11 +101,12 @@ void SectionRun::push(int node, int stream, int64_t lanes) {
   int64_t tileBytes = section->streams[stream].tileBytes;
   if (lanes > 0) {
     double net = ports->network->crossPs(tileBytes, lanes);
-    waitFor(net);
+    spend(node, net);
     charge(node, PathPart::Network);
   }
   nr.wait = {"push to", stream};
-  streams[stream]->push(nr.path);
+  double at = streams[stream]->push(nr.path, nr.now());
+  reach(node, at);
   nr.wait = {};
   nr.touch();
   // It crosses the mesh into the stream's PMU buffer.

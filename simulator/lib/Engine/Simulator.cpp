@@ -134,7 +134,11 @@ private:
             sc_core::wait(*run->starts[n]);
             for (int64_t k = 0; k < run->iterations; ++k) {
               run->awaitCarried(n, k);
+              NodeRun &node = run->nodes[n];
+              node.decoupled = s->ownClock(*run, n);
+              node.localPs = std::max(node.localPs, nowPs());
               s->run(*run, n);
+              run->sync(n); // an iteration ends at the node's time
               run->finishIteration(n, k);
             }
             if (++run->doneCount ==

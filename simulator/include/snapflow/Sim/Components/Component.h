@@ -76,6 +76,11 @@ struct ComponentInfo {
   llvm::ArrayRef<NodeKind> runs = {};
   /// Whether it runs the socket's bulk copy (Component::runCopy).
   bool copies = false;
+  /// Whether its nodes touch no resource another node shares (no memory
+  /// tier, AGCU or link server: only their own compute, the mesh crossing
+  /// and their streams), so they may keep their own clock ahead of
+  /// SystemC's (NodeRun::decoupled); the same times, fewer kernel waits.
+  bool ownClock = false;
 };
 
 /// The statistics of one component instance: one double per declared

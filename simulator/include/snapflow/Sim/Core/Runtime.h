@@ -69,8 +69,18 @@ struct NodeRun {
   /// The dynamic energy its actions were charged (by the components that
   /// did them, at the chip's prices).
   ActionEnergy energy;
+  /// A node that touches no shared resource (a PCU stage, a buffer: it
+  /// only computes, crosses the mesh and exchanges tiles) keeps its own
+  /// clock, `localPs`, ahead of SystemC's or level with it, and meets the
+  /// kernel only when a tile or a slot it needs does not exist yet
+  /// (TileStream.h) and at the end of each iteration. The others are at
+  /// SystemC's time.
+  bool decoupled = false;
+  double localPs = 0;
+  /// The node's time: its own clock, or SystemC's.
+  double now() const { return decoupled ? localPs : nowPs(); }
   void touch() {
-    double t = nowPs();
+    double t = now();
     if (firstPs < 0)
       firstPs = t;
     lastPs = t;
@@ -141,6 +151,13 @@ struct SectionRun {
   /// Charges the time since node `node`'s path last moved to `part` (the
   /// node just waited on its own work of that kind).
   void charge(int node, PathPart part);
+  /// Node `node` spends `ps` on its own work: its clock moves, or it waits.
+  void spend(int node, double ps);
+  /// Node `node` is at time `ps` (no earlier than its time now).
+  void reach(int node, double ps);
+  /// A decoupled node's clock, and SystemC's, meet: the kernel waits until
+  /// the node's time (the end of an iteration, of a run).
+  void sync(int node);
 
   /// Takes the next tile of `stream` for node `node`, waiting until it
   /// exists; the node is charged the tile's read from the stream's PMU

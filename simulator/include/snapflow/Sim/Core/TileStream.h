@@ -3,8 +3,9 @@
 // The channel between a producer and its consumers: the producer blocks when
 // the slowest consumer is `depth` tiles behind (back-pressure); a consumer
 // blocks until the tile it wants exists. Tiles carry no data, only their
-// count and the critical path that made them (a PathStamp), so the section
-// controller can tell which chain of waits set a section's time.
+// count, the time they are ready and the critical path that made them (a
+// PathStamp), so the section controller can tell which chain of waits set a
+// section's time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +43,15 @@ struct WaitState {
   int stream = -1;
 };
 
+/// Tiles are stamped with simulated times, so a node that touches no
+/// shared resource (a PCU stage, a buffer: NodeRun::decoupled) can run
+/// ahead of SystemC's clock on its own: a tile is ready at the time its
+/// producer pushed it, a consumer takes it at the later of its own time and
+/// that, and a slot is free again at the time the last consumer took its
+/// tile. The calling process blocks only while the tile it wants, or the
+/// slot, does not exist yet; the caller then waits until the returned time
+/// or, decoupled, moves its own clock to it. Every time is the one the
+/// same exchange would have had with every node waiting in SystemC.
 class TileStream {
 public:
   TileStream(int64_t depth, int consumers)
@@ -51,53 +61,84 @@ public:
   void reset() {
     produced = 0;
     std::fill(consumed.begin(), consumed.end(), 0);
-    stamps.clear();
+    tiles.clear();
     base = 0;
-    lastPop = PathStamp();
+    released.clear();
+    releasedBase = 0;
   }
 
-  /// Appends one tile made along `path`, waiting while the slowest consumer
-  /// is `depth` behind. Returns whether it waited; then `path` becomes the
-  /// consumer's that made room (the back-pressure is its chain).
-  bool push(PathStamp &path) {
-    bool waited = false;
-    while (produced - minConsumed() >= depth) {
+  /// Appends one tile made along `path` at `atPs`, once the slowest
+  /// consumer is less than `depth` tiles behind; returns the time it was
+  /// appended: `atPs`, or the later time the slot was freed, and then
+  /// `path` becomes the path of the consumer that freed it (the
+  /// back-pressure is its chain).
+  double push(PathStamp &path, double atPs) {
+    while (produced - minConsumed() >= depth)
       await(freed, producerWaiting);
-      waited = true;
+    double t = atPs;
+    if (produced >= depth) {
+      // The slot of the tile `depth` earlier, freed when all had it.
+      const Taken &slot =
+          released[static_cast<size_t>(produced - depth - releasedBase)];
+      if (slot.atPs > atPs) {
+        t = slot.atPs;
+        if (slot.path.at > path.at)
+          path = slot.path;
+      }
+      // Earlier slots are never asked for again.
+      while (releasedBase < produced - depth + 1 && !released.empty()) {
+        released.pop_front();
+        ++releasedBase;
+      }
     }
-    if (waited && lastPop.at > path.at)
-      path = lastPop;
     ++produced;
-    stamps.push_back(path);
+    tiles.push_back({path, t, {}});
     if (consumersWaiting > 0)
       added.notify(sc_core::SC_ZERO_TIME);
-    return waited;
+    return t;
   }
 
-  /// Takes the next tile for consumer `c`, waiting until it exists. When it
-  /// waited, `path` becomes the tile's: the producer's chain held it up.
-  void pop(int c, PathStamp &path) {
+  /// Takes the next tile for consumer `c` at `atPs`, waiting until it
+  /// exists; returns the time it was taken (`atPs`, or the later time the
+  /// tile was ready). `path` becomes the tile's if that goes further: the
+  /// producer's chain held it up.
+  double pop(int c, PathStamp &path, double atPs) {
     while (consumed[c] >= produced)
       await(added, consumersWaiting);
-    const PathStamp &tile = stamps[static_cast<size_t>(consumed[c] - base)];
-    if (tile.at > path.at)
-      path = tile;
+    Tile &tile = tiles[static_cast<size_t>(consumed[c] - base)];
+    double t = std::max(atPs, tile.readyPs);
+    if (tile.path.at > path.at)
+      path = tile.path;
+    // The slot is free once the last consumer, in time, has the tile.
+    if (t >= tile.taken.atPs)
+      tile.taken = {t, path};
     ++consumed[c];
-    lastPop = path;
-    // Forget the tiles every consumer has taken.
     int64_t low = minConsumed();
-    while (base < low && !stamps.empty()) {
-      stamps.pop_front();
+    while (base < low && !tiles.empty()) {
+      released.push_back(tiles.front().taken);
+      tiles.pop_front();
       ++base;
     }
     if (producerWaiting > 0 && produced - low < depth)
       freed.notify(sc_core::SC_ZERO_TIME);
+    return t;
   }
 
   /// Tiles in flight (produced, not yet taken by every consumer).
   int64_t occupancy() const { return produced - minConsumed(); }
 
 private:
+  /// When a tile was taken, and along which path.
+  struct Taken {
+    double atPs = -1;
+    PathStamp path;
+  };
+  struct Tile {
+    PathStamp path;
+    double readyPs;
+    Taken taken; ///< by the consumer that took it last, in time
+  };
+
   /// Waits for `e`, counted in `waiting`. Consumers wait for a tile to be
   /// added, the producer for room to be freed, and each is woken only when
   /// what it waits for happened and it waits (a change nobody waits for
@@ -120,9 +161,12 @@ private:
   std::vector<int64_t> consumed;
   sc_core::sc_event added, freed;
   int consumersWaiting = 0, producerWaiting = 0;
-  std::deque<PathStamp> stamps; ///< of tiles base, base + 1, ...
+  std::deque<Tile> tiles; ///< of tiles base, base + 1, ...
   int64_t base = 0;
-  PathStamp lastPop;
+  /// When the slots of tiles releasedBase, releasedBase + 1, ... were
+  /// freed (those a later push may still ask for).
+  std::deque<Taken> released;
+  int64_t releasedBase = 0;
 };
 
 } // namespace sim

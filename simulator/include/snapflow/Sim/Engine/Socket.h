@@ -38,6 +38,10 @@ struct Socket {
   void run(SectionRun &r, int n) {
     runner[static_cast<int>(kindOf(r, n))]->run(r, n);
   }
+  /// Whether node `n` of `r` keeps its own clock (ComponentInfo::ownClock).
+  bool ownClock(const SectionRun &r, int n) const {
+    return runner[static_cast<int>(kindOf(r, n))]->getInfo().ownClock;
+  }
   /// Runs the socket's copy on the component that copies.
   void runCopy() { copier->runCopy(*ports, *copy); }
   /// The first component of class T (for what only it records).
