@@ -555,6 +555,54 @@ TEST(Compile, MaxBatchFitsAndOneMoreDoesNot) {
   llvm::consumeError(std::move(e));
 }
 
+// A program is compiled once a process for the same inputs: the search for
+// the largest batch compiles the answer, and the run that follows gets that
+// program again; a prefill is shared by every batch of a workload; another
+// batch, another context or another chip value is a new program.
+TEST(Compile, AProgramIsCompiledOncePerInputs) {
+  WorkloadOptions o;
+  o.model = "llama-3.2-1b";
+  o.chip = "tiny";
+  o.context = 2048;
+  o.batch = 1;
+  o.kv = "full";
+  auto w = resolveWorkload(o, /*needChip=*/true);
+  ASSERT_TRUE(static_cast<bool>(w)) << message(w.takeError());
+  CompileOptions c;
+  auto largest = findMaxBatch(*w, o, c);
+  ASSERT_TRUE(static_cast<bool>(largest)) << message(largest.takeError());
+  int64_t before = programsCompiled();
+  auto found = compileProgram(*w, o, c, *largest, false);
+  ASSERT_TRUE(static_cast<bool>(found)) << message(found.takeError());
+  EXPECT_EQ(programsCompiled(), before);
+  EXPECT_EQ(found->batch, *largest);
+  auto prefill = compileProgram(*w, o, c, 1, true);
+  ASSERT_TRUE(static_cast<bool>(prefill)) << message(prefill.takeError());
+  EXPECT_EQ(programsCompiled(), before + 1);
+  auto again = compileProgram(*w, o, c, 1, true);
+  ASSERT_TRUE(static_cast<bool>(again)) << message(again.takeError());
+  EXPECT_EQ(programsCompiled(), before + 1);
+  EXPECT_EQ(sim::serializeProgram(*again), sim::serializeProgram(*prefill));
+  // Each of these changes what is compiled.
+  auto other = compileProgram(*w, o, c, 1, false);
+  ASSERT_TRUE(static_cast<bool>(other)) << message(other.takeError());
+  EXPECT_EQ(programsCompiled(), before + 2);
+  WorkloadOptions longer = o;
+  longer.context = 1024;
+  auto shorter = resolveWorkload(longer, /*needChip=*/true);
+  ASSERT_TRUE(static_cast<bool>(shorter)) << message(shorter.takeError());
+  ASSERT_TRUE(static_cast<bool>(compileProgram(*shorter, longer, c, 1, false)));
+  EXPECT_EQ(programsCompiled(), before + 3);
+  WorkloadOptions slower = o;
+  slower.set = {"socket.hbm_bytes_per_s=8e11"};
+  auto slow = resolveWorkload(slower, /*needChip=*/true);
+  ASSERT_TRUE(static_cast<bool>(slow)) << message(slow.takeError());
+  auto onSlow = compileProgram(*slow, slower, c, 1, false);
+  ASSERT_TRUE(static_cast<bool>(onSlow)) << message(onSlow.takeError());
+  EXPECT_EQ(programsCompiled(), before + 4);
+  EXPECT_NE(onSlow->target.fingerprint(), other->target.fingerprint());
+}
+
 //===----------------------------------------------------------------------===//
 // The serialized program a sweep hands to a point's process
 //===----------------------------------------------------------------------===//

@@ -25,10 +25,13 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <deque>
+#include <map>
 
 using namespace snapflow;
 using namespace snapflow::driver;
@@ -80,6 +83,10 @@ std::string snapflow::driver::withTpAdvice(const std::string &message,
   return message + "; " + splittingTps(w);
 }
 
+static PipelineOptions pipelineOptions(const Workload &w,
+                                       const WorkloadOptions &o,
+                                       const CompileOptions &c);
+
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 snapflow::driver::compileModel(const Workload &w, const WorkloadOptions &o,
                                const CompileOptions &c, int64_t batch,
@@ -127,7 +134,21 @@ snapflow::driver::compileModel(const Workload &w, const WorkloadOptions &o,
 
   // Exactly what `snapflow-opt --snapflow-pipeline` runs with these options:
   // the CLI adds nothing to the IR of its own.
-  // The mapping options as given; the workload sets what it owns.
+  PipelineOptions p = pipelineOptions(w, o, c);
+  mlir::PassManager pm(&context);
+  pm.enableVerifier(c.verifyEachPass);
+  buildSnapflowPipeline(pm, p);
+  if (mlir::failed(pm.run(**module)) ||
+      (!c.verifyEachPass && mlir::failed(mlir::verify(**module))))
+    return makeError(withTpAdvice(diagnostics.text("compilation failed"), w));
+  return std::move(*module);
+}
+
+/// The pipeline's options for `w`: the mapping options as given, and what
+/// the workload owns.
+static PipelineOptions pipelineOptions(const Workload &w,
+                                       const WorkloadOptions &o,
+                                       const CompileOptions &c) {
   PipelineOptions p = c.pipeline;
   // The chip travels resolved; its name and overrides are the record.
   p.chip = o.chip;
@@ -148,13 +169,7 @@ snapflow::driver::compileModel(const Workload &w, const WorkloadOptions &o,
   p.tp = o.tp == 0 && w.tp == w.chip.numSockets() ? 0 : w.tp;
   p.requireFit = false; // callers read the plan and say why
   p.planOnly = false;
-  mlir::PassManager pm(&context);
-  pm.enableVerifier(c.verifyEachPass);
-  buildSnapflowPipeline(pm, p);
-  if (mlir::failed(pm.run(**module)) ||
-      (!c.verifyEachPass && mlir::failed(mlir::verify(**module))))
-    return makeError(withTpAdvice(diagnostics.text("compilation failed"), w));
-  return std::move(*module);
+  return p;
 }
 
 std::vector<int64_t> snapflow::driver::autoPrefillChunks(int64_t prompt) {
@@ -223,10 +238,69 @@ compileFitting(const Workload &w, const WorkloadOptions &o,
   return std::move(*module);
 }
 
+namespace {
+/// The programs this process compiled, by everything that makes one (the
+/// pipeline's options as df.provenance records them, the model's and the
+/// chip's fingerprints, the phase, batch, chunk and MTP): a sweep's points
+/// that differ only in their batch share one prefill, a `--batch max`
+/// point's program is the one its search compiled, and a Python loop over
+/// simulation options compiles once. The oldest goes first past
+/// kCachedPrograms.
+class ProgramCache {
+public:
+  static constexpr size_t kCachedPrograms = 16;
+  const sim::Program *find(const std::string &key) const {
+    auto it = programs.find(key);
+    return it == programs.end() ? nullptr : &it->second;
+  }
+  void add(const std::string &key, const sim::Program &program) {
+    if (!programs.emplace(key, program).second)
+      return;
+    order.push_back(key);
+    if (order.size() > kCachedPrograms) {
+      programs.erase(order.front());
+      order.pop_front();
+    }
+  }
+
+private:
+  std::map<std::string, sim::Program> programs;
+  std::deque<std::string> order;
+};
+
+ProgramCache &programCache() {
+  static ProgramCache cache;
+  return cache;
+}
+
+int64_t &compiledCount() {
+  static int64_t count = 0;
+  return count;
+}
+
+std::string programKey(const Workload &w, const WorkloadOptions &o,
+                       const CompileOptions &c, int64_t batch, bool prefill) {
+  return llvm::formatv("{0}|model {1}|chip {2}|weights {3}|{4} batch {5} "
+                       "tokens {6} chunk {7} mtp {8} {9:x}",
+                       pipelineOptions(w, o, c).text(), w.config.fingerprint(),
+                       w.chip.fingerprint(), weightsDtypeLabel(w),
+                       prefill ? "prefill" : "decode", batch, o.context,
+                       c.prefillChunk, prefill ? 0 : c.mtp,
+                       llvm::bit_cast<uint64_t>(c.mtpAcceptance))
+      .str();
+}
+} // namespace
+
 llvm::Expected<sim::Program>
 snapflow::driver::compileProgram(const Workload &w, const WorkloadOptions &o,
                                  const CompileOptions &c, int64_t batch,
                                  bool prefill, int64_t *maxBatch) {
+  std::string key = programKey(w, o, c, batch, prefill);
+  if (const sim::Program *known = programCache().find(key)) {
+    if (maxBatch)
+      *maxBatch = known->maxBatch;
+    return *known;
+  }
   int64_t largest = 0;
   auto module = compileFitting(w, o, c, batch, prefill, largest);
   if (maxBatch)
@@ -237,8 +311,15 @@ snapflow::driver::compileProgram(const Workload &w, const WorkloadOptions &o,
   // (tests/Pipelines/run-equals-compile-simulate.test checks they agree).
   llvm::StringRef phase =
       arch::phaseName(prefill ? arch::Phase::Prefill : arch::Phase::Decode);
-  return sim::readProgram(**module, ("<" + phase + ">").str(), phase);
+  auto program = sim::readProgram(**module, ("<" + phase + ">").str(), phase);
+  if (program) {
+    programCache().add(key, *program);
+    ++compiledCount();
+  }
+  return program;
 }
+
+int64_t snapflow::driver::programsCompiled() { return compiledCount(); }
 
 llvm::Expected<int64_t>
 snapflow::driver::findMaxBatch(const Workload &w, const WorkloadOptions &o,
@@ -268,11 +349,11 @@ snapflow::driver::findMaxBatch(const Workload &w, const WorkloadOptions &o,
     return llvm::make_error<ProgramFailure>(
         w.config.name + ": not even batch 1 fits " + w.chip.getName());
   auto fitsAt = [&](int64_t batch) -> llvm::Expected<bool> {
-    int64_t ignored = 0;
-    auto module = compileFitting(w, o, c, batch, false, ignored);
-    if (module)
+    // Through the cache: the run then simulates the program found here.
+    auto program = compileProgram(w, o, c, batch, /*prefill=*/false);
+    if (program)
       return true;
-    Error e = module.takeError();
+    Error e = program.takeError();
     if (!e.isA<ProgramFailure>())
       return std::move(e);
     llvm::consumeError(std::move(e));

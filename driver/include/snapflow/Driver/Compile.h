@@ -69,11 +69,19 @@ compilePrefill(const Workload &workload, const WorkloadOptions &options,
 /// compileModel for one phase, read into the simulator's Program as
 /// `simulate` reads a file. A plan that does not fit is a ProgramFailure;
 /// `maxBatch` (when given) receives the plan's largest batch that fits.
+/// A program this process compiled before for the same inputs (pipeline
+/// options, model and chip fingerprints, phase, batch, tokens, chunk, MTP)
+/// is returned again, not recompiled: a sweep's prefill shared by its
+/// batches, a `--batch max` search's answer, a Python loop.
 llvm::Expected<sim::Program> compileProgram(const Workload &workload,
                                             const WorkloadOptions &options,
                                             const CompileOptions &compile,
                                             int64_t batch, bool prefill,
                                             int64_t *maxBatch = nullptr);
+
+/// Programs compileProgram has compiled in this process (not those it
+/// returned again).
+int64_t programsCompiled();
 
 /// The largest decode batch of the workload that fits its chip: it
 /// compiles, and the next batch does not (both checked by compiling them,
