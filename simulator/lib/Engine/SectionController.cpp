@@ -384,8 +384,15 @@ double SectionController::attribute(int j, int i, Profile &profile, double t0,
       op.bytes[static_cast<int>(p.tensors[n.tensor].tier)] += nr.bytes;
   }
   share.energyPj += runPj;
-  if (tracing)
-    traceRun(j, i, t0, firstIteration, iterations - cut.skipped, runPj, spans);
+  if (tracing) {
+    // The slice spans the simulated iterations: their energy only (the
+    // trace's power divides it by the slice's span).
+    double simulatedPj = runPj;
+    for (const NodeRun &d : cut.nodeDelta)
+      simulatedPj -= d.energy.total() * double(cut.skipped);
+    traceRun(j, i, t0, firstIteration, iterations - cut.skipped, simulatedPj,
+             spans);
+  }
   return runPj;
 }
 

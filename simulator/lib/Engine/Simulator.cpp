@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
+#include <optional>
 #include <sstream>
 
 using namespace snapflow;
@@ -350,17 +351,20 @@ SimResult snapflow::sim::simulate(const std::vector<Job> &jobs,
   // its half-made processes and allocate doing so, in a process already out
   // of memory (LLVM's new handler then aborts); the run ends here anyway.
   std::unique_ptr<Engine> engine;
-  MemoryReserve reserve(size_t(16) << 20);
+  std::optional<MemoryReserve> reserve;
+  reserve.emplace(size_t(16) << 20);
   try {
     engine = std::make_unique<Engine>("snapflow", jobs, chip, options);
     sc_core::sc_start();
   } catch (const sc_core::sc_report &report) {
     llvm::StringRef msg = report.get_msg();
     return stopped(engine.release(), msg.trim(),
-                   msg.contains("stack") || msg.contains("memory"));
+                   msg.contains("stack") || msg.contains("memory") ||
+                       msg.contains("bad_alloc"));
   } catch (const std::bad_alloc &) {
     return stopped(engine.release(), "std::bad_alloc", true);
   }
+  reserve.reset(); // held while the kernel runs, not after
   engine->finish();
   engine->reap();
   return std::move(engine->result);

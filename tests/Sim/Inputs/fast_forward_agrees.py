@@ -9,6 +9,7 @@ that disagrees.
   fast_forward_agrees.py OUT_DIR RELATIVE snapflow-run-args...
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -57,6 +58,13 @@ def main():
     os.makedirs(out, exist_ok=True)
     fast = report(out, "fast", args)
     full = report(out, "full", args + ["--no-fast-forward"])
+    # The full run must be one: every step and iteration simulated.
+    if full.get("iterations_fast_forwarded") != 0 or \
+            full.get("steps_simulated") != full.get("steps"):
+        print("--no-fast-forward fast-forwarded:",
+              full.get("iterations_fast_forwarded"), "iterations,",
+              full.get("steps_simulated"), "of", full.get("steps"), "steps")
+        return 1
     a, b = dict(leaves(fast)), dict(leaves(full))
     if a.keys() != b.keys():
         print("the reports have different keys:",
@@ -67,6 +75,10 @@ def main():
         y = b[key]
         if not isinstance(x, float) or not isinstance(y, float):
             if x != y:
+                bad.append(f"{key}: {x!r} fast, {y!r} full")
+            continue
+        if math.isnan(x) or math.isnan(y):
+            if not (math.isnan(x) and math.isnan(y)):
                 bad.append(f"{key}: {x!r} fast, {y!r} full")
             continue
         diff = abs(x - y)

@@ -76,7 +76,7 @@ public:
     while (produced - minConsumed() >= depth)
       await(freed, producerWaiting);
     double t = atPs;
-    if (produced >= depth) {
+    if (produced >= depth && !consumed.empty()) {
       // The slot of the tile `depth` earlier, freed when all had it.
       const Taken &slot =
           released[static_cast<size_t>(produced - depth - releasedBase)];
