@@ -533,13 +533,20 @@ TEST(WorkloadFacts, ALearnedSplitCheckIsUsedAndNotPassedOn) {
 // Compiling: the largest batch
 //===----------------------------------------------------------------------===//
 
-TEST(Compile, MaxBatchFitsAndOneMoreDoesNot) {
+/// Batch 1 of `model` on `chip` with `context` tokens, the whole KV cache.
+static WorkloadOptions fullCache(const char *model, const char *chip,
+                                 int64_t context) {
   WorkloadOptions o;
-  o.model = "llama-3.1-8b";
-  o.chip = "sn40l";
-  o.context = 131072;
+  o.model = model;
+  o.chip = chip;
+  o.context = context;
   o.batch = 1;
   o.kv = "full";
+  return o;
+}
+
+TEST(Compile, MaxBatchFitsAndOneMoreDoesNot) {
+  WorkloadOptions o = fullCache("llama-3.1-8b", "sn40l", 131072);
   auto w = resolveWorkload(o, /*needChip=*/true);
   ASSERT_TRUE(static_cast<bool>(w)) << message(w.takeError());
   CompileOptions c;
@@ -560,12 +567,7 @@ TEST(Compile, MaxBatchFitsAndOneMoreDoesNot) {
 // program again; a prefill is shared by every batch of a workload; another
 // batch, another context or another chip value is a new program.
 TEST(Compile, AProgramIsCompiledOncePerInputs) {
-  WorkloadOptions o;
-  o.model = "llama-3.2-1b";
-  o.chip = "tiny";
-  o.context = 2048;
-  o.batch = 1;
-  o.kv = "full";
+  WorkloadOptions o = fullCache("llama-3.2-1b", "tiny", 2048);
   auto w = resolveWorkload(o, /*needChip=*/true);
   ASSERT_TRUE(static_cast<bool>(w)) << message(w.takeError());
   CompileOptions c;

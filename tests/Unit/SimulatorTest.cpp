@@ -469,11 +469,8 @@ TEST(Simulator, DeadlockIsReported) {
 // as in OneDMA but a single tile: 164 + 66 = 230 cycles, +10 fill = 240.)
 TEST(Simulator, FastForwardMatchesFullRun) {
   Builder b;
+  oneTileSection(b, "s");
   b.sec().repeat = 50;
-  int w = b.tensor(arch::MemoryTier::HBM, 4096);
-  int s = b.stream(4096, 1);
-  b.load(w, s, 1);
-  b.stage(StageKind::Elementwise, {s}, {}, 1, 0);
   SimResult r = run(b.p);
   ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 50 * 240);
@@ -493,12 +490,9 @@ TEST(Simulator, FastForwardMatchesFullRun) {
 // still adding up to the time.
 TEST(Simulator, PipelinedLoopSteadyStateIsAccounted) {
   Builder b;
+  oneTileSection(b, "s");
   b.sec().repeat = 50;
   b.sec().pipelined = true;
-  int w = b.tensor(arch::MemoryTier::HBM, 4096);
-  int s = b.stream(4096, 1);
-  b.load(w, s, 1);
-  b.stage(StageKind::Elementwise, {s}, {}, 1, 0);
   SimResult r = run(b.p);
   ASSERT_FALSE(r.deadlocked) << r.failure;
   EXPECT_DOUBLE_EQ(sectionCycles(r), 49 * 230 + 240);

@@ -71,7 +71,9 @@ struct NodeRun {
   ActionEnergy energy;
   /// A node that touches no shared resource (a PCU stage, a buffer: it
   /// only computes, crosses the mesh and exchanges tiles) keeps its own
-  /// clock, `localPs`, ahead of SystemC's or level with it, and meets the
+  /// clock, `localPs`, ahead of SystemC's or level with it while it runs
+  /// (stale while it waits for a tile or slot: nothing reads it then; the
+  /// time it gets back moves it on), and meets the
   /// kernel only when a tile or a slot it needs does not exist yet
   /// (TileStream.h) and at the end of each iteration. The others are at
   /// SystemC's time.
