@@ -95,11 +95,14 @@ void DmaEngine::runLoad(SectionRun &r, int index) {
                         1, 0);
   double hops = r.ports->network->hopsPs();
   std::deque<double> inFlight;
+  // A tile lands when it has arrived and the load is there (it may have
+  // waited past that for a slot); it goes in once its slot is free too,
+  // one wait for both (SectionRun::push).
   auto land = [&] {
-    waitUntil(inFlight.front());
-    r.charge(index, PathPart::Memory);
+    double at = reachedPs(inFlight.front());
+    r.charge(index, PathPart::Memory, at);
     inFlight.pop_front();
-    r.push(index, n.outputs[0], /*lanes=*/0); // it crossed already
+    r.push(index, n.outputs[0], /*lanes=*/0, at); // it crossed already
   };
   for (int64_t tile = 0, tiles = r.nodeTiles(index); tile < tiles; ++tile) {
     while (static_cast<int64_t>(inFlight.size()) >= out.depth)

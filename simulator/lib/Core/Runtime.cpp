@@ -65,10 +65,9 @@ void SectionRun::sync(int node) {
   }
 }
 
-void SectionRun::charge(int node, PathPart part) {
+void SectionRun::charge(int node, PathPart part, double now) {
   NodeRun &nr = nodes[node];
   PathStamp &p = nr.path;
-  double now = nr.now();
   if (now > p.at) {
     double span = now - p.at;
     segments.push_back({p.segment, node, part, span});
@@ -96,16 +95,17 @@ void SectionRun::pop(int node, int stream) {
           .charge(double(st.tileBytes), Access::Read);
 }
 
-void SectionRun::push(int node, int stream, int64_t lanes) {
+void SectionRun::push(int node, int stream, int64_t lanes, double atPs) {
   NodeRun &nr = nodes[node];
   int64_t tileBytes = section->streams[stream].tileBytes;
   if (lanes > 0) {
     double net = ports->network->crossPs(tileBytes, lanes);
     spend(node, net);
     charge(node, PathPart::Network);
+    atPs = std::max(atPs, nr.now());
   }
   nr.wait = {"push to", stream};
-  double at = streams[stream]->push(nr.path, nr.now());
+  double at = streams[stream]->push(nr.path, atPs);
   reach(node, at);
   nr.wait = {};
   nr.touch();

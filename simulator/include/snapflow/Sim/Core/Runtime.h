@@ -46,6 +46,12 @@ inline void waitFor(double ps) {
   sc_core::wait(sc_core::sc_time::from_value(
       ps > 0 ? static_cast<sc_dt::uint64>(static_cast<int64_t>(ps + 0.5)) : 0));
 }
+/// The time waitUntil(ps) reaches: `ps` rounded to SystemC's picosecond,
+/// or now if that has passed.
+inline double reachedPs(double ps) {
+  double now = nowPs();
+  return ps > now ? now + double(static_cast<int64_t>(ps - now + 0.5)) : now;
+}
 /// Waits until simulated time `ps`, if it is still ahead.
 inline void waitUntil(double ps) {
   double now = nowPs();
@@ -151,8 +157,12 @@ struct SectionRun {
   /// Marks iteration `k` of node `node` done.
   void finishIteration(int node, int64_t k);
   /// Charges the time since node `node`'s path last moved to `part` (the
-  /// node just waited on its own work of that kind).
-  void charge(int node, PathPart part);
+  /// node just waited on its own work of that kind), up to its time now or
+  /// to `atPs`, a time it will wait for (a load's landing: DmaEngine).
+  void charge(int node, PathPart part) {
+    charge(node, part, nodes[node].now());
+  }
+  void charge(int node, PathPart part, double atPs);
   /// Node `node` spends `ps` on its own work: its clock moves, or it waits.
   void spend(int node, double ps);
   /// Node `node` is at time `ps` (no earlier than its time now).
@@ -169,7 +179,13 @@ struct SectionRun {
   /// the network (a DMA, `lanes` 0) it first crosses `lanes` lanes of it.
   /// The node is charged the crossing (the mean hops) and the write into
   /// the stream's PMU buffer.
-  void push(int node, int stream, int64_t lanes);
+  void push(int node, int stream, int64_t lanes) {
+    push(node, stream, lanes, nodes[node].now());
+  }
+  /// The same for a tile that is ready at `atPs`, at or after the node's
+  /// time: the node then waits once, until the tile is in (at `atPs` or
+  /// when its slot was freed), not first for `atPs` and again for the slot.
+  void push(int node, int stream, int64_t lanes, double atPs);
 };
 
 /// A bulk copy on one socket (Job::copy), run by its DMA engine's copy

@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -61,10 +60,7 @@ public:
   void reset() {
     produced = 0;
     std::fill(consumed.begin(), consumed.end(), 0);
-    tiles.clear();
-    base = 0;
-    released.clear();
-    releasedBase = 0;
+    slots.clear();
   }
 
   /// Appends one tile made along `path` at `atPs`, once the slowest
@@ -76,23 +72,22 @@ public:
     while (produced - minConsumed() >= depth)
       await(freed, producerWaiting);
     double t = atPs;
+    size_t at = slotOf(produced);
     if (produced >= depth && !consumed.empty()) {
       // The slot of the tile `depth` earlier, freed when all had it.
-      const Taken &slot =
-          released[static_cast<size_t>(produced - depth - releasedBase)];
-      if (slot.atPs > atPs) {
-        t = slot.atPs;
-        if (slot.path.at > path.at)
-          path = slot.path;
-      }
-      // Earlier slots are never asked for again.
-      while (releasedBase < produced - depth + 1 && !released.empty()) {
-        released.pop_front();
-        ++releasedBase;
+      const Taken &freedBy = slots[at].taken;
+      if (freedBy.atPs > atPs) {
+        t = freedBy.atPs;
+        if (freedBy.path.at > path.at)
+          path = freedBy.path;
       }
     }
+    Slot tile{path, t, {}};
+    if (at < slots.size())
+      slots[at] = tile;
+    else
+      slots.push_back(tile);
     ++produced;
-    tiles.push_back({path, t, {}});
     if (consumersWaiting > 0)
       added.notify(sc_core::SC_ZERO_TIME);
     return t;
@@ -105,21 +100,20 @@ public:
   double pop(int c, PathStamp &path, double atPs) {
     while (consumed[c] >= produced)
       await(added, consumersWaiting);
-    Tile &tile = tiles[static_cast<size_t>(consumed[c] - base)];
+    Slot &tile = slots[slotOf(consumed[c])];
     double t = std::max(atPs, tile.readyPs);
     if (tile.path.at > path.at)
       path = tile.path;
-    // The slot is free once the last consumer, in time, has the tile.
-    if (t >= tile.taken.atPs)
-      tile.taken = {t, path};
+    // The slot is free once the last consumer, in time, has the tile; of
+    // consumers taking it at the same time, the one whose path goes
+    // furthest, then the first (not whichever the kernel ran last).
+    Taken &last = tile.taken;
+    if (t > last.atPs ||
+        (t == last.atPs && (path.at > last.path.at ||
+                            (path.at == last.path.at && c < last.consumer))))
+      last = {t, path, c};
     ++consumed[c];
-    int64_t low = minConsumed();
-    while (base < low && !tiles.empty()) {
-      released.push_back(tiles.front().taken);
-      tiles.pop_front();
-      ++base;
-    }
-    if (producerWaiting > 0 && produced - low < depth)
+    if (producerWaiting > 0 && produced - minConsumed() < depth)
       freed.notify(sc_core::SC_ZERO_TIME);
     return t;
   }
@@ -128,16 +122,24 @@ public:
   int64_t occupancy() const { return produced - minConsumed(); }
 
 private:
-  /// When a tile was taken, and along which path.
+  /// When a tile was taken, and along which path, by which consumer.
   struct Taken {
     double atPs = -1;
     PathStamp path;
+    int consumer = -1;
   };
-  struct Tile {
+  /// Tile k is held in slots[k % depth] from its push until tile k + depth
+  /// is pushed, which first reads when the last consumer took it: no more
+  /// than `depth` tiles are ever in flight, so nothing is allocated per
+  /// tile once the ring is full.
+  struct Slot {
     PathStamp path;
     double readyPs;
     Taken taken; ///< by the consumer that took it last, in time
   };
+  size_t slotOf(int64_t tile) const {
+    return static_cast<size_t>(tile < depth ? tile : tile % depth);
+  }
 
   /// Waits for `e`, counted in `waiting`. Consumers wait for a tile to be
   /// added, the producer for room to be freed, and each is woken only when
@@ -151,6 +153,8 @@ private:
   }
 
   int64_t minConsumed() const {
+    if (consumed.size() == 1)
+      return consumed[0];
     return consumed.empty()
                ? produced
                : *std::min_element(consumed.begin(), consumed.end());
@@ -161,12 +165,7 @@ private:
   std::vector<int64_t> consumed;
   sc_core::sc_event added, freed;
   int consumersWaiting = 0, producerWaiting = 0;
-  std::deque<Tile> tiles; ///< of tiles base, base + 1, ...
-  int64_t base = 0;
-  /// When the slots of tiles releasedBase, releasedBase + 1, ... were
-  /// freed (those a later push may still ask for).
-  std::deque<Taken> released;
-  int64_t releasedBase = 0;
+  std::vector<Slot> slots; ///< a ring of up to `depth` tiles (slotOf)
 };
 
 } // namespace sim
