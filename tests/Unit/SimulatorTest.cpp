@@ -26,7 +26,14 @@
 
 #include "gtest/gtest.h"
 
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <set>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <systemc>
 
@@ -502,6 +509,314 @@ TEST(Simulator, PipelinedLoopSteadyStateIsAccounted) {
   EXPECT_DOUBLE_EQ(r.jobs[0].bytes[static_cast<int>(arch::MemoryTier::HBM)],
                    50 * 4096);
   EXPECT_DOUBLE_EQ(r.jobs[0].profile.criticalPs() / 1000, r.cycles);
+}
+
+namespace {
+/// What a run reports, as named numbers, for comparing a fast-forwarded
+/// run with the full one.
+struct Facts {
+  std::vector<std::string> names;
+  std::vector<double> values;
+  void add(std::string name, double v) {
+    names.push_back(std::move(name));
+    values.push_back(v);
+  }
+};
+
+std::string opName(int k) {
+  return arch::opKindName(static_cast<arch::OpKind>(k)).str();
+}
+
+/// What the components counted: time, tiles, busy fractions, per step and
+/// socket the bytes per tier, FLOPs, link bytes and energy, each
+/// operator's own work (the nodes' tallies), each collective's mean
+/// latency and exposed time (its runs and their spans).
+Facts workFacts(const SimResult &r) {
+  Facts f;
+  f.add("elapsed_ps", r.elapsedPs);
+  f.add("tiles_moved", double(r.tilesMoved));
+  f.add("pcu_utilization", r.pcuUtilization);
+  f.add("hbm_utilization", r.hbmUtilization);
+  f.add("ddr_utilization", r.ddrUtilization);
+  f.add("link_utilization", r.linkUtilization);
+  for (const JobResult &j : r.jobs) {
+    f.add("flops", j.flops);
+    for (arch::MemoryTier t : arch::kAllTiers)
+      f.add("bytes." + arch::tierName(t).str(), j.bytes[static_cast<int>(t)]);
+    f.add("link_bytes", j.linkBytes);
+    f.add("energy_pj", j.energyPj);
+    for (int k = 0; k < arch::kNumOpKinds; ++k) {
+      const OperatorProfile &op = j.profile.ops[k];
+      std::string name = "ops." + opName(k);
+      f.add(name + ".busy_ps", op.busyPs);
+      f.add(name + ".flops", op.flops);
+      f.add(name + ".simd_flops", op.simdFlops);
+      for (arch::MemoryTier t : arch::kAllTiers)
+        f.add(name + ".bytes." + arch::tierName(t).str(),
+              op.bytes[static_cast<int>(t)]);
+      f.add(name + ".link_bytes", op.linkBytes);
+      for (int a = 0; a < kNumEnergyActions; ++a)
+        f.add(name + ".energy." +
+                  energyActionName(static_cast<EnergyAction>(a)).str(),
+              op.energy.pj[a]);
+    }
+    for (size_t s = 0; s < j.profile.sections.size(); ++s)
+      f.add("sections." + std::to_string(s) + ".energy_pj",
+            j.profile.sections[s].energyPj);
+  }
+  for (const CollectiveResult &c : r.collectives) {
+    f.add("collectives." + c.label + ".latency_ps", c.latencyPs);
+    f.add("collectives." + c.label + ".exposed_ps", c.exposedPs);
+  }
+  return f;
+}
+
+/// The critical path: by operator and resource, and by section and
+/// operator, with each section's time and calls.
+Facts pathFacts(const SimResult &r) {
+  Facts f;
+  f.add("elapsed_ps", r.elapsedPs);
+  for (const JobResult &j : r.jobs) {
+    for (int k = 0; k < arch::kNumOpKinds; ++k)
+      for (int res = 0; res < kNumResources; ++res)
+        f.add("ops." + opName(k) + ".critical." +
+                  resourceName(static_cast<Resource>(res)).str(),
+              j.profile.ops[k].criticalPs[res]);
+    for (size_t s = 0; s < j.profile.sections.size(); ++s) {
+      const Profile::SectionShare &share = j.profile.sections[s];
+      std::string name = "sections." + std::to_string(s);
+      f.add(name + ".ps", share.ps);
+      f.add(name + ".calls", share.calls);
+      for (int k = 0; k < arch::kNumOpKinds; ++k)
+        f.add(name + ".critical." + opName(k), share.criticalPs[k]);
+    }
+  }
+  return f;
+}
+
+Facts allFacts(const SimResult &r) {
+  Facts f = workFacts(r), path = pathFacts(r);
+  f.names.insert(f.names.end(), path.names.begin(), path.names.end());
+  f.values.insert(f.values.end(), path.values.begin(), path.values.end());
+  return f;
+}
+
+/// The values of `facts` of one step of `p` simulated whole (no
+/// fast-forward) on the tiny chip, in a process of its own: SystemC allows
+/// one simulation per process, and this one's is the fast-forwarded run.
+std::vector<double> fullRun(const Program &p, bool allSockets,
+                            Facts (*facts)(const SimResult &)) {
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    ADD_FAILURE() << "pipe: " << std::strerror(errno);
+    return {};
+  }
+  std::fflush(nullptr); // nothing buffered is written twice
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    arch::ArchModel chip = tiny();
+    SimOptions o;
+    o.fastForward = false;
+    o.allSockets = allSockets;
+    SimResult r = simulate({{&p, 1}}, chip, o);
+    if (!r.failure.empty())
+      ::_exit(1);
+    std::vector<double> v = facts(r).values;
+    const char *at = reinterpret_cast<const char *>(v.data());
+    for (size_t left = v.size() * sizeof(double); left > 0;) {
+      ssize_t n = ::write(fds[1], at, left);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        ::_exit(1);
+      at += n;
+      left -= size_t(n);
+    }
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::vector<char> bytes;
+  char buffer[4096];
+  for (ssize_t n; pid > 0 && (n = ::read(fds[0], buffer, sizeof(buffer)));) {
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      break;
+    bytes.insert(bytes.end(), buffer, buffer + n);
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (pid > 0 && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  EXPECT_TRUE(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "the full run failed";
+  std::vector<double> v(bytes.size() / sizeof(double));
+  std::memcpy(v.data(), bytes.data(), v.size() * sizeof(double));
+  return v;
+}
+
+/// Expects each of the fast-forwarded run's facts to be the full run's,
+/// within 1e-9 of the larger (or 1e-6 of zero), as SteadyState's watch
+/// compares periods.
+void expectFullRun(const Facts &fast, const std::vector<double> &full) {
+  ASSERT_EQ(fast.values.size(), full.size());
+  for (size_t k = 0; k < full.size(); ++k) {
+    double a = fast.values[k], b = full[k];
+    EXPECT_LE(std::fabs(a - b),
+              std::max(1e-9 * std::max(std::fabs(a), std::fabs(b)), 1e-6))
+        << fast.names[k] << ": fast-forwarded " << a << ", full run " << b;
+  }
+}
+
+/// Iterations the trace says were accounted, not simulated.
+int64_t accountedInTrace(const SimResult &r) {
+  int64_t n = 0;
+  for (const TraceEvent &e : r.trace)
+    if (e.kind == TraceEvent::IterationsAccounted)
+      n += e.count;
+  return n;
+}
+} // namespace
+
+// A cut loop accounts what every component of every socket counted in the
+// iterations it skipped. A pipelined loop of 40 iterations with every
+// socket of its 4-socket TP group simulated: each iteration loads 4 tiles
+// of 1024 B from HBM, a GEMM stage computes 6400 FLOPs on each (systolic),
+// a ring all-reduce over the 4 sockets sums them, an elementwise stage
+// computes 1600 FLOPs on each (SIMD) and a store writes them to DDR. The
+// all-reduce (6 hops of 1000 cycles a run) sets the period; once three
+// agree the watch cuts the loop. Per socket and step, by hand:
+//   FLOPs 40 x 4 x (6400 + 1600) = 1280000, of them SIMD 40 x 4 x 1600 =
+//     256000;
+//   bytes: HBM and DDR 40 x 4 x 1024 = 163840 each; link: a ring all-reduce
+//     of 4 sends 2 x 3 / 4 of its 4096-B message, 40 x 6144 = 245760;
+//   energy (pJ): compute 1024000 x 1 + 256000 x 2 = 1536000; HBM 163840 x 8
+//     bits x 10 = 13107200; DDR x 20 = 26214400; links 245760 x 8 x 5 =
+//     9830400; the 4 streams' 4 x 163840 x 8 = 5242880 bits each written to
+//     and read from SRAM (2 + 1 pJ/bit) = 15728640 and crossing 2 hops of
+//     the mesh (0.5 pJ/bit/hop) = 5242880; 71659520 in all;
+//   tiles: 4 streams x 4 tiles x 40 = 640 per socket, 2560 on the 4.
+// The rest is the full run's (simulated in a process of its own), within
+// 1e-9: the time, the busy fractions, each operator's busy time, and the
+// all-reduce's mean latency and exposed time, whose first run is not a
+// steady one: the mean moves unless its runs and its spans are both scaled.
+TEST(Simulator, PipelinedLoopCutAccountsEveryStatistic) {
+  Builder b;
+  b.p.tp = 4;
+  b.sec().repeat = 40;
+  b.sec().pipelined = true;
+  int w = b.tensor(arch::MemoryTier::HBM, 40 * 4096);
+  int out = b.tensor(arch::MemoryTier::DDR, 40 * 4096);
+  int sw = b.stream(1024, 4), sg = b.stream(1024, 4);
+  int sr = b.stream(1024, 4), se = b.stream(1024, 4);
+  b.load(w, sw, 4);
+  b.stage(StageKind::Gemm, {sw}, {sg}, 4, 6400);
+  b.collective(CollectiveKind::AllReduce, sg, sr, 4);
+  b.stage(StageKind::Elementwise, {sr}, {se}, 4, 1600);
+  b.store(se, out);
+  std::vector<double> full = fullRun(b.p, /*allSockets=*/true, workFacts);
+  SimResult r = run(b.p, /*allSockets=*/true);
+  ASSERT_FALSE(r.deadlocked) << r.failure;
+  const JobResult &j = r.jobs[0];
+  EXPECT_GT(j.iterationsFastForwarded, 0);
+  EXPECT_EQ(j.iterationsSimulated + j.iterationsFastForwarded, 40);
+  EXPECT_EQ(accountedInTrace(r), j.iterationsFastForwarded);
+  EXPECT_DOUBLE_EQ(j.flops, 1280000);
+  const OperatorProfile &op =
+      j.profile.ops[static_cast<int>(arch::OpKind::Other)];
+  EXPECT_DOUBLE_EQ(op.flops, 1280000);
+  EXPECT_DOUBLE_EQ(op.simdFlops, 256000);
+  EXPECT_DOUBLE_EQ(j.bytes[static_cast<int>(arch::MemoryTier::HBM)], 163840);
+  EXPECT_DOUBLE_EQ(j.bytes[static_cast<int>(arch::MemoryTier::DDR)], 163840);
+  EXPECT_DOUBLE_EQ(j.linkBytes, 245760);
+  EXPECT_DOUBLE_EQ(op.energy[EnergyAction::Compute], 1536000);
+  EXPECT_DOUBLE_EQ(op.energy[EnergyAction::HBM], 13107200);
+  EXPECT_DOUBLE_EQ(op.energy[EnergyAction::DDR], 26214400);
+  EXPECT_DOUBLE_EQ(op.energy[EnergyAction::Link], 9830400);
+  EXPECT_DOUBLE_EQ(op.energy[EnergyAction::SRAM], 15728640);
+  EXPECT_DOUBLE_EQ(op.energy[EnergyAction::Network], 5242880);
+  EXPECT_DOUBLE_EQ(j.energyPj, 71659520);
+  EXPECT_EQ(r.tilesMoved, 2560);
+  ASSERT_EQ(r.collectives.size(), 1u);
+  expectFullRun(workFacts(r), full);
+}
+
+// A cut loop's critical path is split as the full run's: each span of the
+// simulated path inside the measured period is charged once more per
+// period cut out, to its own operator and resource. twoLayers's layer
+// (KernelLoopOverlapsTheNextLayersLoads) pipelined over 40 layers, its
+// nodes tagged apart: weight load qkv_projection, carry load norm, gemm
+// mlp, all-reduce all_reduce, store residual. The path is the first weight
+// tile (HBM 230), then per layer the gemm (PCU fill 10, NoC crossing 6),
+// the all-reduce (link 6012, NoC crossing 4), the store (SRAM 1) and, from
+// the second layer on, the carry load waiting on the store before it
+// (SRAM 7), after the 1000-cycle launch:
+//   qkv_projection: hbm 230;      norm: sram 39 x 7 = 273;
+//   mlp: pcu 40 x 10 = 400, noc 40 x 6 = 240;
+//   all_reduce: link 40 x 6012 = 240480, noc 40 x 4 = 160;
+//   residual: sram 40 x 1 = 40;
+// 223 + 40 x 6040 = 241823 cycles. A cut charging what it skipped to one
+// place (the remainder goes to the link of the last node's operator)
+// would fail, as would one scaling the wrong spans.
+TEST(Simulator, PipelinedLoopCutSplitsTheCriticalPath) {
+  Program p = twoLayers(true);
+  Section &sec = p.sections[0];
+  sec.repeat = 40;
+  const arch::OpKind kinds[] = {arch::OpKind::QKVProjection, arch::OpKind::Norm,
+                                arch::OpKind::MLP, arch::OpKind::AllReduce,
+                                arch::OpKind::Residual};
+  ASSERT_EQ(sec.nodes.size(), 5u);
+  for (size_t k = 0; k < sec.nodes.size(); ++k)
+    sec.nodes[k].opKind = kinds[k];
+  std::vector<double> full = fullRun(p, /*allSockets=*/false, pathFacts);
+  SimResult r = run(p);
+  ASSERT_FALSE(r.deadlocked) << r.failure;
+  EXPECT_GT(r.jobs[0].iterationsFastForwarded, 0);
+  EXPECT_DOUBLE_EQ(sectionCycles(r), 241823);
+  const Profile &pr = r.jobs[0].profile;
+  auto at = [&](arch::OpKind k, Resource res) {
+    return pr.ops[static_cast<int>(k)].criticalPs[static_cast<int>(res)] / 1000;
+  };
+  EXPECT_DOUBLE_EQ(at(arch::OpKind::QKVProjection, Resource::HBM), 230);
+  EXPECT_DOUBLE_EQ(at(arch::OpKind::Norm, Resource::SRAM), 273);
+  EXPECT_DOUBLE_EQ(at(arch::OpKind::MLP, Resource::PCU), 400);
+  EXPECT_DOUBLE_EQ(at(arch::OpKind::MLP, Resource::NoC), 240);
+  EXPECT_DOUBLE_EQ(at(arch::OpKind::AllReduce, Resource::Link), 240480);
+  EXPECT_DOUBLE_EQ(at(arch::OpKind::AllReduce, Resource::NoC), 160);
+  EXPECT_DOUBLE_EQ(at(arch::OpKind::Residual, Resource::SRAM), 40);
+  EXPECT_DOUBLE_EQ(at(arch::OpKind::Residual, Resource::Link), 0);
+  EXPECT_DOUBLE_EQ(at(arch::OpKind::KernelLaunch, Resource::Launch), 1000);
+  EXPECT_DOUBLE_EQ(pr.criticalPs() / 1000, r.cycles);
+  expectFullRun(pathFacts(r), full);
+}
+
+// A pipelined loop too short to cut: the watch needs kSteadyPeriods (3)
+// equal periods, four iteration ends, and then an iteration not started
+// yet. oneTileSection's loop (PipelinedLoopSteadyStateIsAccounted) of 5:
+// iteration k starts at 230 k and ends at 230 k + 240, so the fourth end
+// (930) shows three periods of 230, but the load started the last
+// iteration (4) at 920: nothing is left to skip. Every iteration is
+// simulated, none accounted, and the run is the full run: 1000 + 4 x 230 +
+// 240 = 2160 cycles, its path the load's HBM 5 x 230 = 1150 and the
+// stage's fill 10 after the launch.
+TEST(Simulator, ShortPipelinedLoopIsNotCut) {
+  Builder b;
+  oneTileSection(b, "s");
+  b.sec().repeat = 5;
+  b.sec().pipelined = true;
+  std::vector<double> full = fullRun(b.p, /*allSockets=*/false, allFacts);
+  SimResult r = run(b.p);
+  ASSERT_FALSE(r.deadlocked) << r.failure;
+  EXPECT_EQ(r.jobs[0].iterationsSimulated, 5);
+  EXPECT_EQ(r.jobs[0].iterationsFastForwarded, 0);
+  EXPECT_EQ(accountedInTrace(r), 0);
+  EXPECT_DOUBLE_EQ(r.cycles, 2160);
+  const OperatorProfile &op =
+      r.jobs[0].profile.ops[static_cast<int>(arch::OpKind::Other)];
+  EXPECT_DOUBLE_EQ(op.criticalPs[static_cast<int>(Resource::HBM)] / 1000, 1150);
+  EXPECT_DOUBLE_EQ(op.criticalPs[static_cast<int>(Resource::PCU)] / 1000, 10);
+  expectFullRun(allFacts(r), full);
 }
 
 // Simulated time has a horizon (2^62 ps, about 4.6e6 s): a step of 1240
