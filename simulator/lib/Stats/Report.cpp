@@ -252,10 +252,13 @@ PrefillKeys prefillKeys(const SimResult &r, const Program &decode,
           : llvm::json::Value(nullptr);
   }
   out.profile = profileObject(p->profile, *pre, &p->chunkProfiles);
-  out.breakdown = Object{{"chunks", pre->chunks},
-                         {"selection_s", std::move(selectionS)},
-                         {"selection_flops", sel.flops},
-                         {"selection_bytes", sel.bytes}};
+  out.breakdown =
+      Object{{"chunks", pre->chunks},
+             {"selection_s", std::move(selectionS)},
+             {"selection_flops", sel.flops},
+             {"selection_bytes", sel.bytes},
+             {"iterations_simulated", p->iterationsSimulated},
+             {"iterations_fast_forwarded", p->iterationsFastForwarded}};
   return out;
 }
 
@@ -582,13 +585,22 @@ void printTotals(llvm::raw_ostream &os, const Object &r) {
                           "step (the policy's and format's work)\n",
                           u->getNumber("flops_per_step").value_or(0) / 1e9,
                           u->getNumber("bytes_per_step").value_or(0) / 1e6);
+  // A run's prefill counts its loops apart from the decode steps' (a
+  // prefill program's are the ones above).
+  std::string prefill;
+  const Object *tb = r.getObject("ttft_breakdown");
+  if (tb && r.getNumber("ttft_s"))
+    if (auto n = tb->getInteger("iterations_simulated"))
+      prefill = llvm::formatv(
+          ", the prefill {0} ({1})", *n,
+          tb->getInteger("iterations_fast_forwarded").value_or(0));
   os << llvm::formatv(
       "  simulated      {0} cycles, {1} of {2} steps and "
-      "{3} loop iterations simulated ({4} fast-forwarded); "
-      "{5:f2} s wall\n",
+      "{3} loop iterations simulated ({4} fast-forwarded){5}; "
+      "{6:f2} s wall\n",
       *r.getInteger("simulated_cycles"), *r.getInteger("steps_simulated"),
       *r.getInteger("steps"), *r.getInteger("iterations_simulated"),
-      *r.getInteger("iterations_fast_forwarded"), num("wall_time_s"));
+      *r.getInteger("iterations_fast_forwarded"), prefill, num("wall_time_s"));
 }
 
 } // namespace

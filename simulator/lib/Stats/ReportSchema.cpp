@@ -115,8 +115,10 @@ const ReportKey kKeys[] = {
      "a prompt's share of the prefill step's energy at the node",
      P::WithPrefill},
     {"iterations_fast_forwarded", "iterations",
-     "identical loop iterations accounted, not simulated"},
-    {"iterations_simulated", "iterations", "loop iterations simulated"},
+     "identical loop iterations of the decode steps accounted, not "
+     "simulated"},
+    {"iterations_simulated", "iterations",
+     "loop iterations of the simulated decode steps simulated"},
     {"kv", "-",
      "the KV policy as resolved for the context, every number fixed "
      "(kv.policy; empty for a hand-written program)"},
@@ -228,6 +230,12 @@ const ReportKey kKeys[] = {
     {"ttft_breakdown.chunks", "chunks",
      "chunks the prefill ran its static graph over the prompt in (1: the "
      "whole prompt at once)",
+     P::WithPrefill},
+    {"ttft_breakdown.iterations_fast_forwarded", "iterations",
+     "identical loop iterations of the prefill accounted, not simulated",
+     P::WithPrefill},
+    {"ttft_breakdown.iterations_simulated", "iterations",
+     "loop iterations of the prefill (all its chunks) simulated",
      P::WithPrefill},
     {"ttft_breakdown.selection_bytes", "bytes",
      "bytes the end-of-prefill KV selection loads and stores per socket",

@@ -59,10 +59,13 @@ def main():
     fast = report(out, "fast", args)
     full = report(out, "full", args + ["--no-fast-forward"])
     # The full run must be one: every step and iteration simulated.
+    prefill = full.get("ttft_breakdown") or {}
     if full.get("iterations_fast_forwarded") != 0 or \
+            prefill.get("iterations_fast_forwarded", 0) != 0 or \
             full.get("steps_simulated") != full.get("steps"):
         print("--no-fast-forward fast-forwarded:",
               full.get("iterations_fast_forwarded"), "iterations,",
+              prefill.get("iterations_fast_forwarded", 0), "of the prefill,",
               full.get("steps_simulated"), "of", full.get("steps"), "steps")
         return 1
     a, b = dict(leaves(fast)), dict(leaves(full))
