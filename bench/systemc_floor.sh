@@ -76,5 +76,5 @@ best() { for _ in 1 2 3; do "$tmp/floor" "$pairs" "$tiles" "$1"; done | sort -g 
 timed=$(best 0)
 pair=$(best 1)
 printf 'timed wait alone        %6.1f ns a tile\n' "$timed"
-printf 'timed wait + stage wake %6.1f ns a tile: at most %.3g tiles/wall-s\n' \
+printf 'timed wait + stage wake %6.1f ns a tile: at most %.3g loaded tiles/wall-s\n' \
   "$pair" "$(python3 -c "print(1e9 / $pair)")"

@@ -619,7 +619,12 @@ std::vector<double> fullRun(const Program &p, bool allSockets,
     SimOptions o;
     o.fastForward = false;
     o.allSockets = allSockets;
-    SimResult r = simulate({{&p, 1}}, chip, o);
+    SimResult r;
+    try {
+      r = simulate({{&p, 1}}, chip, o);
+    } catch (...) {
+      ::_exit(1); // never the rest of the test in the child
+    }
     if (!r.failure.empty())
       ::_exit(1);
     std::vector<double> v = facts(r).values;

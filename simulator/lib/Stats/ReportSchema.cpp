@@ -115,10 +115,11 @@ const ReportKey kKeys[] = {
      "a prompt's share of the prefill step's energy at the node",
      P::WithPrefill},
     {"iterations_fast_forwarded", "iterations",
-     "identical loop iterations of the decode steps accounted, not "
-     "simulated"},
+     "identical loop iterations of the decode steps (of a prefill "
+     "program, its own) accounted, not simulated"},
     {"iterations_simulated", "iterations",
-     "loop iterations of the simulated decode steps simulated"},
+     "loop iterations of the simulated decode steps (of a prefill "
+     "program, its own) simulated"},
     {"kv", "-",
      "the KV policy as resolved for the context, every number fixed "
      "(kv.policy; empty for a hand-written program)"},

@@ -47,10 +47,15 @@ inline void waitFor(double ps) {
       ps > 0 ? static_cast<sc_dt::uint64>(static_cast<int64_t>(ps + 0.5)) : 0));
 }
 /// The time waitUntil(ps) reaches: `ps` rounded to SystemC's picosecond,
-/// or now if that has passed.
+/// or now if that has passed; past kHorizonPs, `ps` itself (the wait for
+/// it stops the run).
 inline double reachedPs(double ps) {
   double now = nowPs();
-  return ps > now ? now + double(static_cast<int64_t>(ps - now + 0.5)) : now;
+  if (!(ps > now))
+    return now;
+  if (!(ps <= kHorizonPs))
+    return ps;
+  return now + double(static_cast<int64_t>(ps - now + 0.5));
 }
 /// Waits until simulated time `ps`, if it is still ahead.
 inline void waitUntil(double ps) {
