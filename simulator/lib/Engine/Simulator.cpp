@@ -351,8 +351,7 @@ SimResult snapflow::sim::simulate(const std::vector<Job> &jobs,
   // its half-made processes and allocate doing so, in a process already out
   // of memory (LLVM's new handler then aborts); the run ends here anyway.
   std::unique_ptr<Engine> engine;
-  std::optional<MemoryReserve> reserve;
-  reserve.emplace(size_t(16) << 20);
+  std::optional<MemoryReserve> reserve(std::in_place, size_t(16) << 20);
   try {
     engine = std::make_unique<Engine>("snapflow", jobs, chip, options);
     sc_core::sc_start();

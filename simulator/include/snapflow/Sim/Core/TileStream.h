@@ -138,7 +138,7 @@ private:
     Taken taken; ///< by the consumer that took it last, in time
   };
   size_t slotOf(int64_t tile) const {
-    return static_cast<size_t>(tile < depth ? tile : tile % depth);
+    return static_cast<size_t>(tile % depth);
   }
 
   /// Waits for `e`, counted in `waiting`. Consumers wait for a tile to be
@@ -153,8 +153,6 @@ private:
   }
 
   int64_t minConsumed() const {
-    if (consumed.size() == 1)
-      return consumed[0];
     return consumed.empty()
                ? produced
                : *std::min_element(consumed.begin(), consumed.end());
